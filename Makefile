@@ -1,0 +1,17 @@
+# The two commands the README promises: `make run` and `make test`.
+.PHONY: install build run test typecheck lint bench
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+install: node_modules/.installed
+
+build: install
+	npx tsc -b
+
+test: install
+	npx vitest run
+
+lint: install
+	npx eslint .
