@@ -15,3 +15,7 @@ test: install
 
 lint: install
 	npx eslint .
+
+# Micro-benchmarks (vitest bench) print figures; nothing here is asserted.
+bench: install
+	npx vitest bench --run

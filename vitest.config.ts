@@ -22,5 +22,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    benchmark: { include: ["{core,api,gateway,clients/typescript}/**/*.bench.ts"] },
   },
 });
