@@ -1,0 +1,4 @@
+export { createPool, inTransaction, type Pool, type PoolClient, type PoolOptions } from "./pool.js";
+export { migrate, loadMigrations, defaultMigrationsDir, type Migration, type MigrateResult } from "./migrate.js";
+export { isDatabaseUnavailable } from "./unavailable.js";
+export { startEmbeddedPostgres, freePort, type EmbeddedPostgres, type EmbeddedPostgresOptions } from "./embedded-postgres.js";

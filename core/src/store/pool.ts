@@ -1,0 +1,40 @@
+import pg from "pg";
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+export interface PoolOptions {
+  /** Shown in pg_stat_activity, so an operator can tell api from gateway connections. */
+  applicationName: string;
+  max?: number;
+}
+
+export function createPool(url: string, opts: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    application_name: opts.applicationName,
+    max: opts.max ?? 20,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client that loses its connection emits 'error' on the pool; without a
+  // listener that would crash the process. The next query reports the outage.
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+/** Run `fn` in one transaction on one client; roll back on any error. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    const result = await fn(client);
+    await client.query("commit");
+    return result;
+  } catch (err) {
+    await client.query("rollback").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * Whether an error means "the database cannot be reached now" (answered 503
+ * DATABASE_UNAVAILABLE / SERVICE_UNAVAILABLE with Retry-After) rather than a bug.
+ */
+const networkCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH"]);
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!err || typeof err !== "object") return false;
+  const e = err as { code?: unknown; message?: unknown };
+  if (typeof e.code === "string") {
+    if (networkCodes.has(e.code)) return true;
+    // SQLSTATE class 08 (connection exception), 57P01-57P03 (admin shutdown, crash, cannot connect now), 53300 too many connections
+    if (/^08/.test(e.code) || /^57P0[1-3]$/.test(e.code) || e.code === "53300") return true;
+  }
+  const message = typeof e.message === "string" ? e.message : "";
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    message,
+  );
+}
