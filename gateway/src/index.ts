@@ -1,1 +1,3 @@
-export {};
+export { buildGatewayServer, type GatewayServerOptions } from "./server.js";
+export { startGateway, type RunningGateway } from "./start.js";
+export { gatewaySettings } from "./config.js";

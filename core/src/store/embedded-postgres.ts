@@ -72,6 +72,22 @@ function command(bin: string, args: string[], user: string | undefined): [string
   return ["setpriv", [`--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", bin, ...args]];
 }
 
+/**
+ * As root the server runs as `user`, who must be able to traverse every parent
+ * folder of the data folder; a home folder with mode 700 is the usual trap.
+ */
+function assertReachable(dataDir: string, user: string): void {
+  const [cmd, args] = command("/usr/bin/test", ["-w", dataDir], user);
+  try {
+    execFileSync(cmd, args, { stdio: "ignore" });
+  } catch {
+    throw new Error(
+      `PostgreSQL runs as the unprivileged user '${user}' (it refuses root), who cannot reach ${dataDir}; ` +
+        "give its parent folders o+x, choose another folder with COUNTERSIGN_DATA_DIR, or set DATABASE_URL",
+    );
+  }
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
@@ -112,6 +128,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   if (user) {
     const { uid, gid } = idsOf(user);
     if (statSync(dataDir).uid !== uid) chownSync(dataDir, uid, gid);
+    assertReachable(dataDir, user);
   }
   if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
     const [cmd, args] = command(

@@ -2,3 +2,4 @@ export { createPool, inTransaction, type Pool, type PoolClient, type PoolOptions
 export { migrate, loadMigrations, defaultMigrationsDir, type Migration, type MigrateResult } from "./migrate.js";
 export { isDatabaseUnavailable } from "./unavailable.js";
 export { startEmbeddedPostgres, freePort, type EmbeddedPostgres, type EmbeddedPostgresOptions } from "./embedded-postgres.js";
+export { databaseReadiness } from "./readiness.js";

@@ -1,0 +1,44 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { ServiceError } from "@countersign/core/errors";
+import { isDatabaseUnavailable } from "@countersign/core/store";
+import { issuesOf } from "./issues.js";
+
+/**
+ * Every failure of a Cloud API request becomes the error body of SPEC 7.1
+ * here, and only here: routes throw `ServiceError`, fastify's own errors are
+ * translated to the spec's codes, anything else is a 500 without details.
+ */
+export function toServiceError(err: FastifyError, request: FastifyRequest): ServiceError {
+  if (err instanceof ServiceError) return err;
+  if (err.validation) {
+    // A path id that does not even parse names nothing that exists (SPEC 4.3).
+    if (err.validationContext === "params") return new ServiceError("NOT_FOUND", "not found");
+    const where = err.validationContext === "querystring" ? "query" : "body";
+    return new ServiceError("VALIDATION_FAILED", `the ${where} is invalid`, { issues: issuesOf(err.validation) });
+  }
+  switch (err.code) {
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new ServiceError("UNSUPPORTED_MEDIA_TYPE", "bodies must be JSON (Content-Type: application/json)");
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new ServiceError("PAYLOAD_TOO_LARGE", "the body is larger than 1 MiB");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return new ServiceError("INVALID_JSON", "the body is not valid JSON");
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return new ServiceError("VALIDATION_FAILED", "Content-Length does not match the body");
+  }
+  if (err instanceof SyntaxError && err.statusCode === 400) return new ServiceError("INVALID_JSON", "the body is not valid JSON");
+  if (isDatabaseUnavailable(err)) {
+    return new ServiceError("SERVICE_UNAVAILABLE", "the database is unavailable; retry later", undefined, { "retry-after": "5" });
+  }
+  request.log.error({ err }, "unhandled error");
+  return new ServiceError("INTERNAL_ERROR", `internal error (request id ${request.id})`);
+}
+
+export function sendServiceError(reply: FastifyReply, e: ServiceError): FastifyReply {
+  return reply.code(e.status).headers(e.headers).send(e.toBody());
+}
+
+export async function cloudApiErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  return sendServiceError(reply, toServiceError(err, request));
+}

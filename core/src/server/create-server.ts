@@ -1,0 +1,37 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { health } from "./health.js";
+import { lifecycle } from "./lifecycle.js";
+import { requestIdOf } from "./request-id.js";
+
+export interface ServerOptions {
+  logger: FastifyBaseLogger;
+  /** Largest accepted body in bytes (SPEC 8.3: 1 MiB for both servers). */
+  bodyLimit: number;
+  readiness: () => Promise<string | undefined>;
+  refuseWhileDraining: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+}
+
+/**
+ * The fastify instance every Countersign server starts from: request ids on
+ * every response and log line, health probes, graceful drain. Servers add
+ * their own conventions (api/src/http, gateway/src/http) on top.
+ */
+export function createServer(opts: ServerOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    bodyLimit: opts.bodyLimit,
+    // Our lifecycle answers requests that arrive while closing, in the server's
+    // own error shape; fastify's generic 503 would not be.
+    return503OnClosing: false,
+    forceCloseConnections: "idle",
+  }) as unknown as FastifyInstance;
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.register(lifecycle, { refuseWhileDraining: opts.refuseWhileDraining });
+  app.register(health, { readiness: opts.readiness });
+  return app;
+}

@@ -1,0 +1,30 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { jsonRpcErrors, type GatewayCode } from "@countersign/core/errors";
+
+const details: Partial<Record<GatewayCode, string>> = {
+  GATEWAY_SHUTTING_DOWN: "this Gateway replica is shutting down; retry the same call (with the same idempotency key)",
+  DATABASE_UNAVAILABLE: "the Gateway cannot reach its database; retry the same call (with the same idempotency key)",
+};
+
+/**
+ * The HTTP-level 503 of SPEC 7.3 (`Retry-After: 5`, nothing recorded), in the
+ * shape the caller's protocol expects: a JSON-RPC error on /mcp, a decision
+ * (`allowed` false, status `unavailable`, `retryable` true) on /v1/authorize.
+ */
+export function sendUnavailable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  code: "GATEWAY_SHUTTING_DOWN" | "DATABASE_UNAVAILABLE",
+): FastifyReply {
+  const detail = details[code] ?? code;
+  reply.code(503).header("retry-after", "5");
+  if (code === "GATEWAY_SHUTTING_DOWN") reply.header("connection", "close");
+  if (request.url.startsWith("/mcp")) {
+    return reply.send({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: jsonRpcErrors.RATE_LIMITED, message: detail, data: { service: { status: "unavailable", code, retryable: true } } },
+    });
+  }
+  return reply.send({ allowed: false, status: "unavailable", code, detail, retryable: true });
+}

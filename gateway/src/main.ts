@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+/** A Gateway replica (container entry point): config, server, graceful stop. Migrations are the api's job. */
+import { loadConfigOrExit } from "@countersign/core/config";
+import { createLogger, runUntilSignal } from "@countersign/core/server";
+import { createPool } from "@countersign/core/store";
+import { gatewaySettings } from "./config.js";
+import { startGateway } from "./start.js";
+
+const config = loadConfigOrExit(gatewaySettings);
+const logger = createLogger("gateway", config.logLevel);
+const pool = createPool(config.databaseUrl, { applicationName: "countersign-gateway" });
+const server = await startGateway({ pool, logger, ...config });
+runUntilSignal(
+  async () => {
+    await server.stop();
+    await pool.end();
+  },
+  (msg) => logger.info(msg),
+);

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from "fastify";
+import { createServer, type Logger } from "@countersign/core/server";
+import { databaseReadiness, type Pool } from "@countersign/core/store";
+import { sendUnavailable } from "./http/unavailable.js";
+
+const ONE_MIB = 1024 * 1024;
+
+export interface GatewayServerOptions {
+  pool: Pool;
+  logger: Logger;
+  /** Registers /v1/authorize and /mcp; later issues add them here. */
+  routes?: (app: FastifyInstance) => Promise<void>;
+}
+
+export function buildGatewayServer(opts: GatewayServerOptions): FastifyInstance {
+  const app = createServer({
+    logger: opts.logger,
+    bodyLimit: ONE_MIB,
+    readiness: databaseReadiness(opts.pool),
+    refuseWhileDraining: (request, reply) => sendUnavailable(request, reply, "GATEWAY_SHUTTING_DOWN"),
+  });
+  if (opts.routes) app.register(opts.routes);
+  return app;
+}

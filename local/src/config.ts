@@ -1,0 +1,23 @@
+import { commonSettings, port, postgresUrl, setting } from "@countersign/core/config";
+import { z } from "zod";
+
+/**
+ * `make run` settings. Nothing is required: without DATABASE_URL an embedded
+ * PostgreSQL keeps its data under COUNTERSIGN_DATA_DIR.
+ */
+export const localSettings = {
+  ...commonSettings,
+  databaseUrl: setting("DATABASE_URL", postgresUrl.optional(), "a postgres:// URL"),
+  host: setting("COUNTERSIGN_HOST", z.string().min(1).default("127.0.0.1"), "an address to listen on"),
+  logLevel: setting(
+    "COUNTERSIGN_LOG_LEVEL",
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
+    "one of fatal, error, warn, info, debug, trace, silent",
+  ),
+  shutdownGraceSeconds: setting("COUNTERSIGN_SHUTDOWN_GRACE_SECONDS", z.coerce.number().int().min(0).max(600).default(5), "whole seconds 0-600"),
+  dataDir: setting("COUNTERSIGN_DATA_DIR", z.string().min(1).default(".data"), "a folder"),
+  apiPort: setting("COUNTERSIGN_API_PORT", port(8080), "a port number 0-65535"),
+  gatewayPort: setting("COUNTERSIGN_GATEWAY_PORT", port(8081), "a port number 0-65535"),
+  /** 0 picks a free port on every start. */
+  postgresPort: setting("COUNTERSIGN_POSTGRES_PORT", port(0), "a port number 0-65535"),
+};

@@ -1,0 +1,33 @@
+import path from "node:path";
+import pg from "pg";
+import { startEmbeddedPostgres } from "@countersign/core/store";
+
+export interface LocalDatabase {
+  url: string;
+  /** Human description for the start banner (never a password). */
+  description: string;
+  stop(): Promise<void>;
+}
+
+const DATABASE = "countersign";
+
+/** The given PostgreSQL, or an embedded one whose data survives restarts. */
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; port: number }): Promise<LocalDatabase> {
+  if (opts.databaseUrl) {
+    const u = new URL(opts.databaseUrl);
+    return { url: opts.databaseUrl, description: `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`, stop: async () => {} };
+  }
+  const dataDir = path.resolve(opts.dataDir, "postgres");
+  const server = await startEmbeddedPostgres({ dataDir, ...(opts.port ? { port: opts.port } : {}) });
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query("select 1 from pg_database where datname = $1", [DATABASE]);
+    if (!rowCount) await admin.query(`create database ${DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server.url);
+  url.pathname = `/${DATABASE}`;
+  return { url: url.toString(), description: `embedded PostgreSQL in ${dataDir} (${url})`, stop: server.stop };
+}
