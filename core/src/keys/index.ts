@@ -1,3 +1,12 @@
 export { parseKey, formatKey, bearerKey, type ParsedKey, type KeyEnvironment } from "./format.js";
 export { generateKey, generatePrefix } from "./generate.js";
 export { hashSecret, secretMatches } from "./secret-hash.js";
+export {
+  authenticateKey,
+  rolesCreatingKeys,
+  type AuthenticatedKey,
+  type KeyCheck,
+  type KeyKind,
+  type KeyRefusal,
+} from "./authenticate.js";
+export { insertApiKey, type NewApiKey } from "./insert.js";

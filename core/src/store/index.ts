@@ -3,3 +3,4 @@ export { migrate, loadMigrations, defaultMigrationsDir, type Migration, type Mig
 export { isDatabaseUnavailable } from "./unavailable.js";
 export { startEmbeddedPostgres, freePort, type EmbeddedPostgres, type EmbeddedPostgresOptions } from "./embedded-postgres.js";
 export { databaseReadiness } from "./readiness.js";
+export { type Queryable } from "./queryable.js";
