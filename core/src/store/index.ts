@@ -4,3 +4,4 @@ export { isDatabaseUnavailable } from "./unavailable.js";
 export { startEmbeddedPostgres, freePort, type EmbeddedPostgres, type EmbeddedPostgresOptions } from "./embedded-postgres.js";
 export { databaseReadiness } from "./readiness.js";
 export { type Queryable } from "./queryable.js";
+export { NotificationHub } from "./notifications.js";
