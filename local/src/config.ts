@@ -1,4 +1,4 @@
-import { commonSettings, port, postgresUrl, setting } from "@countersign/core/config";
+import { commonSettings, ed25519Seed, port, postgresUrl, secretBytes, setting } from "@countersign/core/config";
 import { z } from "zod";
 
 /**
@@ -15,6 +15,9 @@ export const localSettings = {
     "one of fatal, error, warn, info, debug, trace, silent",
   ),
   shutdownGraceSeconds: setting("COUNTERSIGN_SHUTDOWN_GRACE_SECONDS", z.coerce.number().int().min(0).max(600).default(5), "whole seconds 0-600"),
+  /** Generated into <dataDir>/secrets.json when not given. */
+  keyHashSecret: setting("COUNTERSIGN_KEY_HASH_SECRET", secretBytes.optional(), "at least 32 bytes as base64url"),
+  gatewaySigningKey: setting("COUNTERSIGN_GATEWAY_SIGNING_KEY", ed25519Seed.optional(), "an Ed25519 seed: 32 bytes as base64url"),
   dataDir: setting("COUNTERSIGN_DATA_DIR", z.string().min(1).default(".data"), "a folder"),
   apiPort: setting("COUNTERSIGN_API_PORT", port(8080), "a port number 0-65535"),
   gatewayPort: setting("COUNTERSIGN_GATEWAY_PORT", port(8081), "a port number 0-65535"),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { secretBytes } from "./secrets.js";
 import { flag, httpUrl, logLevel, postgresUrl, seconds, setting } from "./setting.js";
 
 /** Settings every server reads. Each server adds its own (api/src/config.ts, gateway/src/config.ts). */
@@ -10,5 +11,7 @@ export const commonSettings = {
   shutdownGraceSeconds: setting("COUNTERSIGN_SHUTDOWN_GRACE_SECONDS", seconds(25, 600), "whole seconds 0-600"),
   /** OpenTelemetry traces are off unless an OTLP endpoint is set. */
   otlpEndpoint: setting("OTEL_EXPORTER_OTLP_ENDPOINT", httpUrl.optional(), "an http(s) URL"),
+  /** HMAC key for API key secrets (SPEC 5.1); the same on every api and gateway replica. */
+  keyHashSecret: setting("COUNTERSIGN_KEY_HASH_SECRET", secretBytes, "at least 32 bytes as base64url"),
   metricsEnabled: setting("COUNTERSIGN_METRICS", flag(true), "true or false"),
 };

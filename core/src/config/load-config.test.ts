@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +12,8 @@ const settings = {
   port: setting("TEST_PORT", port(8081), "a port number 0-65535"),
 };
 
+const secret = randomBytes(32).toString("base64url");
+
 function problemsOf(fn: () => unknown) {
   try {
     fn();
@@ -23,7 +26,7 @@ function problemsOf(fn: () => unknown) {
 
 describe("loadConfig", () => {
   it("reads defaults when only the required setting is present", () => {
-    const c = loadConfig(settings, { DATABASE_URL: "postgres://u@127.0.0.1:5432/db" });
+    const c = loadConfig(settings, { DATABASE_URL: "postgres://u@127.0.0.1:5432/db", COUNTERSIGN_KEY_HASH_SECRET: secret });
     expect(c).toMatchObject({ port: 8081, host: "0.0.0.0", logLevel: "info", shutdownGraceSeconds: 25, metricsEnabled: true });
     expect(c.otlpEndpoint).toBeUndefined();
   });
@@ -31,6 +34,7 @@ describe("loadConfig", () => {
   it("coerces environment strings to typed values", () => {
     const c = loadConfig(settings, {
       DATABASE_URL: "postgresql://u@h/db",
+      COUNTERSIGN_KEY_HASH_SECRET: secret,
       TEST_PORT: "9000",
       COUNTERSIGN_METRICS: "false",
       COUNTERSIGN_SHUTDOWN_GRACE_SECONDS: "3",
@@ -45,10 +49,11 @@ describe("loadConfig", () => {
         COUNTERSIGN_LOG_LEVEL: "loud",
         COUNTERSIGN_METRICS: "maybe",
         OTEL_EXPORTER_OTLP_ENDPOINT: "s3cret-not-a-url",
+        COUNTERSIGN_KEY_HASH_SECRET: "c2hvcnQ",
       }),
     );
     expect(problems.map((p) => p.setting).sort()).toEqual(
-      ["COUNTERSIGN_LOG_LEVEL", "COUNTERSIGN_METRICS", "OTEL_EXPORTER_OTLP_ENDPOINT", "TEST_PORT", "databaseUrl"].sort(),
+      ["COUNTERSIGN_KEY_HASH_SECRET", "COUNTERSIGN_LOG_LEVEL", "COUNTERSIGN_METRICS", "OTEL_EXPORTER_OTLP_ENDPOINT", "TEST_PORT", "databaseUrl"].sort(),
     );
     expect(problems.find((p) => p.setting === "databaseUrl")?.problem).toMatch(/^required/);
     expect(JSON.stringify(problems)).not.toContain("s3cret");
@@ -56,7 +61,7 @@ describe("loadConfig", () => {
 
   it("rejects ports out of range and negative grace periods", () => {
     const problems = problemsOf(() =>
-      loadConfig(settings, { DATABASE_URL: "postgres://h/db", TEST_PORT: "70000", COUNTERSIGN_SHUTDOWN_GRACE_SECONDS: "-1" }),
+      loadConfig(settings, { DATABASE_URL: "postgres://h/db", COUNTERSIGN_KEY_HASH_SECRET: secret, TEST_PORT: "70000", COUNTERSIGN_SHUTDOWN_GRACE_SECONDS: "-1" }),
     );
     expect(problems.map((p) => p.setting).sort()).toEqual(["COUNTERSIGN_SHUTDOWN_GRACE_SECONDS", "TEST_PORT"]);
   });
@@ -70,13 +75,13 @@ describe("loadConfig", () => {
     };
 
     it("reads typed values from YAML, and the environment wins", () => {
-      const f = write("ok.yaml", "databaseUrl: postgres://file/db\nport: 7000\nlogLevel: debug\n");
+      const f = write("ok.yaml", `databaseUrl: postgres://file/db\nport: 7000\nlogLevel: debug\nkeyHashSecret: ${secret}\n`);
       const c = loadConfig(settings, { COUNTERSIGN_CONFIG_FILE: f, COUNTERSIGN_LOG_LEVEL: "warn" });
       expect(c).toMatchObject({ databaseUrl: "postgres://file/db", port: 7000, logLevel: "warn" });
     });
 
     it("refuses unknown keys and bad values in the file", () => {
-      const f = write("bad.yaml", "databaseUrl: postgres://file/db\nport: many\ncolour: blue\n");
+      const f = write("bad.yaml", `databaseUrl: postgres://file/db\nport: many\ncolour: blue\nkeyHashSecret: ${secret}\n`);
       const problems = problemsOf(() => loadConfig(settings, { COUNTERSIGN_CONFIG_FILE: f }));
       expect(problems).toEqual([
         { setting: "colour", source: "file", problem: "unknown setting" },

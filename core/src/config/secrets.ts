@@ -1,0 +1,17 @@
+import { z } from "zod";
+
+/**
+ * Installation secrets given as base64url text of at least 32 bytes. They are
+ * parsed to bytes here so no server handles the text form afterwards.
+ */
+export const secretBytes = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+={0,2}$/, "not base64url")
+  .transform((v) => Buffer.from(v, "base64url"))
+  .refine((b) => b.length >= 32, "shorter than 32 bytes");
+
+/** Exactly 32 bytes: an Ed25519 private key seed. */
+export const ed25519Seed = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{43}=?$/, "not 32 bytes of base64url")
+  .transform((v) => Buffer.from(v, "base64url"));

@@ -1,0 +1,1 @@
+export { plans, quotas, isPlan, type Plan, type Quotas } from "./quotas.js";
