@@ -85,3 +85,15 @@ describe("argument conditions", () => {
     expect(p.evaluate({ ...base, arguments: { env: "dev" } }).rule_id).toBeNull();
   });
 });
+
+describe("numeric comparisons of whole numbers against fractional thresholds", () => {
+  it("agree with exact decimal comparison on both sides of zero", () => {
+    const cases: [string, number][] = [["10.5", 10], ["10.5", 11], ["-10.5", -10], ["-10.5", -11], ["0.1", 0], ["-0.1", 0], ["7", 7], ["-7", -7]];
+    for (const [t, n] of cases) {
+      for (const op of ["gt", "gte", "lt", "lte"]) {
+        const exact = matches({ path: "$.n", op, threshold: t }, { n: String(n) });
+        expect(matches({ path: "$.n", op, threshold: t }, { n }), `${n} ${op} ${t}`).toBe(exact);
+      }
+    }
+  });
+});

@@ -29,6 +29,32 @@ function numericValue(v: unknown): bigint | undefined {
   return undefined;
 }
 
+const UNIT = 10n ** 40n;
+
+/** Floor and ceiling of a scaled threshold as numbers, when both are safe integers. */
+function integerBounds(scaled: bigint): { floor: number; ceil: number } | undefined {
+  let floor = scaled / UNIT;
+  if (scaled < 0n && scaled % UNIT !== 0n) floor -= 1n;
+  const ceil = scaled % UNIT === 0n ? floor : floor + 1n;
+  const max = BigInt(Number.MAX_SAFE_INTEGER);
+  if (floor < -max || ceil > max) return undefined;
+  return { floor: Number(floor), ceil: Number(ceil) };
+}
+
+/** For a whole n: n > t iff n > floor(t); n >= t iff n >= ceil(t); n < t iff n < ceil(t); n <= t iff n <= floor(t). */
+function compareInteger(op: "gt" | "gte" | "lt" | "lte", n: number, t: { floor: number; ceil: number }): boolean {
+  switch (op) {
+    case "gt":
+      return n > t.floor;
+    case "gte":
+      return n >= t.ceil;
+    case "lt":
+      return n < t.ceil;
+    case "lte":
+      return n <= t.floor;
+  }
+}
+
 function valuePredicate(c: ArgumentCondition): (v: unknown) => boolean {
   switch (c.op) {
     case "exists": {
@@ -61,7 +87,10 @@ function valuePredicate(c: ArgumentCondition): (v: unknown) => boolean {
       const threshold = toScaled(c.threshold);
       if (threshold === undefined) throw new TypeError("compileArgumentCondition: document not validated");
       const op = c.op;
+      const fast = integerBounds(threshold);
       return (v) => {
+        // Hot path: a whole number against a threshold whose floor and ceiling are safe integers needs no BigInt.
+        if (fast && typeof v === "number" && Number.isSafeInteger(v)) return compareInteger(op, v, fast);
         const n = numericValue(v);
         return n !== undefined && compareScaled(op, n, threshold);
       };
