@@ -1,5 +1,6 @@
 import { compileActionCondition } from "./conditions/action.js";
 import { compileAmountCondition, type CompiledAmountCondition } from "./conditions/amount.js";
+import { ArgumentReads } from "./conditions/argument-reads.js";
 import { compileArgumentCondition, type CompiledArgumentCondition } from "./conditions/arguments.js";
 import type { TextPredicate } from "./conditions/text.js";
 import { toScaled } from "./decimal.js";
@@ -26,6 +27,8 @@ export interface CompiledRule {
   readonly actionTests: readonly TextPredicate[];
   readonly amountTests: readonly CompiledAmountCondition[];
   readonly argumentTests: readonly CompiledArgumentCondition[];
+  /** For each argument test, its path's slot in the policy's ArgumentReads. */
+  readonly argumentSlots: readonly number[];
 }
 
 /** Outcome of three-valued evaluation: `possible` lists every decision the unknown arguments could lead to. */
@@ -45,13 +48,14 @@ function freezeDecision(d: Decision): Decision {
   return Object.freeze(d);
 }
 
-function compileRule(rule: Rule, index: number): CompiledRule {
+function compileRule(rule: Rule, index: number, slotOf: (c: CompiledArgumentCondition) => number): CompiledRule {
   const conditions = rule.conditions ?? [];
   const toolMatchers = rule.tools?.map(compileGlob);
   const approvers = rule.effect === "require_approval" && rule.approvers
     ? { roles: Object.freeze([...rule.approvers.roles]), count: rule.approvers.count ?? 1 }
     : null;
   const guard = rule.guard === true;
+  const argumentTests = conditions.flatMap((c) => (c.field === "arguments" ? [compileArgumentCondition(c)] : []));
   return {
     index,
     rule,
@@ -68,16 +72,18 @@ function compileRule(rule: Rule, index: number): CompiledRule {
     tools: toolMatchers ? (tool) => toolMatchers.some((m) => m(tool)) : null,
     actionTests: conditions.flatMap((c) => (c.field === "action" ? [compileActionCondition(c)] : [])),
     amountTests: conditions.flatMap((c) => (c.field === "amount" ? [compileAmountCondition(c)] : [])),
-    argumentTests: conditions.flatMap((c) => (c.field === "arguments" ? [compileArgumentCondition(c)] : [])),
+    argumentTests,
+    argumentSlots: argumentTests.map(slotOf),
   };
 }
 
-/** Amount and argument conditions: the part of a rule that varies per call of one tool and action. */
-function callMatch(r: CompiledRule, amount: bigint | null, currency: string | null, args: Arguments): Tri {
+/** Amount and argument conditions: the part of a rule that varies per call of one tool and action. `reads` null: arguments unknown. */
+function callMatch(r: CompiledRule, amount: bigint | null, currency: string | null, reads: ArgumentReads | null): Tri {
   for (const a of r.amountTests) if (!a.test(amount, currency)) return NO;
-  if (r.argumentTests.length === 0) return YES;
-  if (args === UNKNOWN_ARGUMENTS) return UNKNOWN;
-  for (const t of r.argumentTests) if (!t.test(args)) return NO;
+  const tests = r.argumentTests;
+  if (tests.length === 0) return YES;
+  if (reads === null) return UNKNOWN;
+  for (let i = 0; i < tests.length; i++) if (!tests[i]!.holds(reads.read(r.argumentSlots[i]!))) return NO;
   return YES;
 }
 
@@ -101,12 +107,24 @@ export class CompiledPolicy {
   readonly defaultDecision: Decision;
   private readonly candidateCache = new Map<string, Map<string, readonly CompiledRule[]>>();
   private cachedPairs = 0;
+  private readonly reads: ArgumentReads;
 
   constructor(document: PolicyDocument) {
     this.document = document;
     this.digest = policyDigest(document);
     this.revision = languageRevision(document);
-    this.rules = document.rules.map(compileRule);
+    const slots = new Map<string, number>();
+    const paths: (readonly (string | number)[])[] = [];
+    const slotOf = (c: CompiledArgumentCondition) => {
+      let slot = slots.get(c.pathKey);
+      if (slot === undefined) {
+        slot = paths.push(c.tokens) - 1;
+        slots.set(c.pathKey, slot);
+      }
+      return slot;
+    };
+    this.rules = document.rules.map((r, i) => compileRule(r, i, slotOf));
+    this.reads = new ArgumentReads(paths);
     this.ordered = [...this.rules].sort(
       (a, b) => restriction[b.rule.effect] - restriction[a.rule.effect] || a.index - b.index,
     );
@@ -154,8 +172,9 @@ export class CompiledPolicy {
 
   /** Evaluation on an already-read amount; the amount band walks amounts through this. */
   decideScaled(tool: string, action: string, amount: bigint | null, currency: string | null, args: Readonly<Record<string, unknown>>): Decision {
+    const reads = this.reads.begin(args);
     for (const r of this.candidates(tool, action)) {
-      if (callMatch(r, amount, currency, args) === YES) return r.decision;
+      if (callMatch(r, amount, currency, reads) === YES) return r.decision;
     }
     return this.defaultDecision;
   }
@@ -169,8 +188,9 @@ export class CompiledPolicy {
   decideOpen(tool: string, action: string, amount: bigint | null, currency: string | null, args: Arguments): OpenDecision {
     const possible: Decision[] = [];
     let certain = false;
+    const reads = args === UNKNOWN_ARGUMENTS ? null : this.reads.begin(args);
     for (const r of this.candidates(tool, action)) {
-      const m = callMatch(r, amount, currency, args);
+      const m = callMatch(r, amount, currency, reads);
       if (m === NO) continue;
       possible.push(r.decision);
       if (m === YES) {
@@ -186,7 +206,7 @@ export class CompiledPolicy {
   ruleMatches(r: CompiledRule, input: PolicyInput): boolean {
     if (r.tools !== null && !r.tools(input.tool)) return false;
     if (!r.actionTests.every((t) => t(input.action))) return false;
-    return callMatch(r, scaledAmount(input), input.currency ?? null, input.arguments ?? EMPTY_ARGS) === YES;
+    return callMatch(r, scaledAmount(input), input.currency ?? null, this.reads.begin(input.arguments ?? EMPTY_ARGS)) === YES;
   }
 }
 

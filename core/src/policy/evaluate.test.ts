@@ -131,3 +131,21 @@ describe("determinism", () => {
     );
   });
 });
+
+describe("conditions sharing an argument path", () => {
+  const policy = compilePolicy(
+    parsePolicy({
+      default_effect: "deny",
+      rules: [
+        { id: "prod", effect: "deny", conditions: [{ field: "arguments", path: "$.env", op: "eq", value: "prod" }] },
+        { id: "staging", effect: "require_approval", conditions: [{ field: "arguments", path: "$.env", op: "starts_with", value: "stag" }], approvers: { roles: ["admin"] } },
+        { id: "dev", effect: "allow", conditions: [{ field: "arguments", path: "$.env", op: "in", value: ["dev", "test"] }, { field: "arguments", path: "$[\"env\"]", op: "exists" }] },
+      ],
+    }),
+  );
+
+  it("read the value once per evaluation and never carry it to the next", () => {
+    const seq = ["prod", "dev", "staging", undefined, "test", "prod"].map((env) => policy.evaluate(call({ arguments: env === undefined ? {} : { env } })).rule_id);
+    expect(seq).toEqual(["prod", "dev", "staging", null, "dev", "prod"]);
+  });
+});

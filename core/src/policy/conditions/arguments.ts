@@ -13,6 +13,10 @@ import { compileTextPredicate } from "./text.js";
  */
 export interface CompiledArgumentCondition {
   tokens: readonly PathToken[];
+  /** Identifies the path, so conditions on one path share one read per evaluation. */
+  pathKey: string;
+  /** Whether the condition holds for the value at its path (MISSING when absent). */
+  holds(value: unknown): boolean;
   test(args: unknown): boolean;
 }
 
@@ -103,7 +107,7 @@ export function compileArgumentCondition(c: ArgumentCondition): CompiledArgument
   if ("error" in parsed) throw new TypeError("compileArgumentCondition: document not validated");
   const tokens = parsed.tokens;
   const holds = valuePredicate(c);
-  return { tokens, test: (args) => holds(readPath(args, tokens)) };
+  return { tokens, pathKey: JSON.stringify(tokens), holds, test: (args) => holds(readPath(args, tokens)) };
 }
 
 /** Whether a condition holds for a given value at its path (MISSING for absent); used by lint. */
