@@ -78,11 +78,8 @@ function checkDocument(raw: Record<string, unknown>, report: Report): void {
   }
 }
 
-/**
- * Validates a submitted document: every problem with its path and code, or
- * the parsed document with its revision, digest and lint warnings.
- */
-export function validatePolicy(input: unknown, context?: LintContext): ValidationResult {
+/** Shape, limits and language rules; no lint. */
+function check(input: unknown): { ok: true; document: PolicyDocument } | { ok: false; issues: PolicyIssue[] } {
   // Size first: nothing else is worth doing on an oversized document.
   if (canonicalSize(input) > limits.documentBytes) {
     return { ok: false, issues: [{ path: "", code: "document_too_large", message: `a policy document is at most ${limits.documentBytes / 1024} KiB as canonical JSON` }] };
@@ -94,7 +91,17 @@ export function validatePolicy(input: unknown, context?: LintContext): Validatio
   const raw = asRecord(input);
   if (raw) checkDocument(raw, report);
   if (!parsed.success || issues.length > 0) return { ok: false, issues };
-  const document = parsed.data;
+  return { ok: true, document: parsed.data };
+}
+
+/**
+ * Validates a submitted document: every problem with its path and code, or
+ * the parsed document with its revision, digest and lint warnings.
+ */
+export function validatePolicy(input: unknown, context?: LintContext): ValidationResult {
+  const result = check(input);
+  if (!result.ok) return result;
+  const document = result.document;
   return { ok: true, document, revision: languageRevision(document), digest: policyDigest(document), lint: lintPolicy(document, context) };
 }
 
@@ -103,9 +110,9 @@ export function policyInvalidError(issues: PolicyIssue[]): ServiceError {
   return new ServiceError("POLICY_INVALID", "the policy document is invalid", { issues });
 }
 
-/** The parsed document, or throws POLICY_INVALID. */
+/** The parsed document, or throws POLICY_INVALID; skips lint (for loading stored versions). */
 export function parsePolicy(input: unknown): PolicyDocument {
-  const result = validatePolicy(input);
+  const result = check(input);
   if (!result.ok) throw policyInvalidError(result.issues);
   return result.document;
 }

@@ -18,7 +18,7 @@ export interface PolicyIssue {
 export type Report = (path: string, code: string, message: string) => void;
 
 const RULE_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const hasControl = (text: string) => [...text].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
 
 function checkText(value: unknown, path: string, report: Report): void {
   if (typeof value === "string" && value.length > limits.textChars) {
@@ -118,7 +118,7 @@ export function checkRule(rule: Rule, path: string, revision: 1 | 2 | undefined,
     report(`${path}.id`, "invalid_rule_id", `rule ids are 1-${bounds.ruleIdChars} letters, digits, and _ . : - (not first)`);
   }
   if (rule.description !== undefined) {
-    if (rule.description.length < 1 || rule.description.length > bounds.descriptionChars || CONTROL.test(rule.description)) {
+    if (rule.description.length < 1 || rule.description.length > bounds.descriptionChars || hasControl(rule.description)) {
       report(`${path}.description`, "invalid_description", `a description is 1-${bounds.descriptionChars} characters on one line`);
     }
     if (revision === 1) report(`${path}.description`, "revision_required", "description needs language revision 2");
