@@ -1,0 +1,30 @@
+import { createHash } from "node:crypto";
+import { canonicalJson } from "./json.js";
+
+/**
+ * Digests are written `sha256:<64 lowercase hex>` everywhere in the protocol
+ * (arguments, policy, result, identity documents, bundles), so one parser and
+ * one comparison serve them all.
+ */
+export type Sha256Digest = `sha256:${string}`;
+
+export const digestPattern = /^sha256:[0-9a-f]{64}$/;
+
+export function isDigest(value: unknown): value is Sha256Digest {
+  return typeof value === "string" && digestPattern.test(value);
+}
+
+/** Lowercase hex SHA-256 of bytes or of a string's UTF-8 encoding. */
+export function sha256Hex(data: Uint8Array | string): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** `sha256:<hex>` of raw bytes: the bundle SHA-256 is of this kind (the file as stored). */
+export function sha256Digest(data: Uint8Array | string): Sha256Digest {
+  return `sha256:${sha256Hex(data)}`;
+}
+
+/** `sha256:<hex>` of a JSON value's RFC 8785 canonical text (arguments, policy, result digests). */
+export function digestOf(value: unknown): Sha256Digest {
+  return sha256Digest(canonicalJson(value));
+}

@@ -1,0 +1,105 @@
+/**
+ * Canonical JSON per RFC 8785 (JSON Canonicalization Scheme): the one byte
+ * sequence every digest and signature of the evidence protocol is taken over.
+ *
+ * Written here rather than taken from a package so the rules a second
+ * implementation must follow are visible in one place and so every refusal is
+ * a named error: anything that is not plain JSON (NaN, Infinity, BigInt,
+ * functions, symbols, cycles, class instances other than Date via toJSON, lone
+ * UTF-16 surrogates) is refused instead of silently turned into something else.
+ */
+
+export class CanonicalJsonError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CanonicalJsonError";
+  }
+}
+
+/** True when the string holds a UTF-16 surrogate without its partner (not encodable as UTF-8). */
+export function hasLoneSurrogate(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
+      i++;
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// JSON.stringify already escapes strings exactly as RFC 8785 3.2.2.2 asks
+// (\b \t \n \f \r \" \\, other controls as lowercase \u00xx, nothing else);
+// only lone surrogates need refusing first, which well-formed stringify would escape.
+function serializeString(text: string): string {
+  if (hasLoneSurrogate(text)) throw new CanonicalJsonError("string holds a lone UTF-16 surrogate");
+  return JSON.stringify(text);
+}
+
+// ECMAScript Number-to-String is the RFC 8785 number format (3.2.2.3); -0 prints as 0.
+function serializeNumber(n: number): string {
+  if (!Number.isFinite(n)) throw new CanonicalJsonError(`number ${String(n)} is not JSON`);
+  return JSON.stringify(n);
+}
+
+function serialize(value: unknown, open: Set<object>): string {
+  switch (typeof value) {
+    case "string":
+      return serializeString(value);
+    case "number":
+      return serializeNumber(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "object":
+      break;
+    default:
+      throw new CanonicalJsonError(`a ${typeof value} is not JSON`);
+  }
+  if (value === null) return "null";
+  if (open.has(value)) throw new CanonicalJsonError("cyclic structure");
+  if (value instanceof Date) return serializeString(value.toISOString());
+  open.add(value);
+  try {
+    if (Array.isArray(value)) {
+      // Arrays keep their order; holes and undefined are refused, not turned into null.
+      const parts: string[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (item === undefined) throw new CanonicalJsonError("array element is undefined");
+        parts.push(serialize(item, open));
+      }
+      return `[${parts.join(",")}]`;
+    }
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) {
+      throw new CanonicalJsonError("only plain objects are JSON objects");
+    }
+    // Members sorted by their names as UTF-16 code units (RFC 8785 3.2.3): the
+    // default string comparison of JavaScript. Undefined members are left out,
+    // as JSON.stringify does, so optional fields can be written as undefined.
+    const record = value as Record<string, unknown>;
+    const names = Object.keys(record).sort();
+    const parts: string[] = [];
+    for (const name of names) {
+      const member = record[name];
+      if (member === undefined) continue;
+      parts.push(`${serializeString(name)}:${serialize(member, open)}`);
+    }
+    return `{${parts.join(",")}}`;
+  } finally {
+    open.delete(value);
+  }
+}
+
+/** The RFC 8785 canonical text of a JSON value. Throws CanonicalJsonError for anything else. */
+export function canonicalJson(value: unknown): string {
+  return serialize(value, new Set());
+}
+
+/** The canonical text as UTF-8 bytes: what is hashed and signed. */
+export function canonicalBytes(value: unknown): Uint8Array {
+  return new TextEncoder().encode(canonicalJson(value));
+}
