@@ -1,4 +1,4 @@
-import { commonSettings, port, setting } from "@countersign/core/config";
+import { commonSettings, flag, httpUrl, port, setting } from "@countersign/core/config";
 import { z } from "zod";
 
 /** Settings of the Cloud API server (docs/configuration.md lists them all). */
@@ -11,4 +11,27 @@ export const apiSettings = {
     z.enum(["developer", "startup", "growth", "scale", "enterprise"]).default("developer"),
     "one of developer, startup, growth, scale, enterprise",
   ),
+  /** The dashboard's origin: the only Origin unsafe session requests may carry (SPEC 5.5); e-mail links point here. */
+  dashboardOrigin: setting(
+    "COUNTERSIGN_DASHBOARD_ORIGIN",
+    httpUrl.transform((v) => new URL(v).origin).default("http://127.0.0.1:8080"),
+    "an http(s) origin",
+  ),
+  /** SMTP server for account e-mail (smtp:// or smtps://); unset: messages go to the outbox folder. */
+  smtpUrl: setting(
+    "COUNTERSIGN_SMTP_URL",
+    z.string().refine((v) => /^smtps?:\/\//.test(v) && URL.canParse(v), "not an smtp(s) URL").optional(),
+    "an smtp:// or smtps:// URL",
+  ),
+  mailFrom: setting("COUNTERSIGN_MAIL_FROM", z.string().min(3).default("Countersign <no-reply@countersign.invalid>"), "a From address"),
+  /** Where messages are written when no SMTP server is configured. */
+  mailOutboxDir: setting("COUNTERSIGN_MAIL_OUTBOX_DIR", z.string().min(1).default(".data/outbox"), "a folder"),
+  /** How many reverse proxies in front of the api append to X-Forwarded-For (0: use the socket address). */
+  trustedProxyHops: setting("COUNTERSIGN_TRUSTED_PROXY_HOPS", z.coerce.number().int().min(0).max(10).default(0), "whole number 0-10"),
+  /** Kubernetes API server whose TokenReview API validates operator ServiceAccount tokens; unset: no operator sign-in. */
+  tokenReviewUrl: setting("COUNTERSIGN_TOKENREVIEW_URL", httpUrl.optional(), "an http(s) URL of a Kubernetes API server"),
+  /** Bearer token the api presents to the TokenReview API (a ServiceAccount allowed to create tokenreviews). */
+  tokenReviewToken: setting("COUNTERSIGN_TOKENREVIEW_TOKEN", z.string().min(1).optional(), "a bearer token"),
+  /** Audience the operator's projected token must carry (checked by the TokenReview). */
+  tokenReviewAudience: setting("COUNTERSIGN_TOKENREVIEW_AUDIENCE", z.string().min(1).default("countersign"), "an audience"),
 };

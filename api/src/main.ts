@@ -3,6 +3,7 @@
 import { loadConfigOrExit } from "@countersign/core/config";
 import { createLogger, runUntilSignal } from "@countersign/core/server";
 import { createPool, migrate } from "@countersign/core/store";
+import { cloudOptionsFrom } from "./cloud-options.js";
 import { apiSettings } from "./config.js";
 import { startApi } from "./start.js";
 
@@ -11,7 +12,9 @@ const logger = createLogger("api", config.logLevel);
 const pool = createPool(config.databaseUrl, { applicationName: "countersign-api" });
 // The api owns the schema; several replicas starting together are safe (advisory lock).
 await migrate(pool);
-const server = await startApi({ pool, logger, ...config });
+const cloud = cloudOptionsFrom(config, (line) => logger.info(line));
+logger.info(`account e-mail goes to ${cloud.mailer.describe}`);
+const server = await startApi({ pool, logger, ...config, cloud });
 runUntilSignal(
   async () => {
     await server.stop();

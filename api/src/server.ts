@@ -4,9 +4,12 @@ import { createServer, type Logger } from "@countersign/core/server";
 import { databaseReadiness, type Pool } from "@countersign/core/store";
 import { cloudApiConventions } from "./http/conventions.js";
 import { sendServiceError } from "./http/error-handler.js";
+import { accessControl } from "./access/enforce.js";
+import type { CloudApiOptions } from "./context.js";
+import { API_PREFIX } from "./prefix.js";
+import { accessRoutes } from "./routes/index.js";
 
-
-export const API_PREFIX = "/api/v1";
+export { API_PREFIX };
 const ONE_MIB = 1024 * 1024;
 
 export interface ApiServerOptions {
@@ -14,6 +17,12 @@ export interface ApiServerOptions {
   logger: Logger;
   /** Registers the routes under /api/v1; later issues add theirs here. */
   routes?: (api: FastifyInstance) => Promise<void>;
+  /**
+   * People and access (issue 6): with these, every route under /api/v1 is
+   * checked against the route table (api/src/access) and the account,
+   * organization, member, invitation, key and audit routes are served.
+   */
+  cloud?: CloudApiOptions;
 }
 
 export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
@@ -30,6 +39,11 @@ export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
   app.register(cloudApiConventions);
   app.register(
     async (api) => {
+      if (opts.cloud) {
+        const ctx = { ...opts.cloud, pool: opts.pool };
+        await api.register(accessControl, ctx);
+        await api.register(accessRoutes, ctx);
+      }
       if (opts.routes) await opts.routes(api);
     },
     { prefix: API_PREFIX },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "@countersign/core/server";
 import type { Pool } from "@countersign/core/store";
+import type { CloudApiOptions } from "./context.js";
 import { buildApiServer } from "./server.js";
 
 export interface RunningServer {
@@ -17,11 +18,17 @@ export async function startApi(opts: {
   host: string;
   port: number;
   shutdownGraceSeconds: number;
+  /** People and access (accounts, organizations, keys, audit); see buildApiServer. */
+  cloud?: CloudApiOptions;
 }): Promise<RunningServer> {
-  const app = buildApiServer({ pool: opts.pool, logger: opts.logger });
+  const app = buildApiServer({ pool: opts.pool, logger: opts.logger, cloud: opts.cloud });
   await app.listen({ host: opts.host, port: opts.port, listenTextResolver: (a) => `api listening on ${a}` });
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : opts.port;
   const host = opts.host === "0.0.0.0" || opts.host === "::" ? "127.0.0.1" : opts.host;
-  return { app, url: `http://${host}:${port}`, stop: () => app.lifecycle.drain(opts.shutdownGraceSeconds * 1000) };
+  return { app, url: `http://${host}:${port}`, stop: async () => {
+      await app.lifecycle.drain(opts.shutdownGraceSeconds * 1000);
+      opts.cloud?.mailer.close?.();
+    },
+  };
 }

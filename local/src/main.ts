@@ -4,13 +4,15 @@
  * embedded PostgreSQL (or DATABASE_URL), migrations, the Cloud API and the
  * Gateway. Ctrl-C stops everything in order; the data stays for the next run.
  */
-import { startApi } from "@countersign/api";
+import path from "node:path";
+import { cloudOptionsFrom, startApi } from "@countersign/api";
 import { loadConfigOrExit } from "@countersign/core/config";
 import { createLogger, runUntilSignal } from "@countersign/core/server";
 import { createPool, migrate } from "@countersign/core/store";
 import { startGateway } from "@countersign/gateway";
 import { localSettings } from "./config.js";
 import { openDatabase } from "./database.js";
+import { loadOrCreateSecrets } from "./secrets.js";
 
 const config = loadConfigOrExit(localSettings);
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -21,7 +23,22 @@ const gatewayPool = createPool(database.url, { applicationName: "countersign-gat
 const migrated = await migrate(apiPool);
 
 const common = { host: config.host, shutdownGraceSeconds: config.shutdownGraceSeconds };
-const api = await startApi({ ...common, pool: apiPool, logger: createLogger("api", config.logLevel), port: config.apiPort });
+// Accounts and keys need the installation secret; without one, it is generated once into the data folder.
+const keyHashSecret = config.keyHashSecret ?? loadOrCreateSecrets(config.dataDir).keyHashSecret;
+// No SMTP server here: account e-mails go to <dataDir>/outbox and their links are printed.
+const cloud = cloudOptionsFrom(
+  {
+    keyHashSecret,
+    dashboardOrigin: `http://127.0.0.1:${config.apiPort}`,
+    defaultPlan: "enterprise",
+    mailFrom: "Countersign <no-reply@countersign.invalid>",
+    mailOutboxDir: path.join(config.dataDir, "outbox"),
+    trustedProxyHops: 0,
+    tokenReviewAudience: "countersign",
+  },
+  say,
+);
+const api = await startApi({ ...common, pool: apiPool, logger: createLogger("api", config.logLevel), port: config.apiPort, cloud });
 const gateway = await startGateway({
   ...common,
   pool: gatewayPool,
@@ -33,6 +50,7 @@ say(`Countersign is running.`);
 say(`  database: ${database.description}; migrations applied now: ${migrated.applied.length}`);
 say(`  Cloud API: ${api.url}/api/v1   (health: ${api.url}/readyz)`);
 say(`  Gateway:   ${gateway.url}   (POST ${gateway.url}/v1/authorize, ${gateway.url}/mcp)`);
+say(`  Account e-mail: written to ${cloud.mailer.describe}; links are printed here.`);
 say(`Press Ctrl-C to stop.`);
 
 runUntilSignal(async () => {

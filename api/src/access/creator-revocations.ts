@@ -1,0 +1,46 @@
+import type { Queryable } from "@countersign/core/store";
+import { audit, serviceActor } from "../audit/record.js";
+import type { Role } from "./types.js";
+
+/** Reasons the service itself revokes keys (SPEC 5.4). */
+export type CreatorRevocation = "creator_removed" | "creator_left" | "creator_lost_role" | "creator_deleted";
+
+/**
+ * Revoke, as the service, the live keys a person created in an organization
+ * (or in every organization when `organizationId` is null), each audited as
+ * `api_key.revoked` with the reason. Authentication already refuses such keys
+ * (core/keys authenticateKey, 5.4.5-6); revoking makes it permanent and visible.
+ */
+export async function revokeCreatorKeys(
+  db: Queryable,
+  organizationId: string | null,
+  userId: string,
+  reason: CreatorRevocation,
+  kinds: "all" | "management" = "all",
+): Promise<number> {
+  const { rows } = await db.query<{ id: string; organization_id: string; kind: string }>(
+    `update api_keys set revoked_at = now(), revoked_reason = $3
+      where created_by = $2 and revoked_at is null
+        and ($1::uuid is null or organization_id = $1)
+        and ($4 = 'all' or kind = 'management')
+      returning id, organization_id, kind`,
+    [organizationId, userId, reason, kinds],
+  );
+  for (const k of rows) {
+    await audit(db, {
+      organizationId: k.organization_id,
+      action: "api_key.revoked",
+      actor: serviceActor,
+      target: { type: "api_key", id: k.id },
+      details: { reason, kind: k.kind, creator_id: userId },
+    });
+  }
+  return rows.length;
+}
+
+/** Which keys a role change takes away (SPEC 5.4): management keys below admin, all keys below developer. */
+export function keysLostByRole(role: Role): "all" | "management" | null {
+  if (role === "owner" || role === "admin") return null;
+  if (role === "developer") return "management";
+  return "all";
+}

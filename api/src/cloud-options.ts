@@ -1,0 +1,33 @@
+import path from "node:path";
+import type { Plan } from "@countersign/core/plans";
+import type { CloudApiOptions } from "./context.js";
+import { outboxMailer } from "./mail/outbox.js";
+import { smtpMailer } from "./mail/smtp.js";
+import { tokenReviewer } from "./operators/token-review.js";
+
+export interface CloudSettings {
+  keyHashSecret: Buffer;
+  dashboardOrigin: string;
+  defaultPlan: Plan;
+  smtpUrl?: string | undefined;
+  mailFrom: string;
+  mailOutboxDir: string;
+  trustedProxyHops: number;
+  tokenReviewUrl?: string | undefined;
+  tokenReviewToken?: string | undefined;
+  tokenReviewAudience: string;
+}
+
+/** The people-and-access options from settings; `announce` prints outbox links (no SMTP server). */
+export function cloudOptionsFrom(s: CloudSettings, announce: (line: string) => void): CloudApiOptions {
+  return {
+    keyHashSecret: s.keyHashSecret,
+    dashboardOrigin: s.dashboardOrigin,
+    defaultPlan: s.defaultPlan,
+    mailer: s.smtpUrl ? smtpMailer(s.smtpUrl, s.mailFrom) : outboxMailer(path.resolve(s.mailOutboxDir), s.mailFrom, announce),
+    trustedProxyHops: s.trustedProxyHops,
+    tokenReviewer: s.tokenReviewUrl
+      ? tokenReviewer({ url: s.tokenReviewUrl, reviewerToken: s.tokenReviewToken, audience: s.tokenReviewAudience })
+      : undefined,
+  };
+}

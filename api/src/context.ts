@@ -1,0 +1,30 @@
+import type { Plan } from "@countersign/core/plans";
+import type { Pool } from "@countersign/core/store";
+import type { Mailer } from "./mail/mailer.js";
+import type { TokenReviewer } from "./operators/token-review.js";
+import type { RouteAccess } from "./access/types.js";
+
+/** Everything the people-and-access routes need beyond the request. */
+export interface CloudApiOptions {
+  /** HMAC key of API key secrets (COUNTERSIGN_KEY_HASH_SECRET); also derives csrf tokens. */
+  keyHashSecret: Buffer;
+  /** Origin of the dashboard (SPEC 5.5) and of the links in e-mails. */
+  dashboardOrigin: string;
+  defaultPlan: Plan;
+  mailer: Mailer;
+  /** Reverse proxies in front of the api that append to X-Forwarded-For. */
+  trustedProxyHops: number;
+  /** Validates operator ServiceAccount tokens; absent: bearer tokens other than keys are refused. */
+  tokenReviewer?: TokenReviewer;
+  /** The access table (default: the real one, api/src/access/route-table.ts). */
+  accessTable?: readonly RouteAccess[];
+  /**
+   * Tests of the access table only: a request with `x-access-probe: 1` that
+   * passes access is answered 204 before its handler runs.
+   */
+  accessProbe?: boolean;
+}
+
+export interface ApiContext extends CloudApiOptions {
+  pool: Pool;
+}

@@ -1,0 +1,42 @@
+import { ServiceError } from "@countersign/core/errors";
+import type { Queryable } from "@countersign/core/store";
+import { limits, type LimitName } from "./limits.js";
+
+/** One limit applied to one subject (an address, an e-mail, a user id, ...). */
+export interface Hit {
+  name: LimitName;
+  subject: string;
+}
+
+/**
+ * Count a request against every given limit at once in PostgreSQL (so the
+ * limits hold across api processes), or against none when any is reached.
+ * Returns 0 when counted, else the seconds until the fullest window ends.
+ */
+export async function hitLimits(db: Queryable, hits: Hit[]): Promise<number> {
+  if (hits.length === 0) return 0;
+  const keys = hits.map((h) => `${h.name}:${h.subject}`);
+  const { rows } = await db.query<{ wait: number }>("select hit_rate_limits($1, $2, $3) as wait", [
+    keys,
+    hits.map((h) => limits[h.name].limit),
+    hits.map((h) => limits[h.name].windowSeconds),
+  ]);
+  // Old windows are useless; any process removes them now and then.
+  if (Math.random() < 0.01) await db.query("delete from rate_limit_counters where window_start < now() - interval '1 day'");
+  return rows[0]!.wait;
+}
+
+export function rateLimited(waitSeconds: number): ServiceError {
+  return new ServiceError(
+    "RATE_LIMITED",
+    `too many requests; retry in ${waitSeconds} seconds`,
+    { retry_after_seconds: waitSeconds },
+    { "retry-after": String(waitSeconds) },
+  );
+}
+
+/** Count the request or refuse it with 429 RATE_LIMITED (nothing else has happened yet). */
+export async function enforceLimits(db: Queryable, hits: Hit[]): Promise<void> {
+  const wait = await hitLimits(db, hits);
+  if (wait > 0) throw rateLimited(wait);
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from "fastify";
+import type { ApiContext } from "../context.js";
+import { apiKeyRoutes } from "./api-keys/api-keys.js";
+import { auditRoute } from "./audit/audit.js";
+import { emailChangeRoutes } from "./auth/email-change.js";
+import { emailVerificationRoutes } from "./auth/email-verification.js";
+import { passwordResetRoutes } from "./auth/password-reset.js";
+import { passwordRoute } from "./auth/password.js";
+import { sessionRoutes } from "./auth/session.js";
+import { signinRoute } from "./auth/signin.js";
+import { signupRoute } from "./auth/signup.js";
+import { billingRoutes } from "./billing/billing.js";
+import { gatewayIdentityRoute } from "./gateway-identity.js";
+import { acceptInvitationRoute } from "./invitations/accept.js";
+import { invitationRoutes } from "./invitations/invitations.js";
+import { memberRoutes } from "./members/members.js";
+import { operatorBindingRoutes } from "./operator-bindings/operator-bindings.js";
+import { organizationRoutes } from "./orgs/organizations.js";
+import { organizationSettingsRoute } from "./orgs/settings.js";
+
+/** The people-and-access routes (issue 6); who may call each is in access/route-table.ts. */
+const plugins = [
+  signupRoute,
+  signinRoute,
+  sessionRoutes,
+  passwordRoute,
+  emailVerificationRoutes,
+  emailChangeRoutes,
+  passwordResetRoutes,
+  organizationRoutes,
+  organizationSettingsRoute,
+  memberRoutes,
+  invitationRoutes,
+  acceptInvitationRoute,
+  apiKeyRoutes,
+  auditRoute,
+  billingRoutes,
+  gatewayIdentityRoute,
+  operatorBindingRoutes,
+];
+
+export async function accessRoutes(app: FastifyInstance, ctx: ApiContext) {
+  for (const plugin of plugins) await app.register(plugin, ctx);
+}
