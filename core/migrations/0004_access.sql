@@ -65,13 +65,14 @@ create table audit_log (
 );
 create index audit_log_org_idx on audit_log (organization_id, id desc);
 
--- Fixed-window counters for every Cloud API rate limit and e-mail budget
--- (SPEC 8.1), in the database so the limits hold across api processes.
+-- Counters for every Cloud API rate limit and e-mail budget (SPEC 8.1), in
+-- the database so the limits hold across api processes. Each subject's window
+-- starts at its first counted request and lasts the limit's period, so a burst
+-- is judged the same wherever it falls on the clock.
 create table rate_limit_counters (
-  key text not null,
+  key text primary key,
   window_start timestamptz not null,
-  count integer not null default 0,
-  primary key (key, window_start)
+  count integer not null default 0
 );
 create index rate_limit_counters_window_idx on rate_limit_counters (window_start);
 
@@ -87,27 +88,28 @@ declare
   r record;
 begin
   insert into rate_limit_counters (key, window_start, count)
-  select k, to_timestamp(floor(extract(epoch from ts) / w) * w), 0
-    from unnest(p_keys, p_windows) as u(k, w)
+  select k, ts, 0 from unnest(p_keys) as u(k)
   on conflict do nothing;
   -- lock the rows in key order so concurrent requests never deadlock
   for r in
     select c.key, c.window_start, c.count, u.l, u.w
       from unnest(p_keys, p_limits, p_windows) as u(k, l, w)
-      join rate_limit_counters c on c.key = u.k and c.window_start = to_timestamp(floor(extract(epoch from ts) / u.w) * u.w)
+      join rate_limit_counters c on c.key = u.k
      order by c.key
        for update of c
   loop
-    if r.count >= r.l then
+    if r.window_start + make_interval(secs => r.w) > ts and r.count >= r.l then
       wait := greatest(wait, extract(epoch from (r.window_start + make_interval(secs => r.w)) - ts));
     end if;
   end loop;
   if wait > 0 then
     return greatest(1, ceil(wait))::integer;
   end if;
-  update rate_limit_counters c set count = c.count + 1
+  update rate_limit_counters c
+     set window_start = case when c.window_start + make_interval(secs => u.w) <= ts then ts else c.window_start end,
+         count = case when c.window_start + make_interval(secs => u.w) <= ts then 1 else c.count + 1 end
     from unnest(p_keys, p_windows) as u(k, w)
-   where c.key = u.k and c.window_start = to_timestamp(floor(extract(epoch from ts) / u.w) * u.w);
+   where c.key = u.k;
   return 0;
 end
 $$;

@@ -1,6 +1,6 @@
 /**
  * The Cloud API rate limits of SPEC 8.1 and the per-recipient e-mail budgets,
- * as data: a limit counts requests per subject in fixed windows.
+ * as data: a limit counts requests per subject in a window that starts at the subject's first counted request.
  */
 export interface Limit {
   limit: number;
