@@ -1,4 +1,4 @@
-import { commonSettings, flag, httpUrl, port, setting } from "@countersign/core/config";
+import { commonSettings, httpUrl, port, setting } from "@countersign/core/config";
 import { z } from "zod";
 
 /** Settings of the Cloud API server (docs/configuration.md lists them all). */

@@ -84,7 +84,7 @@ async function call(row: RouteAccess, c: Caller) {
   return b.request(row.method, pathOf(row, org), undefined, headers);
 }
 
-let implemented: RouteAccess[] = [];
+const implemented: RouteAccess[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
