@@ -25,7 +25,12 @@ export const digestSchema = z.custom<Sha256Digest>(
 const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const timestampSchema = z
   .string()
-  .refine((s) => timestampPattern.test(s) && new Date(s).toISOString() === s, "expected YYYY-MM-DDTHH:MM:SS.sssZ");
+  .refine((s) => {
+    if (!timestampPattern.test(s)) return false;
+    const time = Date.parse(s);
+    // Refuses 2025-02-30 and the like: the instant must print back as the same text.
+    return Number.isFinite(time) && new Date(time).toISOString() === s;
+  }, "expected YYYY-MM-DDTHH:MM:SS.sssZ");
 
 export const timeOf = (timestamp: string): number => Date.parse(timestamp);
 
