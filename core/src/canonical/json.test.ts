@@ -60,9 +60,12 @@ describe("RFC 8785 test vectors", () => {
     expect(canonicalJson(ieee(hex))).toBe(text);
   });
 
-  it.each(["7fffffffffffffff", "7ff0000000000000", "fff0000000000000"])("refuses NaN and Infinity (%s)", (hex) => {
-    expect(() => canonicalJson(ieee(hex))).toThrow(CanonicalJsonError);
-  });
+  it.each(["7fffffffffffffff", "7ff0000000000000", "fff0000000000000"])(
+    "refuses NaN and Infinity (%s)",
+    (hex) => {
+      expect(() => canonicalJson(ieee(hex))).toThrow(CanonicalJsonError);
+    },
+  );
 });
 
 describe("refusals", () => {

@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { toBase64url } from "./encoding.js";
 import { kidOf } from "./kid.js";
 import { nobleSigner, nobleVerify } from "./noble.js";
 import { nodeSigner, nodeVerify, privateKeyFromSeed, rawPublicKey } from "./sign.js";
@@ -38,37 +37,46 @@ describe("Ed25519 through node:crypto and @noble/ed25519", () => {
 
   it("signs byte-identically and each verifies the other's signatures", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 300 }), (seed, message) => {
-        const node = nodeSigner(seed);
-        const noble = nobleSigner(seed);
-        expect(toHex(node.publicKey)).toBe(toHex(noble.publicKey));
-        expect(node.kid).toBe(noble.kid);
-        const byNode = node.sign(message);
-        const byNoble = noble.sign(message);
-        expect(toHex(byNode)).toBe(toHex(byNoble));
-        expect(nobleVerify(node.publicKey, message, byNode)).toBe(true);
-        expect(nodeVerify(noble.publicKey, message, byNoble)).toBe(true);
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ maxLength: 300 }),
+        (seed, message) => {
+          const node = nodeSigner(seed);
+          const noble = nobleSigner(seed);
+          expect(toHex(node.publicKey)).toBe(toHex(noble.publicKey));
+          expect(node.kid).toBe(noble.kid);
+          const byNode = node.sign(message);
+          const byNoble = noble.sign(message);
+          expect(toHex(byNode)).toBe(toHex(byNoble));
+          expect(nobleVerify(node.publicKey, message, byNode)).toBe(true);
+          expect(nodeVerify(noble.publicKey, message, byNoble)).toBe(true);
+        },
+      ),
       { numRuns: 40 },
     );
   });
 
   it("both refuse an altered message, an altered signature and a foreign key", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.nat(), (seed, message, n) => {
-        const signer = nodeSigner(seed);
-        const sig = signer.sign(message);
-        const badSig = Uint8Array.from(sig);
-        badSig[n % 64]! ^= 1 << (n % 8);
-        const badMsg = Uint8Array.from(message);
-        badMsg[n % message.length]! ^= 1;
-        const other = nodeSigner(Uint8Array.from(seed, (b) => b ^ 0xff)).publicKey;
-        for (const verify of [nodeVerify, nobleVerify]) {
-          expect(verify(signer.publicKey, message, badSig)).toBe(false);
-          expect(verify(signer.publicKey, badMsg, sig)).toBe(false);
-          expect(verify(other, message, sig)).toBe(false);
-        }
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 1, maxLength: 64 }),
+        fc.nat(),
+        (seed, message, n) => {
+          const signer = nodeSigner(seed);
+          const sig = signer.sign(message);
+          const badSig = Uint8Array.from(sig);
+          badSig[n % 64]! ^= 1 << (n % 8);
+          const badMsg = Uint8Array.from(message);
+          badMsg[n % message.length]! ^= 1;
+          const other = nodeSigner(Uint8Array.from(seed, (b) => b ^ 0xff)).publicKey;
+          for (const verify of [nodeVerify, nobleVerify]) {
+            expect(verify(signer.publicKey, message, badSig)).toBe(false);
+            expect(verify(signer.publicKey, badMsg, sig)).toBe(false);
+            expect(verify(other, message, sig)).toBe(false);
+          }
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -99,7 +107,9 @@ describe("Ed25519 through node:crypto and @noble/ed25519", () => {
 
   it("derives the KID from the raw public key, the same from a KeyObject", () => {
     const v = rfc8032[0]!;
-    expect(kidOf(hex(v.publicKey))).toBe("kid_21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9");
+    expect(kidOf(hex(v.publicKey))).toBe(
+      "kid_21fe31dfa154a261626bf854046fd2271b7bed4b6abe45aa58877ef47f9721b9",
+    );
     expect(toHex(rawPublicKey(privateKeyFromSeed(hex(v.seed))))).toBe(v.publicKey);
     expect(() => kidOf(new Uint8Array(31))).toThrow(RangeError);
   });

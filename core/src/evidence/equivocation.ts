@@ -44,7 +44,8 @@ export function findEquivocations(documents: readonly IdentityDocument[]): Equiv
       const pair = [prevDigest, digest];
       if (doc.body.prev !== prevDigest) found.push({ kid, seq, reason: "broken_link", digests: pair });
       else if (prev.body.status !== "active") found.push({ kid, seq, reason: "after_final", digests: pair });
-      else if (prev.body.actor_type !== doc.body.actor_type) found.push({ kid, seq, reason: "actor_type_changed", digests: pair });
+      else if (prev.body.actor_type !== doc.body.actor_type)
+        found.push({ kid, seq, reason: "actor_type_changed", digests: pair });
     }
   }
   return found;

@@ -81,12 +81,21 @@ export function acceptIdentityDocument(
   const digest = identityDigest(doc);
   const all = same.some((d) => identityDigest(d) === digest) ? same : [...same, doc];
   if (findEquivocations(all).length > 0) {
-    return { outcome: "equivocation", code: "IDENTITY_EQUIVOCATION", message: "document conflicts with this identity's log" };
+    return {
+      outcome: "equivocation",
+      code: "IDENTITY_EQUIVOCATION",
+      message: "document conflicts with this identity's log",
+    };
   }
   const next = same.reduce((n, d) => Math.max(n, d.body.seq + 1), 0);
-  if (all.length === same.length) return { outcome: "duplicate", state: identityStates(all).get(doc.body.kid)! };
+  if (all.length === same.length)
+    return { outcome: "duplicate", state: identityStates(all).get(doc.body.kid)! };
   if (doc.body.seq !== next) {
-    return { outcome: "invalid", code: "IDENTITY_INVALID", message: `expected the document with seq ${next}` };
+    return {
+      outcome: "invalid",
+      code: "IDENTITY_INVALID",
+      message: `expected the document with seq ${next}`,
+    };
   }
   return { outcome: "accepted", state: identityStates(all).get(doc.body.kid)! };
 }

@@ -2,7 +2,15 @@ import { z } from "zod";
 import { canonicalBytes, digestOf, type Sha256Digest } from "../canonical/index.js";
 import type { Ed25519Verify, Signer } from "./ed25519.js";
 import { fromBase64url, toBase64url } from "./encoding.js";
-import { digestSchema, kidSchema, label, protocolVersion, publicKeySchema, signatureSchema, timestampSchema } from "./fields.js";
+import {
+  digestSchema,
+  kidSchema,
+  label,
+  protocolVersion,
+  publicKeySchema,
+  signatureSchema,
+  timestampSchema,
+} from "./fields.js";
 import { kidOf, type Kid } from "./kid.js";
 import { nodeVerify } from "./sign.js";
 
@@ -43,10 +51,16 @@ export const identityBodySchema = z
     issued_at: timestampSchema,
   })
   .refine((b) => (b.seq === 0) === (b.prev === null), "prev is null exactly for seq 0")
-  .refine((b) => (b.status === "replaced") === (b.replaced_by !== null), "replaced_by is set exactly when replaced")
+  .refine(
+    (b) => (b.status === "replaced") === (b.replaced_by !== null),
+    "replaced_by is set exactly when replaced",
+  )
   .refine((b) => b.seq === 0 || b.replaces === null, "replaces is set only on seq 0");
 
-export const identityDocumentSchema = z.strictObject({ body: identityBodySchema, signature: signatureSchema });
+export const identityDocumentSchema = z.strictObject({
+  body: identityBodySchema,
+  signature: signatureSchema,
+});
 
 export type IdentityBody = z.infer<typeof identityBodySchema>;
 export type IdentityDocument = z.infer<typeof identityDocumentSchema>;
@@ -114,16 +128,22 @@ export function verifyIdentityDocument(
   verify: Ed25519Verify = nodeVerify,
 ): { ok: true; document: IdentityDocument } | { ok: false; code: IdentityProblem; message: string } {
   const parsed = identityDocumentSchema.safeParse(doc);
-  if (!parsed.success) return { ok: false, code: "IDENTITY_INVALID", message: "identity document is malformed" };
+  if (!parsed.success)
+    return { ok: false, code: "IDENTITY_INVALID", message: "identity document is malformed" };
   const { body, signature } = parsed.data;
   const publicKey = fromBase64url(body.public_key);
   const sig = fromBase64url(signature);
-  if (!publicKey || !sig) return { ok: false, code: "IDENTITY_INVALID", message: "identity key or signature is not base64url" };
+  if (!publicKey || !sig)
+    return { ok: false, code: "IDENTITY_INVALID", message: "identity key or signature is not base64url" };
   if (kidOf(publicKey) !== body.kid) {
     return { ok: false, code: "IDENTITY_INVALID", message: "KID is not the SHA-256 of the public key" };
   }
   if (!verify(publicKey, canonicalBytes(body), sig)) {
-    return { ok: false, code: "IDENTITY_INVALID", message: "identity document self-signature does not verify" };
+    return {
+      ok: false,
+      code: "IDENTITY_INVALID",
+      message: "identity document self-signature does not verify",
+    };
   }
   return { ok: true, document: parsed.data };
 }

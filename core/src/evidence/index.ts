@@ -7,7 +7,14 @@
 // Keys and KIDs
 export { kidOf, isKid, kidPattern, type Kid } from "./kid.js";
 export type { Signer, Ed25519Verify } from "./ed25519.js";
-export { nodeSigner, nodeVerify, privateKeyFromSeed, publicKeyObject, rawPublicKey, generateSeed } from "./sign.js";
+export {
+  nodeSigner,
+  nodeVerify,
+  privateKeyFromSeed,
+  publicKeyObject,
+  rawPublicKey,
+  generateSeed,
+} from "./sign.js";
 export { nobleSigner, nobleVerify } from "./noble.js";
 export { toBase64url, fromBase64url } from "./encoding.js";
 
@@ -41,7 +48,13 @@ export {
   type IdentityDocument,
   type IdentitySubject,
 } from "./identity.js";
-export { identityStates, mayIdentitySign, acceptIdentityDocument, type IdentityState, type AcceptOutcome } from "./identity-log.js";
+export {
+  identityStates,
+  mayIdentitySign,
+  acceptIdentityDocument,
+  type IdentityState,
+  type AcceptOutcome,
+} from "./identity-log.js";
 export { findEquivocations, equivocatedKids, type Equivocation } from "./equivocation.js";
 
 // Signed objects
@@ -61,9 +74,20 @@ export {
   type StepBody,
 } from "./signed-object.js";
 export { signingInput, objectId } from "./object-id.js";
-export { objectBody, followingStep, signObject, assembleSignedObject, type ObjectBodyInput } from "./object.js";
+export {
+  objectBody,
+  followingStep,
+  signObject,
+  assembleSignedObject,
+  type ObjectBodyInput,
+} from "./object.js";
 export { signerActorTypes } from "./actor-types.js";
-export { checkSignedObject, verifySignedObject, type ObjectCheck, type ObjectProblemCode } from "./verify-object.js";
+export {
+  checkSignedObject,
+  verifySignedObject,
+  type ObjectCheck,
+  type ObjectProblemCode,
+} from "./verify-object.js";
 export { allowedParents, mayFollow } from "./chain.js";
 export { permissionGrants, checkDelegation, type DelegationProblem } from "./delegation.js";
 

@@ -7,7 +7,14 @@ import { assembleSignedObject, followingStep, objectBody, signObject } from "./o
 import { signingInput } from "./object-id.js";
 import { toBase64url } from "./encoding.js";
 import { timestampSchema } from "./fields.js";
-import { at, buildScenario, scenarioIdentity, scenarioNames, scenarioSeeds, scenarioSigners } from "./scenario.js";
+import {
+  at,
+  buildScenario,
+  scenarioIdentity,
+  scenarioNames,
+  scenarioSeeds,
+  scenarioSigners,
+} from "./scenario.js";
 import type { BodyOf, SignedObject } from "./signed-object.js";
 import { verifySignedObject } from "./verify-object.js";
 
@@ -38,13 +45,17 @@ describe("signed objects", () => {
     const byNoble = signObject(approvalBody, nobleSigner(scenarioSeeds.person));
     expect(byNoble).toEqual(signObject(approvalBody, k.person));
     for (const name of scenarioNames) {
-      expect(serializeBundle(buildScenario(name, { signers: scenarioSigners("noble") }))).toBe(serializeBundle(buildScenario(name)));
+      expect(serializeBundle(buildScenario(name, { signers: scenarioSigners("noble") }))).toBe(
+        serializeBundle(buildScenario(name)),
+      );
     }
   });
 
   it("refuse bodies that break their type's schema", () => {
     expect(() => objectBody({ ...approvalBody, delegations: [bundle.objects[0]!.id] } as never)).toThrow();
-    expect(() => objectBody({ ...approvalBody, payload: { ...approvalBody.payload, extra: 1 } } as never)).toThrow();
+    expect(() =>
+      objectBody({ ...approvalBody, payload: { ...approvalBody.payload, extra: 1 } } as never),
+    ).toThrow();
     expect(() => objectBody({ ...approvalBody, issued_at: "2025-01-01T00:00:00Z" } as never)).toThrow();
     const task = bundle.objects[0] as SignedObject<BodyOf<"TASK">>;
     expect(() => objectBody({ ...task.body, delegations: [] } as never)).toThrow();
@@ -66,12 +77,21 @@ describe("verifySignedObject (the Cloud API checking what a browser signed)", ()
 
   it("names what is wrong", () => {
     const signed = signObject(approvalBody, k.person);
-    expect(verifySignedObject({ ...signed, signature: signObject(approvalBody, k.person).signature.replace(/^./, "A") }, identities)).toMatchObject({
+    expect(
+      verifySignedObject(
+        { ...signed, signature: signObject(approvalBody, k.person).signature.replace(/^./, "A") },
+        identities,
+      ),
+    ).toMatchObject({
       ok: false,
     });
-    expect(verifySignedObject({ ...signed, id: bundle.objects[0]!.id }, identities)).toMatchObject({ code: "OBJECT_ID_MISMATCH" });
+    expect(verifySignedObject({ ...signed, id: bundle.objects[0]!.id }, identities)).toMatchObject({
+      code: "OBJECT_ID_MISMATCH",
+    });
     expect(verifySignedObject(signed, [identities[1]!])).toMatchObject({ code: "IDENTITY_UNKNOWN" });
-    expect(verifySignedObject(signed, identities, { expectedActor: k.outsider.kid })).toMatchObject({ code: "IDENTITY_UNKNOWN" });
+    expect(verifySignedObject(signed, identities, { expectedActor: k.outsider.kid })).toMatchObject({
+      code: "IDENTITY_UNKNOWN",
+    });
     expect(verifySignedObject({ id: signed.id }, identities)).toMatchObject({ code: "OBJECT_MALFORMED" });
     const asGateway = signObject({ ...approvalBody, actor: k.gateway.kid }, k.gateway);
     expect(verifySignedObject(asGateway, identities)).toMatchObject({ code: "IDENTITY_WRONG_ACTOR_TYPE" });
@@ -79,19 +99,32 @@ describe("verifySignedObject (the Cloud API checking what a browser signed)", ()
 
   it("refuses objects signed at or after the identity was revoked, and any by an equivocated identity", () => {
     const signed = signObject(approvalBody, k.person);
-    const revoked = signIdentity(identitySuccessor(identities[0]!, { status: "revoked", issued_at: at(70) }), k.person);
+    const revoked = signIdentity(
+      identitySuccessor(identities[0]!, { status: "revoked", issued_at: at(70) }),
+      k.person,
+    );
     expect(verifySignedObject(signed, [identities[0]!, revoked])).toMatchObject({ code: "IDENTITY_REVOKED" });
-    const later = signIdentity(identitySuccessor(identities[0]!, { status: "revoked", issued_at: at(71) }), k.person);
+    const later = signIdentity(
+      identitySuccessor(identities[0]!, { status: "revoked", issued_at: at(71) }),
+      k.person,
+    );
     expect(verifySignedObject(signed, [identities[0]!, later]).ok).toBe(true);
     const fork = signIdentity({ ...identities[0]!.body, issued_at: at(-5) }, k.person);
-    expect(verifySignedObject(signed, [identities[0]!, fork])).toMatchObject({ code: "IDENTITY_EQUIVOCATION" });
+    expect(verifySignedObject(signed, [identities[0]!, fork])).toMatchObject({
+      code: "IDENTITY_EQUIVOCATION",
+    });
   });
 });
 
 describe("timestamps", () => {
   it("accept only valid UTC instants with milliseconds", () => {
     expect(timestampSchema.safeParse("2025-01-01T00:00:00.000Z").success).toBe(true);
-    for (const bad of ["2025-13-01T00:00:00.000Z", "2025-02-30T00:00:00.000Z", "2025-01-01T00:00:00Z", "2025-01-01T00:00:00.000+01:00"]) {
+    for (const bad of [
+      "2025-13-01T00:00:00.000Z",
+      "2025-02-30T00:00:00.000Z",
+      "2025-01-01T00:00:00Z",
+      "2025-01-01T00:00:00.000+01:00",
+    ]) {
       expect(timestampSchema.safeParse(bad).success).toBe(false);
     }
   });

@@ -14,10 +14,18 @@ export type ObjectBodyInput = WithoutProtocol<ObjectBody>;
  * advance; the Gateway signs its own right away with signObject.
  */
 export function objectBody<B extends ObjectBodyInput>(input: B): Extract<ObjectBody, { type: B["type"] }> {
-  return objectBodySchema.parse({ protocol: protocolVersion, ...input }) as Extract<ObjectBody, { type: B["type"] }>;
+  return objectBodySchema.parse({ protocol: protocolVersion, ...input }) as Extract<
+    ObjectBody,
+    { type: B["type"] }
+  >;
 }
 
-type StepInput = WithoutProtocol<StepBody> extends infer S ? (S extends unknown ? Omit<S, "thread" | "parent"> : never) : never;
+type StepInput =
+  WithoutProtocol<StepBody> extends infer S
+    ? S extends unknown
+      ? Omit<S, "thread" | "parent">
+      : never
+    : never;
 
 /** The body of the step after `parent` in its thread: thread and parent links filled in. */
 export function followingStep<B extends StepInput>(
@@ -25,7 +33,10 @@ export function followingStep<B extends StepInput>(
   input: B,
 ): Extract<ObjectBody, { type: B["type"] }> {
   const thread = parent.body.thread ?? parent.id;
-  return objectBody({ ...input, thread, parent: parent.id } as ObjectBodyInput) as Extract<ObjectBody, { type: B["type"] }>;
+  return objectBody({ ...input, thread, parent: parent.id } as ObjectBodyInput) as Extract<
+    ObjectBody,
+    { type: B["type"] }
+  >;
 }
 
 /** Signs a body: one canonicalization, one SHA-256 for the id, one Ed25519 signature. */

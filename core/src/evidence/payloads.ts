@@ -1,12 +1,5 @@
 import { z } from "zod";
-import {
-  decimalSchema,
-  digestSchema,
-  kidSchema,
-  label,
-  objectIdSchema,
-  timestampSchema,
-} from "./fields.js";
+import { decimalSchema, digestSchema, kidSchema, label, objectIdSchema, timestampSchema } from "./fields.js";
 
 /**
  * What each signed object type carries in its `payload` (docs/evidence.md,
@@ -14,7 +7,10 @@ import {
  * refused rather than signed without meaning.
  */
 
-export const amountSchema = z.strictObject({ value: decimalSchema, currency: z.string().regex(/^[A-Z]{3}$/) });
+export const amountSchema = z.strictObject({
+  value: decimalSchema,
+  currency: z.string().regex(/^[A-Z]{3}$/),
+});
 
 /** The exact call every step after the TASK restates, so no step can approve or run another call. */
 export const callSchema = z.strictObject({

@@ -10,7 +10,9 @@ const k = scenarioSigners();
 const pathOf = (name: ScenarioName) => {
   const b = buildScenario(name);
   const head = b.receipt.body.payload.head;
-  const steps = b.objects.filter((o) => o.body.type !== "DELEGATION" && o.body.type !== "REVOCATION" && o.body.type !== "ATTESTATION");
+  const steps = b.objects.filter(
+    (o) => o.body.type !== "DELEGATION" && o.body.type !== "REVOCATION" && o.body.type !== "ATTESTATION",
+  );
   expect(steps[steps.length - 1]!.id).toBe(head);
   return steps as SignedObject<StepBody>[];
 };
@@ -35,7 +37,10 @@ describe("outcome rules (SPEC 3.1, 2.8)", () => {
     expect(deriveOutcome(path.slice(0, 1))).toBeUndefined();
     expect(deriveOutcome(path.slice(0, 4))).toBeUndefined();
     expect(deriveOutcome(path.slice(0, 2))).toBeUndefined();
-    expect(deriveOutcome(pathOf("authorization-granted").slice(0, 3))).toEqual({ kind: "authorization", outcome: "granted" });
+    expect(deriveOutcome(pathOf("authorization-granted").slice(0, 3))).toEqual({
+      kind: "authorization",
+      outcome: "granted",
+    });
   });
 
   it("follows the workflow graph", () => {
@@ -93,17 +98,33 @@ describe("delegations", () => {
   });
 
   const bundle = buildScenario("approved-execution", { revokedAt: at(30) });
-  const delegation = bundle.objects.find((o) => o.body.type === "DELEGATION") as SignedObject<BodyOf<"DELEGATION">>;
-  const revocations = bundle.objects.filter((o) => o.body.type === "REVOCATION") as SignedObject<BodyOf<"REVOCATION">>[];
+  const delegation = bundle.objects.find((o) => o.body.type === "DELEGATION") as SignedObject<
+    BodyOf<"DELEGATION">
+  >;
+  const revocations = bundle.objects.filter((o) => o.body.type === "REVOCATION") as SignedObject<
+    BodyOf<"REVOCATION">
+  >[];
   const use = { principal: k.principal.kid, agentId: "agt_refunds", action: "payments.refund", at: at(10) };
 
   it("holds before its revocation and expiry, for its agent, principal and actions only", () => {
     expect(checkDelegation(delegation, use, revocations)).toEqual({ ok: true });
-    expect(checkDelegation(delegation, { ...use, at: at(30) }, revocations)).toMatchObject({ code: "DELEGATION_REVOKED" });
-    expect(checkDelegation(delegation, { ...use, at: at(30 * 86400) }, [])).toMatchObject({ code: "DELEGATION_EXPIRED" });
-    expect(checkDelegation(delegation, { ...use, agentId: "agt_other" }, [])).toMatchObject({ code: "DELEGATION_INVALID" });
-    expect(checkDelegation(delegation, { ...use, principal: k.outsider.kid }, [])).toMatchObject({ code: "DELEGATION_INVALID" });
-    expect(checkDelegation(delegation, { ...use, action: "crm.write" }, [])).toMatchObject({ code: "DELEGATION_NOT_PERMITTED" });
-    expect(checkDelegation(delegation, { ...use, at: at(-2 * 86400) }, [])).toMatchObject({ code: "DELEGATION_INVALID" });
+    expect(checkDelegation(delegation, { ...use, at: at(30) }, revocations)).toMatchObject({
+      code: "DELEGATION_REVOKED",
+    });
+    expect(checkDelegation(delegation, { ...use, at: at(30 * 86400) }, [])).toMatchObject({
+      code: "DELEGATION_EXPIRED",
+    });
+    expect(checkDelegation(delegation, { ...use, agentId: "agt_other" }, [])).toMatchObject({
+      code: "DELEGATION_INVALID",
+    });
+    expect(checkDelegation(delegation, { ...use, principal: k.outsider.kid }, [])).toMatchObject({
+      code: "DELEGATION_INVALID",
+    });
+    expect(checkDelegation(delegation, { ...use, action: "crm.write" }, [])).toMatchObject({
+      code: "DELEGATION_NOT_PERMITTED",
+    });
+    expect(checkDelegation(delegation, { ...use, at: at(-2 * 86400) }, [])).toMatchObject({
+      code: "DELEGATION_INVALID",
+    });
   });
 });

@@ -22,7 +22,9 @@ import { deriveSummary } from "./summary.js";
  * Any other head has no receipt (a TASK alone, an EXECUTION without RESULT,
  * or a decision-only head on a Gateway-run call).
  */
-export function deriveOutcome(path: readonly SignedObject<StepBody>[]): { kind: ReceiptKind; outcome: Outcome } | undefined {
+export function deriveOutcome(
+  path: readonly SignedObject<StepBody>[],
+): { kind: ReceiptKind; outcome: Outcome } | undefined {
   const task = path[0]?.body;
   const head = path[path.length - 1]?.body;
   if (!task || task.type !== "TASK" || !head) return undefined;
@@ -77,7 +79,11 @@ export function issueReceipt(input: ReceiptInput): SignedObject<BodyOf<"RECEIPT"
       head: input.path[input.path.length - 1]!.id,
       outcome: derived.outcome,
       objects,
-      identities: input.identities.map((d) => ({ kid: d.body.kid, seq: d.body.seq, digest: identityDigest(d) })),
+      identities: input.identities.map((d) => ({
+        kid: d.body.kid,
+        seq: d.body.seq,
+        digest: identityDigest(d),
+      })),
       trusted_attesters: [...(input.trusted_attesters ?? [])],
       summary: deriveSummary(input.path),
     },

@@ -41,7 +41,11 @@ const subjects: Record<ScenarioRole, { type: ActorType; subject: IdentitySubject
   outsider: { type: "person", subject: { organization_id, id: "usr_mallory", name: "Mallory" } },
 };
 
-export function scenarioIdentity(role: ScenarioRole, signer: Signer, subject?: Partial<IdentitySubject>): IdentityDocument {
+export function scenarioIdentity(
+  role: ScenarioRole,
+  signer: Signer,
+  subject?: Partial<IdentitySubject>,
+): IdentityDocument {
   const s = subjects[role];
   const body = identityGenesis({
     publicKey: signer.publicKey,
@@ -70,7 +74,12 @@ export interface ScenarioOptions {
   revokedAt?: string;
 }
 
-export const scenarioArguments = { order_id: "ord_1001", amount: "120.00", currency: "EUR", note: "Grüße, 😀" };
+export const scenarioArguments = {
+  order_id: "ord_1001",
+  amount: "120.00",
+  currency: "EUR",
+  note: "Grüße, 😀",
+};
 export const scenarioResult = { content: [{ type: "text", text: "refund re_77 created" }], isError: false };
 
 /** Builds one scenario's bundle; every byte follows from the name and options. */
@@ -120,7 +129,12 @@ export function buildScenario(name: ScenarioName, options: ScenarioOptions = {})
         agent: { id: "agt_refunds", name: "refund bot" },
         ...call,
         environment: "live",
-        policy: { policy_id: "pol_refunds", version_id: "pv_3", version: 3, digest: digestOf({ rules: [], default: "deny" }) },
+        policy: {
+          policy_id: "pol_refunds",
+          version_id: "pv_3",
+          version: 3,
+          digest: digestOf({ rules: [], default: "deny" }),
+        },
         idempotency_key: "refund-ord_1001",
       },
     }),
@@ -268,7 +282,8 @@ export function buildScenario(name: ScenarioName, options: ScenarioOptions = {})
   if (needsApproval) roles.push("person");
   if (attest) roles.push("mcp_server");
   const disclosures: Disclosure[] = [{ object_id: task.id, field: "arguments", value: scenarioArguments }];
-  if (head.body.type === "RESULT") disclosures.push({ object_id: head.id, field: "result", value: scenarioResult });
+  if (head.body.type === "RESULT")
+    disclosures.push({ object_id: head.id, field: "result", value: scenarioResult });
 
   return issueBundle({
     issuer: k.gateway,

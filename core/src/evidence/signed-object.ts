@@ -91,7 +91,12 @@ export const resultBodySchema = z.strictObject({
   delegations: none,
   payload: resultPayloadSchema,
 });
-export const receiptBodySchema = z.strictObject({ ...common, ...standalone, type: z.literal("RECEIPT"), payload: receiptPayloadSchema });
+export const receiptBodySchema = z.strictObject({
+  ...common,
+  ...standalone,
+  type: z.literal("RECEIPT"),
+  payload: receiptPayloadSchema,
+});
 export const delegationBodySchema = z.strictObject({
   ...common,
   ...standalone,
@@ -145,14 +150,27 @@ export const objectTypes = [
 ] as const satisfies readonly ObjectType[];
 
 /** Steps of a thread, the path a receipt covers. */
-export const stepTypes = ["TASK", "PROPOSAL", "APPROVAL", "REJECTION", "CANCELLATION", "EXECUTION", "RESULT"] as const;
+export const stepTypes = [
+  "TASK",
+  "PROPOSAL",
+  "APPROVAL",
+  "REJECTION",
+  "CANCELLATION",
+  "EXECUTION",
+  "RESULT",
+] as const;
 export type StepType = (typeof stepTypes)[number];
 export type StepBody = BodyOf<StepType>;
-export const isStepBody = (body: ObjectBody): body is StepBody => (stepTypes as readonly string[]).includes(body.type);
+export const isStepBody = (body: ObjectBody): body is StepBody =>
+  (stepTypes as readonly string[]).includes(body.type);
 
 export const signedObjectSchema = z.strictObject({
   id: objectIdSchema,
   body: objectBodySchema,
   signature: signatureSchema,
 });
-export type SignedObject<B extends ObjectBody = ObjectBody> = { id: z.infer<typeof objectIdSchema>; body: B; signature: string };
+export type SignedObject<B extends ObjectBody = ObjectBody> = {
+  id: z.infer<typeof objectIdSchema>;
+  body: B;
+  signature: string;
+};

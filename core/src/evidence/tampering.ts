@@ -43,23 +43,43 @@ export function tamperings(): Tampering[] {
   {
     const b = copy(base);
     (b.objects[0]!.body.payload as { tool: string }).tool = "refund_paymenu";
-    add({ name: "payload-byte", description: "one byte of the TASK payload changed", bundle: b, expect: ["OBJECT_ID_MISMATCH"] });
+    add({
+      name: "payload-byte",
+      description: "one byte of the TASK payload changed",
+      bundle: b,
+      expect: ["OBJECT_ID_MISMATCH"],
+    });
   }
   {
     const b = copy(base);
     const sig = b.objects[1]!.signature;
     b.objects[1]!.signature = (sig[0] === "A" ? "B" : "A") + sig.slice(1);
-    add({ name: "signature", description: "one character of the PROPOSAL signature changed", bundle: b, expect: ["SIGNATURE_INVALID"] });
+    add({
+      name: "signature",
+      description: "one character of the PROPOSAL signature changed",
+      bundle: b,
+      expect: ["SIGNATURE_INVALID"],
+    });
   }
   {
     const b = copy(base);
     [b.objects[1], b.objects[2]] = [b.objects[2]!, b.objects[1]!];
-    add({ name: "reordered-chain", description: "PROPOSAL and APPROVAL swapped in the bundle", bundle: b, expect: ["CHAIN_ORDER", "RECEIPT_MISMATCH"] });
+    add({
+      name: "reordered-chain",
+      description: "PROPOSAL and APPROVAL swapped in the bundle",
+      bundle: b,
+      expect: ["CHAIN_ORDER", "RECEIPT_MISMATCH"],
+    });
   }
   {
     const b = copy(base);
     b.objects = b.objects.filter((o) => o.body.type !== "DELEGATION");
-    add({ name: "removed-delegation", description: "the delegation the steps rely on removed", bundle: b, expect: ["DELEGATION_MISSING"] });
+    add({
+      name: "removed-delegation",
+      description: "the delegation the steps rely on removed",
+      bundle: b,
+      expect: ["DELEGATION_MISSING"],
+    });
   }
   add({
     name: "expired-delegation",
@@ -76,7 +96,10 @@ export function tamperings(): Tampering[] {
   {
     const b = copy(base);
     const other = signIdentity(
-      identityBodySchema.parse({ ...b.identities[0]!.body, subject: { ...b.identities[0]!.body.subject, name: "Gateway B" } }),
+      identityBodySchema.parse({
+        ...b.identities[0]!.body,
+        subject: { ...b.identities[0]!.body.subject, name: "Gateway B" },
+      }),
       k.gateway,
     );
     b.identities.push(other);
@@ -101,11 +124,19 @@ export function tamperings(): Tampering[] {
     const i = b.identities.findIndex((d) => d.body.actor_type === "person");
     const forged = scenarioIdentity("outsider", k.outsider);
     // The outsider's key under the person's KID: the KID no longer hashes to the key.
-    b.identities[i] = signIdentity(identityBodySchema.parse({ ...forged.body, kid: b.identities[i]!.body.kid }), {
-      ...k.outsider,
-      kid: b.identities[i]!.body.kid,
+    b.identities[i] = signIdentity(
+      identityBodySchema.parse({ ...forged.body, kid: b.identities[i]!.body.kid }),
+      {
+        ...k.outsider,
+        kid: b.identities[i]!.body.kid,
+      },
+    );
+    add({
+      name: "swapped-identity",
+      description: "the approver's identity document replaced by one with another key",
+      bundle: b,
+      expect: ["IDENTITY_INVALID", "IDENTITY_UNKNOWN"],
     });
-    add({ name: "swapped-identity", description: "the approver's identity document replaced by one with another key", bundle: b, expect: ["IDENTITY_INVALID", "IDENTITY_UNKNOWN"] });
   }
   {
     const b = copy(base);
@@ -137,7 +168,12 @@ export function tamperings(): Tampering[] {
   {
     const b = copy(base);
     (b.disclosures![0]!.value as { amount: string }).amount = "12000.00";
-    add({ name: "disclosure-mismatch", description: "the disclosed arguments changed", bundle: b, expect: ["DISCLOSURE_MISMATCH"] });
+    add({
+      name: "disclosure-mismatch",
+      description: "the disclosed arguments changed",
+      bundle: b,
+      expect: ["DISCLOSURE_MISMATCH"],
+    });
   }
   {
     const b = copy(base);

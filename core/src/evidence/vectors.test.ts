@@ -29,7 +29,11 @@ function generate(): Map<string, string> {
       Object.fromEntries(
         Object.entries(scenarioSeeds).map(([role, seed]) => [
           role,
-          { seed_hex: Buffer.from(seed).toString("hex"), public_key: toBase64url(k[role as keyof typeof k].publicKey), kid: k[role as keyof typeof k].kid },
+          {
+            seed_hex: Buffer.from(seed).toString("hex"),
+            public_key: toBase64url(k[role as keyof typeof k].publicKey),
+            kid: k[role as keyof typeof k].kid,
+          },
         ]),
       ),
     ),
@@ -41,7 +45,13 @@ function generate(): Map<string, string> {
   ];
   files.set(
     "canonical.json",
-    json(canonicalInputs.map((input) => ({ input, canonical: canonicalJson(JSON.parse(input)), digest: digestOf(JSON.parse(input)) }))),
+    json(
+      canonicalInputs.map((input) => ({
+        input,
+        canonical: canonicalJson(JSON.parse(input)),
+        digest: digestOf(JSON.parse(input)),
+      })),
+    ),
   );
   const task = buildScenario("approved-execution").objects[0]!;
   files.set(
@@ -63,8 +73,14 @@ function generate(): Map<string, string> {
     const file = canonicalJson(t.bundle);
     files.set(`tampered/${t.name}.svcbundle`, file);
     if (t.knownIdentities) files.set(`tampered/${t.name}.known.json`, json(t.knownIdentities));
-    const result = verifyBundle(JSON.parse(file), { now: verifiedAt, ...(t.knownIdentities ? { knownIdentities: t.knownIdentities } : {}) });
-    files.set(`results/tampered-${t.name}.json`, json({ description: t.description, expect: t.expect, result }));
+    const result = verifyBundle(JSON.parse(file), {
+      now: verifiedAt,
+      ...(t.knownIdentities ? { knownIdentities: t.knownIdentities } : {}),
+    });
+    files.set(
+      `results/tampered-${t.name}.json`,
+      json({ description: t.description, expect: t.expect, result }),
+    );
   }
   return files;
 }
@@ -91,13 +107,17 @@ describe("test vectors (test/vectors/evidence)", () => {
 
   it("verify from the stored bytes as the stored results say, with either implementation", () => {
     for (const name of scenarioNames) {
-      const stored = JSON.parse(readFileSync(join(root, `results/${name}.json`), "utf8")) as { valid: boolean };
+      const stored = JSON.parse(readFileSync(join(root, `results/${name}.json`), "utf8")) as {
+        valid: boolean;
+      };
       const bundle = JSON.parse(readFileSync(join(root, `bundles/${name}.svcbundle`), "utf8")) as unknown;
       expect(stored.valid).toBe(true);
       expect(verifyBundle(bundle, { now: verifiedAt, verify: nobleVerify })).toEqual(stored);
     }
     for (const t of tamperings()) {
-      const stored = JSON.parse(readFileSync(join(root, `results/tampered-${t.name}.json`), "utf8")) as { result: { valid: boolean } };
+      const stored = JSON.parse(readFileSync(join(root, `results/tampered-${t.name}.json`), "utf8")) as {
+        result: { valid: boolean };
+      };
       expect(stored.result.valid).toBe(false);
     }
   });

@@ -33,11 +33,15 @@ export function checkSignedObject(
   identity: IdentityState | undefined,
   verify: Ed25519Verify = nodeVerify,
 ): ObjectCheck {
-  if (!identity) return { ok: false, code: "IDENTITY_UNKNOWN", message: `no identity document for ${object.body.actor}` };
-  if (identity.equivocated) return { ok: false, code: "IDENTITY_EQUIVOCATION", message: `${identity.kid} equivocated` };
+  if (!identity)
+    return { ok: false, code: "IDENTITY_UNKNOWN", message: `no identity document for ${object.body.actor}` };
+  if (identity.equivocated)
+    return { ok: false, code: "IDENTITY_EQUIVOCATION", message: `${identity.kid} equivocated` };
   const crypto = checkObjectCrypto(object, identity.publicKey, verify);
-  if (crypto === "OBJECT_ID_MISMATCH") return { ok: false, code: crypto, message: "id is not the hash of the body" };
-  if (crypto === "SIGNATURE_INVALID") return { ok: false, code: crypto, message: "signature does not verify" };
+  if (crypto === "OBJECT_ID_MISMATCH")
+    return { ok: false, code: crypto, message: "id is not the hash of the body" };
+  if (crypto === "SIGNATURE_INVALID")
+    return { ok: false, code: crypto, message: "signature does not verify" };
   if (!signerActorTypes[object.body.type].includes(identity.actorType)) {
     return {
       ok: false,
@@ -48,7 +52,11 @@ export function checkSignedObject(
   if (identity.finalAt !== null && timeOf(object.body.issued_at) >= timeOf(identity.finalAt)) {
     const first = identity.documents.find((d) => d.body.status !== "active")!;
     const code = first.body.status === "revoked" ? "IDENTITY_REVOKED" : "IDENTITY_REPLACED";
-    return { ok: false, code, message: `signed at or after the identity was ${first.body.status} (${identity.finalAt})` };
+    return {
+      ok: false,
+      code,
+      message: `signed at or after the identity was ${first.body.status} (${identity.finalAt})`,
+    };
   }
   return { ok: true, object, identity };
 }
@@ -65,11 +73,14 @@ export function verifySignedObject(
 ): ObjectCheck {
   const verify = options.verify ?? nodeVerify;
   const parsed = signedObjectSchema.safeParse(submitted);
-  if (!parsed.success) return { ok: false, code: "OBJECT_MALFORMED", message: "object does not match its type's schema" };
+  if (!parsed.success)
+    return { ok: false, code: "OBJECT_MALFORMED", message: "object does not match its type's schema" };
   const object = parsed.data as SignedObject;
   if (options.expectedActor !== undefined && object.body.actor !== options.expectedActor) {
     return { ok: false, code: "IDENTITY_UNKNOWN", message: "object is not signed by the expected identity" };
   }
-  const docs = identityDocuments.filter((d) => d.body.kid === object.body.actor && verifyIdentityDocument(d, verify).ok);
+  const docs = identityDocuments.filter(
+    (d) => d.body.kid === object.body.actor && verifyIdentityDocument(d, verify).ok,
+  );
   return checkSignedObject(object, identityStates(docs).get(object.body.actor), verify);
 }

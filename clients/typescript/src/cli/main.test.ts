@@ -39,7 +39,11 @@ describe("countersign verify", () => {
   it("prints the verification as JSON with --json", async () => {
     const run = await countersign("verify", join(vectors, "bundles/cancelled.svcbundle"), "--json");
     expect(run.code).toBe(0);
-    const out = JSON.parse(run.stdout) as { bundle_sha256: string; bundle_size: number; verification: unknown };
+    const out = JSON.parse(run.stdout) as {
+      bundle_sha256: string;
+      bundle_size: number;
+      verification: unknown;
+    };
     expect(out.bundle_sha256).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(out.bundle_size).toBeGreaterThan(0);
     expect(verificationResultSchema.parse(out.verification).valid).toBe(true);
@@ -56,7 +60,9 @@ describe("countersign verify", () => {
       ["equivocating-identity", "IDENTITY_EQUIVOCATION"],
       ["swapped-identity", "IDENTITY_INVALID"],
     ];
-    const runs = await Promise.all(cases.map(([name]) => countersign("verify", join(vectors, `tampered/${name}.svcbundle`), "--json")));
+    const runs = await Promise.all(
+      cases.map(([name]) => countersign("verify", join(vectors, `tampered/${name}.svcbundle`), "--json")),
+    );
     runs.forEach((run, i) => {
       expect(run.code, cases[i]![0]).toBe(1);
       const out = JSON.parse(run.stdout) as { verification: { valid: boolean; errors: { code: string }[] } };
@@ -70,11 +76,21 @@ describe("countersign verify", () => {
   });
 
   it("exits 1 when the issuer is not the pinned one, 0 when it is", async () => {
-    const keys = JSON.parse(readFileSync(join(vectors, "keys.json"), "utf8")) as Record<string, { kid: string }>;
+    const keys = JSON.parse(readFileSync(join(vectors, "keys.json"), "utf8")) as Record<
+      string,
+      { kid: string }
+    >;
     const file = join(vectors, "bundles/rejected.svcbundle");
     const [wrong, right] = await Promise.all([
       countersign("verify", file, "--trust-issuer", keys.outsider!.kid),
-      countersign("verify", file, "--trust-issuer", keys.gateway!.kid, "--trust-principal", keys.principal!.kid),
+      countersign(
+        "verify",
+        file,
+        "--trust-issuer",
+        keys.gateway!.kid,
+        "--trust-principal",
+        keys.principal!.kid,
+      ),
     ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stdout).toContain("ISSUER_UNTRUSTED");

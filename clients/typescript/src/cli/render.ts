@@ -27,7 +27,10 @@ export function renderHuman(overview: BundleOverview, result: VerificationResult
     lines.push(`  outcome    ${overview.outcome ?? "?"} (${overview.kind ?? "?"} receipt)`);
     lines.push(`  issuer     ${overview.issuer_kid ?? "?"} at ${overview.issued_at ?? "?"}`);
   }
-  if (overview.protected_action_id) lines.push(`  action     ${overview.protected_action_id}: ${overview.tool ?? "?"} / ${overview.action ?? "?"}`);
+  if (overview.protected_action_id)
+    lines.push(
+      `  action     ${overview.protected_action_id}: ${overview.tool ?? "?"} / ${overview.action ?? "?"}`,
+    );
   if (overview.steps.length > 0) {
     lines.push("  steps");
     overview.steps.forEach((s, i) => {
@@ -35,9 +38,15 @@ export function renderHuman(overview: BundleOverview, result: VerificationResult
       lines.push(`    ${i + 1}. ${s.type.padEnd(12)} ${short(s.id)} by ${short(s.actor)}${behalf}`);
     });
   }
-  lines.push(`  checks     ${result.checks.map((c) => `${c.name} ${c.passed ? "ok" : "FAILED"}`).join(", ")}`);
-  if (result.equivocated_identities.length > 0) lines.push(`  equivocated identities: ${result.equivocated_identities.join(", ")}`);
-  const list = (title: string, items: { code: string; message: string; object_id?: string; kid?: string }[]) => {
+  lines.push(
+    `  checks     ${result.checks.map((c) => `${c.name} ${c.passed ? "ok" : "FAILED"}`).join(", ")}`,
+  );
+  if (result.equivocated_identities.length > 0)
+    lines.push(`  equivocated identities: ${result.equivocated_identities.join(", ")}`);
+  const list = (
+    title: string,
+    items: { code: string; message: string; object_id?: string; kid?: string }[],
+  ) => {
     if (items.length === 0) return;
     lines.push(`  ${title}`);
     for (const e of items) {

@@ -44,15 +44,30 @@ export async function verifyCommand(options: {
   const facts = bundleFacts(new Uint8Array(bytes));
   const exitCode = result.valid ? 0 : 1;
   if (options.json) {
-    return { exitCode, stdout: `${JSON.stringify({ ...facts, verification: result }, null, 2)}\n`, stderr: "" };
+    return {
+      exitCode,
+      stdout: `${JSON.stringify({ ...facts, verification: result }, null, 2)}\n`,
+      stderr: "",
+    };
   }
-  return { exitCode, stdout: renderHuman(overviewOf(basename(options.file), facts, parsed), result), stderr: "" };
+  return {
+    exitCode,
+    stdout: renderHuman(overviewOf(basename(options.file), facts, parsed), result),
+    stderr: "",
+  };
 }
 
 // Display only: read defensively from whatever was in the file; validity comes from the verifier alone.
-function overviewOf(file: string, facts: { bundle_sha256: string; bundle_size: number }, bundle: unknown): BundleOverview {
+function overviewOf(
+  file: string,
+  facts: { bundle_sha256: string; bundle_size: number },
+  bundle: unknown,
+): BundleOverview {
   const get = (v: unknown, ...path: string[]): unknown =>
-    path.reduce<unknown>((o, k) => (o !== null && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), v);
+    path.reduce<unknown>(
+      (o, k) => (o !== null && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined),
+      v,
+    );
   const text = (v: unknown) => (typeof v === "string" ? v : undefined);
   const overview: BundleOverview = { file, ...facts, steps: [] };
   const receipt = get(bundle, "receipt");
@@ -64,12 +79,19 @@ function overviewOf(file: string, facts: { bundle_sha256: string; bundle_size: n
     ["issued_at", get(receipt, "body", "issued_at")],
     ["protected_action_id", get(receipt, "body", "payload", "protected_action_id")],
   ];
-  for (const [key, value] of fields) if (text(value)) (overview as unknown as Record<string, string>)[key] = text(value)!;
+  for (const [key, value] of fields)
+    if (text(value)) (overview as unknown as Record<string, string>)[key] = text(value)!;
   const steps = get(receipt, "body", "payload", "summary", "steps");
   if (Array.isArray(steps)) {
     for (const s of steps) {
       const [type, id, actor] = [text(get(s, "type")), text(get(s, "id")), text(get(s, "actor"))];
-      if (type && id && actor) overview.steps.push({ type, id, actor, ...(text(get(s, "on_behalf_of")) ? { on_behalf_of: text(get(s, "on_behalf_of"))! } : {}) });
+      if (type && id && actor)
+        overview.steps.push({
+          type,
+          id,
+          actor,
+          ...(text(get(s, "on_behalf_of")) ? { on_behalf_of: text(get(s, "on_behalf_of"))! } : {}),
+        });
     }
   }
   const objects = get(bundle, "objects");

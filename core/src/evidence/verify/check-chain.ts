@@ -20,13 +20,20 @@ export function checkChain(ctx: VerifyContext): void {
   while (id !== null) {
     const object = byId.get(id);
     if (!object || !isStepBody(object.body)) {
-      findings.error("chain", "CHAIN_BROKEN", object ? `${object.body.type} is not a step` : "a step of the path is missing", {
-        object_id: id,
-      });
+      findings.error(
+        "chain",
+        "CHAIN_BROKEN",
+        object ? `${object.body.type} is not a step` : "a step of the path is missing",
+        {
+          object_id: id,
+        },
+      );
       return;
     }
     if (reversed.length >= maxPath) {
-      findings.error("chain", "CHAIN_BROKEN", "the path is longer than the workflow allows", { object_id: id });
+      findings.error("chain", "CHAIN_BROKEN", "the path is longer than the workflow allows", {
+        object_id: id,
+      });
       return;
     }
     reversed.push(object as SignedObject<StepBody>);
@@ -35,7 +42,9 @@ export function checkChain(ctx: VerifyContext): void {
   const path = reversed.reverse();
   const first = path[0]!;
   if (first.id !== root || first.body.type !== "TASK") {
-    findings.error("chain", "CHAIN_BROKEN", "the path does not start at the receipt's root TASK", { object_id: first.id });
+    findings.error("chain", "CHAIN_BROKEN", "the path does not start at the receipt's root TASK", {
+      object_id: first.id,
+    });
     return;
   }
   let ok = true;
@@ -43,15 +52,21 @@ export function checkChain(ctx: VerifyContext): void {
     const step = path[i]!;
     const parent = path[i - 1]!;
     if (step.body.thread !== root) {
-      findings.error("chain", "CHAIN_BROKEN", `${step.body.type} names another thread`, { object_id: step.id });
+      findings.error("chain", "CHAIN_BROKEN", `${step.body.type} names another thread`, {
+        object_id: step.id,
+      });
       ok = false;
     }
     if (!mayFollow(step.body.type, parent.body.type)) {
-      findings.error("chain", "CHAIN_INVALID_STEP", `${step.body.type} may not follow ${parent.body.type}`, { object_id: step.id });
+      findings.error("chain", "CHAIN_INVALID_STEP", `${step.body.type} may not follow ${parent.body.type}`, {
+        object_id: step.id,
+      });
       ok = false;
     }
     if (timeOf(step.body.issued_at) < timeOf(parent.body.issued_at)) {
-      findings.error("chain", "CHAIN_INVALID_STEP", `${step.body.type} is dated before its parent`, { object_id: step.id });
+      findings.error("chain", "CHAIN_INVALID_STEP", `${step.body.type} is dated before its parent`, {
+        object_id: step.id,
+      });
       ok = false;
     }
   }
@@ -64,13 +79,17 @@ function checkOrder(ctx: VerifyContext, path: SignedObject<StepBody>[]): void {
   const listed = ctx.listedIds;
   path.forEach((step, i) => {
     if (listed[i] !== step.id) {
-      ctx.findings.error("chain", "CHAIN_ORDER", `objects[${i}] should be the path's ${step.body.type}`, { object_id: step.id });
+      ctx.findings.error("chain", "CHAIN_ORDER", `objects[${i}] should be the path's ${step.body.type}`, {
+        object_id: step.id,
+      });
     }
   });
   const onPath = new Set(path.map((s) => s.id));
   for (const object of ctx.objects) {
     if (isStepBody(object.body) && !onPath.has(object.id)) {
-      ctx.findings.error("chain", "CHAIN_ORDER", `a ${object.body.type} that is not on the receipt's path`, { object_id: object.id });
+      ctx.findings.error("chain", "CHAIN_ORDER", `a ${object.body.type} that is not on the receipt's path`, {
+        object_id: object.id,
+      });
     }
   }
 }
@@ -81,9 +100,14 @@ function checkOnBehalfOf(ctx: VerifyContext, path: SignedObject<StepBody>[]): vo
   for (const step of path) {
     const actingFor = step.body.type === "CANCELLATION" ? step.body.actor : step.body.on_behalf_of;
     if (actingFor !== principal) {
-      ctx.findings.error("chain", "ON_BEHALF_OF_MISMATCH", `${step.body.type} acts for another principal than the TASK`, {
-        object_id: step.id,
-      });
+      ctx.findings.error(
+        "chain",
+        "ON_BEHALF_OF_MISMATCH",
+        `${step.body.type} acts for another principal than the TASK`,
+        {
+          object_id: step.id,
+        },
+      );
     }
   }
 }

@@ -17,19 +17,31 @@ export function checkAttestations(ctx: VerifyContext): void {
   for (const kid of named) {
     const state = ctx.identities.get(kid);
     if (!state || state.equivocated || !signerActorTypes.ATTESTATION.includes(state.actorType)) {
-      findings.error("attestations", "TRUSTED_ATTESTER_INVALID", "a trusted attester has no valid attesting identity", { kid });
+      findings.error(
+        "attestations",
+        "TRUSTED_ATTESTER_INVALID",
+        "a trusted attester has no valid attesting identity",
+        { kid },
+      );
     }
   }
   const trusted = new Set<Kid>([...named, ...(ctx.options.trust?.attesters ?? [])]);
   for (const a of objectsOfType(ctx, "ATTESTATION")) {
     const subject = a.body.payload.subject;
     if (!ctx.byId.has(subject) && subject !== ctx.receipt.id) {
-      findings.error("attestations", "ATTESTATION_INVALID", "attestation of an object not in the bundle", { object_id: a.id });
-    } else if (!trusted.has(a.body.actor)) {
-      findings.warn("attestations", "ATTESTER_UNTRUSTED", `"${a.body.payload.claim}" by an attester that is not trusted`, {
+      findings.error("attestations", "ATTESTATION_INVALID", "attestation of an object not in the bundle", {
         object_id: a.id,
-        kid: a.body.actor,
       });
+    } else if (!trusted.has(a.body.actor)) {
+      findings.warn(
+        "attestations",
+        "ATTESTER_UNTRUSTED",
+        `"${a.body.payload.claim}" by an attester that is not trusted`,
+        {
+          object_id: a.id,
+          kid: a.body.actor,
+        },
+      );
     } else if (ctx.authentic.has(a.id)) {
       findings.note(`trusted attestation "${a.body.payload.claim}" of ${subject} by ${a.body.actor}`);
     }
@@ -54,9 +66,14 @@ export function checkDisclosures(ctx: VerifyContext): void {
       actual = undefined;
     }
     if (signed === undefined || actual !== signed) {
-      ctx.findings.error("disclosures", "DISCLOSURE_MISMATCH", `disclosed ${d.field} does not match the signed digest`, {
-        object_id: d.object_id,
-      });
+      ctx.findings.error(
+        "disclosures",
+        "DISCLOSURE_MISMATCH",
+        `disclosed ${d.field} does not match the signed digest`,
+        {
+          object_id: d.object_id,
+        },
+      );
     }
   }
 }
@@ -72,17 +89,28 @@ export function checkTrust(ctx: VerifyContext): void {
   const issuers = ctx.options.trust?.issuers;
   const principals = ctx.options.trust?.principals;
   if (!issuers && !principals) {
-    findings.warn("trust", "TRUST_NOT_PINNED", "no trusted KIDs given: the signers are those the bundle names");
+    findings.warn(
+      "trust",
+      "TRUST_NOT_PINNED",
+      "no trusted KIDs given: the signers are those the bundle names",
+    );
     return;
   }
   if (issuers) {
-    const gatewaySigned = [ctx.receipt, ...(ctx.path ?? [])].filter((o) => signerActorTypes[o.body.type].includes("gateway"));
+    const gatewaySigned = [ctx.receipt, ...(ctx.path ?? [])].filter((o) =>
+      signerActorTypes[o.body.type].includes("gateway"),
+    );
     for (const o of gatewaySigned) {
       if (!issuers.includes(o.body.actor)) {
-        findings.error("trust", "ISSUER_UNTRUSTED", `${o.body.type} is signed by a KID that is not a trusted issuer`, {
-          object_id: o.id,
-          kid: o.body.actor,
-        });
+        findings.error(
+          "trust",
+          "ISSUER_UNTRUSTED",
+          `${o.body.type} is signed by a KID that is not a trusted issuer`,
+          {
+            object_id: o.id,
+            kid: o.body.actor,
+          },
+        );
       }
     }
   }
@@ -90,7 +118,8 @@ export function checkTrust(ctx: VerifyContext): void {
   if (principals && t) {
     const granting = [t.body.on_behalf_of, ...objectsOfType(ctx, "DELEGATION").map((d) => d.body.actor)];
     for (const kid of new Set(granting)) {
-      if (!principals.includes(kid)) findings.error("trust", "ISSUER_UNTRUSTED", "the principal is not a trusted principal", { kid });
+      if (!principals.includes(kid))
+        findings.error("trust", "ISSUER_UNTRUSTED", "the principal is not a trusted principal", { kid });
     }
   }
   if (ctx.path && !ctx.path.every((s) => isStepBody(s.body))) findings.note("path holds non-step objects");

@@ -12,7 +12,9 @@ export interface ParsedBundle {
 }
 
 const idOf = (raw: unknown): string | undefined =>
-  raw !== null && typeof raw === "object" && typeof (raw as { id?: unknown }).id === "string" ? (raw as { id: string }).id : undefined;
+  raw !== null && typeof raw === "object" && typeof (raw as { id?: unknown }).id === "string"
+    ? (raw as { id: string }).id
+    : undefined;
 
 /**
  * Check `format`: the envelope and every entry against its schema. Returns
@@ -22,7 +24,11 @@ export function checkFormat(input: unknown, findings: Findings): ParsedBundle | 
   findings.run("format");
   const envelope = bundleEnvelopeSchema.safeParse(input);
   if (!envelope.success) {
-    findings.error("format", "BUNDLE_MALFORMED", "not a service_bundle 0.1 file (service_bundle, receipt, objects, identities)");
+    findings.error(
+      "format",
+      "BUNDLE_MALFORMED",
+      "not a service_bundle 0.1 file (service_bundle, receipt, objects, identities)",
+    );
     return undefined;
   }
   const receipt = signedObjectSchema.safeParse(envelope.data.receipt);
@@ -40,11 +46,18 @@ export function checkFormat(input: unknown, findings: Findings): ParsedBundle | 
     if (id !== undefined) listedIds.push(id);
     const parsed = signedObjectSchema.safeParse(raw);
     if (!parsed.success) {
-      findings.error("format", "OBJECT_MALFORMED", `objects[${index}] does not match the schema of its type`, id ? { object_id: id } : {});
+      findings.error(
+        "format",
+        "OBJECT_MALFORMED",
+        `objects[${index}] does not match the schema of its type`,
+        id ? { object_id: id } : {},
+      );
       return;
     }
     if (seen.has(parsed.data.id)) {
-      findings.error("format", "OBJECT_DUPLICATE", `objects[${index}] repeats an object id`, { object_id: parsed.data.id });
+      findings.error("format", "OBJECT_DUPLICATE", `objects[${index}] repeats an object id`, {
+        object_id: parsed.data.id,
+      });
       return;
     }
     seen.add(parsed.data.id);
@@ -54,7 +67,12 @@ export function checkFormat(input: unknown, findings: Findings): ParsedBundle | 
   envelope.data.identities.forEach((raw, index) => {
     const parsed = identityDocumentSchema.safeParse(raw);
     if (parsed.success) identityDocuments.push(parsed.data);
-    else findings.error("format", "IDENTITY_INVALID", `identities[${index}] is not a well-formed identity document`);
+    else
+      findings.error(
+        "format",
+        "IDENTITY_INVALID",
+        `identities[${index}] is not a well-formed identity document`,
+      );
   });
   const disclosures: Disclosure[] = [];
   (envelope.data.disclosures ?? []).forEach((raw, index) => {
@@ -62,5 +80,11 @@ export function checkFormat(input: unknown, findings: Findings): ParsedBundle | 
     if (parsed.success) disclosures.push(parsed.data);
     else findings.error("format", "BUNDLE_MALFORMED", `disclosures[${index}] is malformed`);
   });
-  return { receipt: receipt.data as SignedObject<BodyOf<"RECEIPT">>, objects, listedIds, identityDocuments, disclosures };
+  return {
+    receipt: receipt.data as SignedObject<BodyOf<"RECEIPT">>,
+    objects,
+    listedIds,
+    identityDocuments,
+    disclosures,
+  };
 }

@@ -29,16 +29,25 @@ export function checkIdentities(
     const checked = verifyIdentityDocument(d, verify);
     return checked.ok ? [checked.document] : [];
   });
-  if (knownValid.length < known.length) findings.note("some known identity documents were not valid and were ignored");
+  if (knownValid.length < known.length)
+    findings.note("some known identity documents were not valid and were ignored");
 
   for (const e of findEquivocations([...valid, ...knownValid])) {
     findings.equivocated.add(e.kid);
-    findings.error("identities", "IDENTITY_EQUIVOCATION", `conflicting documents at seq ${e.seq} (${e.reason})`, { kid: e.kid });
+    findings.error(
+      "identities",
+      "IDENTITY_EQUIVOCATION",
+      `conflicting documents at seq ${e.seq} (${e.reason})`,
+      { kid: e.kid },
+    );
   }
 
   const states = identityStates(valid);
   for (const state of states.values()) {
-    if (!state.complete) findings.error("identities", "IDENTITY_INVALID", "identity log is incomplete (a seq is missing)", { kid: state.kid });
+    if (!state.complete)
+      findings.error("identities", "IDENTITY_INVALID", "identity log is incomplete (a seq is missing)", {
+        kid: state.kid,
+      });
     // Knowing an equivocation from elsewhere invalidates the identity here too.
     if (findings.equivocated.has(state.kid)) state.equivocated = true;
   }
@@ -54,14 +63,24 @@ export function checkIdentities(
   const missing = manifest.filter((m) => !present.includes(m));
   const extra = present.filter((p) => !manifest.includes(p));
   for (const m of missing) {
-    findings.error("identities", "IDENTITY_MISMATCH", `the receipt pins an identity document the bundle lacks (${m.split("/")[1]})`, {
-      kid: m.split("/")[0]!,
-    });
+    findings.error(
+      "identities",
+      "IDENTITY_MISMATCH",
+      `the receipt pins an identity document the bundle lacks (${m.split("/")[1]})`,
+      {
+        kid: m.split("/")[0]!,
+      },
+    );
   }
   for (const p of extra) {
-    findings.error("identities", "IDENTITY_MISMATCH", "the bundle holds an identity document the receipt does not pin", {
-      kid: p.split("/")[0]!,
-    });
+    findings.error(
+      "identities",
+      "IDENTITY_MISMATCH",
+      "the bundle holds an identity document the receipt does not pin",
+      {
+        kid: p.split("/")[0]!,
+      },
+    );
   }
   return states;
 }

@@ -14,13 +14,26 @@ export function checkReceipt(ctx: VerifyContext): void {
   if (payload.objects.length !== listed.length || payload.objects.some((id, i) => listed[i] !== id)) {
     const missing = payload.objects.filter((id) => !listed.includes(id));
     const extra = listed.filter((id) => !(payload.objects as string[]).includes(id));
-    const detail = missing.length || extra.length ? `${missing.length} missing, ${extra.length} not listed` : "in another order";
-    findings.error("receipt", "RECEIPT_MISMATCH", `the bundle's objects differ from the receipt's manifest (${detail})`, where);
+    const detail =
+      missing.length || extra.length
+        ? `${missing.length} missing, ${extra.length} not listed`
+        : "in another order";
+    findings.error(
+      "receipt",
+      "RECEIPT_MISMATCH",
+      `the bundle's objects differ from the receipt's manifest (${detail})`,
+      where,
+    );
   }
   const t = task(ctx);
   if (!t || !ctx.path) return;
   if (payload.protected_action_id !== t.body.payload.protected_action_id) {
-    findings.error("receipt", "RECEIPT_MISMATCH", "the receipt names another protected action than the TASK", where);
+    findings.error(
+      "receipt",
+      "RECEIPT_MISMATCH",
+      "the receipt names another protected action than the TASK",
+      where,
+    );
   }
   const head = ctx.path[ctx.path.length - 1]!;
   if (timeOf(receipt.body.issued_at) < timeOf(head.body.issued_at)) {
@@ -46,7 +59,9 @@ export function checkOutcome(ctx: VerifyContext): void {
   const derived = deriveOutcome(ctx.path);
   const { kind, outcome } = ctx.receipt.body.payload;
   if (!derived) {
-    ctx.findings.error("outcome", "OUTCOME_MISMATCH", "the head step ends no receipt", { object_id: ctx.receipt.id });
+    ctx.findings.error("outcome", "OUTCOME_MISMATCH", "the head step ends no receipt", {
+      object_id: ctx.receipt.id,
+    });
   } else if (derived.kind !== kind || derived.outcome !== outcome) {
     ctx.findings.error(
       "outcome",

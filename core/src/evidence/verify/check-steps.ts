@@ -14,7 +14,9 @@ export function checkCalls(ctx: VerifyContext): void {
   for (const step of ctx.path) {
     if (!("call" in step.body.payload)) continue;
     if (canonicalJson(step.body.payload.call) !== expected) {
-      ctx.findings.error("calls", "CALL_MISMATCH", `${step.body.type} restates another call than the TASK`, { object_id: step.id });
+      ctx.findings.error("calls", "CALL_MISMATCH", `${step.body.type} restates another call than the TASK`, {
+        object_id: step.id,
+      });
     }
   }
 }
@@ -35,26 +37,52 @@ export function checkDelegations(ctx: VerifyContext): void {
       const where = { object_id: id };
       const delegation = ctx.byId.get(id);
       if (!delegation) {
-        ctx.findings.error("delegations", "DELEGATION_MISSING", `${step.body.type} relies on a delegation the bundle lacks`, where);
+        ctx.findings.error(
+          "delegations",
+          "DELEGATION_MISSING",
+          `${step.body.type} relies on a delegation the bundle lacks`,
+          where,
+        );
         continue;
       }
       if (delegation.body.type !== "DELEGATION" || !ctx.authentic.has(id)) {
-        ctx.findings.error("delegations", "DELEGATION_INVALID", `${step.body.type} relies on an object that is no authentic DELEGATION`, where);
+        ctx.findings.error(
+          "delegations",
+          "DELEGATION_INVALID",
+          `${step.body.type} relies on an object that is no authentic DELEGATION`,
+          where,
+        );
         continue;
       }
       const d = delegation as SignedObject<BodyOf<"DELEGATION">>;
       if (principal && d.body.payload.organization_id !== principal.subject.organization_id) {
-        ctx.findings.error("delegations", "DELEGATION_INVALID", "delegation names another organization", where);
+        ctx.findings.error(
+          "delegations",
+          "DELEGATION_INVALID",
+          "delegation names another organization",
+          where,
+        );
       }
-      const use = { principal: step.body.on_behalf_of ?? "", agentId: t.body.payload.agent.id, action: t.body.payload.action, at: step.body.issued_at };
+      const use = {
+        principal: step.body.on_behalf_of ?? "",
+        agentId: t.body.payload.agent.id,
+        action: t.body.payload.action,
+        at: step.body.issued_at,
+      };
       const result = checkDelegation(d, use, revocations);
-      if (!result.ok) ctx.findings.error("delegations", result.code, `${step.body.type}: ${result.message}`, where);
+      if (!result.ok)
+        ctx.findings.error("delegations", result.code, `${step.body.type}: ${result.message}`, where);
     }
   }
   for (const r of revocations) {
     const last = ctx.path[ctx.path.length - 1]!;
-    if (timeOf(r.body.issued_at) > timeOf(last.body.issued_at) && ctx.path.some((s) => s.body.delegations.includes(r.body.payload.delegation))) {
-      ctx.findings.note(`delegation ${r.body.payload.delegation} was revoked at ${r.body.issued_at}, after the steps that relied on it`);
+    if (
+      timeOf(r.body.issued_at) > timeOf(last.body.issued_at) &&
+      ctx.path.some((s) => s.body.delegations.includes(r.body.payload.delegation))
+    ) {
+      ctx.findings.note(
+        `delegation ${r.body.payload.delegation} was revoked at ${r.body.issued_at}, after the steps that relied on it`,
+      );
     }
   }
 }
@@ -75,12 +103,21 @@ export function checkApprovals(ctx: VerifyContext): void {
     const id = path[i]!.id;
     const parent = path[i - 1]!.body;
     if (step.type === "PROPOSAL") {
-      const needsApproval = step.payload.policy_effect === "require_approval" && step.payload.enforcement === "enforce";
+      const needsApproval =
+        step.payload.policy_effect === "require_approval" && step.payload.enforcement === "enforce";
       if (needsApproval !== (step.payload.approval_request !== null)) {
-        error("APPROVAL_MISMATCH", "a proposal has an approval request exactly when an enforced rule requires approval", id);
+        error(
+          "APPROVAL_MISMATCH",
+          "a proposal has an approval request exactly when an enforced rule requires approval",
+          id,
+        );
       }
       if (i === path.length - 1 && step.payload.approval_request !== null) {
-        error("APPROVAL_MISMATCH", "an authorization receipt cannot end at a proposal that awaits approval", id);
+        error(
+          "APPROVAL_MISMATCH",
+          "an authorization receipt cannot end at a proposal that awaits approval",
+          id,
+        );
       }
       if (step.payload.policy_effect === "deny" && step.payload.enforcement === "enforce") {
         error("APPROVAL_MISMATCH", "a denied call has no proposal", id);
@@ -93,14 +130,20 @@ export function checkApprovals(ctx: VerifyContext): void {
       } else if (timeOf(step.issued_at) >= timeOf(request.expires_at)) {
         error("APPROVAL_EXPIRED", `${step.type} was signed after the approval request expired`, id);
       }
-      if (step.type === "APPROVAL" && request && timeOf(step.payload.expires_at) > timeOf(request.expires_at)) {
+      if (
+        step.type === "APPROVAL" &&
+        request &&
+        timeOf(step.payload.expires_at) > timeOf(request.expires_at)
+      ) {
         error("APPROVAL_MISMATCH", "the approval outlives its request", id);
       }
     }
     if (step.type === "EXECUTION") {
       if (parent.type === "PROPOSAL") {
-        if (parent.payload.approval_request !== null) error("APPROVAL_MISMATCH", "execution without the required approval", id);
-        if (timeOf(step.issued_at) >= timeOf(parent.payload.expires_at)) error("APPROVAL_EXPIRED", "execution after the proposal expired", id);
+        if (parent.payload.approval_request !== null)
+          error("APPROVAL_MISMATCH", "execution without the required approval", id);
+        if (timeOf(step.issued_at) >= timeOf(parent.payload.expires_at))
+          error("APPROVAL_EXPIRED", "execution after the proposal expired", id);
       }
       if (parent.type === "APPROVAL" && timeOf(step.issued_at) >= timeOf(parent.payload.expires_at)) {
         error("APPROVAL_EXPIRED", "execution after the approval expired", id);

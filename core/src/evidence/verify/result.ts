@@ -47,7 +47,12 @@ export class Findings {
     this.failed.add(check);
     // The same problem found twice (an object used by two steps) is reported once.
     const dup = this.errors.some(
-      (e) => e.code === code && e.check === check && e.object_id === where.object_id && e.kid === where.kid && e.message === message,
+      (e) =>
+        e.code === code &&
+        e.check === check &&
+        e.object_id === where.object_id &&
+        e.kid === where.kid &&
+        e.message === message,
     );
     if (!dup) this.errors.push({ code, check, message, ...where });
   }
@@ -66,7 +71,9 @@ export class Findings {
   }
 
   finish(verifiedAt: Date): VerificationResult {
-    const checks = checkNames.filter((n) => this.ran.has(n)).map((name) => ({ name, passed: !this.failed.has(name) }));
+    const checks = checkNames
+      .filter((n) => this.ran.has(n))
+      .map((name) => ({ name, passed: !this.failed.has(name) }));
     // A check that could not run (the bundle was unreadable) counts as not passed.
     const allRan = checkNames.every((n) => this.ran.has(n));
     const equivocated = [...this.equivocated].sort();

@@ -31,7 +31,9 @@ describe("verifyBundle on untouched bundles", () => {
     const k = scenarioSigners();
     const bundle = buildScenario("approved-execution");
     expect(verifyBundle(bundle).warnings.map((w) => w.code)).toEqual(["TRUST_NOT_PINNED"]);
-    const pinned = verifyBundle(bundle, { trust: { issuers: [k.gateway.kid], principals: [k.principal.kid] } });
+    const pinned = verifyBundle(bundle, {
+      trust: { issuers: [k.gateway.kid], principals: [k.principal.kid] },
+    });
     expect(pinned.valid).toBe(true);
     expect(pinned.warnings).toEqual([]);
   });
@@ -49,7 +51,9 @@ describe("verifyBundle on untouched bundles", () => {
   it("notes trusted attestations and warns on an untrusted attester without failing", () => {
     const k = scenarioSigners();
     const bundle = buildScenario("approved-execution");
-    expect(verifyBundle(bundle).notes.some((n) => n.startsWith('trusted attestation "result-delivered"'))).toBe(true);
+    expect(
+      verifyBundle(bundle).notes.some((n) => n.startsWith('trusted attestation "result-delivered"')),
+    ).toBe(true);
     // Same bundle, receipt re-signed without naming the attester as trusted.
     const copy = JSON.parse(serializeBundle(bundle)) as typeof bundle;
     copy.receipt.body.payload.trusted_attesters = [];
@@ -57,9 +61,9 @@ describe("verifyBundle on untouched bundles", () => {
     const result = verifyBundle(copy);
     expect(result.valid).toBe(true);
     expect(result.warnings.map((w) => w.code)).toContain("ATTESTER_UNTRUSTED");
-    expect(verifyBundle(copy, { trust: { attesters: [k.mcp_server.kid] } }).warnings.map((w) => w.code)).not.toContain(
-      "ATTESTER_UNTRUSTED",
-    );
+    expect(
+      verifyBundle(copy, { trust: { attesters: [k.mcp_server.kid] } }).warnings.map((w) => w.code),
+    ).not.toContain("ATTESTER_UNTRUSTED");
   });
 });
 
@@ -97,7 +101,9 @@ describe("verifyBundle on tampered bundles", () => {
   });
 
   it("notes, but accepts, a revocation that came after every step relying on the delegation", () => {
-    const result = verifyBundle(buildScenario("approved-execution", { revokedAt: "2025-01-01T00:05:00.000Z" }));
+    const result = verifyBundle(
+      buildScenario("approved-execution", { revokedAt: "2025-01-01T00:05:00.000Z" }),
+    );
     expect(result.valid).toBe(true);
     expect(result.notes.some((n) => n.includes("after the steps that relied on it"))).toBe(true);
   });
@@ -105,17 +111,21 @@ describe("verifyBundle on tampered bundles", () => {
   it("flips any single character of the file into an invalid or unreadable bundle", () => {
     const file = serializeBundle(buildScenario("rejected"));
     fc.assert(
-      fc.property(fc.nat({ max: file.length - 1 }), fc.constantFrom("0", "1", "a", "f", "Z", "_"), (i, ch) => {
-        if (file[i] === ch) return;
-        const altered = file.slice(0, i) + ch + file.slice(i + 1);
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(altered);
-        } catch {
-          return; // no longer JSON: the CLI reports it as unreadable
-        }
-        expect(verifyBundle(parsed).valid).toBe(false);
-      }),
+      fc.property(
+        fc.nat({ max: file.length - 1 }),
+        fc.constantFrom("0", "1", "a", "f", "Z", "_"),
+        (i, ch) => {
+          if (file[i] === ch) return;
+          const altered = file.slice(0, i) + ch + file.slice(i + 1);
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(altered);
+          } catch {
+            return; // no longer JSON: the CLI reports it as unreadable
+          }
+          expect(verifyBundle(parsed).valid).toBe(false);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -130,11 +140,15 @@ describe("verifyBundle on things that are not bundles", () => {
   ])("reports %s as BUNDLE_MALFORMED or OBJECT_MALFORMED", (_, input) => {
     const result = verifyBundle(input);
     expect(result.valid).toBe(false);
-    expect(result.errors.map((e) => e.code).some((c) => c === "BUNDLE_MALFORMED" || c === "OBJECT_MALFORMED")).toBe(true);
+    expect(
+      result.errors.map((e) => e.code).some((c) => c === "BUNDLE_MALFORMED" || c === "OBJECT_MALFORMED"),
+    ).toBe(true);
   });
 
   it("names a malformed object instead of giving up on the file", () => {
-    const bundle = roundTrip(buildScenario("cancelled")) as { objects: { body: { payload: Record<string, unknown> } }[] };
+    const bundle = roundTrip(buildScenario("cancelled")) as {
+      objects: { body: { payload: Record<string, unknown> } }[];
+    };
     bundle.objects[0]!.body.payload.extra = 1;
     const result = verifyBundle(bundle);
     expect(result.errors.map((e) => e.code)).toContain("OBJECT_MALFORMED");

@@ -22,7 +22,13 @@ export function verifyBundle(input: unknown, options: VerifyOptions = {}): Verif
   const parsed = checkFormat(input, findings);
   if (!parsed) return findings.finish(now);
   const verify = options.verify ?? nodeVerify;
-  const identities = checkIdentities(findings, parsed.identityDocuments, options.knownIdentities ?? [], parsed.receipt, verify);
+  const identities = checkIdentities(
+    findings,
+    parsed.identityDocuments,
+    options.knownIdentities ?? [],
+    parsed.receipt,
+    verify,
+  );
   const ctx: VerifyContext = {
     findings,
     verify,
@@ -56,7 +62,9 @@ function noteLimits(ctx: VerifyContext): void {
   ctx.findings.note("times such as issued_at are written by their signers");
   ctx.findings.note("revocations unknown to the issuer when the bundle was made cannot appear in it");
   if (ctx.path?.some((s) => s.body.type === "APPROVAL")) {
-    ctx.findings.note("whether an approver held a required role is decided by the service, not provable offline");
+    ctx.findings.note(
+      "whether an approver held a required role is decided by the service, not provable offline",
+    );
   }
 }
 
