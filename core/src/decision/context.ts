@@ -1,0 +1,98 @@
+import type { Queryable } from "../store/queryable.js";
+
+/**
+ * Everything the pipeline needs to decide one call, read in one round trip
+ * (docs/performance.md: round trips cost more than all the cryptography). The
+ * policy document itself is not read here: versions never change, so
+ * compiled documents are cached by version id (policy-cache.ts).
+ */
+export interface DecisionContext {
+  organization: {
+    approvalTtlSeconds: number;
+    agentDisclosure: "none" | "rule" | "conditions";
+    plan: string;
+  };
+  agent: { id: string; name: string; status: string; policyId: string | null };
+  tool: {
+    id: string;
+    exposedName: string;
+    upstreamName: string;
+    action: string;
+    serverKind: "mcp" | "decision_only";
+    enabled: boolean;
+    bindingAuthorized: boolean;
+    amountMapping: unknown;
+  } | null;
+  policy: {
+    id: string;
+    name: string;
+    disclosure: "inherit" | "none" | "rule" | "conditions";
+    emergencyStopped: boolean;
+    versionId: string | null;
+    version: number | null;
+    digest: string | null;
+  } | null;
+  principal: { kid: string; status: string } | null;
+  delegations: Array<{ id: string; objectId: string; permissions: string[]; expiresAt: string }>;
+}
+
+const QUERY = `
+  select o.approval_ttl_seconds, o.agent_disclosure, coalesce(o.plan, $4) as plan,
+         a.id as agent_id, a.name as agent_name, a.status as agent_status, a.policy_id,
+         t.id as tool_id, t.exposed_name, t.upstream_name, t.action, t.enabled, t.amount_mapping,
+         (t.authorized_binding is not null and t.authorized_binding = t.binding) as binding_authorized,
+         s.kind as server_kind,
+         p.name as policy_name, p.agent_disclosure as policy_disclosure,
+         (p.emergency_stopped_at is not null) as emergency_stopped,
+         v.id as version_id, v.number as version, v.digest,
+         (select json_build_object('kid', i.kid, 'status', i.status) from identities i
+           where i.organization_id = o.id and i.kind = 'principal' and i.status in ('active', 'equivocated')
+           order by (i.status = 'equivocated') desc, i.created_at desc limit 1) as principal,
+         (select coalesce(json_agg(json_build_object('id', d.id, 'objectId', d.object_id, 'permissions', d.permissions,
+                                                     'expiresAt', d.expires_at) order by d.created_at), '[]')
+            from delegations d where d.agent_id = a.id and d.revoked_at is null and d.expires_at > now()) as delegations
+    from organizations o
+    join agents a on a.id = $2 and a.organization_id = o.id
+    left join tools t on t.organization_id = o.id and t.exposed_name = $3
+    left join mcp_servers s on s.id = t.mcp_server_id
+    left join policies p on p.id = a.policy_id
+    left join policy_versions v on v.id = p.active_version_id
+   where o.id = $1`;
+
+export async function loadDecisionContext(
+  db: Queryable,
+  q: { organizationId: string; agentId: string; tool: string; defaultPlan: string },
+): Promise<DecisionContext | undefined> {
+  const { rows } = await db.query(QUERY, [q.organizationId, q.agentId, q.tool, q.defaultPlan]);
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    organization: { approvalTtlSeconds: r.approval_ttl_seconds, agentDisclosure: r.agent_disclosure, plan: r.plan },
+    agent: { id: r.agent_id, name: r.agent_name, status: r.agent_status, policyId: r.policy_id },
+    tool: r.tool_id
+      ? {
+          id: r.tool_id,
+          exposedName: r.exposed_name,
+          upstreamName: r.upstream_name,
+          action: r.action,
+          serverKind: r.server_kind,
+          enabled: r.enabled,
+          bindingAuthorized: r.binding_authorized,
+          amountMapping: r.amount_mapping,
+        }
+      : null,
+    policy: r.policy_id
+      ? {
+          id: r.policy_id,
+          name: r.policy_name,
+          disclosure: r.policy_disclosure,
+          emergencyStopped: r.emergency_stopped,
+          versionId: r.version_id,
+          version: r.version,
+          digest: r.digest,
+        }
+      : null,
+    principal: r.principal,
+    delegations: r.delegations,
+  };
+}

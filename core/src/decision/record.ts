@@ -1,0 +1,162 @@
+import type { Queryable } from "../store/queryable.js";
+
+/** The protected action as recorded (SPEC 2.6), written with everything that happens with it. */
+export interface ActionRecord {
+  id: string;
+  organizationId: string;
+  agentId: string;
+  apiKeyId: string;
+  toolId: string;
+  toolName: string;
+  action: string;
+  execution: "gateway" | "caller";
+  environment: "live" | "test";
+  status: "denied" | "pending_approval" | "authorized";
+  decisionCode: string | null;
+  argumentsDigest: string;
+  requestFingerprint: string;
+  idempotencyKey: string | null;
+  amount: string | null;
+  currency: string | null;
+  policy: {
+    policyId: string;
+    versionId: string;
+    version: number;
+    digest: string;
+    ruleId: string | null;
+    effect: "allow" | "require_approval" | "deny";
+    enforcement: "enforce" | "observe";
+  } | null;
+  agentExplanation: unknown;
+  explanation: unknown;
+  delegationId: string | null;
+  taskObjectId: string | null;
+  proposalObjectId: string | null;
+  expiresAt: Date | null;
+}
+
+export interface ObjectRecord {
+  objectId: string;
+  type: string;
+  object: unknown;
+}
+
+export interface ReceiptRecord {
+  id: string;
+  kind: "execution" | "authorization" | "closure";
+  receiptObjectId: string;
+  threadId: string;
+  headObjectId: string;
+  workflow: string;
+  outcome: "succeeded" | "failed" | "final" | "pending" | "granted";
+  issuerKid: string;
+  bundle: Buffer;
+  bundleSha256: string;
+  verifiedAtIssuance: boolean;
+}
+
+export interface ApprovalRecord {
+  id: string;
+  roles: string[];
+  approverCount: number;
+  approverKids: string[];
+  expiresAt: Date;
+}
+
+export interface EventRecord {
+  type: string;
+  data: unknown;
+}
+
+export interface DecisionWrite {
+  action: ActionRecord;
+  objects: ObjectRecord[];
+  receipt: ReceiptRecord | null;
+  approval: ApprovalRecord | null;
+  events: EventRecord[];
+  /** null: the plan has no monthly limit (counted in a random shard, no contention). */
+  monthlyLimit: number | null;
+}
+
+export type RecordOutcome = "recorded" | "plan_limit" | "idempotency_conflict";
+
+// One statement: the usage count first (for a limited plan on the row of
+// shard 0, whose lock makes the limit exact under concurrency) (conditional on the plan's limit), and
+// every row only when the count was taken, so "over the limit" records nothing
+// and "recorded" is all or nothing. A concurrent decision with the same
+// idempotency key fails the unique index, which undoes the count too.
+const STATEMENT = `
+with counted as (
+  insert into usage_counters as u (organization_id, month, shard, protected_actions)
+  values ($1, date_trunc('month', now() at time zone 'utc')::date, $2, 1)
+  on conflict (organization_id, month, shard) do update set protected_actions = u.protected_actions + 1
+    where $3::bigint is null or u.protected_actions < $3::bigint
+  returning 1
+), action as (
+  insert into protected_actions (
+    id, organization_id, agent_id, api_key_id, tool_id, tool_name, action, execution, environment, status, decision_code,
+    arguments_digest, request_fingerprint, idempotency_key, amount, currency,
+    policy_id, policy_version_id, policy_version, policy_digest, rule_id, policy_effect, enforcement,
+    agent_explanation, explanation, delegation_id, approval_request_id, task_object_id, proposal_object_id, receipt_id, expires_at)
+  select (a->>'id')::uuid, $1, (a->>'agentId')::uuid, (a->>'apiKeyId')::uuid, (a->>'toolId')::uuid, a->>'toolName', a->>'action',
+         a->>'execution', a->>'environment', a->>'status', a->>'decisionCode',
+         a->>'argumentsDigest', a->>'requestFingerprint', a->>'idempotencyKey', (a->>'amount')::numeric, a->>'currency',
+         (a->'policy'->>'policyId')::uuid, (a->'policy'->>'versionId')::uuid, (a->'policy'->>'version')::int,
+         a->'policy'->>'digest', a->'policy'->>'ruleId', a->'policy'->>'effect', a->'policy'->>'enforcement',
+         a->'agentExplanation', a->'explanation', (a->>'delegationId')::uuid, ($5::jsonb->>'id')::uuid,
+         a->>'taskObjectId', a->>'proposalObjectId', ($6::jsonb->>'id')::uuid, (a->>'expiresAt')::timestamptz
+    from counted, (select $4::jsonb as a) x
+  returning id
+), approval as (
+  insert into approval_requests (id, organization_id, protected_action_id, roles, approver_count, approver_kids, expires_at)
+  select (r->>'id')::uuid, $1, action.id, array(select jsonb_array_elements_text(r->'roles')), (r->>'approverCount')::int,
+         array(select jsonb_array_elements_text(r->'approverKids')), (r->>'expiresAt')::timestamptz
+    from action, (select $5::jsonb as r) x where r is not null and r <> 'null'::jsonb
+  returning 1
+), objects as (
+  insert into signed_objects (object_id, organization_id, protected_action_id, type, object)
+  select o->>'objectId', $1, action.id, o->>'type', o->'object'
+    from action, jsonb_array_elements($7::jsonb) o
+  returning 1
+), receipt as (
+  insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
+                        workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size, verified_at_issuance)
+  select (r->>'id')::uuid, $1, action.id, r->>'kind', r->>'receiptObjectId', r->>'threadId', r->>'headObjectId',
+         r->>'workflow', r->>'outcome', r->>'issuerKid', $8::bytea, r->>'bundleSha256', octet_length($8::bytea),
+         (r->>'verifiedAtIssuance')::boolean
+    from action, (select $6::jsonb as r) x where r is not null and r <> 'null'::jsonb
+  returning 1
+), events as (
+  insert into events (organization_id, type, data)
+  select $1, e->>'type', e->'data' from action, jsonb_array_elements($9::jsonb) e
+  returning 1
+)
+select (select count(*) from action) as recorded`;
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: string }).code === "23505";
+}
+
+/** Write a decision in one round trip. */
+export async function recordDecision(db: Queryable, w: DecisionWrite): Promise<RecordOutcome> {
+  const shard = w.monthlyLimit === null ? Math.floor(Math.random() * 16) : 0;
+  try {
+    const { rows } = await db.query<{ recorded: string }>(STATEMENT, [
+      w.action.organizationId,
+      shard,
+      w.monthlyLimit,
+      JSON.stringify(w.action),
+      JSON.stringify(w.approval),
+      JSON.stringify(w.receipt ? { ...w.receipt, bundle: undefined } : null),
+      JSON.stringify(w.objects),
+      w.receipt?.bundle ?? null,
+      JSON.stringify(w.events),
+    ]);
+    return Number(rows[0]?.recorded) === 1 ? "recorded" : "plan_limit";
+  } catch (err) {
+    if (isUniqueViolation(err) && (err as { constraint?: string }).constraint === "protected_actions_idempotency_key") {
+      return "idempotency_conflict";
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,25 @@
+import type { AuthenticatedKey } from "../keys/authenticate.js";
+
+/** One POST /v1/authorize call after the HTTP-level checks passed. */
+export interface AuthorizeCall {
+  key: AuthenticatedKey;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** RFC 8785 text of the arguments (argument-limits.ts), what `arguments_digest` covers. */
+  canonicalArguments: string;
+  idempotencyKey: string | null;
+  /** Already capped at 60 (SPEC 8.4). */
+  waitSeconds: number;
+  /** The organization slot; released while the call waits for a person. */
+  slot: { release: () => void };
+  signal?: AbortSignal;
+}
+
+export interface AuthorizeAnswer {
+  http: 200 | 400 | 401 | 503;
+  body: Record<string, unknown>;
+}
+
+export interface AuthorizeService {
+  authorize(call: AuthorizeCall): Promise<AuthorizeAnswer>;
+}

@@ -1,0 +1,29 @@
+import type { FastifyReply } from "fastify";
+import { retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/core/errors";
+
+/**
+ * Answers of POST /v1/authorize that are not decisions of the pipeline: the
+ * HTTP-level refusals (docs/gateway.md lists each). Every body has `allowed`
+ * false, so a caller that only reads `allowed` stays safe.
+ */
+export function refuse(reply: FastifyReply, http: number, code: GatewayCode, detail: string): FastifyReply {
+  const status = statusOf(code);
+  const body: Record<string, unknown> = { allowed: false, status, code, detail };
+  if (retryableGatewayCodes.has(code)) body.retryable = true;
+  if (status === "unavailable") reply.header("retry-after", "5");
+  return reply.code(http).send(body);
+}
+
+export function refuseUnauthorized(reply: FastifyReply): FastifyReply {
+  // One answer for missing, malformed, unknown, revoked, expired, wrong-kind
+  // keys, disabled agents and creators no longer allowed (SPEC 5.4, 7.3).
+  return refuse(reply, 401, "UNAUTHORIZED", "no valid gateway key");
+}
+
+export function refuseRateLimited(reply: FastifyReply, waitSeconds: number): FastifyReply {
+  const seconds = Math.max(1, Math.ceil(waitSeconds));
+  return reply
+    .code(429)
+    .header("retry-after", String(seconds))
+    .send({ allowed: false, code: "RATE_LIMITED", detail: `too many requests for this key; retry in ${seconds} s`, retry_after_seconds: seconds });
+}

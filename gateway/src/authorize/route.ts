@@ -1,0 +1,95 @@
+import type { FastifyInstance } from "fastify";
+import { authenticateKey, bearerKey } from "@countersign/core/keys";
+import { isDatabaseUnavailable } from "@countersign/core/store";
+import { checkArguments } from "@countersign/core/decision";
+import type { GatewayContext } from "../context.js";
+import { refuse, refuseRateLimited, refuseUnauthorized } from "./answers.js";
+import { authorizeRequest, describeInvalid, MAX_WAIT_SECONDS } from "./request.js";
+
+/** Per-key token bucket of SPEC 8.2. */
+export const BUCKET = { burst: 120, refillPerSecond: 20 } as const;
+
+/**
+ * POST /v1/authorize (SPEC 4.1): HTTP-level checks in the order that keeps
+ * bad requests cheap and unrecorded (key, rate, body, arguments), then the
+ * decision pipeline of core, then the answer.
+ */
+export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext) {
+  app.route({
+    method: ["GET", "PUT", "PATCH", "DELETE"],
+    url: "/v1/authorize",
+    handler: async (_request, reply) =>
+      reply.code(405).header("allow", "POST").send({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST", detail: "use POST" }),
+  });
+
+  app.post("/v1/authorize", async (request, reply) => {
+    const started = process.hrtime.bigint();
+    const text = bearerKey(request.headers.authorization);
+    let auth;
+    try {
+      auth = text ? await authenticateKey(ctx.pool, ctx.keyHashSecret, text, "gateway") : ({ ok: false, reason: "malformed" } as const);
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
+      throw err;
+    }
+    if (!auth.ok) {
+      ctx.metrics.refusedRequests.inc({ reason: auth.reason });
+      request.log.info({ reason: auth.reason }, "gateway key refused");
+      return refuseUnauthorized(reply);
+    }
+    const key = auth.key;
+
+    let wait: number;
+    try {
+      const { rows } = await ctx.pool.query<{ wait: number }>("select take_tokens($1, 1, $2, $3) as wait", [
+        key.id,
+        BUCKET.burst,
+        BUCKET.refillPerSecond,
+      ]);
+      wait = rows[0]?.wait ?? 0;
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
+      throw err;
+    }
+    if (wait > 0) {
+      ctx.metrics.refusedRequests.inc({ reason: "rate_limited" });
+      return refuseRateLimited(reply, wait);
+    }
+
+    if (request.body === undefined || request.body === null) return refuse(reply, 400, "INVALID_REQUEST", "the body must be a JSON object");
+    const parsed = authorizeRequest.safeParse(request.body);
+    if (!parsed.success) return refuse(reply, 400, "INVALID_REQUEST", describeInvalid(parsed.error));
+    const body = parsed.data;
+    const args = body.arguments ?? {};
+    const checked = checkArguments(args);
+    if (!checked.ok) return refuse(reply, 400, "INVALID_ARGUMENTS", checked.message ?? "invalid arguments");
+
+    const slot = await ctx.queue.acquire(key.organizationId);
+    ctx.metrics.queueDepth.set(ctx.queue.depth);
+    if (!slot) {
+      return refuse(reply, 503, "GATEWAY_BUSY", "this organization has more calls in progress than the Gateway takes at once; retry the same call");
+    }
+    try {
+      const answer = await ctx.decisions.authorize({
+        key,
+        tool: body.tool,
+        arguments: args,
+        canonicalArguments: checked.canonical!,
+        idempotencyKey: body.idempotency_key ?? null,
+        waitSeconds: Math.min(body.wait_seconds ?? 0, MAX_WAIT_SECONDS),
+        slot,
+        signal: request.raw.destroyed ? AbortSignal.abort() : undefined,
+      });
+      ctx.metrics.decisions.inc({ mode: "caller", status: answer.body.status as string, code: (answer.body.code as string) ?? "" });
+      ctx.metrics.decisionSeconds.observe({ mode: "caller" }, Number(process.hrtime.bigint() - started) / 1e9);
+      if (answer.http === 503) reply.header("retry-after", "5");
+      return reply.code(answer.http).send(answer.body);
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot decide now; retry the same call");
+      throw err;
+    } finally {
+      slot.release();
+      ctx.metrics.queueDepth.set(ctx.queue.depth);
+    }
+  });
+}

@@ -1,0 +1,44 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+/**
+ * The Gateway's Prometheus metrics (DESIGN "Observability"), one registry per
+ * server instance so several in one process (tests, `make run`) do not clash.
+ */
+export function createGatewayMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "countersign_gateway_" });
+  return {
+    registry,
+    decisions: new Counter({
+      name: "countersign_decisions_total",
+      help: "Answers of the decision pipeline by mode, status and code",
+      labelNames: ["mode", "status", "code"] as const,
+      registers: [registry],
+    }),
+    decisionSeconds: new Histogram({
+      name: "countersign_decision_duration_seconds",
+      help: "Time from request to answer of decisions, without approval waits",
+      labelNames: ["mode"] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    approvalWaits: new Gauge({
+      name: "countersign_approval_waits",
+      help: "Calls currently held waiting for a person's decision",
+      registers: [registry],
+    }),
+    queueDepth: new Gauge({
+      name: "countersign_queue_depth",
+      help: "Calls waiting for a per-organization slot",
+      registers: [registry],
+    }),
+    refusedRequests: new Counter({
+      name: "countersign_gateway_http_refusals_total",
+      help: "Requests refused before any decision (401, 429, 503)",
+      labelNames: ["reason"] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;
