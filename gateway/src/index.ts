@@ -1,3 +1,3 @@
 export { buildGatewayServer, type GatewayServerOptions } from "./server.js";
-export { startGateway, type RunningGateway } from "./start.js";
+export { startGateway, type RunningServer } from "./start.js";
 export { gatewaySettings } from "./config.js";

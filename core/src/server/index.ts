@@ -3,3 +3,4 @@ export { createLogger, redactedPaths, type Logger } from "./logger.js";
 export { isWellFormedRequestId, requestIdOf, REQUEST_ID_HEADER } from "./request-id.js";
 export { type Lifecycle, probePaths } from "./lifecycle.js";
 export { runUntilSignal } from "./run-until-signal.js";
+export { listeningUrl, type RunningServer } from "./running-server.js";
