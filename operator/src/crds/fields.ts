@@ -1,0 +1,71 @@
+// Field schemas shared by every countersign.dev kind. They are the one typed source: the operator
+// parses objects with them and `to-openapi.ts` turns them into the CRDs' OpenAPI v3 schemas, so a
+// limit written here is enforced by the apiserver and known to the reconcilers alike.
+import { z } from "zod";
+
+/** Names of agents, MCP servers, policies (SPEC 8.3): 1-200 chars, one line, no control characters. */
+export const displayName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, "one line without control characters");
+
+/** A Kubernetes object name in the same namespace (DNS-1123 subdomain). */
+export const objectName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/);
+
+/** A key inside a Secret's data. */
+export const secretKey = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[-._a-zA-Z0-9]+$/);
+
+export const localObjectReference = z.object({ name: objectName });
+
+export const secretKeySelector = z.object({
+  name: objectName.meta({ description: "Secret in the same namespace." }),
+  key: secretKey.meta({ description: "Key inside the Secret's data." }),
+});
+
+/** RFC 3339 time as Kubernetes writes it. The apiserver checks the format. */
+export const timestamp = z.string().max(64).meta({ format: "date-time" });
+
+/** A Cloud API id (UUID). */
+export const cloudId = z.string().max(64);
+
+/** A policy version number (SPEC 2.4). */
+export const versionNumber = z.int().min(1).max(1_000_000);
+
+/** metav1.Condition, as every Kubernetes user reads it. */
+export const condition = z.object({
+  type: z
+    .string()
+    .min(1)
+    .max(316)
+    .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/),
+  status: z.enum(["True", "False", "Unknown"]),
+  observedGeneration: z.int().min(0).optional(),
+  lastTransitionTime: timestamp,
+  reason: z
+    .string()
+    .min(1)
+    .max(1024)
+    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/),
+  message: z.string().max(32768),
+});
+export type Condition = z.infer<typeof condition>;
+
+export const conditions = z.array(condition).max(32).meta({
+  "x-kubernetes-list-type": "map",
+  "x-kubernetes-list-map-keys": ["type"],
+});
+
+/** The part every status shares: what generation was last acted on, and the conditions. */
+export const statusBase = {
+  observedGeneration: z.int().min(0).optional(),
+  conditions: conditions.optional(),
+};

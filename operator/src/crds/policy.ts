@@ -1,0 +1,128 @@
+// Policy: the document and saved examples kept in Git, and the rollout the operator should bring
+// about through the Cloud API's gates (SPEC 3.3-3.5). The document is the policy language of
+// docs/policy-language.md; the apiserver keeps it as given and the Cloud API validates it.
+import { z } from "zod";
+import { cloudId, displayName, objectName, statusBase, versionNumber } from "./fields.js";
+
+const policyDocument = z.object({}).meta({
+  description: "Policy document (docs/policy-language.md), at most 256 KiB. Validated by the Cloud API.",
+  "x-kubernetes-preserve-unknown-fields": true,
+});
+
+export const policyExample = z
+  .object({
+    id: z.string().min(1).max(128),
+    label: z.string().max(200).optional(),
+    action: z.string().min(1).max(1024),
+    tool: z.string().min(1).max(128),
+    amount: z
+      .string()
+      .regex(/^-?[0-9]{1,40}(\.[0-9]{1,40})?$/, "a decimal of at most 40 digits before and after the point")
+      .optional(),
+    currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+    expectedOutcome: z.enum(["allowed", "requires_approval", "denied", "none"]),
+    expectedRule: z.string().max(128).default("").meta({ description: "Deciding rule id; empty means the default effect." }),
+  })
+  .meta({
+    "x-kubernetes-validations": [{ rule: "has(self.amount) == has(self.currency)", message: "an amount and its currency go together" }],
+  });
+
+export const observeWindow = z.object({
+  agent: objectName.meta({ description: "Agent (metadata.name, same namespace) whose calls are observed." }),
+  hours: z.int().min(1).max(168).meta({ description: "Window length; never longer than the organization's observe_max_hours." }),
+});
+
+export const rolloutStages = ["Enforce", "Shadow", "RequireApproval"] as const;
+
+export const policySpec = z
+  .object({
+    name: displayName.optional().meta({ description: "Policy name in the Cloud API; defaults to metadata.name." }),
+    document: policyDocument,
+    examples: z
+      .array(policyExample)
+      .max(200)
+      .default([])
+      .meta({
+        description: "Saved examples (at most 200). Activation is refused while one fails, unless acknowledged.",
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["id"],
+      }),
+    agentDisclosure: z.enum(["inherit", "none", "rule", "conditions"]).default("inherit"),
+    rollout: z
+      .object({
+        stage: z.enum(rolloutStages).default("Enforce").meta({
+          description:
+            "Enforce: the document is activated. Shadow: the document stays active and candidate is evaluated in reports. RequireApproval: the require-approval copy of candidate is activated.",
+        }),
+        candidate: policyDocument.optional().meta({ description: "Target document for Shadow and RequireApproval." }),
+        acknowledgeFailingExamples: z
+          .boolean()
+          .default(false)
+          .meta({ description: "Activate even when saved examples fail (recorded with the activation)." }),
+        observe: z
+          .array(observeWindow)
+          .max(100)
+          .default([])
+          .meta({
+            description: "Observe windows to open for named agents.",
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["agent"],
+          }),
+      })
+      .prefault({})
+      .meta({
+        "x-kubernetes-validations": [
+          { rule: "self.stage == 'Enforce' || has(self.candidate)", message: "rollout.candidate is required for Shadow and RequireApproval" },
+          { rule: "self.stage != 'Enforce' || !has(self.candidate)", message: "rollout.candidate is only used with Shadow or RequireApproval" },
+        ],
+      }),
+    rollbackToVersion: versionNumber.optional().meta({
+      description:
+        "Declares a rollback: the version number to restore. While set, the document is not activated. Remove it to resume activating the document.",
+    }),
+  })
+  .meta({
+    "x-kubernetes-validations": [
+      {
+        rule: "!has(self.rollbackToVersion) || self.rollout.stage == 'Enforce'",
+        message: "a rollback (rollbackToVersion) needs rollout.stage Enforce",
+      },
+    ],
+  });
+
+/** Derived rollout stage of SPEC 3.5, as shown by `kubectl get policies`. */
+export const policyStages = ["None", "Observe", "Shadow", "RequireApproval", "Enforce"] as const;
+
+const versionRef = z.object({ id: cloudId, number: versionNumber, digest: z.string().max(128) });
+
+export const policyStatus = z.object({
+  ...statusBase,
+  policyId: cloudId.optional(),
+  stage: z.enum(policyStages).optional(),
+  activeVersion: versionRef.optional(),
+  shadowVersion: versionRef.optional(),
+  gates: z
+    .object({
+      examples: z
+        .object({
+          passing: z.boolean(),
+          failing: z
+            .array(
+              z.object({
+                id: z.string().max(128),
+                expected: z.string().max(300),
+                actual: z.string().max(300),
+              }),
+            )
+            .max(200)
+            .optional(),
+        })
+        .optional(),
+      language: z.object({ passing: z.boolean(), message: z.string().max(1024).optional() }).optional(),
+    })
+    .optional()
+    .meta({ description: "Results of the activation gates of SPEC 3.4 for the last attempted version." }),
+});
+
+export type PolicySpec = z.infer<typeof policySpec>;
+export type PolicyStatus = z.infer<typeof policyStatus>;

@@ -1,0 +1,67 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { agentSpec } from "./agent.js";
+import { kinds } from "./kinds.js";
+import { policySpec } from "./policy.js";
+import { renderCrds } from "./render.js";
+
+const crdsDir = fileURLToPath(new URL("../../../crds/", import.meta.url));
+
+describe("crds/", () => {
+  it("holds exactly the CRDs generated from the typed schemas (run `make crds` when this fails)", () => {
+    const generated = renderCrds();
+    const checkedIn = readdirSync(crdsDir).filter((n) => n.endsWith(".yaml"));
+    expect(checkedIn.sort()).toEqual([...generated.keys()].sort());
+    for (const [name, text] of generated) {
+      expect(readFileSync(crdsDir + name, "utf8"), `crds/${name} is stale`).toBe(text);
+    }
+  });
+
+  it("gives every kind the status subresource, the countersign category, short names and Ready/Age columns", () => {
+    for (const [, text] of renderCrds()) {
+      const crd = parse(text);
+      const v = crd.spec.versions[0];
+      expect(v.subresources).toEqual({ status: {} });
+      expect(crd.spec.names.categories).toEqual(["countersign"]);
+      expect(crd.spec.names.shortNames.length).toBeGreaterThan(0);
+      const columns = v.additionalPrinterColumns.map((c: { name: string }) => c.name);
+      expect(columns).toEqual(expect.arrayContaining(["Ready", "Age", "Message"]));
+      expect(v.additionalPrinterColumns.find((c: { name: string }) => c.name === "Message").priority).toBe(1);
+    }
+  });
+
+  it("shows a Policy's Stage, Active, Shadow, Ready and Age, in that order", () => {
+    const policy = kinds.find((k) => k.kind === "Policy")!;
+    expect(policy.columns.filter((c) => !c.priority).map((c) => c.name)).toEqual(["Stage", "Active", "Shadow", "Ready", "Age"]);
+  });
+
+  it("uses no construct a structural schema forbids", () => {
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      if (!node || typeof node !== "object") return;
+      const o = node as Record<string, unknown>;
+      for (const forbidden of ["anyOf", "oneOf", "allOf", "not", "$ref", "const", "nullable"]) {
+        expect(o[forbidden], `${path}.${forbidden}`).toBeUndefined();
+      }
+      if (o.properties) expect(o.additionalProperties, `${path} has properties and additionalProperties`).toBeUndefined();
+      for (const [k, v] of Object.entries(o)) if (k !== "default" && k !== "enum") walk(v, `${path}.${k}`);
+    };
+    for (const [name, text] of renderCrds()) walk(parse(text), name);
+  });
+});
+
+describe("the same schemas in the operator", () => {
+  it("fill the defaults the apiserver fills", () => {
+    const policy = policySpec.parse({ document: { rules: [], default: "deny" } });
+    expect(policy.rollout).toEqual({ stage: "Enforce", acknowledgeFailingExamples: false, observe: [] });
+    expect(policy.examples).toEqual([]);
+    expect(agentSpec.parse({}).disabled).toBe(false);
+  });
+
+  it("refuse what the CRD refuses", () => {
+    expect(agentSpec.safeParse({ name: "two\nlines" }).success).toBe(false);
+    expect(policySpec.safeParse({ document: {}, examples: [{ id: "a", action: "x", tool: "t", expectedOutcome: "maybe" }] }).success).toBe(false);
+  });
+});
