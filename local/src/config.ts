@@ -1,4 +1,4 @@
-import { commonSettings, ed25519Seed, port, postgresUrl, secretBytes, setting } from "@countersign/core/config";
+import { commonSettings, ed25519Seed, flag, port, postgresUrl, secretBytes, setting } from "@countersign/core/config";
 import { z } from "zod";
 
 /**
@@ -18,6 +18,8 @@ export const localSettings = {
   /** Generated into <dataDir>/secrets.json when not given. */
   keyHashSecret: setting("COUNTERSIGN_KEY_HASH_SECRET", secretBytes.optional(), "at least 32 bytes as base64url"),
   gatewaySigningKey: setting("COUNTERSIGN_GATEWAY_SIGNING_KEY", ed25519Seed.optional(), "an Ed25519 seed: 32 bytes as base64url"),
+  /** Webhook and MCP server receivers on this machine are the point of a local run. */
+  allowLoopbackUrls: setting("COUNTERSIGN_ALLOW_LOOPBACK_URLS", flag(true), "true or false"),
   dataDir: setting("COUNTERSIGN_DATA_DIR", z.string().min(1).default(".data"), "a folder"),
   apiPort: setting("COUNTERSIGN_API_PORT", port(8080), "a port number 0-65535"),
   gatewayPort: setting("COUNTERSIGN_GATEWAY_PORT", port(8081), "a port number 0-65535"),

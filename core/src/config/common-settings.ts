@@ -14,4 +14,6 @@ export const commonSettings = {
   /** HMAC key for API key secrets (SPEC 5.1); the same on every api and gateway replica. */
   keyHashSecret: setting("COUNTERSIGN_KEY_HASH_SECRET", secretBytes, "at least 32 bytes as base64url"),
   metricsEnabled: setting("COUNTERSIGN_METRICS", flag(true), "true or false"),
+  /** Lets webhook and MCP server URLs point at loopback (only loopback, never private ranges): local runs and tests. */
+  allowLoopbackUrls: setting("COUNTERSIGN_ALLOW_LOOPBACK_URLS", flag(false), "true or false"),
 };
