@@ -15,6 +15,8 @@ import { acceptInvitationRoute } from "./invitations/accept.js";
 import { invitationRoutes } from "./invitations/invitations.js";
 import { memberRoutes } from "./members/members.js";
 import { operatorBindingRoutes } from "./operator-bindings/operator-bindings.js";
+import { personalIdentityRoutes } from "./identities/identities.js";
+import { principalRoutes } from "./principal/principal.js";
 import { organizationRoutes } from "./orgs/organizations.js";
 import { organizationSettingsRoute } from "./orgs/settings.js";
 
@@ -37,6 +39,9 @@ const plugins = [
   billingRoutes,
   gatewayIdentityRoute,
   operatorBindingRoutes,
+  // configuration (issue 7)
+  principalRoutes,
+  personalIdentityRoutes,
 ];
 
 export async function accessRoutes(app: FastifyInstance, ctx: ApiContext) {

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ServiceError } from "@countersign/core/errors";
+import { bindPersonalIdentity, createChallenge, personalIdentitiesOf, revokePersonalIdentity } from "@countersign/core/identities";
+import { inTransaction } from "@countersign/core/store";
+import { actorOf, audit } from "../../audit/record.js";
+import type { ApiContext } from "../../context.js";
+import { identityJson } from "../principal/identity-json.js";
+import { sessionOf, typed } from "../shared.js";
+
+const bindBody = z.strictObject({
+  challenge_id: z.uuid(),
+  signature: z.string().min(1).max(200),
+  document: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * POST /me/identity-challenges, GET, POST /me/identities, DELETE
+ * /me/identities/<kid> (SPEC 2.1, 8.5): a person proves possession of an
+ * Ed25519 key by signing a challenge, and may then sign approvals with it.
+ */
+export async function personalIdentityRoutes(app: FastifyInstance, ctx: ApiContext) {
+  const r = typed(app);
+  r.post("/me/identity-challenges", async (request, reply) => {
+    const me = sessionOf(request);
+    return reply.code(201).send({ challenge: await createChallenge(ctx.pool, me.userId) });
+  });
+
+  r.get("/me/identities", { schema: { querystring: z.strictObject({}) } }, async (request) => {
+    const me = sessionOf(request);
+    return { items: (await personalIdentitiesOf(ctx.pool, me.userId)).map(identityJson) };
+  });
+
+  r.post("/me/identities", { schema: { body: bindBody } }, async (request, reply) => {
+    const me = sessionOf(request);
+    const bound = await inTransaction(ctx.pool, async (db) => {
+      const i = await bindPersonalIdentity(db, { userId: me.userId, challengeId: request.body.challenge_id, signature: request.body.signature, document: request.body.document });
+      await audit(db, { organizationId: null, action: "identity.bound", actor: actorOf(request.principal), target: { type: "identity", id: i.kid } });
+      return i;
+    });
+    return reply.code(201).send({ identity: identityJson(bound) });
+  });
+
+  r.delete("/me/identities/:kid", { schema: { params: z.strictObject({ kid: z.string().max(100) }) } }, async (request) => {
+    const me = sessionOf(request);
+    const revoked = await inTransaction(ctx.pool, async (db) => {
+      const i = await revokePersonalIdentity(db, me.userId, request.params.kid);
+      if (i) await audit(db, { organizationId: null, action: "identity.revoked", actor: actorOf(request.principal), target: { type: "identity", id: i.kid } });
+      return i;
+    });
+    if (!revoked) throw new ServiceError("NOT_FOUND", "no such identity of yours");
+    return { identity: identityJson(revoked) };
+  });
+}

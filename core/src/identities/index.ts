@@ -1,0 +1,26 @@
+/**
+ * Organization principals and personal identities (SPEC 2.1): how they are
+ * stored, registered, bound, revoked, and read by the decision pipeline and
+ * the approval route (is this organization's principal valid; which personal
+ * identities may a member sign with).
+ */
+export {
+  storedIdentity,
+  principalOf,
+  isPrincipalValid,
+  principalHistory,
+  personalIdentitiesOf,
+  personOfIdentity,
+  identityLogOf,
+  type StoredIdentity,
+} from "./stored.js";
+export { submitPrincipal, type PrincipalSubmission, type PrincipalOutcome } from "./principal.js";
+export {
+  createChallenge,
+  bindPersonalIdentity,
+  revokePersonalIdentity,
+  challengeMessage,
+  MAX_PERSONAL_IDENTITIES,
+  CHALLENGE_TTL_SECONDS,
+  type Binding,
+} from "./personal.js";
