@@ -3,6 +3,7 @@ import type { Pool } from "@countersign/core/store";
 import type { Mailer } from "./mail/mailer.js";
 import type { TokenReviewer } from "./operators/token-review.js";
 import type { RouteAccess } from "./access/types.js";
+import type { RolloutOptions } from "./policies/options.js";
 
 /** Everything the people-and-access routes need beyond the request. */
 export interface CloudApiOptions {
@@ -23,6 +24,8 @@ export interface CloudApiOptions {
    * passes access is answered 204 before its handler runs.
    */
   accessProbe?: boolean;
+  /** Policies and rollout (issue 8): injected clocks and the impact preview's budget. */
+  rollout?: RolloutOptions;
 }
 
 export interface ApiContext extends CloudApiOptions {

@@ -2,6 +2,7 @@ import { listeningUrl, type Logger, type RunningServer } from "@countersign/core
 import type { Pool } from "@countersign/core/store";
 import type { CloudApiOptions } from "./context.js";
 import { buildApiServer } from "./server.js";
+import { startSupersedeWorker } from "./policies/supersede-worker.js";
 
 export async function startApi(opts: {
   pool: Pool;
@@ -14,10 +15,13 @@ export async function startApi(opts: {
 }): Promise<RunningServer> {
   const app = buildApiServer({ pool: opts.pool, logger: opts.logger, cloud: opts.cloud });
   await app.listen({ host: opts.host, port: opts.port, listenTextResolver: (a) => `api listening on ${a}` });
+  // Closes actions covered by a rollback or emergency stop that decisions in flight recorded just after it (SPEC 3.6).
+  const supersedeWorker = startSupersedeWorker(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
   return {
     app,
     url: listeningUrl(app, opts.host),
     stop: async () => {
+      await supersedeWorker.stop();
       await app.lifecycle.drain(opts.shutdownGraceSeconds * 1000);
       opts.cloud?.mailer.close?.();
     },

@@ -34,6 +34,10 @@ export const limits = {
   invitationsPerUser: perHour(20),
   invitationsPerOrganization: perHour(50),
   acceptPerUser: per15Min(20),
+  // Simulations, shadow reports, decision maps, diffs, observe window reports: per organization,
+  // read-only callers (viewers, approvers, keys without a write scope) at most 5 of the 10.
+  analysisPerOrganization: perMinute(10),
+  analysisReadOnlyPerOrganization: perMinute(5),
   // Per recipient address: over budget, the request gets its normal answer but nothing is sent.
   accountMailPerRecipient: perHour(10),
   resetMailPerRecipient: perHour(5),

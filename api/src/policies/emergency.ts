@@ -1,0 +1,44 @@
+import { ServiceError } from "@countersign/core/errors";
+import { inTransaction, type Pool } from "@countersign/core/store";
+import { audit, type Actor } from "../audit/record.js";
+import type { Rollout } from "./options.js";
+import { loadPolicy } from "./store.js";
+import { closeCovered, lockOpenActions, recordSupersession } from "./supersede.js";
+
+/**
+ * Emergency stop (POST .../emergency; docs/policy-rollout.md). From this
+ * change on every Gateway denies the policy's calls (the pipeline reads
+ * `emergency_stopped_at`), and it closes:
+ * - every pending approval of the policy's open actions (a person's decision
+ *   then gets 409 POLICY_VERSION_REPLACED) and every approved or allowed call
+ *   not yet executed (SPEC 1.7: never authorized);
+ * - the open observe windows of the policy's agents (end reason
+ *   `policy_emergency`): nothing may be relaxed while the stop holds.
+ * While it holds only a rollback is offered (409 EMERGENCY_ACTIVE elsewhere);
+ * the rollback ends it.
+ */
+export async function emergencyStop(pool: Pool, rollout: Rollout, q: { organizationId: string; policyId: string; actor: Actor; userId: string | null }) {
+  return inTransaction(pool, async (db) => {
+    const now = rollout.now();
+    await lockOpenActions(db, { organizationId: q.organizationId, policyId: q.policyId, scope: "supersede_all" });
+    const policy = await loadPolicy(db, q.organizationId, q.policyId, true);
+    if (policy.emergency_stopped_at) throw new ServiceError("EMERGENCY_ACTIVE", "the policy is already emergency-stopped; roll back to end the stop");
+    await db.query("update policies set emergency_stopped_at = $2 where id = $1", [policy.id, now]);
+    const coverage = { organizationId: q.organizationId, policyId: policy.id, versionId: null, scope: "supersede_all" as const };
+    const closed = await closeCovered(db, coverage);
+    await recordSupersession(db, coverage, "emergency", closed);
+    const { rowCount } = await db.query(
+      `update observe_windows set ended_at = $2, ended_by = $3, end_reason = 'policy_emergency'
+        where organization_id = $1 and ended_at is null and agent_id in (select id from agents where policy_id = $4)`,
+      [q.organizationId, now, q.userId, policy.id],
+    );
+    await audit(db, {
+      organizationId: q.organizationId,
+      action: "policy.emergency_stopped",
+      actor: q.actor,
+      target: { type: "policy", id: policy.id },
+      details: { active_version_id: policy.active_version_id, closed_actions: closed, ended_observe_windows: rowCount ?? 0 },
+    });
+    return { emergencyStoppedAt: now, closed, endedObserveWindows: rowCount ?? 0 };
+  });
+}

@@ -1,0 +1,71 @@
+import { inTransaction, type Pool } from "@countersign/core/store";
+import { closeCovered, type SupersedeScope } from "./supersede.js";
+
+/**
+ * The worker that closes covered actions "usually within about 15 seconds"
+ * (SPEC 3.6) in every api process: each pass claims one open supersession
+ * with FOR UPDATE SKIP LOCKED (so several api processes share the work and
+ * never close the same row twice), closes a batch of covered actions, and
+ * completes the supersession once a pass finds nothing left after the grace
+ * period (decisions in flight at the moment of the change are recorded just
+ * after it).
+ */
+export const supersedeDefaults = { intervalMs: 5_000, batch: 500, graceSeconds: 60 } as const;
+
+/** One pass over at most one supersession; returns the actions closed (tests call it directly). */
+export async function supersedePass(pool: Pool, opts: { batch?: number; graceSeconds?: number } = {}): Promise<number> {
+  const batch = opts.batch ?? supersedeDefaults.batch;
+  const grace = opts.graceSeconds ?? supersedeDefaults.graceSeconds;
+  return inTransaction(pool, async (db) => {
+    const { rows } = await db.query<{ id: string; organization_id: string; policy_id: string; version_id: string | null; scope: SupersedeScope; old: boolean }>(
+      `select id, organization_id, policy_id, version_id, scope, created_at < now() - make_interval(secs => $1) as old
+         from policy_supersessions
+        where completed_at is null
+        order by last_run_at nulls first, created_at
+        limit 1 for update skip locked`,
+      [grace],
+    );
+    const s = rows[0];
+    if (!s) return 0;
+    const closed = await closeCovered(db, { organizationId: s.organization_id, policyId: s.policy_id, versionId: s.version_id, scope: s.scope }, { batch, skipLocked: true });
+    await db.query(
+      `update policy_supersessions set closed = closed + $2, last_run_at = now(),
+              completed_at = case when $2 = 0 and $3 then now() end
+        where id = $1`,
+      [s.id, closed, s.old],
+    );
+    return closed;
+  });
+}
+
+export interface SupersedeWorker {
+  stop(): Promise<void>;
+}
+
+/** Runs passes every `intervalMs` (and at once again while a pass found work) until stopped. */
+export function startSupersedeWorker(pool: Pool, log: (msg: string, err?: unknown) => void, opts: { intervalMs?: number } = {}): SupersedeWorker {
+  const interval = opts.intervalMs ?? supersedeDefaults.intervalMs;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = (async () => {
+      let again = false;
+      try {
+        again = (await supersedePass(pool)) > 0;
+      } catch (err) {
+        log("closing superseded actions failed; retrying on the next pass", err);
+      }
+      if (!stopped) timer = setTimeout(tick, again ? 0 : interval);
+    })();
+  };
+  timer = setTimeout(tick, interval);
+  timer.unref?.();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
