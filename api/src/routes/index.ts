@@ -1,7 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import type { ApiContext } from "../context.js";
-import { agentRoutes } from "./agents/agents.js";
-import { delegationRoutes } from "./agents/delegations.js";
 import { apiKeyRoutes } from "./api-keys/api-keys.js";
 import { auditRoute } from "./audit/audit.js";
 import { emailChangeRoutes } from "./auth/email-change.js";
@@ -45,8 +43,8 @@ const plugins = [
   // configuration (issue 7)
   principalRoutes,
   personalIdentityRoutes,
-  agentRoutes,
-  delegationRoutes,
+  // policies and rollout (issue 8)
+  policiesAndRollout,
 ];
 
 export async function accessRoutes(app: FastifyInstance, ctx: ApiContext) {
