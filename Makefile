@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test lint bench
+.PHONY: install build run test lint bench control-plane crds
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -15,7 +15,7 @@ build: install
 run: build
 	node --enable-source-maps local/dist/main.js
 
-test: install
+test: install control-plane
 	npx vitest run
 
 lint: install
@@ -24,3 +24,12 @@ lint: install
 # Micro-benchmarks (vitest bench) print figures; nothing here is asserted.
 bench: install
 	npx vitest bench --run
+
+# kube-apiserver (built through the Go module proxy) and etcd for the operator tests, built once
+# into .cache/control-plane/<kubernetes version>/. See docs/operations.md.
+control-plane:
+	test/control-plane/build.sh
+
+# crds/*.yaml from the operator's typed schemas (operator/src/crds/); a test fails when stale.
+crds: install
+	npx tsx operator/scripts/generate-crds.ts

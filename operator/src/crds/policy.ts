@@ -69,7 +69,7 @@ export const policySpec = z
             "x-kubernetes-list-map-keys": ["agent"],
           }),
       })
-      .prefault({})
+      .prefault({ stage: "Enforce", acknowledgeFailingExamples: false, observe: [] })
       .meta({
         "x-kubernetes-validations": [
           { rule: "self.stage == 'Enforce' || has(self.candidate)", message: "rollout.candidate is required for Shadow and RequireApproval" },
