@@ -1,5 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ApiContext } from "../context.js";
+import { agentRoutes } from "./agents/agents.js";
+import { delegationRoutes } from "./agents/delegations.js";
 import { apiKeyRoutes } from "./api-keys/api-keys.js";
 import { auditRoute } from "./audit/audit.js";
 import { emailChangeRoutes } from "./auth/email-change.js";
@@ -19,6 +21,7 @@ import { personalIdentityRoutes } from "./identities/identities.js";
 import { principalRoutes } from "./principal/principal.js";
 import { organizationRoutes } from "./orgs/organizations.js";
 import { organizationSettingsRoute } from "./orgs/settings.js";
+import { webhookRoutes } from "./webhooks/index.js";
 import { policiesAndRollout } from "./policies/index.js";
 
 /** The people-and-access routes (issue 6); who may call each is in access/route-table.ts. */
@@ -43,8 +46,12 @@ const plugins = [
   // configuration (issue 7)
   principalRoutes,
   personalIdentityRoutes,
+  agentRoutes,
+  delegationRoutes,
   // policies and rollout (issue 8)
   policiesAndRollout,
+  // webhooks (issue 11)
+  webhookRoutes,
 ];
 
 export async function accessRoutes(app: FastifyInstance, ctx: ApiContext) {
