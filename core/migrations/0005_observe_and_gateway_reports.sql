@@ -34,3 +34,5 @@ alter table protected_actions add column gateway_language_revision smallint;
 -- A decision relaxed by an observe window records which one.
 alter table protected_actions add column observe_window_id uuid references observe_windows (id) on delete set null;
 alter table protected_actions add column relaxed boolean not null default false;
+-- The detail sentence of a recorded refusal, so a repeat answers exactly the same.
+alter table protected_actions add column decision_detail text;

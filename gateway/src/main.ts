@@ -10,6 +10,7 @@ const config = loadConfigOrExit(gatewaySettings);
 const logger = createLogger("gateway", config.logLevel);
 const pool = createPool(config.databaseUrl, { applicationName: "countersign-gateway" });
 const server = await startGateway({ pool, logger, ...config });
+logger.info({ kid: server.identity.signer.kid, instance: server.instanceId }, "gateway identity registered");
 runUntilSignal(
   async () => {
     await server.stop();

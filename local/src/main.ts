@@ -24,7 +24,11 @@ const migrated = await migrate(apiPool);
 
 const common = { host: config.host, shutdownGraceSeconds: config.shutdownGraceSeconds };
 // Accounts and keys need the installation secret; without one, it is generated once into the data folder.
-const keyHashSecret = config.keyHashSecret ?? loadOrCreateSecrets(config.dataDir).keyHashSecret;
+const secrets = config.keyHashSecret && config.gatewaySigningKey ? undefined : loadOrCreateSecrets(config.dataDir);
+const keyHashSecret = config.keyHashSecret ?? secrets!.keyHashSecret;
+const gatewaySigningKey = config.gatewaySigningKey ?? secrets!.gatewaySigningKey;
+// Webhook signing secrets are stored under this key; generated once like the others.
+const credentialKey = config.credentialKey ?? loadOrCreateSecrets(config.dataDir).credentialKey;
 // No SMTP server here: account e-mails go to <dataDir>/outbox and their links are printed.
 const cloud = cloudOptionsFrom(
   {
@@ -35,6 +39,9 @@ const cloud = cloudOptionsFrom(
     mailOutboxDir: path.join(config.dataDir, "outbox"),
     trustedProxyHops: 0,
     tokenReviewAudience: "countersign",
+    credentialKey,
+    // Receivers on this machine are the point of a local run.
+    allowLoopbackUrls: config.allowLoopbackUrls,
   },
   say,
 );
@@ -44,6 +51,10 @@ const gateway = await startGateway({
   pool: gatewayPool,
   logger: createLogger("gateway", config.logLevel),
   port: config.gatewayPort,
+  databaseUrl: database.url,
+  keyHashSecret,
+  signingKey: gatewaySigningKey,
+  defaultPlan: "enterprise",
 });
 
 say(`Countersign is running.`);

@@ -1,13 +1,15 @@
+import type { IdentityDocument, SignedObject } from "../evidence/index.js";
 import type { Queryable } from "../store/queryable.js";
 
 /**
  * Everything the pipeline needs to decide one call, read in one round trip
- * (docs/performance.md: round trips cost more than all the cryptography). The
- * policy document itself is not read here: versions never change, so
- * compiled documents are cached by version id (policy-cache.ts).
+ * (../shared/notes/performance.md: round trips cost more than all the
+ * cryptography). The policy document itself is not read here: versions never
+ * change, so compiled documents are cached by version id (policy-cache.ts).
  */
 export interface DecisionContext {
   organization: {
+    id: string;
     approvalTtlSeconds: number;
     agentDisclosure: "none" | "rule" | "conditions";
     plan: string;
@@ -32,8 +34,22 @@ export interface DecisionContext {
     version: number | null;
     digest: string | null;
   } | null;
-  principal: { kid: string; status: string } | null;
-  delegations: Array<{ id: string; objectId: string; permissions: string[]; expiresAt: string }>;
+  /** The organization's principal: an equivocated one wins over an active one, so it can never be used. */
+  principal: { kid: string; status: string; documents: IdentityDocument[] } | null;
+  /** Unrevoked, unexpired delegations of the agent, oldest first. */
+  delegations: Array<{ id: string; objectId: string; permissions: string[]; expiresAt: string; object: SignedObject }>;
+  /** The agent's open observe window, if any (SPEC 3.9). */
+  observeWindow: { id: string; endsAt: string; live: boolean } | null;
+  /** An action recorded earlier under the call's idempotency key. */
+  existingActionId: string | null;
+}
+
+/**
+ * The stored identity log of a signer: `identities.document` holds either one
+ * document (a log of one, the usual case) or the whole log as an array.
+ */
+export function identityLog(stored: unknown): IdentityDocument[] {
+  return (Array.isArray(stored) ? stored : [stored]) as IdentityDocument[];
 }
 
 const QUERY = `
@@ -45,12 +61,15 @@ const QUERY = `
          p.name as policy_name, p.agent_disclosure as policy_disclosure,
          (p.emergency_stopped_at is not null) as emergency_stopped,
          v.id as version_id, v.number as version, v.digest,
-         (select json_build_object('kid', i.kid, 'status', i.status) from identities i
+         (select json_build_object('kid', i.kid, 'status', i.status, 'document', i.document) from identities i
            where i.organization_id = o.id and i.kind = 'principal' and i.status in ('active', 'equivocated')
            order by (i.status = 'equivocated') desc, i.created_at desc limit 1) as principal,
          (select coalesce(json_agg(json_build_object('id', d.id, 'objectId', d.object_id, 'permissions', d.permissions,
-                                                     'expiresAt', d.expires_at) order by d.created_at), '[]')
-            from delegations d where d.agent_id = a.id and d.revoked_at is null and d.expires_at > now()) as delegations
+                                                     'expiresAt', d.expires_at, 'object', d.object) order by d.created_at), '[]')
+            from delegations d where d.agent_id = a.id and d.revoked_at is null and d.expires_at > now()) as delegations,
+         (select json_build_object('id', w.id, 'endsAt', w.ends_at, 'live', w.live) from observe_windows w
+           where w.agent_id = a.id and w.ended_at is null and w.ends_at > now()) as observe_window,
+         (select pa.id from protected_actions pa where pa.agent_id = a.id and pa.idempotency_key = $5) as existing_action_id
     from organizations o
     join agents a on a.id = $2 and a.organization_id = o.id
     left join tools t on t.organization_id = o.id and t.exposed_name = $3
@@ -61,13 +80,13 @@ const QUERY = `
 
 export async function loadDecisionContext(
   db: Queryable,
-  q: { organizationId: string; agentId: string; tool: string; defaultPlan: string },
+  q: { organizationId: string; agentId: string; tool: string; defaultPlan: string; idempotencyKey?: string | null },
 ): Promise<DecisionContext | undefined> {
-  const { rows } = await db.query(QUERY, [q.organizationId, q.agentId, q.tool, q.defaultPlan]);
+  const { rows } = await db.query(QUERY, [q.organizationId, q.agentId, q.tool, q.defaultPlan, q.idempotencyKey ?? null]);
   const r = rows[0];
   if (!r) return undefined;
   return {
-    organization: { approvalTtlSeconds: r.approval_ttl_seconds, agentDisclosure: r.agent_disclosure, plan: r.plan },
+    organization: { id: q.organizationId, approvalTtlSeconds: r.approval_ttl_seconds, agentDisclosure: r.agent_disclosure, plan: r.plan },
     agent: { id: r.agent_id, name: r.agent_name, status: r.agent_status, policyId: r.policy_id },
     tool: r.tool_id
       ? {
@@ -92,7 +111,9 @@ export async function loadDecisionContext(
           digest: r.digest,
         }
       : null,
-    principal: r.principal,
+    principal: r.principal ? { kid: r.principal.kid, status: r.principal.status, documents: identityLog(r.principal.document) } : null,
     delegations: r.delegations,
+    observeWindow: r.observe_window,
+    existingActionId: r.existing_action_id,
   };
 }

@@ -1,5 +1,18 @@
+/**
+ * The decision pipeline shared by both protection modes and the Cloud API's
+ * dry run (SPEC 1.7): context in one read, a pure verdict, signed evidence,
+ * one write; repeats, approvals and waits resume the recorded action.
+ */
 export { checkArguments, argumentLimits, type ArgumentCheck, type ArgumentProblem } from "./argument-limits.js";
 export { mapAmount, amountMapping, type AmountMapping, type MappedAmount } from "./amount.js";
 export { resolveApprovers, MAX_APPROVER_IDENTITIES, IDENTITIES_PER_MEMBER, type Approver, type ApproverResolution } from "./approvers.js";
-export { loadDecisionContext, type DecisionContext } from "./context.js";
+export { loadDecisionContext, identityLog, type DecisionContext } from "./context.js";
+export { decideCall, type CallInput, type Verdict, type Evaluation, type DecidedFacts, type CallFacts } from "./pipeline.js";
+export { PolicyCache } from "./policy-cache.js";
+export { registerGatewayIdentity, type GatewayIdentity } from "./gateway-identity.js";
+export { DecisionService, ACTION_CHANNEL, LANGUAGE_REVISION, type DecisionServiceOptions } from "./authorize.js";
+export { WaitLimits } from "./wait-limits.js";
+export { readActionView, type ActionView } from "./action-view.js";
+export { answerFor, AUTHORIZATION_NOTE } from "./answers.js";
+export { issueStoredReceipt, type IssuedReceipt } from "./evidence.js";
 export { type AuthorizeCall, type AuthorizeAnswer, type AuthorizeService } from "./service.js";

@@ -11,8 +11,9 @@ export interface ActionRecord {
   action: string;
   execution: "gateway" | "caller";
   environment: "live" | "test";
-  status: "denied" | "pending_approval" | "authorized";
+  status: "denied" | "pending_approval" | "authorized" | "approved";
   decisionCode: string | null;
+  decisionDetail: string | null;
   argumentsDigest: string;
   requestFingerprint: string;
   idempotencyKey: string | null;
@@ -33,6 +34,11 @@ export interface ActionRecord {
   taskObjectId: string | null;
   proposalObjectId: string | null;
   expiresAt: Date | null;
+  observeWindowId: string | null;
+  relaxed: boolean;
+  /** Which replica decided and the policy-language revision it supports (the language gate of SPEC 3.4). */
+  gatewayInstanceId: string;
+  gatewayLanguageRevision: number;
 }
 
 export interface ObjectRecord {
@@ -52,7 +58,7 @@ export interface ReceiptRecord {
   issuerKid: string;
   bundle: Buffer;
   bundleSha256: string;
-  verifiedAtIssuance: boolean;
+  verifiedAtIssuance: boolean | null;
 }
 
 export interface ApprovalRecord {
@@ -97,14 +103,17 @@ with counted as (
     id, organization_id, agent_id, api_key_id, tool_id, tool_name, action, execution, environment, status, decision_code,
     arguments_digest, request_fingerprint, idempotency_key, amount, currency,
     policy_id, policy_version_id, policy_version, policy_digest, rule_id, policy_effect, enforcement,
-    agent_explanation, explanation, delegation_id, approval_request_id, task_object_id, proposal_object_id, receipt_id, expires_at)
+    agent_explanation, explanation, delegation_id, approval_request_id, task_object_id, proposal_object_id, receipt_id, expires_at,
+    decision_detail, observe_window_id, relaxed, gateway_instance_id, gateway_language_revision)
   select (a->>'id')::uuid, $1, (a->>'agentId')::uuid, (a->>'apiKeyId')::uuid, (a->>'toolId')::uuid, a->>'toolName', a->>'action',
          a->>'execution', a->>'environment', a->>'status', a->>'decisionCode',
          a->>'argumentsDigest', a->>'requestFingerprint', a->>'idempotencyKey', (a->>'amount')::numeric, a->>'currency',
          (a->'policy'->>'policyId')::uuid, (a->'policy'->>'versionId')::uuid, (a->'policy'->>'version')::int,
          a->'policy'->>'digest', a->'policy'->>'ruleId', a->'policy'->>'effect', a->'policy'->>'enforcement',
          a->'agentExplanation', a->'explanation', (a->>'delegationId')::uuid, ($5::jsonb->>'id')::uuid,
-         a->>'taskObjectId', a->>'proposalObjectId', ($6::jsonb->>'id')::uuid, (a->>'expiresAt')::timestamptz
+         a->>'taskObjectId', a->>'proposalObjectId', ($6::jsonb->>'id')::uuid, (a->>'expiresAt')::timestamptz,
+         a->>'decisionDetail', (a->>'observeWindowId')::uuid, (a->>'relaxed')::boolean, a->>'gatewayInstanceId',
+         (a->>'gatewayLanguageRevision')::smallint
     from counted, (select $4::jsonb as a) x
   returning id
 ), approval as (

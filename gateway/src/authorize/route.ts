@@ -69,6 +69,12 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
     if (!slot) {
       return refuse(reply, 503, "GATEWAY_BUSY", "this organization has more calls in progress than the Gateway takes at once; retry the same call");
     }
+    // Aborted when the caller goes away, so a held approval wait ends with it.
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableEnded) gone.abort();
+    };
+    reply.raw.once("close", onClose);
     try {
       const answer = await ctx.decisions.authorize({
         key,
@@ -78,7 +84,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
         idempotencyKey: body.idempotency_key ?? null,
         waitSeconds: Math.min(body.wait_seconds ?? 0, MAX_WAIT_SECONDS),
         slot,
-        signal: request.raw.destroyed ? AbortSignal.abort() : undefined,
+        signal: gone.signal,
       });
       ctx.metrics.decisions.inc({ mode: "caller", status: answer.body.status as string, code: (answer.body.code as string) ?? "" });
       ctx.metrics.decisionSeconds.observe({ mode: "caller" }, Number(process.hrtime.bigint() - started) / 1e9);
@@ -88,6 +94,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
       if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot decide now; retry the same call");
       throw err;
     } finally {
+      reply.raw.off("close", onClose);
       slot.release();
       ctx.metrics.queueDepth.set(ctx.queue.depth);
     }

@@ -52,7 +52,9 @@ export function checkIdentities(
     if (findings.equivocated.has(state.kid)) state.equivocated = true;
   }
 
-  const organizations = new Set([...states.values()].map((s) => s.subject.organization_id));
+  // A Gateway identity is installation-wide (docs/evidence.md, section 3): it
+  // signs for every organization, so only the other signers must agree.
+  const organizations = new Set([...states.values()].filter((s) => s.actorType !== "gateway").map((s) => s.subject.organization_id));
   if (organizations.size > 1) {
     findings.error("identities", "IDENTITY_MISMATCH", "identities belong to more than one organization");
   }

@@ -1,0 +1,152 @@
+import { randomUUID } from "node:crypto";
+import { canonicalJson } from "../canonical/index.js";
+import { ACTION_CHANNEL } from "../decision/authorize.js";
+import { issueStoredReceipt } from "../decision/evidence.js";
+import { receiptCreated } from "../decision/events.js";
+import type { GatewayIdentity } from "../decision/gateway-identity.js";
+import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
+import { ServiceError } from "../errors/index.js";
+import { verifySignedObject, type BodyOf, type SignedObject, type StepBody } from "../evidence/index.js";
+import { inTransaction, type Pool } from "../store/index.js";
+import type { Queryable } from "../store/queryable.js";
+
+export interface ApprovalDecisionInput {
+  organizationId: string;
+  approvalRequestId: string;
+  /** The signed-in person deciding. */
+  userId: string;
+  /** An APPROVAL or REJECTION signed in advance with the person's personal key (SPEC 2.7). */
+  object: unknown;
+  /** Signs the closure receipt of a rejection. */
+  identity: GatewayIdentity;
+  now?: Date;
+}
+
+export interface ApprovalDecision {
+  status: "approved" | "rejected";
+  protectedActionId: string;
+  decisionObjectId: string;
+  receipt: { id: string; receiptObjectId: string; outcome: string } | null;
+}
+
+const LOCK = `
+  select ar.id, ar.status, ar.expires_at, ar.approver_kids, ar.protected_action_id,
+         pa.status as action_status, pa.task_object_id, pa.proposal_object_id, pa.delegation_id, d.object as delegation_object
+    from approval_requests ar
+    join protected_actions pa on pa.id = ar.protected_action_id
+    left join delegations d on d.id = pa.delegation_id
+   where ar.id = $1 and ar.organization_id = $2
+     for update of ar, pa`;
+
+function refused(code: "VERIFICATION_FAILED", message: string, serviceCode?: string): ServiceError {
+  return new ServiceError(code, message, serviceCode ? { service_code: serviceCode } : undefined);
+}
+
+/**
+ * A person's decision on an approval request (SPEC 2.7, 3.2; the Cloud API's
+ * POST .../approvals/<id>/decision calls this). Refusals change nothing.
+ * An APPROVAL moves the action to approved; a REJECTION closes it with a
+ * closure receipt (outcome final) and `receipt.created` in the same
+ * transaction, so if the receipt cannot be stored nothing is recorded. Either
+ * way every replica holding a wait for the action is woken.
+ */
+export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): Promise<ApprovalDecision> {
+  const now = input.now ?? new Date();
+  return inTransaction(pool, async (db) => {
+    const { rows } = await db.query(LOCK, [input.approvalRequestId, input.organizationId]);
+    const r = rows[0];
+    if (!r) throw new ServiceError("NOT_FOUND", "no such approval request");
+    if (r.status === "superseded") {
+      throw new ServiceError("POLICY_VERSION_REPLACED", "a rollback or emergency stop replaced the policy version and closed this approval request");
+    }
+    if (r.status !== "pending" || r.action_status !== "pending_approval") throw new ServiceError("ALREADY_DECIDED", "this approval request is no longer pending");
+    if (new Date(r.expires_at).getTime() <= now.getTime()) throw new ServiceError("ALREADY_DECIDED", "this approval request expired");
+
+    const submitted = input.object as { body?: { actor?: unknown; type?: unknown } } | null;
+    const actor = typeof submitted?.body?.actor === "string" ? submitted.body.actor : undefined;
+    if (!actor) throw refused("VERIFICATION_FAILED", "the decision is not a signed object", "OBJECT_MALFORMED");
+    const signer = await personalIdentity(db, actor);
+    if (!signer) throw new ServiceError("IDENTITY_UNKNOWN", "the decision is signed by an identity that is not bound to any person");
+    if (signer.userId !== input.userId) throw new ServiceError("IDENTITY_MISMATCH", "the decision is signed by another person's identity");
+    if (!(r.approver_kids as string[]).includes(actor)) {
+      throw new ServiceError("IDENTITY_MISMATCH", "this identity is not among the approvers of this request");
+    }
+
+    const logs = await storedIdentityLogs(db, [actor]);
+    const check = verifySignedObject(input.object, logs);
+    if (!check.ok) throw refused("VERIFICATION_FAILED", check.message, check.code);
+    const object = check.object as SignedObject<StepBody>;
+    const type = object.body.type;
+    if (type !== "APPROVAL" && type !== "REJECTION") throw refused("VERIFICATION_FAILED", "the decision must be an APPROVAL or a REJECTION", "CHAIN_BROKEN");
+
+    const objects = await storedObjects(db, [r.task_object_id, r.proposal_object_id]);
+    const task = objects.get(r.task_object_id) as SignedObject<BodyOf<"TASK">>;
+    const proposal = objects.get(r.proposal_object_id) as SignedObject<BodyOf<"PROPOSAL">>;
+    const body = object.body as BodyOf<"APPROVAL"> | BodyOf<"REJECTION">;
+    const answers =
+      body.thread === task.id &&
+      body.parent === proposal.id &&
+      body.on_behalf_of === task.body.on_behalf_of &&
+      body.payload.approval_request_id === r.id &&
+      canonicalJson(body.payload.call) === canonicalJson(proposal.body.payload.call);
+    if (!answers) throw refused("VERIFICATION_FAILED", "the decision does not answer this request's proposal and call exactly", "CHAIN_BROKEN");
+    if (Date.parse(body.issued_at) < Date.parse(proposal.body.issued_at) || Date.parse(body.issued_at) > now.getTime() + 5 * 60_000) {
+      throw refused("VERIFICATION_FAILED", "the decision's issued_at is before the proposal or in the future", "TIME_ORDER");
+    }
+    if (body.type === "APPROVAL" && Date.parse(body.payload.expires_at) > new Date(r.expires_at).getTime()) {
+      throw refused("VERIFICATION_FAILED", "the approval may not outlive its request", "APPROVAL_OUTLIVES_REQUEST");
+    }
+
+    await db.query("insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, $4, $5) on conflict do nothing", [
+      object.id,
+      input.organizationId,
+      r.protected_action_id,
+      type,
+      JSON.stringify(object),
+    ]);
+    const status = type === "APPROVAL" ? "approved" : "rejected";
+    await db.query(
+      "update approval_requests set status = $2, decided_at = $3, decided_by_kid = $4, decision_object_id = $5 where id = $1",
+      [r.id, status, now, actor, object.id],
+    );
+
+    let receipt: ApprovalDecision["receipt"] = null;
+    if (type === "REJECTION") {
+      const principalLogs = await storedIdentityLogs(db, [task.body.on_behalf_of!]);
+      const issued = issueStoredReceipt(input.identity, [task, proposal, object], r.delegation_object ? [r.delegation_object] : [], [...principalLogs, ...logs], now);
+      const receiptId = randomUUID();
+      await db.query(
+        `insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
+                               workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
+         values ($1, $2, $3, $4, $5, $6, $7, 'service/task-approval@0.1', $8, $9, $10, $11, $12)`,
+        [receiptId, input.organizationId, r.protected_action_id, issued.kind, issued.receiptObjectId, issued.threadId, issued.headObjectId,
+         issued.outcome, input.identity.signer.kid, issued.file, issued.bundleSha256, issued.bundleSize],
+      );
+      const event = receiptCreated({
+        receipt_id: receiptId,
+        protected_action_id: r.protected_action_id,
+        receipt_object_id: issued.receiptObjectId,
+        thread_id: issued.threadId,
+        outcome: issued.outcome,
+        bundle_sha256: issued.bundleSha256,
+      });
+      await db.query("insert into events (organization_id, type, data) values ($1, $2, $3)", [input.organizationId, event.type, JSON.stringify(event.data)]);
+      receipt = { id: receiptId, receiptObjectId: issued.receiptObjectId, outcome: issued.outcome };
+    }
+    await db.query(
+      "update protected_actions set status = $2, decision_code = $3, receipt_id = coalesce($4, receipt_id), updated_at = now() where id = $1",
+      [r.protected_action_id, status, type === "REJECTION" ? "REJECTED" : "APPROVAL_PENDING", receipt?.id ?? null],
+    );
+    // Delivered at commit, so a woken wait reads the decision.
+    await db.query("select pg_notify($1, $2)", [ACTION_CHANNEL, r.protected_action_id]);
+    return { status, protectedActionId: r.protected_action_id, decisionObjectId: object.id, receipt };
+  });
+}
+
+async function personalIdentity(db: Queryable, kid: string): Promise<{ userId: string } | undefined> {
+  const { rows } = await db.query<{ user_id: string }>(
+    "select user_id from identities where kid = $1 and kind = 'personal' and status = 'active' and user_id is not null",
+    [kid],
+  );
+  return rows[0] ? { userId: rows[0].user_id } : undefined;
+}

@@ -1,0 +1,112 @@
+import { statusOf, type GatewayCode } from "../errors/index.js";
+import type { ActionView } from "./action-view.js";
+import type { AuthorizeAnswer } from "./service.js";
+
+/** The `note` of SPEC 4.1: what an authorization allows, and only that. */
+export const AUTHORIZATION_NOTE =
+  "Only an allowed call may be performed: perform it at most once, exactly as authorized (arguments bound by arguments_digest), before expires_at, and record what you performed under protected_action_id.";
+
+type Body = Record<string, unknown>;
+
+/** The `policy` member of an authorization: null unless an observe window relaxed the call (as `_meta.service.policy`, SPEC 4.2). */
+function authorizationPolicy(v: ActionView): Body | null {
+  if (v.enforcement !== "observe") return null;
+  const out: Body = { enforcement: "observe", relaxed: v.relaxed, observe_ends_at: v.observeEndsAt?.toISOString() ?? null };
+  if (v.agentExplanation !== null) {
+    out.policy_effect = v.policyEffect;
+    out.rule_id = v.ruleId;
+  }
+  return out;
+}
+
+function receiptIds(v: ActionView): Body {
+  return {
+    task_object_id: v.taskObjectId,
+    proposal_object_id: v.proposalObjectId,
+    receipt_object_id: v.receipt?.receiptObjectId ?? null,
+    receipt_id: v.receipt?.id ?? null,
+  };
+}
+
+/** A refusal of a recorded decision: the stored explanation, exactly as first given (SPEC 2.9). */
+function refusal(v: ActionView, code: GatewayCode, detail: string, extra: Body = {}): AuthorizeAnswer {
+  const body: Body = { allowed: false, status: statusOf(code), code, detail, protected_action_id: v.id, ...extra };
+  const explanation = v.agentExplanation as { message?: string } | null;
+  if (explanation) {
+    body.policy = explanation;
+    body.why = `Why: ${explanation.message}`;
+  }
+  return { http: 200, body };
+}
+
+/**
+ * The answer of POST /v1/authorize for a recorded action, first time or
+ * repeated (SPEC 4.1, 3.2): the same stored row gives the same answer.
+ */
+export function answerFor(v: ActionView, now: Date): AuthorizeAnswer {
+  switch (v.status) {
+    case "authorized": {
+      if (v.expiresAt && now.getTime() >= v.expiresAt.getTime()) {
+        return {
+          http: 200,
+          body: {
+            allowed: false,
+            status: "expired",
+            code: "AUTHORIZATION_EXPIRED",
+            detail: "this authorization expired; it is not permission to act now. Ask again without this idempotency key, or with a new one.",
+            protected_action_id: v.id,
+            approval_request_id: v.approval?.id ?? null,
+            expires_at: v.expiresAt.toISOString(),
+            arguments_digest: v.argumentsDigest,
+            ...receiptIds(v),
+          },
+        };
+      }
+      return {
+        http: 200,
+        body: {
+          allowed: true,
+          status: "authorized",
+          decision: "allow",
+          execution: "caller",
+          protected_action_id: v.id,
+          approval_request_id: v.approval?.id ?? null,
+          expires_at: v.expiresAt!.toISOString(),
+          ...receiptIds(v),
+          arguments_digest: v.argumentsDigest,
+          policy: authorizationPolicy(v),
+          note: AUTHORIZATION_NOTE,
+        },
+      };
+    }
+    case "pending_approval":
+    case "approved":
+      return refusal(v, "APPROVAL_PENDING", "a person must approve this call; repeat the identical request with the same idempotency key to resume", {
+        approval_request_id: v.approval?.id ?? null,
+        expires_at: v.approval?.expiresAt.toISOString() ?? null,
+      });
+    case "rejected":
+      return refusal(v, "REJECTED", "an approver rejected this call", { approval_request_id: v.approval?.id ?? null, ...receiptIds(v) });
+    case "cancelled":
+      return refusal(v, "CANCELLED", "the organization cancelled this call", { approval_request_id: v.approval?.id ?? null, ...receiptIds(v) });
+    case "expired": {
+      const code = (v.decisionCode ?? "APPROVAL_EXPIRED") as GatewayCode;
+      return refusal(v, code, v.decisionDetail ?? "closed without being authorized; a new call gets a new decision", {
+        approval_request_id: v.approval?.id ?? null,
+      });
+    }
+    default: {
+      const code = (v.decisionCode ?? "POLICY_DENIED") as GatewayCode;
+      return refusal(v, code, v.decisionDetail ?? "denied");
+    }
+  }
+}
+
+/** An answer that records nothing (invalid_request, TOOL_REAUTHORIZATION_REQUIRED, plan_limit, unavailable...). */
+export function unrecordedAnswer(code: GatewayCode, detail: string): AuthorizeAnswer {
+  const status = statusOf(code);
+  const http = status === "invalid_request" ? 400 : status === "unauthorized" ? 401 : status === "unavailable" ? 503 : 200;
+  const body: Body = { allowed: false, status, code, detail };
+  if (status === "unavailable") body.retryable = true;
+  return { http, body };
+}

@@ -1,0 +1,384 @@
+import { randomUUID } from "node:crypto";
+import { digestOf, sha256Digest } from "../canonical/index.js";
+import type { Kid, ObjectId } from "../evidence/index.js";
+import { quotas, type Plan } from "../plans/index.js";
+import type { NotificationHub, Pool } from "../store/index.js";
+import { readActionView, type ActionView } from "./action-view.js";
+import { answerFor, unrecordedAnswer } from "./answers.js";
+import { resolveApprovers } from "./approvers.js";
+import { expireLapsedApproval } from "./close.js";
+import { loadDecisionContext, type DecisionContext } from "./context.js";
+import { issueStoredReceipt, signedCall, signProposal, signTask } from "./evidence.js";
+import { actionAuthorized, actionDenied, approvalRequested, observeOverride, receiptCreated, type EventAction, type PolicyObject } from "./events.js";
+import type { GatewayIdentity } from "./gateway-identity.js";
+import { handOutApproved } from "./hand-out.js";
+import { decideCall, type Evaluation, type Verdict } from "./pipeline.js";
+import { PolicyCache } from "./policy-cache.js";
+import { recordDecision, type ActionRecord, type DecisionWrite, type EventRecord, type ObjectRecord } from "./record.js";
+import type { AuthorizeAnswer, AuthorizeCall, AuthorizeService } from "./service.js";
+import { WaitLimits } from "./wait-limits.js";
+
+/** The policy-language revisions this build evaluates (SPEC 3.4 language gate). */
+export const LANGUAGE_REVISION = 2;
+
+/** PostgreSQL channel on which a change of an action's state is announced, payload the action id. */
+export const ACTION_CHANNEL = "countersign_actions";
+
+export interface DecisionServiceOptions {
+  pool: Pool;
+  identity: GatewayIdentity;
+  defaultPlan: Plan;
+  instanceId: string;
+  /** LISTENs on ACTION_CHANNEL: wakes approval waits held by this process. */
+  hub: NotificationHub;
+  waits?: WaitLimits;
+  policies?: PolicyCache;
+  now?: () => Date;
+  /** Told when the number of held approval waits changes (metrics). */
+  onWaitsChanged?: (waiting: number) => void;
+}
+
+/**
+ * POST /v1/authorize behind the HTTP checks (SPEC 4.1, 3.2): one context
+ * read, the pure pipeline, signatures, one write; repeats and approvals
+ * resume the recorded action instead of deciding again.
+ */
+export class DecisionService implements AuthorizeService {
+  private readonly pool: Pool;
+  private readonly waits: WaitLimits;
+  private readonly policies: PolicyCache;
+  private readonly now: () => Date;
+
+  constructor(private readonly opts: DecisionServiceOptions) {
+    this.pool = opts.pool;
+    this.waits = opts.waits ?? new WaitLimits();
+    this.policies = opts.policies ?? new PolicyCache();
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  async authorize(call: AuthorizeCall): Promise<AuthorizeAnswer> {
+    const key = call.key;
+    const argumentsDigest = sha256Digest(call.canonicalArguments);
+    const fingerprint = digestOf({ tool: call.tool, arguments_digest: argumentsDigest });
+    const ctx = await loadDecisionContext(this.pool, {
+      organizationId: key.organizationId,
+      agentId: key.agentId!,
+      tool: call.tool,
+      defaultPlan: this.opts.defaultPlan,
+      idempotencyKey: call.idempotencyKey,
+    });
+    if (!ctx || ctx.agent.status !== "active") return unrecordedAnswer("UNAUTHORIZED", "the key stopped working while the request ran");
+    if (ctx.existingActionId) return this.resume(ctx.existingActionId, fingerprint, call);
+
+    const now = this.now();
+    const versionId = ctx.policy?.versionId;
+    const policy = versionId ? await this.policies.get(this.pool, versionId) : null;
+    let verdict: Verdict = decideCall(ctx, { tool: call.tool, arguments: call.arguments, environment: key.environment, execution: "caller" }, policy, now);
+    if (verdict.kind === "refused") return unrecordedAnswer(verdict.code, verdict.detail);
+
+    let approvers: string[] = [];
+    if (verdict.kind === "approval") {
+      const resolved = await resolveApprovers(this.pool, ctx.organization.id, verdict.roles, verdict.approverCount);
+      if (resolved.ok) approvers = resolved.kids;
+      else {
+        const explanation = verdict.evaluation.agentExplanation;
+        verdict = {
+          kind: "denied",
+          code: resolved.code,
+          detail: resolved.detail,
+          facts: verdict.facts,
+          evaluation: verdict.evaluation,
+          agentExplanation: explanation ? { ...explanation, decision: "denied" } : null,
+        };
+      }
+    }
+
+    const write = this.decisionWrite(ctx, call, verdict, { argumentsDigest, fingerprint, approvers, now });
+    const outcome = await recordDecision(this.pool, write);
+    if (outcome === "plan_limit") return unrecordedAnswer("PLAN_LIMIT_EXCEEDED", "the organization reached its plan's monthly protected actions");
+    if (outcome === "idempotency_conflict") {
+      // Another replica recorded this key first: answer as a repeat of its decision.
+      const again = await loadDecisionContext(this.pool, { organizationId: key.organizationId, agentId: key.agentId!, tool: call.tool, defaultPlan: this.opts.defaultPlan, idempotencyKey: call.idempotencyKey });
+      return this.resume(again!.existingActionId!, fingerprint, call);
+    }
+    const view = viewOf(write);
+    const window = verdict.evaluation?.observeWindow;
+    if (window) view.observeEndsAt = new Date(window.endsAt);
+    if (view.status === "pending_approval" && call.waitSeconds > 0) return this.resumeView(await this.waitForPerson(view, call), call);
+    return answerFor(view, now);
+  }
+
+  /** A request repeating an idempotency key (SPEC 4.1 rules 1-3). */
+  private async resume(actionId: string, fingerprint: string, call: AuthorizeCall): Promise<AuthorizeAnswer> {
+    const view = await readActionView(this.pool, actionId);
+    if (!view) return unrecordedAnswer("NOT_FOUND", "the action recorded under this idempotency key no longer exists");
+    if (view.requestFingerprint !== fingerprint) {
+      return unrecordedAnswer("IDEMPOTENCY_KEY_REUSED", "this idempotency key was used for a different request (tool or arguments); use a new key for a new operation");
+    }
+    if (view.status === "pending_approval" && call.waitSeconds > 0) return this.resumeView(await this.waitForPerson(view, call), call);
+    return this.resumeView(view, call);
+  }
+
+  private async resumeView(view: ActionView, _call: AuthorizeCall): Promise<AuthorizeAnswer> {
+    const now = this.now();
+    if (view.status === "pending_approval" && view.approval && view.approval.expiresAt.getTime() <= now.getTime()) {
+      await expireLapsedApproval(this.pool, view.id);
+      view = (await readActionView(this.pool, view.id))!;
+    }
+    if (view.status === "approved" && view.execution === "caller") {
+      const handed = await handOutApproved(this.pool, this.opts.identity, view.id, now);
+      if (!handed.ok) return unrecordedAnswer(handed.code, handed.detail);
+      view = handed.view;
+    }
+    return answerFor(view, now);
+  }
+
+  /**
+   * Holds the call until a person decides or the wait ends (SPEC 4.1 rule 1),
+   * woken by a notification from whichever process recorded the decision.
+   * The organization slot is given back while waiting (8.2: calls waiting for
+   * approval do not count).
+   */
+  private async waitForPerson(view: ActionView, call: AuthorizeCall): Promise<ActionView> {
+    if (!this.waits.tryAcquire(call.key.id)) return view;
+    this.opts.onWaitsChanged?.(this.waits.waiting);
+    call.slot.release();
+    const deadline = Date.now() + call.waitSeconds * 1000;
+    try {
+      let current = view;
+      while (current.status === "pending_approval") {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0 || call.signal?.aborted) break;
+        if (current.approval && current.approval.expiresAt.getTime() <= this.now().getTime()) break;
+        // Listen before reading, so a decision between the two is not missed.
+        const stop = new AbortController();
+        const onAbort = () => stop.abort();
+        call.signal?.addEventListener("abort", onAbort, { once: true });
+        const woken = this.opts.hub.wait(current.id, remaining, stop.signal);
+        const fresh = (await readActionView(this.pool, current.id))!;
+        if (fresh.status !== "pending_approval") {
+          stop.abort();
+          call.signal?.removeEventListener("abort", onAbort);
+          return fresh;
+        }
+        await woken;
+        call.signal?.removeEventListener("abort", onAbort);
+        current = (await readActionView(this.pool, current.id))!;
+      }
+      return current;
+    } finally {
+      this.waits.release(call.key.id);
+      this.opts.onWaitsChanged?.(this.waits.waiting);
+    }
+  }
+
+  /** Everything a new decision writes, in the shape of the one-statement write (record.ts). */
+  private decisionWrite(
+    ctx: DecisionContext,
+    call: AuthorizeCall,
+    verdict: Exclude<Verdict, { kind: "refused" }>,
+    x: { argumentsDigest: `sha256:${string}`; fingerprint: string; approvers: string[]; now: Date },
+  ): DecisionWrite {
+    const { now } = x;
+    const id = randomUUID();
+    const tool = verdict.facts.tool;
+    const amount = verdict.facts.amount;
+    const evaluation: Evaluation | null = verdict.evaluation;
+    const eventAction: EventAction = {
+      protected_action_id: id,
+      agent: { id: ctx.agent.id, name: ctx.agent.name },
+      tool: tool.exposedName,
+      action: tool.action,
+      execution: "caller",
+      environment: call.key.environment,
+    };
+    const policyObject: PolicyObject | null = evaluation
+      ? {
+          policy_id: evaluation.policy.id,
+          version: evaluation.policy.version,
+          digest: evaluation.policy.digest,
+          rule_id: evaluation.decision.rule_id,
+          policy_effect: evaluation.decision.effect,
+          enforcement: evaluation.enforcement,
+          relaxed: evaluation.relaxed,
+          observe_window: evaluation.observeWindow?.id ?? null,
+        }
+      : null;
+    const delegation = verdict.facts.delegation;
+    const monthlyLimit = quotas[ctx.organization.plan as Plan]?.protectedActionsPerMonth ?? null;
+    const action: ActionRecord = {
+      id,
+      organizationId: ctx.organization.id,
+      agentId: ctx.agent.id,
+      apiKeyId: call.key.id,
+      toolId: tool.id,
+      toolName: tool.exposedName,
+      action: tool.action,
+      execution: "caller",
+      environment: call.key.environment,
+      status: "denied",
+      decisionCode: null,
+      decisionDetail: null,
+      argumentsDigest: x.argumentsDigest,
+      requestFingerprint: x.fingerprint,
+      idempotencyKey: call.idempotencyKey,
+      amount: amount?.amount ?? null,
+      currency: amount?.currency ?? null,
+      policy: evaluation
+        ? {
+            policyId: evaluation.policy.id,
+            versionId: evaluation.policy.versionId,
+            version: evaluation.policy.version,
+            digest: evaluation.policy.digest,
+            ruleId: evaluation.decision.rule_id,
+            effect: evaluation.decision.effect,
+            enforcement: evaluation.enforcement,
+          }
+        : null,
+      agentExplanation: verdict.kind === "denied" ? verdict.agentExplanation : (evaluation?.agentExplanation ?? null),
+      explanation: evaluation?.explanation ?? null,
+      delegationId: delegation?.id ?? null,
+      taskObjectId: null,
+      proposalObjectId: null,
+      expiresAt: null,
+      observeWindowId: evaluation?.observeWindow?.id ?? null,
+      relaxed: evaluation?.relaxed ?? false,
+      gatewayInstanceId: this.opts.instanceId,
+      gatewayLanguageRevision: LANGUAGE_REVISION,
+    };
+    const write: DecisionWrite = { action, objects: [], receipt: null, approval: null, events: [], monthlyLimit };
+
+    // Evidence needs the principal, a delegation and a policy version: a call
+    // stopped before them is recorded without signed objects.
+    const task =
+      evaluation && delegation && verdict.facts.principalKid
+        ? signTask(this.opts.identity, {
+            protectedActionId: id,
+            execution: "caller",
+            agent: { id: ctx.agent.id, name: ctx.agent.name },
+            call: signedCall(tool.exposedName, tool.action, x.argumentsDigest, amount),
+            environment: call.key.environment,
+            policy: {
+              policy_id: evaluation.policy.id,
+              version_id: evaluation.policy.versionId,
+              version: evaluation.policy.version,
+              digest: evaluation.policy.digest as `sha256:${string}`,
+            },
+            idempotencyKey: call.idempotencyKey,
+            principalKid: verdict.facts.principalKid as Kid,
+            delegationObjectId: delegation.objectId as ObjectId,
+            now,
+          })
+        : null;
+    if (task) {
+      write.objects.push(objectRecord(task));
+      action.taskObjectId = task.id;
+    }
+
+    if (verdict.kind === "denied") {
+      action.decisionCode = verdict.code;
+      action.decisionDetail = verdict.detail;
+      write.events.push(actionDenied(eventAction, { code: verdict.code, message: verdict.detail, policy: policyObject }));
+      return write;
+    }
+
+    const ev = verdict.evaluation;
+    const d = verdict.facts.delegation;
+    const delegationEnds = Date.parse(d.expiresAt);
+    if (verdict.kind === "approval") {
+      // An approval request never outlives the delegation (SPEC 2.1).
+      const expiresAt = new Date(Math.min(now.getTime() + verdict.ttlSeconds * 1000, delegationEnds));
+      const approvalId = randomUUID();
+      const proposal = signProposal(this.opts.identity, task!, {
+        call: signedCall(tool.exposedName, tool.action, x.argumentsDigest, amount),
+        policyEffect: ev.decision.effect,
+        ruleId: ev.decision.rule_id,
+        enforcement: ev.enforcement,
+        approvalRequest: { id: approvalId, expires_at: expiresAt.toISOString(), roles: verdict.roles, approver_count: verdict.approverCount },
+        expiresAt,
+        now,
+      });
+      write.objects.push(objectRecord(proposal));
+      Object.assign(action, { status: "pending_approval", decisionCode: "APPROVAL_PENDING", proposalObjectId: proposal.id, expiresAt });
+      write.approval = { id: approvalId, roles: verdict.roles, approverCount: verdict.approverCount, approverKids: x.approvers, expiresAt };
+      write.events.push(
+        approvalRequested(eventAction, { approval_request_id: approvalId, expires_at: expiresAt.toISOString(), roles: verdict.roles, approver_count: verdict.approverCount, policy: policyObject! }),
+      );
+      return write;
+    }
+
+    // Allowed: executable until the organization's default lifetime ends (SPEC 2.1), never past the delegation.
+    const expiresAt = new Date(Math.min(now.getTime() + ctx.organization.approvalTtlSeconds * 1000, delegationEnds));
+    const proposal = signProposal(this.opts.identity, task!, {
+      call: signedCall(tool.exposedName, tool.action, x.argumentsDigest, amount),
+      policyEffect: ev.decision.effect,
+      ruleId: ev.decision.rule_id,
+      enforcement: ev.enforcement,
+      approvalRequest: null,
+      expiresAt,
+      now,
+    });
+    const receipt = issueStoredReceipt(this.opts.identity, [task!, proposal], [d.object], ctx.principal!.documents, now);
+    const receiptId = randomUUID();
+    write.objects.push(objectRecord(proposal));
+    Object.assign(action, { status: "authorized", proposalObjectId: proposal.id, expiresAt });
+    write.receipt = {
+      id: receiptId,
+      kind: receipt.kind,
+      receiptObjectId: receipt.receiptObjectId,
+      threadId: receipt.threadId,
+      headObjectId: receipt.headObjectId,
+      workflow: "service/task-approval@0.1",
+      outcome: receipt.outcome,
+      issuerKid: this.opts.identity.signer.kid,
+      bundle: receipt.file,
+      bundleSha256: receipt.bundleSha256,
+      verifiedAtIssuance: null,
+    };
+    const events: EventRecord[] = [
+      actionAuthorized(eventAction, { expires_at: expiresAt.toISOString(), approval_request_id: null, receipt_id: receiptId, policy: policyObject }),
+      receiptCreated({
+        receipt_id: receiptId,
+        protected_action_id: id,
+        receipt_object_id: receipt.receiptObjectId,
+        thread_id: receipt.threadId,
+        outcome: receipt.outcome,
+        bundle_sha256: receipt.bundleSha256,
+      }),
+    ];
+    if (ev.relaxed) events.push(observeOverride(eventAction, policyObject!));
+    write.events.push(...events);
+    return write;
+  }
+}
+
+function objectRecord(o: { id: string; body: { type: string } }): ObjectRecord {
+  return { objectId: o.id, type: o.body.type, object: o };
+}
+
+/** The view of an action just written, without reading it back. */
+function viewOf(w: DecisionWrite): ActionView {
+  const a = w.action;
+  return {
+    id: a.id,
+    organizationId: a.organizationId,
+    agentId: a.agentId,
+    status: a.status,
+    execution: a.execution,
+    decisionCode: a.decisionCode,
+    decisionDetail: a.decisionDetail,
+    requestFingerprint: a.requestFingerprint,
+    argumentsDigest: a.argumentsDigest,
+    expiresAt: a.expiresAt,
+    taskObjectId: a.taskObjectId,
+    proposalObjectId: a.proposalObjectId,
+    agentExplanation: a.agentExplanation,
+    enforcement: a.policy?.enforcement ?? null,
+    relaxed: a.relaxed,
+    policyEffect: a.policy?.effect ?? null,
+    ruleId: a.policy?.ruleId ?? null,
+    observeEndsAt: null,
+    approval: w.approval ? { id: w.approval.id, status: "pending", expiresAt: w.approval.expiresAt, decisionObjectId: null } : null,
+    receipt: w.receipt ? { id: w.receipt.id, receiptObjectId: w.receipt.receiptObjectId, outcome: w.receipt.outcome } : null,
+  };
+}

@@ -1,0 +1,146 @@
+import {
+  bundleFacts,
+  followingStep,
+  issueBundle,
+  objectBody,
+  serializeBundle,
+  signObject,
+  timestamp,
+  type BodyOf,
+  type IdentityDocument,
+  type Kid,
+  type ObjectId,
+  type SignedObject,
+  type StepBody,
+} from "../evidence/index.js";
+import type { GatewayIdentity } from "./gateway-identity.js";
+import type { MappedAmount } from "./amount.js";
+
+/** The exact call every step restates (docs/evidence.md "call"). */
+export interface SignedCall {
+  tool: string;
+  action: string;
+  arguments_digest: `sha256:${string}`;
+  amount: { value: string; currency: string } | null;
+}
+
+export function signedCall(tool: string, action: string, argumentsDigest: `sha256:${string}`, amount: MappedAmount | null): SignedCall {
+  return { tool, action, arguments_digest: argumentsDigest, amount: amount ? { value: amount.amount, currency: amount.currency } : null };
+}
+
+export interface TaskInput {
+  protectedActionId: string;
+  execution: "gateway" | "caller";
+  agent: { id: string; name: string };
+  call: SignedCall;
+  environment: "live" | "test";
+  policy: { policy_id: string; version_id: string; version: number; digest: `sha256:${string}` };
+  idempotencyKey: string | null;
+  principalKid: Kid;
+  delegationObjectId: ObjectId;
+  now: Date;
+}
+
+/** The TASK: what the agent asked, under which policy, on whose behalf (signed by the Gateway). */
+export function signTask(identity: GatewayIdentity, t: TaskInput): SignedObject<BodyOf<"TASK">> {
+  return signObject(
+    objectBody({
+      type: "TASK",
+      actor: identity.signer.kid,
+      on_behalf_of: t.principalKid,
+      thread: null,
+      parent: null,
+      delegations: [t.delegationObjectId],
+      issued_at: timestamp(t.now),
+      payload: {
+        protected_action_id: t.protectedActionId,
+        execution: t.execution,
+        agent: t.agent,
+        ...t.call,
+        environment: t.environment,
+        policy: t.policy,
+        idempotency_key: t.idempotencyKey,
+      },
+    }) as BodyOf<"TASK">,
+    identity.signer,
+  );
+}
+
+export interface ProposalInput {
+  call: SignedCall;
+  policyEffect: "allow" | "require_approval" | "deny";
+  ruleId: string | null;
+  enforcement: "enforce" | "observe";
+  approvalRequest: { id: string; expires_at: string; roles: string[]; approver_count: number } | null;
+  expiresAt: Date;
+  now: Date;
+}
+
+/** The PROPOSAL: the Gateway's decision on the TASK. */
+export function signProposal(identity: GatewayIdentity, task: SignedObject<BodyOf<"TASK">>, p: ProposalInput): SignedObject<BodyOf<"PROPOSAL">> {
+  return signObject(
+    followingStep(task, {
+      type: "PROPOSAL",
+      actor: identity.signer.kid,
+      on_behalf_of: task.body.on_behalf_of,
+      delegations: task.body.delegations,
+      issued_at: timestamp(p.now),
+      payload: {
+        call: p.call,
+        policy_effect: p.policyEffect,
+        rule_id: p.ruleId,
+        enforcement: p.enforcement,
+        approval_request: p.approvalRequest,
+        expires_at: timestamp(p.expiresAt),
+      },
+    }) as BodyOf<"PROPOSAL">,
+    identity.signer,
+  );
+}
+
+export interface IssuedReceipt {
+  receiptObjectId: string;
+  threadId: string;
+  headObjectId: string;
+  kind: "execution" | "authorization" | "closure";
+  outcome: "succeeded" | "failed" | "final" | "pending" | "granted";
+  file: Buffer;
+  bundleSha256: string;
+  bundleSize: number;
+}
+
+/**
+ * The receipt over a path and its bundle file (SPEC 2.8), ready to store:
+ * the path TASK → head, the delegations it relies on, and every signer's
+ * identity log (each KID once).
+ */
+export function issueStoredReceipt(
+  identity: GatewayIdentity,
+  path: readonly SignedObject<StepBody>[],
+  supporting: readonly SignedObject[],
+  identities: readonly IdentityDocument[],
+  now: Date,
+): IssuedReceipt {
+  const seen = new Set<string>();
+  const documents = [...identity.documents, ...identities].filter((d) => {
+    const key = `${d.body.kid}:${d.body.seq}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const bundle = issueBundle({ issuer: identity.signer, issued_at: timestamp(now), path, supporting, identities: documents });
+  const text = serializeBundle(bundle);
+  const file = Buffer.from(text, "utf8");
+  const facts = bundleFacts(file);
+  const payload = bundle.receipt.body.payload;
+  return {
+    receiptObjectId: bundle.receipt.id,
+    threadId: payload.root,
+    headObjectId: payload.head,
+    kind: payload.kind,
+    outcome: payload.outcome,
+    file,
+    bundleSha256: facts.bundle_sha256,
+    bundleSize: facts.bundle_size,
+  };
+}

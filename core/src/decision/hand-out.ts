@@ -1,0 +1,134 @@
+import { randomUUID } from "node:crypto";
+import type { BodyOf, SignedObject, StepBody } from "../evidence/index.js";
+import { inTransaction, type Pool } from "../store/index.js";
+import { readActionView, type ActionView } from "./action-view.js";
+import { issueStoredReceipt } from "./evidence.js";
+import { actionAuthorized, receiptCreated } from "./events.js";
+import type { GatewayIdentity } from "./gateway-identity.js";
+import { storedIdentityLogs, storedObjects } from "./stored-evidence.js";
+
+export type HandOut =
+  | { ok: true; view: ActionView }
+  /** The approved action cannot be authorized now; the answer records nothing more (e.g. the tool's binding changed). */
+  | { ok: false; code: "TOOL_REAUTHORIZATION_REQUIRED"; detail: string };
+
+const LOCK = `
+  select pa.status, pa.agent_id, pa.tool_name, pa.action, pa.environment, pa.approval_request_id,
+         pa.task_object_id, pa.proposal_object_id, ag.name as agent_name,
+         d.revoked_at, d.expires_at <= now() as delegation_expired, d.object as delegation_object,
+         p.emergency_stopped_at, ar.decision_object_id,
+         (t.id is not null and t.enabled and t.authorized_binding = t.binding) as tool_ready
+    from protected_actions pa
+    join agents ag on ag.id = pa.agent_id
+    join delegations d on d.id = pa.delegation_id
+    join policies p on p.id = pa.policy_id
+    join approval_requests ar on ar.id = pa.approval_request_id
+    left join tools t on t.id = pa.tool_id
+   where pa.id = $1
+     for update of pa for share of d, p`;
+
+/**
+ * Hands out the authorization of a decision-only action a person approved
+ * (SPEC 3.2 row 4, 1.7): under the locks an execution takes (the action row
+ * for update, its delegation and policy for share, so a concurrent
+ * revocation or stop waits for us or we see it), re-check the delegation and
+ * the emergency stop, then issue the receipt over the person's APPROVAL
+ * (outcome granted) and mark the action authorized until the approval's
+ * expiry. An approved action that a stop closed or whose delegation was
+ * revoked is never authorized: it is recorded as denied instead.
+ */
+export async function handOutApproved(pool: Pool, identity: GatewayIdentity, actionId: string, now: Date): Promise<HandOut> {
+  const refused = await inTransaction(pool, async (db) => {
+    const { rows } = await db.query(LOCK, [actionId]);
+    const a = rows[0];
+    if (!a || a.status !== "approved") return undefined; // someone else handed it out (or closed it) first
+    const close = async (code: string, detail: string) => {
+      await db.query(
+        "update protected_actions set status = 'denied', decision_code = $2, decision_detail = $3, updated_at = now() where id = $1",
+        [actionId, code, detail],
+      );
+    };
+    if (a.emergency_stopped_at) {
+      await close("POLICY_CHANGED", "an emergency stop of the policy closed this approved call; the identical call with a new idempotency key gets a new decision");
+      return undefined;
+    }
+    if (a.revoked_at || a.delegation_expired) {
+      await close("VERIFICATION_FAILED", "the delegation this call relied on was revoked or expired after the approval; it can no longer be authorized");
+      return undefined;
+    }
+    if (!a.tool_ready) {
+      return { ok: false as const, code: "TOOL_REAUTHORIZATION_REQUIRED" as const, detail: "the tool changed after the decision; an owner or admin must authorize it again" };
+    }
+    const objects = await storedObjects(db, [a.task_object_id, a.proposal_object_id, a.decision_object_id]);
+    const task = objects.get(a.task_object_id) as SignedObject<BodyOf<"TASK">>;
+    const proposal = objects.get(a.proposal_object_id) as SignedObject<StepBody>;
+    const approval = objects.get(a.decision_object_id) as SignedObject<BodyOf<"APPROVAL">>;
+    const approvalExpiry = new Date(approval.body.payload.expires_at);
+    if (approvalExpiry.getTime() <= now.getTime()) {
+      await db.query(
+        `update protected_actions set status = 'expired', decision_code = 'APPROVAL_EXPIRED',
+                decision_detail = 'the approval expired before the call was authorized; a new call gets a new decision', updated_at = now()
+          where id = $1`,
+        [actionId],
+      );
+      return undefined;
+    }
+    const logs = await storedIdentityLogs(db, [task.body.on_behalf_of!, approval.body.actor]);
+    const receipt = issueStoredReceipt(identity, [task, proposal, approval], [a.delegation_object], logs, now);
+    const receiptId = randomUUID();
+    const eventAction = {
+      protected_action_id: actionId,
+      agent: { id: a.agent_id, name: a.agent_name },
+      tool: a.tool_name,
+      action: a.action,
+      execution: "caller" as const,
+      environment: a.environment,
+    };
+    const events = [
+      actionAuthorized(eventAction, {
+        expires_at: approvalExpiry.toISOString(),
+        approval_request_id: a.approval_request_id,
+        receipt_id: receiptId,
+        policy: null,
+      }),
+      receiptCreated({
+        receipt_id: receiptId,
+        protected_action_id: actionId,
+        receipt_object_id: receipt.receiptObjectId,
+        thread_id: receipt.threadId,
+        outcome: receipt.outcome,
+        bundle_sha256: receipt.bundleSha256,
+      }),
+    ];
+    await db.query(
+      `with receipt as (
+         insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
+                               workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
+         select $2, pa.organization_id, pa.id, $3, $4, $5, $6, 'service/task-approval@0.1', $7, $8, $9, $10, $11
+           from protected_actions pa where pa.id = $1
+         returning organization_id),
+       events as (
+         insert into events (organization_id, type, data)
+         select receipt.organization_id, e->>'type', e->'data' from receipt, jsonb_array_elements($12::jsonb) e)
+       update protected_actions set status = 'authorized', receipt_id = $2, expires_at = $13, updated_at = now() where id = $1`,
+      [
+        actionId,
+        receiptId,
+        receipt.kind,
+        receipt.receiptObjectId,
+        receipt.threadId,
+        receipt.headObjectId,
+        receipt.outcome,
+        identity.signer.kid,
+        receipt.file,
+        receipt.bundleSha256,
+        receipt.bundleSize,
+        JSON.stringify(events),
+        approvalExpiry,
+      ],
+    );
+    return undefined;
+  });
+  if (refused) return refused;
+  return { ok: true, view: (await readActionView(pool, actionId))! };
+}

@@ -1,0 +1,35 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import { LANGUAGE_REVISION } from "@countersign/core/decision";
+import type { Pool } from "@countersign/core/store";
+
+/** How often a replica reports itself (the language gate of SPEC 3.4 reads `last_seen_at`). */
+export const REPORT_INTERVAL_MS = 15_000;
+
+const VERSION = "0.1.0";
+
+/** This replica's id: host name plus a random suffix, so restarts and pods on one host stay apart. */
+export function newInstanceId(): string {
+  return `${hostname()}-${randomBytes(4).toString("hex")}`;
+}
+
+async function report(pool: Pool, instanceId: string): Promise<void> {
+  const revisions = Array.from({ length: LANGUAGE_REVISION }, (_, i) => i + 1);
+  await pool.query(
+    `insert into gateway_instances (instance_id, version, language_revisions) values ($1, $2, $3)
+     on conflict (instance_id) do update set last_seen_at = now(), version = excluded.version, language_revisions = excluded.language_revisions`,
+    [instanceId, VERSION, revisions],
+  );
+}
+
+/**
+ * Reports the replica and the policy-language revisions it evaluates at start
+ * and every 15 s, so the Cloud API knows which Gateways run (SPEC 3.4). A
+ * failed report is retried on the next tick; it never stops the Gateway.
+ */
+export async function startInstanceReports(pool: Pool, instanceId: string, onError: (err: unknown) => void): Promise<() => void> {
+  await report(pool, instanceId);
+  const timer = setInterval(() => report(pool, instanceId).catch(onError), REPORT_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}

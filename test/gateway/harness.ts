@@ -1,0 +1,78 @@
+/**
+ * A real Gateway on a real database for the /v1/authorize tests, and the
+ * counts a test compares before and after a call to prove what was and was
+ * not recorded.
+ */
+import { randomBytes } from "node:crypto";
+import { generateSeed } from "../../core/src/evidence/index.js";
+import { createLogger } from "../../core/src/server/index.js";
+import type { Queryable } from "../../core/src/store/index.js";
+import { startGateway, type RunningGateway } from "../../gateway/src/start.js";
+import type { QueueOptions } from "../../gateway/src/limits/organization-queue.js";
+import type { TestDatabase } from "../setup/database.js";
+
+export interface TestGateway {
+  gateway: RunningGateway;
+  keyHashSecret: Buffer;
+  signingKey: Uint8Array;
+  authorize(key: string | null, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(
+  db: TestDatabase,
+  opts: { keyHashSecret?: Buffer; signingKey?: Uint8Array; queue?: Partial<QueueOptions>; defaultPlan?: "developer" | "enterprise" } = {},
+): Promise<TestGateway> {
+  const keyHashSecret = opts.keyHashSecret ?? randomBytes(32);
+  const signingKey = opts.signingKey ?? generateSeed();
+  const gateway = await startGateway({
+    pool: db.pool,
+    databaseUrl: db.url,
+    logger: createLogger("gateway", "silent"),
+    host: "127.0.0.1",
+    port: 0,
+    shutdownGraceSeconds: 1,
+    keyHashSecret,
+    signingKey,
+    defaultPlan: opts.defaultPlan ?? "developer",
+    queue: opts.queue,
+  });
+  return {
+    gateway,
+    keyHashSecret,
+    signingKey,
+    async authorize(key, body, headers = {}) {
+      const res = await fetch(`${gateway.url}/v1/authorize`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+    },
+    close: () => gateway.stop(),
+  };
+}
+
+export interface Recorded {
+  actions: number;
+  receipts: number;
+  objects: number;
+  approvals: number;
+  events: number;
+  usage: number;
+}
+
+/** What an organization has recorded: every table a decision writes. */
+export async function recorded(db: Queryable, organizationId: string): Promise<Recorded> {
+  const { rows } = await db.query(
+    `select (select count(*) from protected_actions where organization_id = $1)::int as actions,
+            (select count(*) from receipts where organization_id = $1)::int as receipts,
+            (select count(*) from signed_objects where organization_id = $1)::int as objects,
+            (select count(*) from approval_requests where organization_id = $1)::int as approvals,
+            (select count(*) from events where organization_id = $1)::int as events,
+            (select coalesce(sum(protected_actions), 0) from usage_counters where organization_id = $1)::int as usage`,
+    [organizationId],
+  );
+  return rows[0] as Recorded;
+}
