@@ -16,6 +16,7 @@ import { gatewayIdentityRoute } from "./gateway-identity.js";
 import { acceptInvitationRoute } from "./invitations/accept.js";
 import { invitationRoutes } from "./invitations/invitations.js";
 import { memberRoutes } from "./members/members.js";
+import { observeRoutes } from "./observe/observe.js";
 import { operatorBindingRoutes } from "./operator-bindings/operator-bindings.js";
 import { personalIdentityRoutes } from "./identities/identities.js";
 import { principalRoutes } from "./principal/principal.js";
@@ -48,6 +49,7 @@ const plugins = [
   personalIdentityRoutes,
   agentRoutes,
   delegationRoutes,
+  observeRoutes,
   // policies and rollout (issue 8)
   policiesAndRollout,
   // webhooks (issue 11)

@@ -5,6 +5,7 @@ import { quotas } from "@countersign/core/plans";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
+import { endWindowsForSettings } from "../../observe/windows.js";
 import { ORGANIZATION_COLUMNS, organizationJson, type OrganizationRow } from "../../orgs/serialize.js";
 import { nameSchema, organizationOf, typed } from "../shared.js";
 
@@ -56,7 +57,18 @@ export async function organizationSettingsRoute(app: FastifyInstance, ctx: ApiCo
           details: { from_days: before[0]!.data_retention_days, to_days: days },
         });
       }
-      return rows[0]!;
+      // SPEC 3.9: these changes end observe windows in the same transaction.
+      const b = before[0]!;
+      const a = rows[0]!;
+      await endWindowsForSettings(db, {
+        organizationId: o.id,
+        now: new Date(),
+        actor,
+        endedBy: request.principal.kind === "session" ? request.principal.userId : null,
+        before: { maxHours: b.observe_max_hours, liveOptIn: !!b.observe_live_opt_in },
+        after: { maxHours: a.observe_max_hours, liveOptIn: !!a.observe_live_opt_in },
+      });
+      return a;
     });
     return { organization: organizationJson(row, o.plan, o.role) };
   });
