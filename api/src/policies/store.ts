@@ -68,20 +68,14 @@ export async function namedVersion(db: Queryable, policyId: string, versionId: s
   return rows[0];
 }
 
-const compiled = new Map<string, CompiledPolicy>();
-
 /**
  * The stored document compiled. A stored document that no longer validates
- * (limits tightened since it was saved) throws 422 POLICY_INVALID.
+ * (limits tightened since it was saved) throws 422 POLICY_INVALID. Not
+ * cached: these routes compile a few documents per request, in milliseconds,
+ * and every request re-checks the stored document against today's rules.
  */
 export function compiledVersion(v: Pick<VersionRow, "id" | "document">): CompiledPolicy {
-  let c = compiled.get(v.id);
-  if (!c) {
-    c = compilePolicy(parsePolicy(v.document));
-    if (compiled.size > 1000) compiled.clear();
-    compiled.set(v.id, c);
-  }
-  return c;
+  return compilePolicy(parsePolicy(v.document));
 }
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;

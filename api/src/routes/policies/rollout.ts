@@ -12,7 +12,7 @@ import { observingPolicies, rolloutStage } from "../../policies/stage.js";
 import { loadPolicy, namedVersion, policyJson, versionJson, versionsById, type PolicyRow } from "../../policies/store.js";
 import { closeCovered, lockOpenActions, recordSupersession } from "../../policies/supersede.js";
 import { organizationOf, orgParams, typed } from "../shared.js";
-import { activateBody, policyParams, rollbackBody, versionParams } from "./schemas.js";
+import { activateBody, optionalBody, policyParams, rollbackBody, versionParams } from "./schemas.js";
 
 const POLICY_COLUMNS = "id, organization_id, name, agent_disclosure, active_version_id, shadow_version_id, emergency_stopped_at, examples, created_at";
 
@@ -59,7 +59,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
     };
   });
 
-  r.post("/orgs/:org_id/policies/:policy_id/emergency", { schema: { params: policyParams, body: z.strictObject({}).optional() } }, async (request) => {
+  r.post("/orgs/:org_id/policies/:policy_id/emergency", { schema: { params: policyParams, body: optionalBody(z.strictObject({})) } }, async (request) => {
     const o = organizationOf(request);
     const s = await emergencyStop(ctx.pool, rollout, { organizationId: o.id, policyId: request.params.policy_id, actor: actorOf(request.principal), userId: userOf(request.principal as never) });
     return { emergency_stopped_at: s.emergencyStoppedAt.toISOString(), closed_actions: s.closed, ended_observe_windows: s.endedObserveWindows };
@@ -67,7 +67,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/policies/:policy_id/supersede-open-actions",
-    { schema: { params: policyParams, body: z.strictObject({ scope: z.enum(["supersede_pending", "supersede_all"]).default("supersede_all") }).default({ scope: "supersede_all" }) } },
+    { schema: { params: policyParams, body: optionalBody(z.strictObject({ scope: z.enum(["supersede_pending", "supersede_all"]).default("supersede_all") })) } },
     async (request) => {
       const o = organizationOf(request);
       const scope = request.body.scope;

@@ -29,7 +29,10 @@ export const versionBody = z.union([
   z.strictObject({ require_approval_copy_of: z.uuid(), note: noteSchema.optional() }),
 ]);
 
-export const activateBody = z
+/** A body that may be left out entirely (POST without content): read as `{}`. */
+export const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
+
+export const activateBody = optionalBody(z
   .strictObject({
     expected_active_version_id: z.uuid().nullable().optional(),
     shadow_version_id: z.uuid().nullable().optional(),
@@ -37,8 +40,7 @@ export const activateBody = z
     acknowledge_failing_examples: z.boolean().optional(),
     max_loosened: z.number().int().min(0).optional(),
     simulation_id: z.uuid().optional(),
-  })
-  .default({});
+  }));
 
 export const rollbackBody = z.strictObject({
   expected_active_version_id: z.uuid().nullable(),
