@@ -7,8 +7,8 @@ import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
 import { ServiceError } from "../errors/index.js";
 import { verifySignedObject, type BodyOf, type SignedObject, type StepBody } from "../evidence/index.js";
+import { personOfIdentity } from "../identities/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
-import type { Queryable } from "../store/queryable.js";
 
 export interface ApprovalDecisionInput {
   organizationId: string;
@@ -65,9 +65,9 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
     const submitted = input.object as { body?: { actor?: unknown; type?: unknown } } | null;
     const actor = typeof submitted?.body?.actor === "string" ? submitted.body.actor : undefined;
     if (!actor) throw refused("VERIFICATION_FAILED", "the decision is not a signed object", "OBJECT_MALFORMED");
-    const signer = await personalIdentity(db, actor);
-    if (!signer) throw new ServiceError("IDENTITY_UNKNOWN", "the decision is signed by an identity that is not bound to any person");
-    if (signer.userId !== input.userId) throw new ServiceError("IDENTITY_MISMATCH", "the decision is signed by another person's identity");
+    const signerUserId = await personOfIdentity(db, actor);
+    if (!signerUserId) throw new ServiceError("IDENTITY_UNKNOWN", "the decision is signed by an identity that is not bound to any person");
+    if (signerUserId !== input.userId) throw new ServiceError("IDENTITY_MISMATCH", "the decision is signed by another person's identity");
     if (!(r.approver_kids as string[]).includes(actor)) {
       throw new ServiceError("IDENTITY_MISMATCH", "this identity is not among the approvers of this request");
     }
@@ -141,12 +141,4 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
     await db.query("select pg_notify($1, $2)", [ACTION_CHANNEL, r.protected_action_id]);
     return { status, protectedActionId: r.protected_action_id, decisionObjectId: object.id, receipt };
   });
-}
-
-async function personalIdentity(db: Queryable, kid: string): Promise<{ userId: string } | undefined> {
-  const { rows } = await db.query<{ user_id: string }>(
-    "select user_id from identities where kid = $1 and kind = 'personal' and status = 'active' and user_id is not null",
-    [kid],
-  );
-  return rows[0] ? { userId: rows[0].user_id } : undefined;
 }

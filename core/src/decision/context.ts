@@ -1,4 +1,5 @@
 import type { IdentityDocument, SignedObject } from "../evidence/index.js";
+import { identityLogOf } from "../identities/index.js";
 import type { Queryable } from "../store/queryable.js";
 
 /**
@@ -34,7 +35,7 @@ export interface DecisionContext {
     version: number | null;
     digest: string | null;
   } | null;
-  /** The organization's principal: an equivocated one wins over an active one, so it can never be used. */
+  /** The organization's newest principal (as core/src/identities principalOf): an equivocated one is never used. */
   principal: { kid: string; status: string; documents: IdentityDocument[] } | null;
   /** Unrevoked, unexpired delegations of the agent, oldest first. */
   delegations: Array<{ id: string; objectId: string; permissions: string[]; expiresAt: string; object: SignedObject }>;
@@ -42,14 +43,6 @@ export interface DecisionContext {
   observeWindow: { id: string; endsAt: string; live: boolean } | null;
   /** An action recorded earlier under the call's idempotency key. */
   existingActionId: string | null;
-}
-
-/**
- * The stored identity log of a signer: `identities.document` holds either one
- * document (a log of one, the usual case) or the whole log as an array.
- */
-export function identityLog(stored: unknown): IdentityDocument[] {
-  return (Array.isArray(stored) ? stored : [stored]) as IdentityDocument[];
 }
 
 const QUERY = `
@@ -63,7 +56,7 @@ const QUERY = `
          v.id as version_id, v.number as version, v.digest,
          (select json_build_object('kid', i.kid, 'status', i.status, 'document', i.document) from identities i
            where i.organization_id = o.id and i.kind = 'principal' and i.status in ('active', 'equivocated')
-           order by (i.status = 'equivocated') desc, i.created_at desc limit 1) as principal,
+           order by i.created_at desc, (i.status = 'equivocated') desc limit 1) as principal,
          (select coalesce(json_agg(json_build_object('id', d.id, 'objectId', d.object_id, 'permissions', d.permissions,
                                                      'expiresAt', d.expires_at, 'object', d.object) order by d.created_at), '[]')
             from delegations d where d.agent_id = a.id and d.revoked_at is null and d.expires_at > now()) as delegations,
@@ -111,7 +104,7 @@ export async function loadDecisionContext(
           digest: r.digest,
         }
       : null,
-    principal: r.principal ? { kid: r.principal.kid, status: r.principal.status, documents: identityLog(r.principal.document) } : null,
+    principal: r.principal ? { kid: r.principal.kid, status: r.principal.status, documents: identityLogOf(r.principal.document) } : null,
     delegations: r.delegations,
     observeWindow: r.observe_window,
     existingActionId: r.existing_action_id,

@@ -7,7 +7,7 @@ import {
   type Signer,
 } from "../evidence/index.js";
 import type { Queryable } from "../store/queryable.js";
-import { identityLog } from "./context.js";
+import { identityLogOf } from "../identities/index.js";
 
 /** The installation's Gateway identity (SPEC 2.8 `issuer_kid`): what signs TASK, PROPOSAL, EXECUTION, RESULT and receipts. */
 export interface GatewayIdentity {
@@ -40,5 +40,5 @@ export async function registerGatewayIdentity(db: Queryable, seed: Uint8Array, n
     [signer.kid, document.body.public_key, JSON.stringify(document)],
   );
   const { rows } = await db.query<{ document: unknown }>("select document from identities where kid = $1", [signer.kid]);
-  return { signer, documents: identityLog(rows[0]!.document) };
+  return { signer, documents: identityLogOf(rows[0]!.document) };
 }

@@ -1,6 +1,6 @@
 import type { IdentityDocument, SignedObject } from "../evidence/index.js";
 import type { Queryable } from "../store/queryable.js";
-import { identityLog } from "./context.js";
+import { identityLogOf } from "../identities/index.js";
 
 /** Signed objects of a thread as stored, by id (steps signed earlier: TASK, PROPOSAL, a person's APPROVAL...). */
 export async function storedObjects(db: Queryable, ids: readonly string[]): Promise<Map<string, SignedObject>> {
@@ -17,6 +17,6 @@ export async function storedIdentityLogs(db: Queryable, kids: readonly string[])
     "select kid, document from identities where kid = any($1::text[])",
     [kids],
   );
-  const byKid = new Map(rows.map((r) => [r.kid, identityLog(r.document)]));
+  const byKid = new Map(rows.map((r) => [r.kid, identityLogOf(r.document)]));
   return kids.flatMap((k) => byKid.get(k) ?? []);
 }

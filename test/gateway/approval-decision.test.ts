@@ -1,0 +1,119 @@
+/**
+ * The core function behind POST .../approvals/<id>/decision (SPEC 2.7, 7.2):
+ * only an approver the request lists, signing with their own bound personal
+ * key, exactly the proposal's call, while the request is pending. Every
+ * refusal leaves the request, the action, objects, receipts and events as
+ * they were.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decideApproval } from "../../core/src/approvals/index.js";
+import { ServiceError } from "../../core/src/errors/index.js";
+import { generateSeed, nodeSigner, signObject } from "../../core/src/evidence/index.js";
+import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+import { bindPersonalIdentity, createAuthorizationWorld, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
+import { createMember } from "../fixtures/organization.js";
+import { recorded, startTestGateway, type TestGateway } from "./harness.js";
+
+let db: TestDatabase;
+let gw: TestGateway;
+let world: AuthorizationWorld;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  gw = await startTestGateway(db);
+  world = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
+});
+afterAll(async () => {
+  await gw?.close();
+  await db?.drop();
+});
+
+let n = 0;
+async function pendingRequest(): Promise<string> {
+  const res = await gw.authorize(world.key, { tool: world.tool, arguments: { amount: 300 + ++n }, idempotency_key: `approval-${n}-${Date.now()}` });
+  expect(res.body.status).toBe("approval_pending");
+  return res.body.approval_request_id;
+}
+
+async function state(approvalRequestId: string) {
+  const { rows } = await db.pool.query(
+    "select ar.status, pa.status as action_status from approval_requests ar join protected_actions pa on pa.id = ar.protected_action_id where ar.id = $1",
+    [approvalRequestId],
+  );
+  return { ...rows[0], recorded: await recorded(db.pool, world.organizationId) };
+}
+
+async function refusal(approvalRequestId: string, input: { userId?: string; object: unknown }, code: string) {
+  const before = await state(approvalRequestId);
+  const err = await decideApproval(db.pool, {
+    organizationId: world.organizationId,
+    approvalRequestId,
+    userId: input.userId ?? world.approver.userId,
+    object: input.object,
+    identity: gw.gateway.identity,
+  }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ServiceError);
+  expect((err as ServiceError).code).toBe(code);
+  expect(await state(approvalRequestId)).toEqual(before);
+  return err as ServiceError;
+}
+
+describe("decideApproval refusals change nothing", () => {
+  it("ALREADY_DECIDED once the request was decided", async () => {
+    const id = await pendingRequest();
+    const object = await signDecision(db.pool, id, world.approver.signer, "APPROVAL");
+    await decideApproval(db.pool, { organizationId: world.organizationId, approvalRequestId: id, userId: world.approver.userId, object, identity: gw.gateway.identity });
+    await refusal(id, { object: await signDecision(db.pool, id, world.approver.signer, "REJECTION") }, "ALREADY_DECIDED");
+  });
+
+  it("POLICY_VERSION_REPLACED when a rollback or stop superseded the request", async () => {
+    const id = await pendingRequest();
+    await db.pool.query("update approval_requests set status = 'superseded' where id = $1", [id]);
+    await refusal(id, { object: await signDecision(db.pool, id, world.approver.signer, "APPROVAL") }, "POLICY_VERSION_REPLACED");
+  });
+
+  it("IDENTITY_UNKNOWN for a key bound to nobody", async () => {
+    const id = await pendingRequest();
+    await refusal(id, { object: await signDecision(db.pool, id, nodeSigner(generateSeed()), "APPROVAL") }, "IDENTITY_UNKNOWN");
+  });
+
+  it("IDENTITY_MISMATCH for another person's identity, and for an identity the request does not list", async () => {
+    const id = await pendingRequest();
+    await refusal(id, { userId: world.ownerId, object: await signDecision(db.pool, id, world.approver.signer, "APPROVAL") }, "IDENTITY_MISMATCH");
+    // A viewer binds an identity after the request was made: not among its approvers.
+    const viewer = await createMember(db.pool, world.organizationId, "viewer");
+    const signer = await bindPersonalIdentity(db.pool, world.organizationId, viewer);
+    await refusal(id, { userId: viewer, object: await signDecision(db.pool, id, signer, "APPROVAL") }, "IDENTITY_MISMATCH");
+  });
+
+  it("VERIFICATION_FAILED for a tampered signature, another call, or an approval outliving its request", async () => {
+    const id = await pendingRequest();
+    const good = (await signDecision(db.pool, id, world.approver.signer, "APPROVAL")) as { id: string; body: any; signature: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const tampered = { ...good, body: { ...good.body, payload: { ...good.body.payload, expires_at: good.body.payload.expires_at } }, signature: good.signature.replace(/^./, (c) => (c === "A" ? "B" : "A")) };
+    const err = await refusal(id, { object: tampered }, "VERIFICATION_FAILED");
+    expect(err.details?.service_code).toBeDefined();
+    const otherCall = signObject({ ...good.body, payload: { ...good.body.payload, call: { ...good.body.payload.call, amount: { value: "1", currency: "EUR" } } } }, world.approver.signer);
+    await refusal(id, { object: otherCall }, "VERIFICATION_FAILED");
+    const late = await signDecision(db.pool, id, world.approver.signer, "APPROVAL", { expiresAt: new Date(Date.now() + 400 * 86400_000) });
+    await refusal(id, { object: late }, "VERIFICATION_FAILED");
+    await refusal(id, { object: { not: "an object" } }, "VERIFICATION_FAILED");
+  });
+
+  it("ALREADY_DECIDED for a request that expired", async () => {
+    const id = await pendingRequest();
+    const object = await signDecision(db.pool, id, world.approver.signer, "APPROVAL");
+    await db.pool.query("update approval_requests set expires_at = now() - interval '1 second' where id = $1", [id]);
+    await refusal(id, { object }, "ALREADY_DECIDED");
+  });
+
+  it("NOT_FOUND for another organization's request", async () => {
+    const other = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
+    const id = await pendingRequest();
+    const object = await signDecision(db.pool, id, world.approver.signer, "APPROVAL");
+    const err = await decideApproval(db.pool, { organizationId: other.organizationId, approvalRequestId: id, userId: world.approver.userId, object, identity: gw.gateway.identity }).catch((e: unknown) => e);
+    expect((err as ServiceError).code).toBe("NOT_FOUND");
+  });
+});
