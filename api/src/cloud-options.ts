@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Plan } from "@countersign/core/plans";
 import type { CloudApiOptions } from "./context.js";
@@ -16,6 +17,10 @@ export interface CloudSettings {
   tokenReviewUrl?: string | undefined;
   tokenReviewToken?: string | undefined;
   tokenReviewAudience: string;
+  /** Webhooks (docs/webhooks.md): without a credential key no endpoint can be created and no worker runs. */
+  credentialKey?: Buffer | undefined;
+  allowLoopbackUrls?: boolean;
+  webhookCaFile?: string | undefined;
 }
 
 /** The people-and-access options from settings; `announce` prints outbox links (no SMTP server). */
@@ -28,6 +33,13 @@ export function cloudOptionsFrom(s: CloudSettings, announce: (line: string) => v
     trustedProxyHops: s.trustedProxyHops,
     tokenReviewer: s.tokenReviewUrl
       ? tokenReviewer({ url: s.tokenReviewUrl, reviewerToken: s.tokenReviewToken, audience: s.tokenReviewAudience })
+      : undefined,
+    webhooks: s.credentialKey
+      ? {
+          credentialKey: s.credentialKey,
+          allowLoopbackUrls: s.allowLoopbackUrls ?? false,
+          ca: s.webhookCaFile ? [readFileSync(s.webhookCaFile, "utf8")] : undefined,
+        }
       : undefined,
   };
 }

@@ -1,10 +1,14 @@
-import { commonSettings, httpUrl, port, setting } from "@countersign/core/config";
+import { commonSettings, httpUrl, key32, port, setting } from "@countersign/core/config";
 import { z } from "zod";
 
 /** Settings of the Cloud API server (docs/configuration.md lists them all). */
 export const apiSettings = {
   ...commonSettings,
   port: setting("COUNTERSIGN_API_PORT", port(8080), "a port number 0-65535"),
+  /** The api stores webhook signing secrets with it, so it cannot run without one. */
+  credentialKey: setting("COUNTERSIGN_CREDENTIAL_KEY", key32, "32 bytes as base64 or base64url"),
+  /** PEM file of extra CA certificates webhook receivers may chain to (private CAs, tests). */
+  webhookCaFile: setting("COUNTERSIGN_WEBHOOK_CA_FILE", z.string().min(1).optional(), "a PEM file"),
   /** The plan of organizations without a subscription (DESIGN "Plans in a self-hosted installation"). */
   defaultPlan: setting(
     "COUNTERSIGN_DEFAULT_PLAN",

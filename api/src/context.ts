@@ -3,6 +3,7 @@ import type { Pool } from "@countersign/core/store";
 import type { Mailer } from "./mail/mailer.js";
 import type { TokenReviewer } from "./operators/token-review.js";
 import type { RouteAccess } from "./access/types.js";
+import type { WebhookOptions } from "./webhooks/options.js";
 import type { RolloutOptions } from "./policies/options.js";
 
 /** Everything the people-and-access routes need beyond the request. */
@@ -26,6 +27,8 @@ export interface CloudApiOptions {
   accessProbe?: boolean;
   /** Policies and rollout (issue 8): injected clocks and the impact preview's budget. */
   rollout?: RolloutOptions;
+  /** Webhook endpoints and their delivery worker (docs/webhooks.md); required to create endpoints. */
+  webhooks?: WebhookOptions;
 }
 
 export interface ApiContext extends CloudApiOptions {

@@ -2,6 +2,7 @@ import { listeningUrl, type Logger, type RunningServer } from "@countersign/core
 import type { Pool } from "@countersign/core/store";
 import type { CloudApiOptions } from "./context.js";
 import { buildApiServer } from "./server.js";
+import { DeliveryWorker } from "./webhooks/delivery-worker.js";
 import { startSupersedeWorker } from "./policies/supersede-worker.js";
 
 export async function startApi(opts: {
@@ -14,15 +15,22 @@ export async function startApi(opts: {
   cloud?: CloudApiOptions;
 }): Promise<RunningServer> {
   const app = buildApiServer({ pool: opts.pool, logger: opts.logger, cloud: opts.cloud });
+  // Webhook deliveries are sent from every api process (docs/webhooks.md).
+  const worker = opts.cloud?.webhooks ? new DeliveryWorker({ ...opts.cloud.webhooks, pool: opts.pool, logger: opts.logger }) : undefined;
+  if (worker && !app.hasRoute({ method: "GET", url: "/metrics" })) {
+    app.get("/metrics", async (_request, reply) => reply.type(worker.metrics.registry.contentType).send(await worker.metrics.registry.metrics()));
+  }
   await app.listen({ host: opts.host, port: opts.port, listenTextResolver: (a) => `api listening on ${a}` });
   // Closes actions covered by a rollback or emergency stop that decisions in flight recorded just after it (SPEC 3.6).
   const supersedeWorker = startSupersedeWorker(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
+  worker?.start();
   return {
     app,
     url: listeningUrl(app, opts.host),
     stop: async () => {
       await supersedeWorker.stop();
-      await app.lifecycle.drain(opts.shutdownGraceSeconds * 1000);
+      // The worker stops claiming at once; attempts in flight end within their 10 s.
+      await Promise.all([app.lifecycle.drain(opts.shutdownGraceSeconds * 1000), worker?.stop()]);
       opts.cloud?.mailer.close?.();
     },
   };

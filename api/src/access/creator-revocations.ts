@@ -38,6 +38,45 @@ export async function revokeCreatorKeys(
   return rows.length;
 }
 
+/**
+ * Disable, as the service, the enabled webhook endpoints a person created in
+ * an organization (or in every organization when `organizationId` is null),
+ * each audited as `webhook.updated` with the reason (SPEC 6.4). Their pending
+ * deliveries wait; a Writer can enable the endpoint again.
+ */
+export async function disableCreatorWebhooks(db: Queryable, organizationId: string | null, userId: string, reason: CreatorRevocation): Promise<number> {
+  const { rows } = await db.query<{ id: string; organization_id: string }>(
+    `update webhook_endpoints set enabled = false, disabled_reason = $3, updated_at = now()
+      where created_by = $2 and enabled and ($1::uuid is null or organization_id = $1)
+      returning id, organization_id`,
+    [organizationId, userId, reason],
+  );
+  for (const w of rows) {
+    await audit(db, {
+      organizationId: w.organization_id,
+      action: "webhook.updated",
+      actor: serviceActor,
+      target: { type: "webhook", id: w.id },
+      details: { enabled: false, reason, creator_id: userId },
+    });
+  }
+  return rows.length;
+}
+
+/**
+ * Everything a person's departure takes from what they created: their keys
+ * and their webhook endpoints. One call, inside the caller's transaction.
+ */
+export async function revokeCreatorAccess(db: Queryable, organizationId: string | null, userId: string, reason: CreatorRevocation): Promise<void> {
+  await revokeCreatorKeys(db, organizationId, userId, reason);
+  await disableCreatorWebhooks(db, organizationId, userId, reason);
+}
+
+/** Roles that cannot manage webhooks (SPEC 5.6): their endpoints are disabled on the change. */
+export function losesWebhooks(role: Role): boolean {
+  return role === "approver" || role === "viewer";
+}
+
 /** Which keys a role change takes away (SPEC 5.4): management keys below admin, all keys below developer. */
 export function keysLostByRole(role: Role): "all" | "management" | null {
   if (role === "owner" || role === "admin") return null;

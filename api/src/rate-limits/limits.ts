@@ -38,6 +38,8 @@ export const limits = {
   // read-only callers (viewers, approvers, keys without a write scope) at most 5 of the 10.
   analysisPerOrganization: perMinute(10),
   analysisReadOnlyPerOrganization: perMinute(5),
+  // Webhook test events and redeliveries together, per endpoint.
+  webhookSendsPerEndpoint: perMinute(5),
   // Per recipient address: over budget, the request gets its normal answer but nothing is sent.
   accountMailPerRecipient: perHour(10),
   resetMailPerRecipient: perHour(5),

@@ -23,6 +23,7 @@ import { principalRoutes } from "./principal/principal.js";
 import { organizationRoutes } from "./orgs/organizations.js";
 import { organizationSettingsRoute } from "./orgs/settings.js";
 import { webhookRoutes } from "./webhooks/index.js";
+import { deleteAccountRoute } from "./me/account.js";
 import { policiesAndRollout } from "./policies/index.js";
 
 /** The people-and-access routes (issue 6); who may call each is in access/route-table.ts. */
@@ -52,8 +53,9 @@ const plugins = [
   observeRoutes,
   // policies and rollout (issue 8)
   policiesAndRollout,
-  // webhooks (issue 11)
+  // webhooks (issue 11), and account deletion, which disables the endpoints one created
   webhookRoutes,
+  deleteAccountRoute,
 ];
 
 export async function accessRoutes(app: FastifyInstance, ctx: ApiContext) {

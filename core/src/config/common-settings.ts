@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { secretBytes } from "./secrets.js";
+import { key32, secretBytes } from "./secrets.js";
 import { flag, httpUrl, logLevel, postgresUrl, seconds, setting } from "./setting.js";
 
 /** Settings every server reads. Each server adds its own (api/src/config.ts, gateway/src/config.ts). */
@@ -13,6 +13,11 @@ export const commonSettings = {
   otlpEndpoint: setting("OTEL_EXPORTER_OTLP_ENDPOINT", httpUrl.optional(), "an http(s) URL"),
   /** HMAC key for API key secrets (SPEC 5.1); the same on every api and gateway replica. */
   keyHashSecret: setting("COUNTERSIGN_KEY_HASH_SECRET", secretBytes, "at least 32 bytes as base64url"),
+  /**
+   * AES-256-GCM key of secrets the service uses itself later (webhook signing
+   * secrets, core/credentials); the same on every replica. Required by the api.
+   */
+  credentialKey: setting("COUNTERSIGN_CREDENTIAL_KEY", key32.optional(), "32 bytes as base64 or base64url"),
   metricsEnabled: setting("COUNTERSIGN_METRICS", flag(true), "true or false"),
   /** Lets webhook and MCP server URLs point at loopback (only loopback, never private ranges): local runs and tests. */
   allowLoopbackUrls: setting("COUNTERSIGN_ALLOW_LOOPBACK_URLS", flag(false), "true or false"),

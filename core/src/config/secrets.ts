@@ -15,3 +15,9 @@ export const ed25519Seed = z
   .string()
   .regex(/^[A-Za-z0-9_-]{43}=?$/, "not 32 bytes of base64url")
   .transform((v) => Buffer.from(v, "base64url"));
+
+/** Exactly 32 bytes as base64 or base64url (`openssl rand -base64 32`): an AES-256 key. */
+export const key32 = z
+  .string()
+  .regex(/^[A-Za-z0-9+/_-]{43}=?$/, "not 32 bytes of base64")
+  .transform((v) => Buffer.from(v, "base64"));

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/core/errors";
 import { inTransaction, type Queryable } from "@countersign/core/store";
-import { keysLostByRole, revokeCreatorKeys } from "../../access/creator-revocations.js";
+import { disableCreatorWebhooks, keysLostByRole, losesWebhooks, revokeCreatorAccess, revokeCreatorKeys } from "../../access/creator-revocations.js";
 import type { Role } from "../../access/types.js";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
@@ -63,6 +63,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: ApiContext) {
         });
         const lost = keysLostByRole(role);
         if (lost) await revokeCreatorKeys(db, o.id, target, "creator_lost_role", lost);
+        if (losesWebhooks(role)) await disableCreatorWebhooks(db, o.id, target, "creator_lost_role");
       }
       return { member: { user_id: target, role } };
     });
@@ -89,7 +90,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: ApiContext) {
         target: { type: "user", id: target },
         details: { role: current.role },
       });
-      await revokeCreatorKeys(db, o.id, target, self ? "creator_left" : "creator_removed");
+      await revokeCreatorAccess(db, o.id, target, self ? "creator_left" : "creator_removed");
     });
     return reply.code(204).send();
   });

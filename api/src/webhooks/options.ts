@@ -1,0 +1,15 @@
+import type { Resolve } from "@countersign/core/net";
+
+/** What the webhook routes and the delivery worker need (docs/webhooks.md). */
+export interface WebhookOptions {
+  /** COUNTERSIGN_CREDENTIAL_KEY: encrypts endpoint signing secrets at rest. */
+  credentialKey: Buffer;
+  /** COUNTERSIGN_ALLOW_LOOPBACK_URLS: loopback receivers for local runs and tests. */
+  allowLoopbackUrls: boolean;
+  /** Extra CA certificates receivers' certificates may chain to (COUNTERSIGN_WEBHOOK_CA_FILE), besides the usual roots. */
+  ca?: string[];
+  /** Name resolution; tests inject one to make a name change its answer. */
+  resolve?: Resolve;
+  /** The clock of the routes (rotation windows); tests inject one. */
+  now?: () => Date;
+}

@@ -1,0 +1,1 @@
+export { encryptCredential, decryptCredential, CredentialKeyError } from "./credential-box.js";
