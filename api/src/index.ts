@@ -4,3 +4,4 @@ export { apiSettings } from "./config.js";
 export { cloudOptionsFrom, type CloudSettings } from "./cloud-options.js";
 export type { CloudApiOptions } from "./context.js";
 export { routeTable } from "./access/route-table.js";
+export { hashPassword } from "./accounts/password-hash.js";

@@ -4,8 +4,8 @@
  * reuses the data, DATABASE_URL switches to an existing server, and a bad
  * setting exits with status 2 naming every bad setting.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,6 +80,56 @@ describe("make run (local/src/main.ts)", () => {
     const second = await startAndCheck(env);
     expect(second.run.stdout()).toContain("migrations applied now: 0");
     await stop(second.run);
+  });
+
+  it("seeds a demo organization, writes .data/demo.json and prints a curl that gets an authorization", { timeout: 120_000 }, async () => {
+    const demoDir = mkdtempSync(path.join(os.tmpdir(), "cs-local-demo-"));
+    chmodSync(demoDir, 0o755);
+    const db = await createTestDatabase({ migrate: false });
+    try {
+      const env = { DATABASE_URL: db.url, COUNTERSIGN_DATA_DIR: demoDir };
+      const first = await startAndCheck(env);
+      const file = path.join(demoDir, "demo.json");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const demo = JSON.parse(readFileSync(file, "utf8"));
+      for (const member of ["api_url", "gateway_url", "org_id", "gateway_key", "decision_only_tool", "allowed_arguments", "approval_arguments", "owner_email", "owner_password"]) {
+        expect(demo[member], member).toBeDefined();
+      }
+      expect(demo.gateway_url).toBe(`http://127.0.0.1:${first.gatewayPort}`);
+      expect(first.run.stdout()).toContain("Demo organization created");
+      // The printed command, run as printed, gets an authorization.
+      const curl = first.run.stdout().split("\n").find((l) => l.trim().startsWith("curl "))!.trim();
+      const out = execFileSync("sh", ["-c", curl], { encoding: "utf8" });
+      expect(JSON.parse(out)).toMatchObject({ allowed: true, status: "authorized" });
+      const authorize = (args: unknown, gatewayUrl = demo.gateway_url) =>
+        fetch(`${gatewayUrl}/v1/authorize`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${demo.gateway_key}`, "content-type": "application/json" },
+          body: JSON.stringify({ tool: demo.decision_only_tool, arguments: args }),
+        }).then((r) => r.json());
+      expect(await authorize(demo.approval_arguments)).toMatchObject({ allowed: false, status: "approval_pending" });
+      // The owner can sign in with the printed credentials.
+      const signin = await fetch(`${demo.api_url}/auth/signin`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: demo.owner_email, password: demo.owner_password }),
+      });
+      expect(signin.status).toBe(200);
+      await stop(first.run);
+
+      const second = await startAndCheck(env);
+      expect(second.run.stdout()).toContain("Demo organization reused");
+      const again = JSON.parse(readFileSync(file, "utf8"));
+      expect(again.gateway_key).toBe(demo.gateway_key);
+      expect(again.gateway_url).toBe(`http://127.0.0.1:${second.gatewayPort}`);
+      expect(await authorize(demo.allowed_arguments, again.gateway_url)).toMatchObject({ allowed: true });
+      await stop(second.run);
+      const { rows } = await db.pool.query("select count(*)::int as n from organizations");
+      expect(rows[0].n).toBe(1);
+    } finally {
+      await db.drop();
+      rmSync(demoDir, { recursive: true, force: true });
+    }
   });
 
   it("uses DATABASE_URL instead of an embedded server", { timeout: 120_000 }, async () => {

@@ -13,6 +13,7 @@ import { startGateway } from "@countersign/gateway";
 import { localSettings } from "./config.js";
 import { openDatabase } from "./database.js";
 import { loadOrCreateSecrets } from "./secrets.js";
+import { demoCurl, ensureDemo } from "./demo/demo-file.js";
 
 const config = loadConfigOrExit(localSettings);
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -57,11 +58,16 @@ const gateway = await startGateway({
   defaultPlan: "enterprise",
 });
 
+const { demo, file: demoFile, created } = await ensureDemo(apiPool, config.dataDir, keyHashSecret, { api_url: `${api.url}/api/v1`, gateway_url: gateway.url });
+
 say(`Countersign is running.`);
 say(`  database: ${database.description}; migrations applied now: ${migrated.applied.length}`);
 say(`  Cloud API: ${api.url}/api/v1   (health: ${api.url}/readyz)`);
 say(`  Gateway:   ${gateway.url}   (POST ${gateway.url}/v1/authorize, ${gateway.url}/mcp)`);
 say(`  Account e-mail: written to ${cloud.mailer.describe}; links are printed here.`);
+say(`  Demo organization ${created ? "created" : "reused"}: sign in as ${demo.owner_email}; credentials and keys in ${demoFile}`);
+say(`  Try an authorization:`);
+say(`    ${demoCurl(demo)}`);
 say(`Press Ctrl-C to stop.`);
 
 runUntilSignal(async () => {
