@@ -1,1 +1,1 @@
-export {};
+export { verifyWebhook, WEBHOOK_TOLERANCE_SECONDS, type WebhookVerification } from "./webhooks/verify.js";
