@@ -52,33 +52,49 @@ export async function activateVersion(
     const now = rollout.now();
     const policy = await loadPolicy(db, q.organizationId, q.policyId, true);
     const version = await loadVersion(db, policy.id, q.versionId);
-    if (policy.emergency_stopped_at) throw new ServiceError("EMERGENCY_ACTIVE", "the policy is emergency-stopped; only a rollback is possible");
+    if (policy.emergency_stopped_at)
+      throw new ServiceError(
+        "EMERGENCY_ACTIVE",
+        "the policy is emergency-stopped; only a rollback is possible",
+      );
 
     // 1. State.
-    if (version.status === "active") throw new ServiceError("ALREADY_ACTIVE", `version ${version.number} is already active`);
-    if (version.status === "superseded") throw new ServiceError("INVALID_STATE", `version ${version.number} was superseded; use rollback to restore it`);
+    if (version.status === "active")
+      throw new ServiceError("ALREADY_ACTIVE", `version ${version.number} is already active`);
+    if (version.status === "superseded")
+      throw new ServiceError(
+        "INVALID_STATE",
+        `version ${version.number} was superseded; use rollback to restore it`,
+      );
 
     // 2. Language gate: revision-1 documents always pass.
     let gate: LanguageGate | null = null;
     if (version.language_revision === 2) {
       gate = await languageGate(db, q.organizationId, now);
-      if (!gate.open) throw new ServiceError("GATEWAYS_NOT_UPGRADED", gateMessages[gate.reason], { language_gate: gate });
+      if (!gate.open)
+        throw new ServiceError("GATEWAYS_NOT_UPGRADED", gateMessages[gate.reason], { language_gate: gate });
     }
 
     // The document is compiled once for the next gates; a stored document that
     // no longer validates is refused POLICY_INVALID in its place (step 5).
     const compiled = compileOrError(version);
-    const active = policy.active_version_id ? (await versionsById(db, [policy.active_version_id])).get(policy.active_version_id)! : null;
+    const active = policy.active_version_id
+      ? (await versionsById(db, [policy.active_version_id])).get(policy.active_version_id)!
+      : null;
 
     // 3. Examples gate.
     let examples: ExamplesReport | null = null;
     if (!(compiled instanceof ServiceError) && policy.examples.length > 0) {
       examples = runExamples(compiled, policy.examples);
       if (examples.failed > 0 && !b.acknowledge_failing_examples) {
-        throw new ServiceError("EXAMPLES_FAILING", `${examples.failed} saved example(s) fail under version ${version.number}`, {
-          failed: examples.failed,
-          failing: examples.results.filter((r) => r.passed === false),
-        });
+        throw new ServiceError(
+          "EXAMPLES_FAILING",
+          `${examples.failed} saved example(s) fail under version ${version.number}`,
+          {
+            failed: examples.failed,
+            failing: examples.results.filter((r) => r.passed === false),
+          },
+        );
       }
     }
 
@@ -88,33 +104,60 @@ export async function activateVersion(
       const activeCompiled = active ? compileOrError(active) : null;
       impact = await impactPreview(
         db,
-        { organizationId: q.organizationId, policyId: policy.id, candidate: compiled, active: activeCompiled instanceof ServiceError ? null : activeCompiled, now },
+        {
+          organizationId: q.organizationId,
+          policyId: policy.id,
+          candidate: compiled,
+          active: activeCompiled instanceof ServiceError ? null : activeCompiled,
+          now,
+        },
         rollout.clock,
         rollout.impactBudgetMs,
       );
       if (b.max_loosened !== undefined && impact.computed && impact.less_restricted! > b.max_loosened) {
-        throw new ServiceError("IMPACT_CHANGED", `${impact.less_restricted} recent calls would be less restricted, more than max_loosened ${b.max_loosened}`, { impact, max_loosened: b.max_loosened });
+        throw new ServiceError(
+          "IMPACT_CHANGED",
+          `${impact.less_restricted} recent calls would be less restricted, more than max_loosened ${b.max_loosened}`,
+          { impact, max_loosened: b.max_loosened },
+        );
       }
     }
 
     // 5. The other refusals.
-    if (b.expected_active_version_id !== undefined && b.expected_active_version_id !== policy.active_version_id) {
-      throw new ServiceError("ACTIVE_VERSION_CHANGED", "the active version is no longer the one expected", { active_version_id: policy.active_version_id });
+    if (
+      b.expected_active_version_id !== undefined &&
+      b.expected_active_version_id !== policy.active_version_id
+    ) {
+      throw new ServiceError("ACTIVE_VERSION_CHANGED", "the active version is no longer the one expected", {
+        active_version_id: policy.active_version_id,
+      });
     }
     if (b.shadow_version_id !== undefined && b.shadow_version_id !== policy.shadow_version_id) {
-      throw new ServiceError("SHADOW_CHANGED", "the shadow version is no longer the one expected", { shadow_version_id: policy.shadow_version_id });
+      throw new ServiceError("SHADOW_CHANGED", "the shadow version is no longer the one expected", {
+        shadow_version_id: policy.shadow_version_id,
+      });
     }
     if (compiled instanceof ServiceError) throw compiled;
     if (b.simulation_id !== undefined) {
-      const { rows } = await db.query<{ candidate_version_id: string; baseline: { kind: string; version_id?: string | null } }>(
+      const { rows } = await db.query<{
+        candidate_version_id: string;
+        baseline: { kind: string; version_id?: string | null };
+      }>(
         "select candidate_version_id, baseline from policy_simulations where id = $1 and policy_id = $2 and expires_at > $3",
         [b.simulation_id, policy.id, now],
       );
       const s = rows[0];
       const baselineVersion = s?.baseline.version_id ?? null;
-      const matches = s && s.candidate_version_id === version.id && (s.baseline.kind === "active" || s.baseline.kind === "version") && baselineVersion === policy.active_version_id;
+      const matches =
+        s &&
+        s.candidate_version_id === version.id &&
+        (s.baseline.kind === "active" || s.baseline.kind === "version") &&
+        baselineVersion === policy.active_version_id;
       if (!matches) {
-        throw new ServiceError("SIMULATION_MISMATCH", "simulation_id names no saved simulation of this version against the active version");
+        throw new ServiceError(
+          "SIMULATION_MISMATCH",
+          "simulation_id names no saved simulation of this version against the active version",
+        );
       }
     }
 
@@ -132,6 +175,13 @@ export async function activateVersion(
       now,
     });
     const after = await loadVersion(db, policy.id, version.id);
-    return { version: after, previousVersionId: policy.active_version_id, examples, impact, languageGate: gate, shadowCleared };
+    return {
+      version: after,
+      previousVersionId: policy.active_version_id,
+      examples,
+      impact,
+      languageGate: gate,
+      shadowCleared,
+    };
   });
 }

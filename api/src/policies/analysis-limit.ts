@@ -18,8 +18,13 @@ export function isReadOnlyCaller(request: FastifyRequest): boolean {
   return role === "viewer" || role === "approver";
 }
 
-export async function enforceAnalysisLimit(db: Queryable, request: FastifyRequest, organizationId: string): Promise<void> {
+export async function enforceAnalysisLimit(
+  db: Queryable,
+  request: FastifyRequest,
+  organizationId: string,
+): Promise<void> {
   const hits: Hit[] = [{ name: "analysisPerOrganization", subject: organizationId }];
-  if (isReadOnlyCaller(request)) hits.push({ name: "analysisReadOnlyPerOrganization", subject: organizationId });
+  if (isReadOnlyCaller(request))
+    hits.push({ name: "analysisReadOnlyPerOrganization", subject: organizationId });
   await enforceLimits(db, hits);
 }

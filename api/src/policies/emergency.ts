@@ -17,14 +17,31 @@ import { closeCovered, lockOpenActions, recordSupersession } from "./supersede.j
  * While it holds only a rollback is offered (409 EMERGENCY_ACTIVE elsewhere);
  * the rollback ends it.
  */
-export async function emergencyStop(pool: Pool, rollout: Rollout, q: { organizationId: string; policyId: string; actor: Actor; userId: string | null }) {
+export async function emergencyStop(
+  pool: Pool,
+  rollout: Rollout,
+  q: { organizationId: string; policyId: string; actor: Actor; userId: string | null },
+) {
   return inTransaction(pool, async (db) => {
     const now = rollout.now();
-    await lockOpenActions(db, { organizationId: q.organizationId, policyId: q.policyId, scope: "supersede_all" });
+    await lockOpenActions(db, {
+      organizationId: q.organizationId,
+      policyId: q.policyId,
+      scope: "supersede_all",
+    });
     const policy = await loadPolicy(db, q.organizationId, q.policyId, true);
-    if (policy.emergency_stopped_at) throw new ServiceError("EMERGENCY_ACTIVE", "the policy is already emergency-stopped; roll back to end the stop");
+    if (policy.emergency_stopped_at)
+      throw new ServiceError(
+        "EMERGENCY_ACTIVE",
+        "the policy is already emergency-stopped; roll back to end the stop",
+      );
     await db.query("update policies set emergency_stopped_at = $2 where id = $1", [policy.id, now]);
-    const coverage = { organizationId: q.organizationId, policyId: policy.id, versionId: null, scope: "supersede_all" as const };
+    const coverage = {
+      organizationId: q.organizationId,
+      policyId: policy.id,
+      versionId: null,
+      scope: "supersede_all" as const,
+    };
     const closed = await closeCovered(db, coverage);
     await recordSupersession(db, coverage, "emergency", closed);
     const { rowCount } = await db.query(
@@ -37,7 +54,11 @@ export async function emergencyStop(pool: Pool, rollout: Rollout, q: { organizat
       action: "policy.emergency_stopped",
       actor: q.actor,
       target: { type: "policy", id: policy.id },
-      details: { active_version_id: policy.active_version_id, closed_actions: closed, ended_observe_windows: rowCount ?? 0 },
+      details: {
+        active_version_id: policy.active_version_id,
+        closed_actions: closed,
+        ended_observe_windows: rowCount ?? 0,
+      },
     });
     return { emergencyStoppedAt: now, closed, endedObserveWindows: rowCount ?? 0 };
   });

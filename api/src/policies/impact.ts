@@ -25,7 +25,13 @@ export interface Impact {
 
 export async function impactPreview(
   db: Queryable,
-  q: { organizationId: string; policyId: string; candidate: CompiledPolicy; active: CompiledPolicy | null; now: Date },
+  q: {
+    organizationId: string;
+    policyId: string;
+    candidate: CompiledPolicy;
+    active: CompiledPolicy | null;
+    now: Date;
+  },
   clock: () => number,
   budgetMs: number = impactBounds.budgetMs,
 ): Promise<Impact> {
@@ -43,7 +49,12 @@ export async function impactPreview(
   if (over()) return { computed: false, reason: "time_budget_exceeded" };
   let report;
   try {
-    report = simulate(q.candidate, q.active ? { kind: "policy", policy: q.active } : { kind: "none" }, inputs, { maxDifferences: 0 });
+    report = simulate(
+      q.candidate,
+      q.active ? { kind: "policy", policy: q.active } : { kind: "none" },
+      inputs,
+      { maxDifferences: 0 },
+    );
   } catch {
     // 2000 decisions never reach the report limits; should they, nothing is refused either.
     return { computed: false, reason: "report_too_large" };
@@ -51,7 +62,9 @@ export async function impactPreview(
   if (over()) return { computed: false, reason: "time_budget_exceeded" };
   const c = report.counts;
   // With no active version every call is denied (NO_POLICY): anything the candidate does not deny is looser.
-  const loosened = q.active ? c.less_restricted : report.candidate_effects.allow + report.candidate_effects.require_approval;
+  const loosened = q.active
+    ? c.less_restricted
+    : report.candidate_effects.allow + report.candidate_effects.require_approval;
   return {
     computed: true,
     decisions: c.recorded,

@@ -16,7 +16,12 @@ export const OLDER_DECISIONS_MINUTES = 30;
 
 export type LanguageGate =
   | { open: true; gateways: number }
-  | { open: false; reason: "no_recent_gateway" | "outdated_gateway_running" | "older_gateway_decided_recently"; gateways: number; outdated_instances?: string[] };
+  | {
+      open: false;
+      reason: "no_recent_gateway" | "outdated_gateway_running" | "older_gateway_decided_recently";
+      gateways: number;
+      outdated_instances?: string[];
+    };
 
 export async function languageGate(db: Queryable, organizationId: string, now: Date): Promise<LanguageGate> {
   const { rows } = await db.query<{ recent: string; outdated: string[] | null; older_decisions: boolean }>(
@@ -31,13 +36,16 @@ export async function languageGate(db: Queryable, organizationId: string, now: D
   const r = rows[0]!;
   const gateways = Number(r.recent);
   if (gateways === 0) return { open: false, reason: "no_recent_gateway", gateways };
-  if (r.outdated?.length) return { open: false, reason: "outdated_gateway_running", gateways, outdated_instances: r.outdated };
+  if (r.outdated?.length)
+    return { open: false, reason: "outdated_gateway_running", gateways, outdated_instances: r.outdated };
   if (r.older_decisions) return { open: false, reason: "older_gateway_decided_recently", gateways };
   return { open: true, gateways };
 }
 
 export const gateMessages: Record<Exclude<LanguageGate, { open: true }>["reason"], string> = {
-  no_recent_gateway: "no Gateway reported in the last minute, so none is confirmed to support language revision 2",
+  no_recent_gateway:
+    "no Gateway reported in the last minute, so none is confirmed to support language revision 2",
   outdated_gateway_running: "a running Gateway does not support language revision 2; upgrade it first",
-  older_gateway_decided_recently: "a Gateway without language revision 2 decided this organization's calls in the last 30 minutes",
+  older_gateway_decided_recently:
+    "a Gateway without language revision 2 decided this organization's calls in the last 30 minutes",
 };

@@ -32,9 +32,15 @@ export async function recordActivation(
   const p = a.policy;
   const previous = p.active_version_id;
   if (previous) {
-    await db.query("update policy_versions set status = 'superseded', superseded_at = $2 where id = $1", [previous, a.now]);
+    await db.query("update policy_versions set status = 'superseded', superseded_at = $2 where id = $1", [
+      previous,
+      a.now,
+    ]);
   }
-  await db.query("update policy_versions set status = 'active', activated_at = $2 where id = $1", [a.version.id, a.now]);
+  await db.query("update policy_versions set status = 'active', activated_at = $2 where id = $1", [
+    a.version.id,
+    a.now,
+  ]);
   const clearsShadow = p.shadow_version_id !== null && p.shadow_version_id === (a.restored ?? a.version).id;
   await db.query(
     `update policies set active_version_id = $2, emergency_stopped_at = null,
@@ -103,21 +109,24 @@ export async function recordActivation(
       },
     });
   }
-  await db.query("insert into events (organization_id, type, data, created_at) values ($1, 'policy.activated', $2, $3)", [
-    p.organization_id,
-    JSON.stringify({
-      policy_id: p.id,
-      policy_name: p.name,
-      version_id: a.version.id,
-      version: a.version.number,
-      digest: a.version.digest,
-      language_revision: a.version.language_revision,
-      previous_version_id: previous,
-      trigger: a.trigger,
-      restored_version_id: a.restored?.id ?? null,
-      activated_at: a.now.toISOString(),
-    }),
-    a.now,
-  ]);
+  await db.query(
+    "insert into events (organization_id, type, data, created_at) values ($1, 'policy.activated', $2, $3)",
+    [
+      p.organization_id,
+      JSON.stringify({
+        policy_id: p.id,
+        policy_name: p.name,
+        version_id: a.version.id,
+        version: a.version.number,
+        digest: a.version.digest,
+        language_revision: a.version.language_revision,
+        previous_version_id: previous,
+        trigger: a.trigger,
+        restored_version_id: a.restored?.id ?? null,
+        activated_at: a.now.toISOString(),
+      }),
+      a.now,
+    ],
+  );
   return { activationId, shadowCleared: clearsShadow };
 }

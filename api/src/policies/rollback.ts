@@ -4,7 +4,14 @@ import type { Actor } from "../audit/record.js";
 import { gateMessages, languageGate, type LanguageGate } from "./language-gate.js";
 import type { Rollout } from "./options.js";
 import { recordActivation } from "./record-activation.js";
-import { compiledVersion, loadPolicy, loadVersion, namedVersion, VERSION_COLUMNS, type VersionRow } from "./store.js";
+import {
+  compiledVersion,
+  loadPolicy,
+  loadVersion,
+  namedVersion,
+  VERSION_COLUMNS,
+  type VersionRow,
+} from "./store.js";
 import { closeCovered, lockOpenActions, recordSupersession } from "./supersede.js";
 import { insertVersion } from "./versions.js";
 
@@ -33,7 +40,11 @@ export interface Rollback {
  * moment of rollback none is approved or executed); decisions in flight that
  * commit just after are closed by the supersede worker.
  */
-export async function rollBack(pool: Pool, rollout: Rollout, q: { organizationId: string; policyId: string; body: RollbackRequest; actor: Actor }): Promise<Rollback> {
+export async function rollBack(
+  pool: Pool,
+  rollout: Rollout,
+  q: { organizationId: string; policyId: string; body: RollbackRequest; actor: Actor },
+): Promise<Rollback> {
   const b = q.body;
   return inTransaction(pool, async (db) => {
     const now = rollout.now();
@@ -42,7 +53,9 @@ export async function rollBack(pool: Pool, rollout: Rollout, q: { organizationId
     if (scope) await lockOpenActions(db, { organizationId: q.organizationId, policyId: q.policyId, scope });
     const policy = await loadPolicy(db, q.organizationId, q.policyId, true);
     if (b.expected_active_version_id !== policy.active_version_id) {
-      throw new ServiceError("ACTIVE_VERSION_CHANGED", "the active version is no longer the one expected", { active_version_id: policy.active_version_id });
+      throw new ServiceError("ACTIVE_VERSION_CHANGED", "the active version is no longer the one expected", {
+        active_version_id: policy.active_version_id,
+      });
     }
     let target: VersionRow;
     if (b.to_version_id === undefined) {
@@ -50,11 +63,16 @@ export async function rollBack(pool: Pool, rollout: Rollout, q: { organizationId
         `select ${VERSION_COLUMNS} from policy_versions where policy_id = $1 and status = 'superseded' order by activated_at desc nulls last, number desc limit 1`,
         [policy.id],
       );
-      if (!rows[0]) throw new ServiceError("NOTHING_TO_ROLL_BACK", "no version of this policy was ever superseded");
+      if (!rows[0])
+        throw new ServiceError("NOTHING_TO_ROLL_BACK", "no version of this policy was ever superseded");
       target = rows[0];
     } else {
       target = await namedVersion(db, policy.id, b.to_version_id, "to_version_id");
-      if (target.status !== "superseded") throw new ServiceError("INVALID_STATE", `version ${target.number} is ${target.status}; only a superseded version can be rolled back to`);
+      if (target.status !== "superseded")
+        throw new ServiceError(
+          "INVALID_STATE",
+          `version ${target.number} is ${target.status}; only a superseded version can be rolled back to`,
+        );
     }
     compiledVersion(target); // 422 POLICY_INVALID when the stored document no longer validates
 
@@ -62,7 +80,12 @@ export async function rollBack(pool: Pool, rollout: Rollout, q: { organizationId
     let gate: LanguageGate | null = null;
     if (target.language_revision === 2) {
       gate = await languageGate(db, q.organizationId, now);
-      if (!gate.open) warnings.push({ code: "GATEWAYS_NOT_UPGRADED", message: `${gateMessages[gate.reason]}; an outdated Gateway denies every call of this policy`, language_gate: gate });
+      if (!gate.open)
+        warnings.push({
+          code: "GATEWAYS_NOT_UPGRADED",
+          message: `${gateMessages[gate.reason]}; an outdated Gateway denies every call of this policy`,
+          language_gate: gate,
+        });
     }
 
     const copy = await insertVersion(db, {
@@ -98,6 +121,13 @@ export async function rollBack(pool: Pool, rollout: Rollout, q: { organizationId
       await recordSupersession(db, coverage, "rollback", closed);
     }
     const after = await loadVersion(db, policy.id, copy.id);
-    return { version: after, restored: target, previousVersionId: policy.active_version_id, closed, warnings, shadowCleared };
+    return {
+      version: after,
+      restored: target,
+      previousVersionId: policy.active_version_id,
+      closed,
+      warnings,
+      shadowCleared,
+    };
   });
 }

@@ -18,13 +18,20 @@ import { compiledVersion, namedVersion, type PolicyRow } from "./store.js";
 /** The body of POST .../simulate (SPEC 4.5); saving takes the same with a saved candidate. */
 export interface SimulationRequest {
   candidate: { version_id: string } | { document: unknown };
-  baseline: { kind: "active" } | { kind: "recorded" } | { kind: "none" } | { kind: "version"; version_id: string };
+  baseline:
+    { kind: "active" } | { kind: "recorded" } | { kind: "none" } | { kind: "version"; version_id: string };
   window_days: number;
   scope: "agents" | "policy";
   environment: "all" | "live" | "test";
   examples?: boolean;
   decision_map?: boolean;
-  calls?: { tool: string; action: string; amount?: string; currency?: string; arguments?: Record<string, unknown> }[];
+  calls?: {
+    tool: string;
+    action: string;
+    amount?: string;
+    currency?: string;
+    arguments?: Record<string, unknown>;
+  }[];
 }
 
 export const simulationBounds = { windowDays: 90, calls: 100 } as const;
@@ -37,17 +44,28 @@ export interface StoredBaseline {
 
 function compileSubmitted(document: unknown): CompiledPolicy {
   const v = validatePolicy(document);
-  if (!v.ok) throw policyInvalidError(v.issues.map((i) => ({ ...i, path: i.path ? `candidate.document.${i.path}` : "candidate.document" })));
+  if (!v.ok)
+    throw policyInvalidError(
+      v.issues.map((i) => ({ ...i, path: i.path ? `candidate.document.${i.path}` : "candidate.document" })),
+    );
   return compilePolicy(v.document);
 }
 
 /** The organization's tools as the decision map sees them. */
 export async function mapTools(db: Queryable, organizationId: string): Promise<MapTool[]> {
-  const { rows } = await db.query<{ exposed_name: string; action: string; amount_mapping: { currency?: string } | null }>(
+  const { rows } = await db.query<{
+    exposed_name: string;
+    action: string;
+    amount_mapping: { currency?: string } | null;
+  }>(
     "select exposed_name, action, amount_mapping from tools where organization_id = $1 order by exposed_name",
     [organizationId],
   );
-  return rows.map((t) => ({ tool: t.exposed_name, action: t.action, amount: t.amount_mapping ? { currency: t.amount_mapping.currency ?? null } : null }));
+  return rows.map((t) => ({
+    tool: t.exposed_name,
+    action: t.action,
+    amount: t.amount_mapping ? { currency: t.amount_mapping.currency ?? null } : null,
+  }));
 }
 
 const outcome = (d: { effect: string; rule_id: string | null }) => ({ effect: d.effect, rule_id: d.rule_id });
@@ -59,18 +77,30 @@ const outcome = (d: { effect: string; rule_id: string | null }) => ({ effect: d.
  * hypothetical calls, and on request the saved examples and the decision map.
  */
 export async function runSimulation(db: Queryable, policy: PolicyRow, r: SimulationRequest, now: Date) {
-  const candidate = "version_id" in r.candidate ? compiledVersion(await namedVersion(db, policy.id, r.candidate.version_id, "candidate.version_id")) : compileSubmitted(r.candidate.document);
+  const candidate =
+    "version_id" in r.candidate
+      ? compiledVersion(await namedVersion(db, policy.id, r.candidate.version_id, "candidate.version_id"))
+      : compileSubmitted(r.candidate.document);
   let baseline: Baseline;
   let stored: StoredBaseline;
   switch (r.baseline.kind) {
     case "active": {
-      if (!policy.active_version_id) throw new ServiceError("NO_ACTIVE_POLICY", "the policy has no active version to compare with");
-      baseline = { kind: "policy", policy: compiledVersion(await namedVersion(db, policy.id, policy.active_version_id, "baseline")) };
+      if (!policy.active_version_id)
+        throw new ServiceError("NO_ACTIVE_POLICY", "the policy has no active version to compare with");
+      baseline = {
+        kind: "policy",
+        policy: compiledVersion(await namedVersion(db, policy.id, policy.active_version_id, "baseline")),
+      };
       stored = { kind: "active", version_id: policy.active_version_id };
       break;
     }
     case "version":
-      baseline = { kind: "policy", policy: compiledVersion(await namedVersion(db, policy.id, r.baseline.version_id, "baseline.version_id")) };
+      baseline = {
+        kind: "policy",
+        policy: compiledVersion(
+          await namedVersion(db, policy.id, r.baseline.version_id, "baseline.version_id"),
+        ),
+      };
       stored = { kind: "version", version_id: r.baseline.version_id };
       break;
     default:
@@ -87,14 +117,34 @@ export async function runSimulation(db: Queryable, policy: PolicyRow, r: Simulat
   });
   const report = simulate(candidate, baseline, inputs);
   const calls = (r.calls ?? []).map((c, i) => {
-    const input = { tool: c.tool, action: c.action, amount: c.amount ?? null, currency: c.currency ?? null, arguments: c.arguments ?? {} };
+    const input = {
+      tool: c.tool,
+      action: c.action,
+      amount: c.amount ?? null,
+      currency: c.currency ?? null,
+      arguments: c.arguments ?? {},
+    };
     try {
       const cand = candidate.evaluate(input);
       const base = baseline.kind === "policy" ? baseline.policy.evaluate(input) : null;
-      return { index: i, tool: c.tool, action: c.action, candidate: outcome(cand), baseline: base ? outcome(base) : null };
+      return {
+        index: i,
+        tool: c.tool,
+        action: c.action,
+        candidate: outcome(cand),
+        baseline: base ? outcome(base) : null,
+      };
     } catch (err) {
       if (err instanceof PolicyInputError) {
-        throw new ServiceError("INVALID_AMOUNT", `calls.${i}: ${err.message}`, { issues: [{ path: `calls.${i}`, code: "invalid_amount", message: "the amount and currency cannot be evaluated" }] });
+        throw new ServiceError("INVALID_AMOUNT", `calls.${i}: ${err.message}`, {
+          issues: [
+            {
+              path: `calls.${i}`,
+              code: "invalid_amount",
+              message: "the amount and currency cannot be evaluated",
+            },
+          ],
+        });
       }
       throw err;
     }
@@ -104,6 +154,8 @@ export async function runSimulation(db: Queryable, policy: PolicyRow, r: Simulat
     baseline: stored,
     calls,
     examples: r.examples ? runExamples(candidate, policy.examples) : undefined,
-    decision_map: r.decision_map ? decisionMap(candidate, await mapTools(db, policy.organization_id)) : undefined,
+    decision_map: r.decision_map
+      ? decisionMap(candidate, await mapTools(db, policy.organization_id))
+      : undefined,
   };
 }

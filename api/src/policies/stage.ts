@@ -11,11 +11,18 @@ import type { VersionRow } from "./store.js";
  */
 export type RolloutStage = "none" | "observe" | "shadow" | "require_approval" | "enforce";
 
-export function isRequireApprovalCopy(active: Pick<VersionRow, "digest">, shadow: Pick<VersionRow, "document">): boolean {
+export function isRequireApprovalCopy(
+  active: Pick<VersionRow, "digest">,
+  shadow: Pick<VersionRow, "document">,
+): boolean {
   return policyDigest(requireApprovalDraft(shadow.document)) === active.digest;
 }
 
-export function rolloutStage(s: { active: VersionRow | null; shadow: VersionRow | null; observing: boolean }): RolloutStage {
+export function rolloutStage(s: {
+  active: VersionRow | null;
+  shadow: VersionRow | null;
+  observing: boolean;
+}): RolloutStage {
   if (!s.active) return "none";
   if (s.observing) return "observe";
   if (s.shadow && isRequireApprovalCopy(s.active, s.shadow)) return "require_approval";
@@ -24,7 +31,11 @@ export function rolloutStage(s: { active: VersionRow | null; shadow: VersionRow 
 }
 
 /** Policies of the organization with an agent in an open observe window now. */
-export async function observingPolicies(db: Queryable, organizationId: string, now: Date): Promise<Set<string>> {
+export async function observingPolicies(
+  db: Queryable,
+  organizationId: string,
+  now: Date,
+): Promise<Set<string>> {
   const { rows } = await db.query<{ policy_id: string }>(
     `select distinct a.policy_id from observe_windows w join agents a on a.id = w.agent_id
       where w.organization_id = $1 and w.ended_at is null and w.ends_at > $2 and a.policy_id is not null`,

@@ -1,5 +1,11 @@
 import { ServiceError } from "@countersign/core/errors";
-import { compilePolicy, parsePolicy, type CompiledPolicy, type PolicyDocument, type PolicyExample } from "@countersign/core/policy";
+import {
+  compilePolicy,
+  parsePolicy,
+  type CompiledPolicy,
+  type PolicyDocument,
+  type PolicyExample,
+} from "@countersign/core/policy";
 import type { Queryable } from "@countersign/core/store";
 
 /**
@@ -36,12 +42,18 @@ export interface VersionRow {
   superseded_at: Date | null;
 }
 
-const POLICY_COLUMNS = "id, organization_id, name, agent_disclosure, active_version_id, shadow_version_id, emergency_stopped_at, examples, created_at";
+const POLICY_COLUMNS =
+  "id, organization_id, name, agent_disclosure, active_version_id, shadow_version_id, emergency_stopped_at, examples, created_at";
 export const VERSION_COLUMNS =
   "id, policy_id, number, document, document_size, digest, language_revision, status, note, origin, source_version_id, created_at, activated_at, superseded_at";
 
 /** The policy of this organization, or 404 NOT_FOUND; `lock` takes it FOR UPDATE (every rollout change does). */
-export async function loadPolicy(db: Queryable, organizationId: string, policyId: string, lock = false): Promise<PolicyRow> {
+export async function loadPolicy(
+  db: Queryable,
+  organizationId: string,
+  policyId: string,
+  lock = false,
+): Promise<PolicyRow> {
   const { rows } = await db.query<PolicyRow>(
     `select ${POLICY_COLUMNS} from policies where id = $1 and organization_id = $2${lock ? " for update" : ""}`,
     [policyId, organizationId],
@@ -50,7 +62,12 @@ export async function loadPolicy(db: Queryable, organizationId: string, policyId
   return rows[0];
 }
 
-export async function loadVersion(db: Queryable, policyId: string, versionId: string, lock = false): Promise<VersionRow> {
+export async function loadVersion(
+  db: Queryable,
+  policyId: string,
+  versionId: string,
+  lock = false,
+): Promise<VersionRow> {
   const { rows } = await db.query<VersionRow>(
     `select ${VERSION_COLUMNS} from policy_versions where id = $1 and policy_id = $2${lock ? " for update" : ""}`,
     [versionId, policyId],
@@ -60,10 +77,20 @@ export async function loadVersion(db: Queryable, policyId: string, versionId: st
 }
 
 /** A version named in a body (not the path): a missing one is 422 POLICY_NOT_FOUND (SPEC 7.1). */
-export async function namedVersion(db: Queryable, policyId: string, versionId: string, member: string): Promise<VersionRow> {
-  const { rows } = await db.query<VersionRow>(`select ${VERSION_COLUMNS} from policy_versions where id = $1 and policy_id = $2`, [versionId, policyId]);
+export async function namedVersion(
+  db: Queryable,
+  policyId: string,
+  versionId: string,
+  member: string,
+): Promise<VersionRow> {
+  const { rows } = await db.query<VersionRow>(
+    `select ${VERSION_COLUMNS} from policy_versions where id = $1 and policy_id = $2`,
+    [versionId, policyId],
+  );
   if (!rows[0]) {
-    throw new ServiceError("POLICY_NOT_FOUND", `${member} names no version of this policy`, { issues: [{ path: member, code: "not_found", message: "no such version of this policy" }] });
+    throw new ServiceError("POLICY_NOT_FOUND", `${member} names no version of this policy`, {
+      issues: [{ path: member, code: "not_found", message: "no such version of this policy" }],
+    });
   }
   return rows[0];
 }
@@ -100,8 +127,12 @@ export function versionJson(v: VersionRow, withDocument = false) {
   };
 }
 
-export function policyJson(p: PolicyRow, versions?: { active: VersionRow | null; shadow: VersionRow | null }) {
-  const brief = (v: VersionRow | null | undefined) => (v ? { id: v.id, number: v.number, digest: v.digest, language_revision: v.language_revision } : null);
+export function policyJson(
+  p: PolicyRow,
+  versions?: { active: VersionRow | null; shadow: VersionRow | null },
+) {
+  const brief = (v: VersionRow | null | undefined) =>
+    v ? { id: v.id, number: v.number, digest: v.digest, language_revision: v.language_revision } : null;
   return {
     id: p.id,
     name: p.name,
@@ -119,6 +150,9 @@ export function policyJson(p: PolicyRow, versions?: { active: VersionRow | null;
 export async function versionsById(db: Queryable, ids: (string | null)[]): Promise<Map<string, VersionRow>> {
   const wanted = ids.filter((x): x is string => !!x);
   if (!wanted.length) return new Map();
-  const { rows } = await db.query<VersionRow>(`select ${VERSION_COLUMNS} from policy_versions where id = any($1)`, [wanted]);
+  const { rows } = await db.query<VersionRow>(
+    `select ${VERSION_COLUMNS} from policy_versions where id = any($1)`,
+    [wanted],
+  );
   return new Map(rows.map((r) => [r.id, r]));
 }

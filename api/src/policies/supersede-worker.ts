@@ -13,11 +13,21 @@ import { closeCovered, type SupersedeScope } from "./supersede.js";
 export const supersedeDefaults = { intervalMs: 5_000, batch: 500, graceSeconds: 60 } as const;
 
 /** One pass over at most one supersession; returns the actions closed (tests call it directly). */
-export async function supersedePass(pool: Pool, opts: { batch?: number; graceSeconds?: number } = {}): Promise<number> {
+export async function supersedePass(
+  pool: Pool,
+  opts: { batch?: number; graceSeconds?: number } = {},
+): Promise<number> {
   const batch = opts.batch ?? supersedeDefaults.batch;
   const grace = opts.graceSeconds ?? supersedeDefaults.graceSeconds;
   return inTransaction(pool, async (db) => {
-    const { rows } = await db.query<{ id: string; organization_id: string; policy_id: string; version_id: string | null; scope: SupersedeScope; old: boolean }>(
+    const { rows } = await db.query<{
+      id: string;
+      organization_id: string;
+      policy_id: string;
+      version_id: string | null;
+      scope: SupersedeScope;
+      old: boolean;
+    }>(
       `select id, organization_id, policy_id, version_id, scope, created_at < now() - make_interval(secs => $1) as old
          from policy_supersessions
         where completed_at is null
@@ -27,7 +37,11 @@ export async function supersedePass(pool: Pool, opts: { batch?: number; graceSec
     );
     const s = rows[0];
     if (!s) return 0;
-    const closed = await closeCovered(db, { organizationId: s.organization_id, policyId: s.policy_id, versionId: s.version_id, scope: s.scope }, { batch, skipLocked: true });
+    const closed = await closeCovered(
+      db,
+      { organizationId: s.organization_id, policyId: s.policy_id, versionId: s.version_id, scope: s.scope },
+      { batch, skipLocked: true },
+    );
     await db.query(
       `update policy_supersessions set closed = closed + $2, last_run_at = now(),
               completed_at = case when $2 = 0 and $3 then now() end
@@ -43,7 +57,11 @@ export interface SupersedeWorker {
 }
 
 /** Runs passes every `intervalMs` (and at once again while a pass found work) until stopped. */
-export function startSupersedeWorker(pool: Pool, log: (msg: string, err?: unknown) => void, opts: { intervalMs?: number } = {}): SupersedeWorker {
+export function startSupersedeWorker(
+  pool: Pool,
+  log: (msg: string, err?: unknown) => void,
+  opts: { intervalMs?: number } = {},
+): SupersedeWorker {
   const interval = opts.intervalMs ?? supersedeDefaults.intervalMs;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -49,14 +49,19 @@ export async function lockOpenActions(db: Queryable, c: Omit<Coverage, "versionI
   ]);
 }
 
-const DETAIL = "a rollback or emergency stop of the policy closed this call before it ran; the identical call gets a new decision";
+const DETAIL =
+  "a rollback or emergency stop of the policy closed this call before it ran; the identical call gets a new decision";
 
 /**
  * Closes up to `batch` covered actions; returns how many. `skipLocked`: the
  * worker passes over an action another transaction holds (a hand-out or a
  * person's decision in progress) and returns to it on its next pass.
  */
-export async function closeCovered(db: Queryable, c: Coverage, opts: { batch?: number; skipLocked?: boolean } = {}): Promise<number> {
+export async function closeCovered(
+  db: Queryable,
+  c: Coverage,
+  opts: { batch?: number; skipLocked?: boolean } = {},
+): Promise<number> {
   const { rows } = await db.query<{ n: string }>(
     `with covered as (
        select pa.id from protected_actions pa where ${COVERED}
@@ -74,7 +79,12 @@ export async function closeCovered(db: Queryable, c: Coverage, opts: { batch?: n
 }
 
 /** Records the change so the worker closes what decisions in flight record after it. */
-export async function recordSupersession(db: Queryable, c: Coverage, reason: "rollback" | "emergency" | "manual", closed: number): Promise<string> {
+export async function recordSupersession(
+  db: Queryable,
+  c: Coverage,
+  reason: "rollback" | "emergency" | "manual",
+  closed: number,
+): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `insert into policy_supersessions (organization_id, policy_id, version_id, scope, reason, closed, last_run_at)
      values ($1, $2, $3, $4, $5, $6, now()) returning id`,

@@ -9,7 +9,17 @@ import { createTestDatabase, type TestDatabase } from "../../../../test/setup/da
 import { createAgent } from "../../../../test/fixtures/organization.js";
 import { startCloudApi, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
 import { recordAction, signedInMember } from "../../../../test/fixtures/policies.js";
-import { activate, expectError, expectRefusedUnchanged, newOrganization, newPolicy, newVersion, snapshot, v1Doc, v2Doc } from "../../../../test/fixtures/policy-rollout.js";
+import {
+  activate,
+  expectError,
+  expectRefusedUnchanged,
+  newOrganization,
+  newPolicy,
+  newVersion,
+  snapshot,
+  v1Doc,
+  v2Doc,
+} from "../../../../test/fixtures/policy-rollout.js";
 
 let db: TestDatabase;
 let api: CloudApi;
@@ -34,9 +44,24 @@ async function withHistory() {
   await db.pool.query("update agents set policy_id = $2 where id = $1", [agent, policyId]);
   expect((await activate(owner, org, policyId, v1)).status).toBe(200);
   const v2 = await newVersion(owner, org, policyId, v2Doc);
-  const rec = (o: Partial<Parameters<typeof recordAction>[0]>) => recordAction(db.pool, { organizationId: org, agentId: agent, policyId, versionId: v1, ...o });
-  for (let i = 0; i < 2; i++) await rec({ amount: "500", currency: "USD", effect: "require_approval", ruleId: "large", status: "rejected" });
-  await rec({ amount: "5", currency: "USD", effect: "allow", ruleId: "small", status: "succeeded", environment: "test" });
+  const rec = (o: Partial<Parameters<typeof recordAction>[0]>) =>
+    recordAction(db.pool, { organizationId: org, agentId: agent, policyId, versionId: v1, ...o });
+  for (let i = 0; i < 2; i++)
+    await rec({
+      amount: "500",
+      currency: "USD",
+      effect: "require_approval",
+      ruleId: "large",
+      status: "rejected",
+    });
+  await rec({
+    amount: "5",
+    currency: "USD",
+    effect: "allow",
+    ruleId: "small",
+    status: "succeeded",
+    environment: "test",
+  });
   await rec({ tool: "db.rows", action: "db.rows.delete", effect: "deny", ruleId: null });
   await rec({ effect: null, decisionCode: "INVALID_AMOUNT" });
   return { org, agent, policyId, v1, v2 };
@@ -48,19 +73,46 @@ describe("examples", () => {
     const org = await newOrganization(api, owner);
     const { policyId, versionId } = await newPolicy(owner, org);
     expect((await activate(owner, org, policyId, versionId)).status).toBe(200);
-    const example = (i: number) => ({ id: `e${i}`, tool: "payments.send", action: "payments.send", amount: "5", currency: "USD", expected_outcome: "allowed", expected_rule: "small" });
-    const ok = await owner.request("PUT", path(org, policyId, "/examples"), { examples: [example(1), { ...example(2), amount: "500", expected_outcome: "denied", expected_rule: "" }] });
+    const example = (i: number) => ({
+      id: `e${i}`,
+      tool: "payments.send",
+      action: "payments.send",
+      amount: "5",
+      currency: "USD",
+      expected_outcome: "allowed",
+      expected_rule: "small",
+    });
+    const ok = await owner.request("PUT", path(org, policyId, "/examples"), {
+      examples: [example(1), { ...example(2), amount: "500", expected_outcome: "denied", expected_rule: "" }],
+    });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.active_version_report).toMatchObject({ passed: 1, failed: 1 });
     const before = await snapshot(db.pool, policyId);
     const many = Array.from({ length: 201 }, (_, i) => example(i));
-    await expectRefusedUnchanged(db.pool, policyId, before, await owner.request("PUT", path(org, policyId, "/examples"), many), 400, "EXAMPLES_INVALID");
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await owner.request("PUT", path(org, policyId, "/examples"), many),
+      400,
+      "EXAMPLES_INVALID",
+    );
     const dup = await owner.request("PUT", path(org, policyId, "/examples"), [example(1), example(1)]);
     await expectRefusedUnchanged(db.pool, policyId, before, dup, 400, "EXAMPLES_INVALID");
     expect(dup.body.error.details.issues[0]).toMatchObject({ code: "duplicate_example_id" });
-    const args = await owner.request("PUT", path(org, policyId, "/examples"), [{ ...example(1), arguments: { to: "x" } }]);
+    const args = await owner.request("PUT", path(org, policyId, "/examples"), [
+      { ...example(1), arguments: { to: "x" } },
+    ]);
     await expectRefusedUnchanged(db.pool, policyId, before, args, 400, "EXAMPLES_INVALID");
-    expect((await owner.request("PUT", path(org, policyId, "/examples"), Array.from({ length: 200 }, (_, i) => example(i)))).status).toBe(200);
+    expect(
+      (
+        await owner.request(
+          "PUT",
+          path(org, policyId, "/examples"),
+          Array.from({ length: 200 }, (_, i) => example(i)),
+        )
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -69,10 +121,38 @@ describe("shadow", () => {
     const { org, policyId, v1, v2 } = await withHistory();
     const put = (body: unknown) => owner.request("PUT", path(org, policyId, "/shadow"), body);
     const before = await snapshot(db.pool, policyId);
-    await expectRefusedUnchanged(db.pool, policyId, before, await put({ version_id: v1 }), 409, "SHADOW_IS_ACTIVE");
-    await expectRefusedUnchanged(db.pool, policyId, before, await owner.delete(path(org, policyId, "/shadow")), 409, "NO_SHADOW");
-    await expectRefusedUnchanged(db.pool, policyId, before, await put({ version_id: "00000000-0000-4000-8000-000000000002" }), 422, "POLICY_NOT_FOUND");
-    await expectRefusedUnchanged(db.pool, policyId, before, await put({ version_id: v2, expected_shadow_version_id: v1 }), 409, "SHADOW_CHANGED");
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await put({ version_id: v1 }),
+      409,
+      "SHADOW_IS_ACTIVE",
+    );
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await owner.delete(path(org, policyId, "/shadow")),
+      409,
+      "NO_SHADOW",
+    );
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await put({ version_id: "00000000-0000-4000-8000-000000000002" }),
+      422,
+      "POLICY_NOT_FOUND",
+    );
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await put({ version_id: v2, expected_shadow_version_id: v1 }),
+      409,
+      "SHADOW_CHANGED",
+    );
     const noShadowReport = await owner.get(path(org, policyId, "/shadow/report"));
     expectError(noShadowReport, 409, "NO_SHADOW");
     const set = await put({ version_id: v2, expected_shadow_version_id: null });
@@ -80,7 +160,12 @@ describe("shadow", () => {
     expect(set.body.policy.shadow_version_id).toBe(v2);
     const cleared = await owner.delete(path(org, policyId, "/shadow"));
     expect(cleared.body.policy.shadow_version_id).toBeNull();
-    const actions = (await db.pool.query("select action from audit_log where target_id = $1 and action like 'policy.shadow%' order by id", [policyId])).rows.map((r) => r.action);
+    const actions = (
+      await db.pool.query(
+        "select action from audit_log where target_id = $1 and action like 'policy.shadow%' order by id",
+        [policyId],
+      )
+    ).rows.map((r) => r.action);
     expect(actions).toEqual(["policy.shadow_set", "policy.shadow_cleared"]);
   });
 
@@ -91,12 +176,29 @@ describe("shadow", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.shadow_version_id).toBe(v2);
     const r = res.body.report;
-    expect(r.counts).toMatchObject({ recorded: 5, evaluated: 4, not_evaluable: 1, less_restricted: 2, other_rule: 1, same: 1 });
+    expect(r.counts).toMatchObject({
+      recorded: 5,
+      evaluated: 4,
+      not_evaluable: 1,
+      less_restricted: 2,
+      other_rule: 1,
+      same: 1,
+    });
     expect(r.matrix.require_approval.allow).toBe(2);
     expect(r.differences).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ tool: "payments.send", amount: "500", count: 2, change: "less_restricted", candidate: expect.objectContaining({ effect: "allow", rule_id: "small" }) }),
-        expect.objectContaining({ action: "db.rows.delete", change: "other_rule", candidate: expect.objectContaining({ effect: "deny", rule_id: "no-deletes" }) }),
+        expect.objectContaining({
+          tool: "payments.send",
+          amount: "500",
+          count: 2,
+          change: "less_restricted",
+          candidate: expect.objectContaining({ effect: "allow", rule_id: "small" }),
+        }),
+        expect.objectContaining({
+          action: "db.rows.delete",
+          change: "other_rule",
+          candidate: expect.objectContaining({ effect: "deny", rule_id: "no-deletes" }),
+        }),
       ]),
     );
   });
@@ -109,10 +211,22 @@ describe("simulation", () => {
     const active = await sim({ candidate: { version_id: v2 } });
     expect(active.status, active.text).toBe(200);
     expect(active.body.simulation.baseline).toEqual({ kind: "active", version_id: v1 });
-    expect(active.body.simulation.report.counts).toMatchObject({ recorded: 5, evaluated: 4, less_restricted: 2 });
-    const live = await sim({ candidate: { version_id: v2 }, baseline: { kind: "recorded" }, environment: "test" });
+    expect(active.body.simulation.report.counts).toMatchObject({
+      recorded: 5,
+      evaluated: 4,
+      less_restricted: 2,
+    });
+    const live = await sim({
+      candidate: { version_id: v2 },
+      baseline: { kind: "recorded" },
+      environment: "test",
+    });
     expect(live.body.simulation.report.counts).toMatchObject({ recorded: 1, same: 1 });
-    const none = await sim({ candidate: { document: { default_effect: "allow", rules: [] } }, baseline: { kind: "none" }, scope: "policy" });
+    const none = await sim({
+      candidate: { document: { default_effect: "allow", rules: [] } },
+      baseline: { kind: "none" },
+      scope: "policy",
+    });
     expect(none.body.simulation.report.candidate_effects).toEqual({ allow: 4, require_approval: 0, deny: 0 });
     expect(none.body.simulation.report.matrix).toBeNull();
     const version = await sim({
@@ -123,7 +237,13 @@ describe("simulation", () => {
       decision_map: true,
     });
     expect(version.body.simulation.calls).toEqual([
-      { index: 0, tool: "payments.send", action: "payments.send", candidate: { effect: "require_approval", rule_id: "large" }, baseline: { effect: "allow", rule_id: "small" } },
+      {
+        index: 0,
+        tool: "payments.send",
+        action: "payments.send",
+        candidate: { effect: "require_approval", rule_id: "large" },
+        baseline: { effect: "allow", rule_id: "small" },
+      },
     ]);
     expect(version.body.simulation.examples).toMatchObject({ results: [] });
     expect(version.body.simulation.decision_map).toEqual({ tools: [] });
@@ -134,7 +254,11 @@ describe("simulation", () => {
     const sim = (body: unknown) => owner.post(path(org, policyId, "/simulate"), body);
     expectError(await sim({ candidate: { version_id: v2 }, window_days: 91 }), 400, "VALIDATION_FAILED");
     const call = { tool: "t", action: "a" };
-    expectError(await sim({ candidate: { version_id: v2 }, calls: Array.from({ length: 101 }, () => call) }), 400, "VALIDATION_FAILED");
+    expectError(
+      await sim({ candidate: { version_id: v2 }, calls: Array.from({ length: 101 }, () => call) }),
+      400,
+      "VALIDATION_FAILED",
+    );
     const invalid = await sim({ candidate: { document: { rules: [{ id: "x", effect: "nope" }] } } });
     expectError(invalid, 422, "POLICY_INVALID");
     expect(invalid.body.error.details.issues[0].path).toBe("candidate.document.rules.0.effect");
@@ -154,18 +278,43 @@ describe("simulation", () => {
     const { org, policyId, v2 } = await withHistory();
     const save = (body: unknown) => owner.post(path(org, policyId, "/simulations"), body);
     const before = await snapshot(db.pool, policyId);
-    await expectRefusedUnchanged(db.pool, policyId, before, await save({ candidate: { document: v2Doc } }), 400, "VALIDATION_FAILED");
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await save({ candidate: { document: v2Doc } }),
+      400,
+      "VALIDATION_FAILED",
+    );
     const saved = await save({ candidate: { version_id: v2 }, window_days: 30 });
     expect(saved.status, saved.text).toBe(201);
     const s = saved.body.simulation;
-    expect(s).toMatchObject({ candidate_version_id: v2, parameters: { window_days: 30, scope: "agents", environment: "all" } });
+    expect(s).toMatchObject({
+      candidate_version_id: v2,
+      parameters: { window_days: 30, scope: "agents", environment: "all" },
+    });
     expect(new Date(s.expires_at).getTime() - new Date(s.created_at).getTime()).toBe(400 * 86_400_000);
-    const audit = (await db.pool.query("select details from audit_log where target_id = $1 and action = 'policy.simulation_saved'", [policyId])).rows;
-    expect(audit).toEqual([{ details: expect.objectContaining({ simulation_id: s.id, candidate_version_id: v2 }) }]);
-    expect((await owner.get(path(org, policyId, "/simulations"))).body.items.map((x: { id: string }) => x.id)).toEqual([s.id]);
-    expect((await owner.get(path(org, policyId, `/simulations/${s.id}`))).body.simulation.report.counts.less_restricted).toBe(2);
+    const audit = (
+      await db.pool.query(
+        "select details from audit_log where target_id = $1 and action = 'policy.simulation_saved'",
+        [policyId],
+      )
+    ).rows;
+    expect(audit).toEqual([
+      { details: expect.objectContaining({ simulation_id: s.id, candidate_version_id: v2 }) },
+    ]);
+    expect(
+      (await owner.get(path(org, policyId, "/simulations"))).body.items.map((x: { id: string }) => x.id),
+    ).toEqual([s.id]);
+    expect(
+      (await owner.get(path(org, policyId, `/simulations/${s.id}`))).body.simulation.report.counts
+        .less_restricted,
+    ).toBe(2);
     // An expired saved simulation is gone from lists and reads.
-    await db.pool.query("update policy_simulations set expires_at = now() - interval '1 second' where id = $1", [s.id]);
+    await db.pool.query(
+      "update policy_simulations set expires_at = now() - interval '1 second' where id = $1",
+      [s.id],
+    );
     expectError(await owner.get(path(org, policyId, `/simulations/${s.id}`)), 404, "NOT_FOUND");
     // 99 more in the last 24 hours make 100: the next is refused and nothing is written.
     await db.pool.query(
@@ -174,14 +323,26 @@ describe("simulation", () => {
       [org, policyId, v2],
     );
     const full = await snapshot(db.pool, policyId);
-    await expectRefusedUnchanged(db.pool, policyId, full, await save({ candidate: { version_id: v2 } }), 409, "SIMULATION_LIMIT");
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      full,
+      await save({ candidate: { version_id: v2 } }),
+      409,
+      "SIMULATION_LIMIT",
+    );
   });
 });
 
 describe("decision map and diff", () => {
   it("maps a version over the organization's tools and diffs two versions (from: the active one by default)", async () => {
     const { org, policyId, v1, v2 } = await withHistory();
-    const server = (await db.pool.query("insert into mcp_servers (organization_id, name, kind) values ($1, 'pay', 'decision_only') returning id", [org])).rows[0].id;
+    const server = (
+      await db.pool.query(
+        "insert into mcp_servers (organization_id, name, kind) values ($1, 'pay', 'decision_only') returning id",
+        [org],
+      )
+    ).rows[0].id;
     await db.pool.query(
       `insert into tools (organization_id, mcp_server_id, exposed_name, upstream_name, action, amount_mapping, binding)
        values ($1, $2, 'payments.send', 'send', 'payments.send', '{"amount_path": "$.amount", "currency": "USD"}', '{}')`,
@@ -190,7 +351,10 @@ describe("decision map and diff", () => {
     const map = await owner.get(path(org, policyId, `/versions/${v1}/decision-map`));
     expect(map.status, map.text).toBe(200);
     const entries = map.body.decision_map.tools[0].entries;
-    expect(entries.map((e: { decision: { rule_id: string } }) => e.decision.rule_id)).toEqual(["small", "large"]);
+    expect(entries.map((e: { decision: { rule_id: string } }) => e.decision.rule_id)).toEqual([
+      "small",
+      "large",
+    ]);
     expect(entries[0].amount).toEqual({ currency: "USD", lte: "100" });
     const diff = await owner.get(path(org, policyId, `/diff?to=${v2}`));
     expect(diff.status, diff.text).toBe(200);
@@ -198,7 +362,11 @@ describe("decision map and diff", () => {
     expect(diff.body.diff.added).toEqual([expect.objectContaining({ rule_id: "no-deletes" })]);
     expect(diff.body.diff.changed.map((c: { rule_id: string }) => c.rule_id)).toEqual(["small", "large"]);
     expectError(await owner.get(path(org, policyId, `/diff?to=${v2}&extra=1`)), 400, "VALIDATION_FAILED");
-    expectError(await owner.get(path(org, policyId, "/diff?to=00000000-0000-4000-8000-000000000003")), 422, "POLICY_NOT_FOUND");
+    expectError(
+      await owner.get(path(org, policyId, "/diff?to=00000000-0000-4000-8000-000000000003")),
+      422,
+      "POLICY_NOT_FOUND",
+    );
   });
 });
 
@@ -215,7 +383,11 @@ describe("analysis rate limits (SPEC 8.1)", () => {
     // The viewer's refused request did not count: writers still have 5 of the 10.
     for (let i = 0; i < 5; i++) expect((await diff(owner)).status).toBe(200);
     expectError(await diff(owner), 429, "RATE_LIMITED");
-    expectError(await owner.post(path(org, policyId, "/simulate"), { candidate: { version_id: v2 } }), 429, "RATE_LIMITED");
+    expectError(
+      await owner.post(path(org, policyId, "/simulate"), { candidate: { version_id: v2 } }),
+      429,
+      "RATE_LIMITED",
+    );
     // Another organization has its own budget; reading a policy is not an analysis.
     expect((await owner.get(path(org, policyId))).status).toBe(200);
     const other = await withHistory();
@@ -226,8 +398,12 @@ describe("analysis rate limits (SPEC 8.1)", () => {
 describe("evidence export", () => {
   it("exports versions, activations, simulations and audit of a period with a digest over its canonical JSON; admins only, at most 400 days", async () => {
     const { org, policyId, v1, v2 } = await withHistory();
-    expect((await owner.post(path(org, policyId, "/simulations"), { candidate: { version_id: v2 } })).status).toBe(201);
-    expect((await activate(owner, org, policyId, v2, { acknowledge_failing_examples: false })).status).toBe(200);
+    expect(
+      (await owner.post(path(org, policyId, "/simulations"), { candidate: { version_id: v2 } })).status,
+    ).toBe(201);
+    expect((await activate(owner, org, policyId, v2, { acknowledge_failing_examples: false })).status).toBe(
+      200,
+    );
     const res = await owner.get(path(org, policyId, "/evidence"));
     expect(res.status, res.text).toBe(200);
     const { digest, ...body } = res.body;
@@ -239,9 +415,15 @@ describe("evidence export", () => {
     ]);
     expect(body.activations.map((a: { version_id: string }) => a.version_id)).toEqual([v1, v2]);
     expect(body.simulations).toHaveLength(1);
-    expect(body.audit.map((a: { action: string }) => a.action)).toEqual(expect.arrayContaining(["policy.created", "policy.activated", "policy.simulation_saved"]));
+    expect(body.audit.map((a: { action: string }) => a.action)).toEqual(
+      expect.arrayContaining(["policy.created", "policy.activated", "policy.simulation_saved"]),
+    );
     const from = new Date(Date.now() - 401 * 86_400_000).toISOString();
-    expectError(await owner.get(path(org, policyId, `/evidence?from=${encodeURIComponent(from)}`)), 400, "VALIDATION_FAILED");
+    expectError(
+      await owner.get(path(org, policyId, `/evidence?from=${encodeURIComponent(from)}`)),
+      400,
+      "VALIDATION_FAILED",
+    );
     const dev = await signedInMember(api, db.pool, org, "developer");
     expectError(await dev.b.get(path(org, policyId, "/evidence")), 403, "FORBIDDEN");
   });

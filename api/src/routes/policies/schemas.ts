@@ -32,15 +32,16 @@ export const versionBody = z.union([
 /** A body that may be left out entirely (POST without content): read as `{}`. */
 export const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
 
-export const activateBody = optionalBody(z
-  .strictObject({
+export const activateBody = optionalBody(
+  z.strictObject({
     expected_active_version_id: z.uuid().nullable().optional(),
     shadow_version_id: z.uuid().nullable().optional(),
     note: noteSchema.optional(),
     acknowledge_failing_examples: z.boolean().optional(),
     max_loosened: z.number().int().min(0).optional(),
     simulation_id: z.uuid().optional(),
-  }));
+  }),
+);
 
 export const rollbackBody = z.strictObject({
   expected_active_version_id: z.uuid().nullable(),
@@ -52,8 +53,14 @@ export const rollbackBody = z.strictObject({
 const hypotheticalCall = z.strictObject({
   tool: z.string().min(1).max(128),
   action: z.string().min(1).max(1024),
-  amount: z.string().regex(/^-?\d{1,40}(\.\d{1,40})?$/, "a decimal as text").optional(),
-  currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+  amount: z
+    .string()
+    .regex(/^-?\d{1,40}(\.\d{1,40})?$/, "a decimal as text")
+    .optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .optional(),
   arguments: z.record(z.string(), z.unknown()).optional(),
 });
 
