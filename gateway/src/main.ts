@@ -3,11 +3,13 @@
 import { loadConfigOrExit } from "@countersign/core/config";
 import { createLogger, runUntilSignal } from "@countersign/core/server";
 import { createPool } from "@countersign/core/store";
+import { startTelemetry } from "@countersign/core/telemetry";
 import { gatewaySettings } from "./config.js";
 import { startGateway } from "./start.js";
 
 const config = loadConfigOrExit(gatewaySettings);
 const logger = createLogger("gateway", config.logLevel);
+const stopTelemetry = startTelemetry("countersign-gateway", config.otlpEndpoint);
 const pool = createPool(config.databaseUrl, { applicationName: "countersign-gateway" });
 const server = await startGateway({ pool, logger, ...config });
 logger.info({ kid: server.identity.signer.kid, instance: server.instanceId }, "gateway identity registered");
@@ -15,6 +17,7 @@ runUntilSignal(
   async () => {
     await server.stop();
     await pool.end();
+    await stopTelemetry();
   },
   (msg) => logger.info(msg),
 );

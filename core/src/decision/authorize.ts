@@ -3,6 +3,7 @@ import { digestOf, sha256Digest } from "../canonical/index.js";
 import type { Kid, ObjectId } from "../evidence/index.js";
 import { quotas, type Plan } from "../plans/index.js";
 import type { NotificationHub, Pool } from "../store/index.js";
+import { inSpan, inSpanSync } from "../telemetry/index.js";
 import { readActionView, type ActionView } from "./action-view.js";
 import { answerFor, unrecordedAnswer } from "./answers.js";
 import { resolveApprovers } from "./approvers.js";
@@ -60,25 +61,35 @@ export class DecisionService implements AuthorizeService {
     const key = call.key;
     const argumentsDigest = sha256Digest(call.canonicalArguments);
     const fingerprint = digestOf({ tool: call.tool, arguments_digest: argumentsDigest });
-    const ctx = await loadDecisionContext(this.pool, {
-      organizationId: key.organizationId,
-      agentId: key.agentId!,
-      tool: call.tool,
-      defaultPlan: this.opts.defaultPlan,
-      idempotencyKey: call.idempotencyKey,
-    });
+    const ctx = await inSpan("decision.context", () =>
+      loadDecisionContext(this.pool, {
+        organizationId: key.organizationId,
+        agentId: key.agentId!,
+        tool: call.tool,
+        defaultPlan: this.opts.defaultPlan,
+        idempotencyKey: call.idempotencyKey,
+      }),
+    );
     if (!ctx || ctx.agent.status !== "active") return unrecordedAnswer("UNAUTHORIZED", "the key stopped working while the request ran");
-    if (ctx.existingActionId) return this.resume(ctx.existingActionId, fingerprint, call);
+    if (ctx.existingActionId) {
+      const existing = ctx.existingActionId;
+      return inSpan("decision.resume", () => this.resume(existing, fingerprint, call));
+    }
 
     const now = this.now();
     const versionId = ctx.policy?.versionId;
-    const policy = versionId ? await this.policies.get(this.pool, versionId) : null;
-    let verdict: Verdict = decideCall(ctx, { tool: call.tool, arguments: call.arguments, environment: key.environment, execution: "caller" }, policy, now);
+    const policy = versionId ? await inSpan("decision.policy", () => this.policies.get(this.pool, versionId)) : null;
+    let verdict: Verdict = inSpanSync("decision.evaluate", (span) => {
+      const v = decideCall(ctx, { tool: call.tool, arguments: call.arguments, environment: key.environment, execution: "caller" }, policy, now);
+      span.setAttribute("countersign.verdict", v.kind);
+      return v;
+    });
     if (verdict.kind === "refused") return unrecordedAnswer(verdict.code, verdict.detail);
 
     let approvers: string[] = [];
     if (verdict.kind === "approval") {
-      const resolved = await resolveApprovers(this.pool, ctx.organization.id, verdict.roles, verdict.approverCount);
+      const { roles, approverCount } = verdict;
+      const resolved = await inSpan("decision.approvers", () => resolveApprovers(this.pool, ctx.organization.id, roles, approverCount));
       if (resolved.ok) approvers = resolved.kids;
       else {
         const explanation = verdict.evaluation.agentExplanation;
@@ -93,8 +104,12 @@ export class DecisionService implements AuthorizeService {
       }
     }
 
-    const write = this.decisionWrite(ctx, call, verdict, { argumentsDigest, fingerprint, approvers, now });
-    const outcome = await recordDecision(this.pool, write);
+    const decided = verdict;
+    const write = inSpanSync("decision.sign", () => this.decisionWrite(ctx, call, decided, { argumentsDigest, fingerprint, approvers, now }));
+    const outcome = await inSpan("decision.record", (span) => {
+      span.setAttribute("countersign.status", write.action.status);
+      return recordDecision(this.pool, write);
+    });
     if (outcome === "plan_limit") return unrecordedAnswer("PLAN_LIMIT_EXCEEDED", "the organization reached its plan's monthly protected actions");
     if (outcome === "idempotency_conflict") {
       // Another replica recorded this key first: answer as a repeat of its decision.
@@ -104,7 +119,9 @@ export class DecisionService implements AuthorizeService {
     const view = viewOf(write);
     const window = verdict.evaluation?.observeWindow;
     if (window) view.observeEndsAt = new Date(window.endsAt);
-    if (view.status === "pending_approval" && call.waitSeconds > 0) return this.resumeView(await this.waitForPerson(view, call), call);
+    if (view.status === "pending_approval" && call.waitSeconds > 0) {
+      return this.resumeView(await inSpan("decision.wait", () => this.waitForPerson(view, call)), call);
+    }
     return answerFor(view, now);
   }
 
@@ -115,7 +132,9 @@ export class DecisionService implements AuthorizeService {
     if (view.requestFingerprint !== fingerprint) {
       return unrecordedAnswer("IDEMPOTENCY_KEY_REUSED", "this idempotency key was used for a different request (tool or arguments); use a new key for a new operation");
     }
-    if (view.status === "pending_approval" && call.waitSeconds > 0) return this.resumeView(await this.waitForPerson(view, call), call);
+    if (view.status === "pending_approval" && call.waitSeconds > 0) {
+      return this.resumeView(await inSpan("decision.wait", () => this.waitForPerson(view, call)), call);
+    }
     return this.resumeView(view, call);
   }
 
@@ -126,7 +145,8 @@ export class DecisionService implements AuthorizeService {
       view = (await readActionView(this.pool, view.id))!;
     }
     if (view.status === "approved" && view.execution === "caller") {
-      const handed = await handOutApproved(this.pool, this.opts.identity, view.id, now);
+      const id = view.id;
+      const handed = await inSpan("decision.hand_out", () => handOutApproved(this.pool, this.opts.identity, id, now));
       if (!handed.ok) return unrecordedAnswer(handed.code, handed.detail);
       view = handed.view;
     }

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { inSpan } from "@countersign/core/telemetry";
 import { authenticateKey, bearerKey } from "@countersign/core/keys";
 import { isDatabaseUnavailable } from "@countersign/core/store";
 import { checkArguments } from "@countersign/core/decision";
@@ -22,12 +23,18 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
       reply.code(405).header("allow", "POST").send({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST", detail: "use POST" }),
   });
 
-  app.post("/v1/authorize", async (request, reply) => {
+  app.post("/v1/authorize", (request, reply) =>
+    inSpan("POST /v1/authorize", () => handle(request, reply), { "http.route": "/v1/authorize", "http.request.method": "POST" }),
+  );
+
+  async function handle(request: FastifyRequest, reply: FastifyReply) {
     const started = process.hrtime.bigint();
     const text = bearerKey(request.headers.authorization);
     let auth;
     try {
-      auth = text ? await authenticateKey(ctx.pool, ctx.keyHashSecret, text, "gateway") : ({ ok: false, reason: "malformed" } as const);
+      auth = text
+        ? await inSpan("gateway.authenticate", () => authenticateKey(ctx.pool, ctx.keyHashSecret, text, "gateway"))
+        : ({ ok: false, reason: "malformed" } as const);
     } catch (err) {
       if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
       throw err;
@@ -41,11 +48,9 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
 
     let wait: number;
     try {
-      const { rows } = await ctx.pool.query<{ wait: number }>("select take_tokens($1, 1, $2, $3) as wait", [
-        key.id,
-        BUCKET.burst,
-        BUCKET.refillPerSecond,
-      ]);
+      const { rows } = await inSpan("gateway.rate_limit", () =>
+        ctx.pool.query<{ wait: number }>("select take_tokens($1, 1, $2, $3) as wait", [key.id, BUCKET.burst, BUCKET.refillPerSecond]),
+      );
       wait = rows[0]?.wait ?? 0;
     } catch (err) {
       if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
@@ -64,7 +69,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
     const checked = checkArguments(args);
     if (!checked.ok) return refuse(reply, 400, "INVALID_ARGUMENTS", checked.message ?? "invalid arguments");
 
-    const slot = await ctx.queue.acquire(key.organizationId);
+    const slot = await inSpan("gateway.queue", () => ctx.queue.acquire(key.organizationId));
     ctx.metrics.queueDepth.set(ctx.queue.depth);
     if (!slot) {
       return refuse(reply, 503, "GATEWAY_BUSY", "this organization has more calls in progress than the Gateway takes at once; retry the same call");
@@ -87,7 +92,8 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
         signal: gone.signal,
       });
       ctx.metrics.decisions.inc({ mode: "caller", status: answer.body.status as string, code: (answer.body.code as string) ?? "" });
-      ctx.metrics.decisionSeconds.observe({ mode: "caller" }, Number(process.hrtime.bigint() - started) / 1e9);
+      // The latency histogram leaves out calls that may have waited for a person.
+      if (!body.wait_seconds) ctx.metrics.decisionSeconds.observe({ mode: "caller" }, Number(process.hrtime.bigint() - started) / 1e9);
       if (answer.http === 503) reply.header("retry-after", "5");
       return reply.code(answer.http).send(answer.body);
     } catch (err) {
@@ -98,5 +104,5 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
       slot.release();
       ctx.metrics.queueDepth.set(ctx.queue.depth);
     }
-  });
+  }
 }
