@@ -6,11 +6,11 @@ import {
   validatePolicy,
   policyInvalidError,
   compilePolicy,
-  PolicyInputError,
   type Baseline,
   type CompiledPolicy,
   type MapTool,
 } from "@countersign/core/policy";
+import { checkArguments } from "@countersign/core/decision";
 import type { Queryable } from "@countersign/core/store";
 import { recordedInputs } from "./recorded-inputs.js";
 import { compiledVersion, namedVersion, type PolicyRow } from "./store.js";
@@ -68,6 +68,35 @@ export async function mapTools(db: Queryable, organizationId: string): Promise<M
   }));
 }
 
+/**
+ * A hypothetical call is decided as the Gateway would decide it, so it must be
+ * a call the Gateway would accept: an amount comes with its currency (422
+ * INVALID_AMOUNT) and arguments keep the tool-call limits of SPEC 8.3 (422
+ * INVALID_ARGUMENTS). Problems are named, never the values.
+ */
+function checkHypotheticalCall(c: NonNullable<SimulationRequest["calls"]>[number], i: number): void {
+  if ((c.amount === undefined) !== (c.currency === undefined)) {
+    throw new ServiceError("INVALID_AMOUNT", `calls.${i}: an amount and its currency go together`, {
+      issues: [
+        {
+          path: `calls.${i}.currency`,
+          code: "amount_needs_currency",
+          message: "an amount and its currency go together",
+        },
+      ],
+    });
+  }
+  if (c.arguments !== undefined) {
+    const check = checkArguments(c.arguments);
+    if (!check.ok) {
+      const message = check.message ?? "the arguments break the tool-call limits";
+      throw new ServiceError("INVALID_ARGUMENTS", `calls.${i}: ${message}`, {
+        issues: [{ path: `calls.${i}.arguments`, code: check.problem ?? "invalid_arguments", message }],
+      });
+    }
+  }
+}
+
 const outcome = (d: { effect: string; rule_id: string | null }) => ({ effect: d.effect, rule_id: d.rule_id });
 
 /**
@@ -117,6 +146,7 @@ export async function runSimulation(db: Queryable, policy: PolicyRow, r: Simulat
   });
   const report = simulate(candidate, baseline, inputs);
   const calls = (r.calls ?? []).map((c, i) => {
+    checkHypotheticalCall(c, i);
     const input = {
       tool: c.tool,
       action: c.action,
@@ -124,30 +154,15 @@ export async function runSimulation(db: Queryable, policy: PolicyRow, r: Simulat
       currency: c.currency ?? null,
       arguments: c.arguments ?? {},
     };
-    try {
-      const cand = candidate.evaluate(input);
-      const base = baseline.kind === "policy" ? baseline.policy.evaluate(input) : null;
-      return {
-        index: i,
-        tool: c.tool,
-        action: c.action,
-        candidate: outcome(cand),
-        baseline: base ? outcome(base) : null,
-      };
-    } catch (err) {
-      if (err instanceof PolicyInputError) {
-        throw new ServiceError("INVALID_AMOUNT", `calls.${i}: ${err.message}`, {
-          issues: [
-            {
-              path: `calls.${i}`,
-              code: "invalid_amount",
-              message: "the amount and currency cannot be evaluated",
-            },
-          ],
-        });
-      }
-      throw err;
-    }
+    const cand = candidate.evaluate(input);
+    const base = baseline.kind === "policy" ? baseline.policy.evaluate(input) : null;
+    return {
+      index: i,
+      tool: c.tool,
+      action: c.action,
+      candidate: outcome(cand),
+      baseline: base ? outcome(base) : null,
+    };
   });
   return {
     report,

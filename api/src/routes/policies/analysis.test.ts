@@ -259,6 +259,17 @@ describe("simulation", () => {
       400,
       "VALIDATION_FAILED",
     );
+    expectError(
+      await sim({ candidate: { version_id: v2 }, calls: [{ tool: "t", action: "a", amount: "5" }] }),
+      422,
+      "INVALID_AMOUNT",
+    );
+    const deep = await sim({
+      candidate: { version_id: v2 },
+      calls: [{ tool: "t", action: "a", arguments: { a: "\u0000" } }],
+    });
+    expectError(deep, 422, "INVALID_ARGUMENTS");
+    expect(deep.text).not.toContain("\\u0000");
     const invalid = await sim({ candidate: { document: { rules: [{ id: "x", effect: "nope" }] } } });
     expectError(invalid, 422, "POLICY_INVALID");
     expect(invalid.body.error.details.issues[0].path).toBe("candidate.document.rules.0.effect");
