@@ -294,6 +294,15 @@ describe("receiver answers", () => {
     expect(d.attempts[0].duration_ms).toBeLessThan(2500);
   });
 
+  it("a resolver that does not answer times out as a failed attempt, without connecting", async () => {
+    h.resolver.answers["slow-dns.test"] = ["127.0.0.1"];
+    const e = await h.createEndpoint(`https://slow-dns.test:${rx.port}/dns`, ["action.denied"]);
+    await h.emit("action.denied");
+    await h.worker({ attemptTimeoutMs: 300, resolve: () => new Promise(() => undefined) }).runOnce();
+    expect(rx.requests).toHaveLength(0);
+    expect((await deliveries(e.id))[0].attempts[0]).toMatchObject({ status_code: null, error: "TIMEOUT" });
+  });
+
   it("a declared answer over 64 KiB fails even with 200; an undeclared one is read only to 64 KiB", async () => {
     rx.answer = (r, res) => {
       if (r.path === "/declared") {

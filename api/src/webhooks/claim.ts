@@ -56,15 +56,25 @@ export async function claimAttempts(
       "select endpoint_id, organization_id from webhook_deliveries where state = 'pending' and lease_until > $1",
       [opts.now],
     );
-    const { rows: due } = await db.query<DueRow>(
-      `select d.id, d.endpoint_id, d.organization_id, d.round_attempts, d.lease_token
-         from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-        where d.state = 'pending' and e.enabled and d.next_attempt_at <= $1
-          and (d.lease_until is null or d.lease_until <= $1)
-        order by d.next_attempt_at, d.id
-        limit 500
-        for update of d skip locked`,
+    // The oldest due delivery of each endpoint (only one per endpoint can be
+    // in flight anyway), so a backlog at one endpoint never hides the others.
+    const { rows: heads } = await db.query<{ id: string }>(
+      `select id from (
+         select distinct on (d.endpoint_id) d.id, d.next_attempt_at
+           from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+          where d.state = 'pending' and e.enabled and d.next_attempt_at <= $1
+            and (d.lease_until is null or d.lease_until <= $1)
+          order by d.endpoint_id, d.next_attempt_at, d.id) heads
+       order by next_attempt_at, id limit 1000`,
       [opts.now],
+    );
+    const { rows: due } = await db.query<DueRow>(
+      `select id, endpoint_id, organization_id, round_attempts, lease_token
+         from webhook_deliveries
+        where id = any($1) and state = 'pending' and (lease_until is null or lease_until <= $2)
+        order by next_attempt_at, id
+        for update skip locked`,
+      [heads.map((h) => h.id), opts.now],
     );
 
     const perEndpoint = new Map<string, number>();

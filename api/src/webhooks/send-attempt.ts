@@ -34,13 +34,15 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
   const deadline = AbortSignal.timeout(settings.timeoutMs);
   let target;
   try {
-    target = await connectTarget(req.url, settings);
+    // Name resolution counts against the time too: a hanging resolver must not outlast the lease.
+    const timedOut = new Promise<never>((_, reject) => deadline.addEventListener("abort", () => reject(new Error("timeout")), { once: true }));
+    timedOut.catch(() => undefined);
+    target = await Promise.race([connectTarget(req.url, settings), timedOut]);
   } catch (err) {
-    if (err instanceof AddressNotAllowedError)
-      return { ok: false, status: null, error: `URL_NOT_ALLOWED: ${err.reason}` };
+    if (err instanceof AddressNotAllowedError) return { ok: false, status: null, error: `URL_NOT_ALLOWED: ${err.reason}` };
+    if (deadline.aborted) return { ok: false, status: null, error: "TIMEOUT" };
     throw err;
   }
-  if (deadline.aborted) return { ok: false, status: null, error: "TIMEOUT" };
 
   return new Promise<AttemptResult>((resolve) => {
     let settled = false;
