@@ -21,9 +21,11 @@ test: install control-plane
 lint: install
 	npx eslint .
 
-# Micro-benchmarks (vitest bench) print figures; nothing here is asserted.
+# Micro-benchmarks (vitest bench), then the decision path over loopback against its baseline
+# (test/bench/decisions.ts). They print figures; nothing here is asserted.
 bench: install
 	npx vitest bench --run
+	node --conditions=countersign-source --import tsx test/bench/decisions.ts
 
 # kube-apiserver (built through the Go module proxy) and etcd for the operator tests, built once
 # into .cache/control-plane/<kubernetes version>/. See docs/operations.md.

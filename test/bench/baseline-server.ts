@@ -1,0 +1,51 @@
+/**
+ * The benchmark's baseline (issue 5): the same HTTP stack (core/src/server),
+ * the same number of Ed25519 signatures a decision makes (TASK, PROPOSAL,
+ * RECEIPT) over bodies of the same size, and the same one PostgreSQL
+ * statement writing the same rows (core/src/decision/record.ts), with no
+ * other logic: no key check, no rate limit, no context read, no policy.
+ */
+import { randomUUID } from "node:crypto";
+import { canonicalJson, sha256Digest } from "../../core/src/canonical/index.js";
+import { recordDecision, type DecisionWrite } from "../../core/src/decision/record.js";
+import { generateSeed, nodeSigner } from "../../core/src/evidence/index.js";
+import { createLogger, createServer } from "../../core/src/server/index.js";
+import { createPool } from "../../core/src/store/index.js";
+
+const pool = createPool(process.env.DATABASE_URL!, { applicationName: "baseline", max: 16 });
+const signer = nodeSigner(generateSeed());
+const organizationId = process.env.BASELINE_ORG!;
+const agentId = process.env.BASELINE_AGENT!;
+const template = JSON.parse(process.env.BASELINE_TEMPLATE!) as { task: unknown; proposal: unknown; receipt: unknown; bundle: string };
+
+const app = createServer({ logger: createLogger("baseline", "silent"), bodyLimit: 1024 * 1024, readiness: async () => true, refuseWhileDraining: (_q, r) => r.code(503).send() });
+app.post("/v1/authorize", async (request) => {
+  const body = request.body as { arguments?: unknown };
+  const argumentsDigest = sha256Digest(canonicalJson(body.arguments ?? {}));
+  const signed = [template.task, template.proposal, template.receipt].map((b) => {
+    const bytes = Buffer.from(canonicalJson({ ...(b as object), issued_at: new Date().toISOString() }));
+    return { id: `ko_${sha256Digest(bytes).slice(7)}`, signature: Buffer.from(signer.sign(bytes)).toString("base64url"), body: b };
+  });
+  const id = randomUUID();
+  const write: DecisionWrite = {
+    action: {
+      id, organizationId, agentId, apiKeyId: null as unknown as string, toolId: null as unknown as string, toolName: "issue_refund", action: "payments.refund",
+      execution: "caller", environment: "live", status: "authorized", decisionCode: null, decisionDetail: null,
+      argumentsDigest, requestFingerprint: argumentsDigest, idempotencyKey: null, amount: "5", currency: "EUR", policy: null,
+      agentExplanation: null, explanation: null, delegationId: null, taskObjectId: signed[0]!.id, proposalObjectId: signed[1]!.id,
+      expiresAt: new Date(Date.now() + 86400_000), observeWindowId: null, relaxed: false, gatewayInstanceId: "baseline", gatewayLanguageRevision: 2,
+    },
+    objects: signed.slice(0, 2).map((o, i) => ({ objectId: o.id, type: i ? "PROPOSAL" : "TASK", object: o })),
+    receipt: {
+      id: randomUUID(), kind: "authorization", receiptObjectId: signed[2]!.id, threadId: signed[0]!.id, headObjectId: signed[1]!.id,
+      workflow: "service/task-approval@0.1", outcome: "pending", issuerKid: signer.kid, bundle: Buffer.from(template.bundle), bundleSha256: sha256Digest(template.bundle), verifiedAtIssuance: null,
+    },
+    approval: null,
+    events: [{ type: "action.authorized", data: { protected_action_id: id } }, { type: "receipt.created", data: { protected_action_id: id } }],
+    monthlyLimit: null,
+  };
+  await recordDecision(pool, write);
+  return { allowed: true, status: "authorized", protected_action_id: id, receipt_object_id: signed[2]!.id };
+});
+await app.listen({ host: "127.0.0.1", port: Number(process.env.PORT) });
+process.on("SIGTERM", () => void app.close().then(() => pool.end()).then(() => process.exit(0)));

@@ -1,0 +1,93 @@
+/**
+ * `make bench`, part 2: the decision-only allow path over loopback (issue 5).
+ * A real embedded PostgreSQL with synchronous commit, 1 and 2 Gateway
+ * processes, unloaded (1 connection) and at 50 connections; next to the
+ * baseline (baseline-server.ts) measured in the same run, and the ratio.
+ * Prints figures; asserts nothing.
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { generateSeed } from "../../core/src/evidence/index.js";
+import { createPool, freePort, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
+import { createAuthorizationWorld, createGatewayKey } from "../fixtures/authorization.js";
+import { startGatewayProcess, type GatewayProcess } from "../multi-replica/gateway-process.js";
+import { runLoad, type LoadResult } from "./load.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "cs-bench-"));
+chmodSync(dataDir, 0o755);
+const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg") });
+const pool = createPool(pg.url, { applicationName: "bench" });
+await migrate(pool);
+const keyHashSecret = randomBytes(32);
+const signingKey = generateSeed();
+const world = await createAuthorizationWorld(pool, keyHashSecret);
+// The per-key bucket refills 20 per second: spread the load over enough keys that it never refuses.
+const keys = [world.key];
+for (let i = 0; i < 400; i++) keys.push((await createGatewayKey(pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId)).key);
+const body = JSON.stringify({ tool: world.tool, arguments: { order_id: "ord_1001", amount: 5, note: "bench" } });
+const request = (i: number) => ({ headers: { authorization: `Bearer ${keys[i % keys.length]}`, "content-type": "application/json" }, body });
+
+async function measure(urls: string[]): Promise<{ unloaded: LoadResult; loaded: LoadResult }> {
+  await runLoad({ urls, path: "/v1/authorize", request }, 50, 2); // warm-up: JIT, pools, caches
+  const unloaded = await runLoad({ urls, path: "/v1/authorize", request }, 1, Math.max(3, seconds / 2));
+  const loaded = await runLoad({ urls, path: "/v1/authorize", request }, 50, seconds);
+  return { unloaded, loaded };
+}
+
+async function startBaseline(template: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", "test/bench/baseline-server.ts"], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: pg.url, PORT: String(port), BASELINE_ORG: world.organizationId, BASELINE_AGENT: world.agentId, BASELINE_TEMPLATE: template },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, stop: () => new Promise((resolve) => (child.on("exit", () => resolve()), child.kill("SIGTERM"))) };
+}
+
+// One real decision gives the baseline bodies and a bundle of the real sizes.
+const probe = await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey });
+const first = (await (await fetch(`${probe.url}/v1/authorize`, { method: "POST", ...request(0) })).json()) as { protected_action_id: string; status: string };
+if (first.status !== "authorized") throw new Error(`the bench's decision was not authorized: ${JSON.stringify(first)}`);
+await probe.stop();
+const objects = await pool.query("select type, object from signed_objects where protected_action_id = $1", [first.protected_action_id]);
+const receipt = await pool.query("select bundle from receipts where protected_action_id = $1", [first.protected_action_id]);
+const bundle = (receipt.rows[0].bundle as Buffer).toString("utf8");
+const byType = Object.fromEntries(objects.rows.map((r) => [r.type, r.object.body]));
+const template = JSON.stringify({ task: byType.TASK, proposal: byType.PROPOSAL, receipt: JSON.parse(bundle).receipt.body, bundle });
+
+const rows: Array<{ processes: number; gateway: { unloaded: LoadResult; loaded: LoadResult }; baseline: { unloaded: LoadResult; loaded: LoadResult } }> = [];
+for (const processes of [1, 2]) {
+  const gateways: GatewayProcess[] = [];
+  for (let i = 0; i < processes; i++) gateways.push(await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey }));
+  const gateway = await measure(gateways.map((g) => g.url));
+  await Promise.all(gateways.map((g) => g.stop()));
+  const baselines = [];
+  for (let i = 0; i < processes; i++) baselines.push(await startBaseline(template));
+  const baseline = await measure(baselines.map((b) => b.url));
+  await Promise.all(baselines.map((b) => b.stop()));
+  rows.push({ processes, gateway, baseline });
+}
+
+const f = (n: number, d = 0) => n.toFixed(d);
+const line = (r: LoadResult) => `${f(r.perSecond).padStart(6)}/s  p50 ${f(r.p50ms, 2).padStart(6)} ms  p99 ${f(r.p99ms, 2).padStart(7)} ms`;
+console.log(`\nDecision-only allow path, POST /v1/authorize over loopback, synchronous commit, ${seconds} s per loaded run (this machine: ${os.cpus().length} cores)`);
+for (const r of rows) {
+  console.log(`\n${r.processes} process${r.processes > 1 ? "es" : ""}`);
+  console.log(`  Gateway   unloaded ${line(r.gateway.unloaded)}   50 conns ${line(r.gateway.loaded)}   answers ${JSON.stringify(r.gateway.loaded.statuses)}`);
+  console.log(`  baseline  unloaded ${line(r.baseline.unloaded)}   50 conns ${line(r.baseline.loaded)}`);
+  console.log(`  ratio Gateway/baseline at 50 connections: ${f(r.gateway.loaded.perSecond / r.baseline.loaded.perSecond, 2)}`);
+}
+await pool.end();
+await pg.stop();
+rmSync(dataDir, { recursive: true, force: true });
