@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Plan } from "@countersign/core/plans";
 import type { CloudApiOptions } from "./context.js";
+import "./mcp/options.js";
 import { outboxMailer } from "./mail/outbox.js";
 import { smtpMailer } from "./mail/smtp.js";
 import { tokenReviewer } from "./operators/token-review.js";
@@ -41,5 +42,7 @@ export function cloudOptionsFrom(s: CloudSettings, announce: (line: string) => v
           ca: s.webhookCaFile ? [readFileSync(s.webhookCaFile, "utf8")] : undefined,
         }
       : undefined,
+    // MCP servers (docs/configuration-api.md): the same credential key encrypts their authorization headers.
+    mcp: { credentialKey: s.credentialKey, allowLoopbackUrls: s.allowLoopbackUrls ?? false },
   };
 }

@@ -11,10 +11,12 @@ import { passwordRoute } from "./auth/password.js";
 import { sessionRoutes } from "./auth/session.js";
 import { signinRoute } from "./auth/signin.js";
 import { signupRoute } from "./auth/signup.js";
+import { toolRoutes } from "./tools/tools.js";
 import { billingRoutes } from "./billing/billing.js";
 import { gatewayIdentityRoute } from "./gateway-identity.js";
 import { acceptInvitationRoute } from "./invitations/accept.js";
 import { invitationRoutes } from "./invitations/invitations.js";
+import { mcpServerRoutes } from "./mcp-servers/mcp-servers.js";
 import { memberRoutes } from "./members/members.js";
 import { observeRoutes } from "./observe/observe.js";
 import { operatorBindingRoutes } from "./operator-bindings/operator-bindings.js";
@@ -51,6 +53,8 @@ const plugins = [
   agentRoutes,
   delegationRoutes,
   observeRoutes,
+  mcpServerRoutes,
+  toolRoutes,
   // policies and rollout (issue 8)
   policiesAndRollout,
   // webhooks (issue 11), and account deletion, which disables the endpoints one created

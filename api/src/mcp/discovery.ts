@@ -1,0 +1,94 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { z } from "zod";
+import { ServiceError } from "@countersign/core/errors";
+import { checkInputSchema } from "@countersign/core/mcp-servers";
+import { ByteBudget, upstreamFetch, type UpstreamFailure } from "./upstream-fetch.js";
+import type { McpOptions } from "./options.js";
+
+/** SPEC 8.3: at most 20 tools/list pages and 2000 tools; more than 8 MiB of answers in total is too large. */
+export const discoveryLimits = { pages: 20, tools: 2000, bytes: 8 * 1024 * 1024 } as const;
+/** SPEC 8.4: the whole exchange with an upstream MCP server. */
+export const DISCOVERY_TIMEOUT_MS = 30_000;
+
+/** What tools/list says of one tool; the schema is judged here, not by the SDK, so one bad tool does not hide the others. */
+const listedTool = z.looseObject({ name: z.string().min(1).max(512), description: z.string().max(65_536).optional(), inputSchema: z.unknown() });
+const listResult = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().max(4096).optional() });
+
+export interface DiscoveredTool {
+  name: string;
+  description: string | null;
+  input_schema: unknown;
+  /** null when the schema is an MCP object schema of at most 64 KiB; else why not (UPSTREAM_SCHEMA_INVALID if chosen). */
+  schema_problem: "not_object_schema" | "too_large" | "not_json" | null;
+}
+
+export interface Discovery {
+  tools: DiscoveredTool[];
+  pages: number;
+  bytes: number;
+}
+
+function refusal(f: UpstreamFailure | undefined, err: unknown): ServiceError {
+  switch (f?.kind) {
+    case "url_not_allowed":
+      return new ServiceError("URL_NOT_ALLOWED", `the MCP server's address is not allowed: ${f.reason.replace(/_/g, " ")}`, { reason: f.reason });
+    case "timeout":
+      return new ServiceError("UPSTREAM_TIMEOUT", "the MCP server did not finish answering in time");
+    case "too_large":
+      return new ServiceError("DISCOVERY_TOO_LARGE", `the MCP server's answers exceed ${discoveryLimits.bytes} bytes in total`);
+    case "unreachable":
+      return new ServiceError("UPSTREAM_UNREACHABLE", `the MCP server could not be reached (${f.message})`);
+    case "http":
+      return new ServiceError("UPSTREAM_ERROR", `the MCP server answered HTTP ${f.status}`, { http_status: f.status });
+    default:
+      return err instanceof ServiceError ? err : new ServiceError("UPSTREAM_ERROR", "the MCP server's answer is not a valid MCP answer");
+  }
+}
+
+/**
+ * Lists an MCP server's tools through the MCP SDK client over Streamable
+ * HTTP, within SPEC 8.3's limits. Nothing is stored here; the caller holds a
+ * discovery slot (discovery-slots.ts).
+ */
+export async function discoverTools(server: { url: string; authorization: string | null }, opts: McpOptions): Promise<Discovery> {
+  const budget = new ByteBudget(discoveryLimits.bytes);
+  const failure: { first?: UpstreamFailure } = {};
+  const abort = new AbortController();
+  const timer = setTimeout(() => {
+    failure.first ??= { kind: "timeout" };
+    abort.abort();
+  }, opts.discoveryTimeoutMs ?? DISCOVERY_TIMEOUT_MS);
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    fetch: upstreamFetch({ rules: { allowLoopback: opts.allowLoopbackUrls, resolve: opts.resolve }, ca: opts.ca, budget, signal: abort.signal, failure }),
+    requestInit: server.authorization ? { headers: { authorization: server.authorization } } : undefined,
+  });
+  const client = new Client({ name: "countersign-discovery", version: "0.1.0" });
+  const timeout = opts.discoveryTimeoutMs ?? DISCOVERY_TIMEOUT_MS;
+  try {
+    await client.connect(transport, { timeout, signal: abort.signal });
+    const tools: DiscoveredTool[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      if (pages === discoveryLimits.pages) throw new ServiceError("DISCOVERY_TOO_LARGE", `the MCP server lists tools on more than ${discoveryLimits.pages} pages`);
+      const page = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, listResult, { timeout, signal: abort.signal });
+      pages++;
+      for (const raw of page.tools) {
+        const t = listedTool.safeParse(raw);
+        if (!t.success) throw new ServiceError("UPSTREAM_ERROR", "the MCP server listed a tool without a name");
+        const check = checkInputSchema(t.data.inputSchema);
+        tools.push({ name: t.data.name, description: t.data.description ?? null, input_schema: t.data.inputSchema ?? null, schema_problem: check.ok ? null : check.problem });
+      }
+      if (tools.length > discoveryLimits.tools) throw new ServiceError("DISCOVERY_TOO_LARGE", `the MCP server lists more than ${discoveryLimits.tools} tools`);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return { tools, pages, bytes: budget.used };
+  } catch (err) {
+    if (err instanceof ServiceError && !failure.first) throw err;
+    throw refusal(failure.first, err);
+  } finally {
+    clearTimeout(timer);
+    await client.close().catch(() => undefined);
+  }
+}
