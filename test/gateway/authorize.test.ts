@@ -4,7 +4,9 @@
  * this endpoint gives, each checked against what was or was not recorded and
  * counted.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeCovered } from "../../api/src/policies/supersede.js";
 import { decideApproval } from "../../core/src/approvals/index.js";
 import { bundleFacts, verifyBundle } from "../../core/src/evidence/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
@@ -257,6 +259,21 @@ describe("SPEC 3.2: approvals", () => {
     const res = await gw.authorize(w.key, body);
     expect(res.body).toMatchObject({ allowed: false, status: "denied", code: "VERIFICATION_FAILED" });
     expect((await recorded(db.pool, w.organizationId)).receipts).toBe(0);
+  });
+
+  it("approved, then a rollback closes it (supersede_all): expired / SUPERSEDED, never authorized, and the key stays bound to it", async () => {
+    const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
+    const body = { tool: w.tool, arguments: refund(650), idempotency_key: key() };
+    const pending = await gw.authorize(w.key, body);
+    const object = await signDecision(db.pool, pending.body.approval_request_id, w.approver.signer, "APPROVAL");
+    await decideApproval(db.pool, { organizationId: w.organizationId, approvalRequestId: pending.body.approval_request_id, userId: w.approver.userId, object, identity: gw.gateway.identity });
+    // What the Cloud API's rollback does to covered open actions (api/src/policies/supersede.ts).
+    const closed = await closeCovered(db.pool, { organizationId: w.organizationId, policyId: w.policyId, versionId: randomUUID(), scope: "supersede_all" });
+    expect(closed).toBe(1);
+    const before = await recorded(db.pool, w.organizationId);
+    const res = await gw.authorize(w.key, body);
+    expect(res.body).toMatchObject({ allowed: false, status: "expired", code: "SUPERSEDED", protected_action_id: pending.body.protected_action_id });
+    expect(await recorded(db.pool, w.organizationId)).toEqual(before);
   });
 
   it("cancelled by the organization: cancelled / CANCELLED", async () => {
