@@ -5,7 +5,7 @@
  * baseline (baseline-server.ts) measured in the same run, and the ratio.
  * Prints figures; asserts nothing.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -18,6 +18,11 @@ import { startGatewayProcess, type GatewayProcess } from "../multi-replica/gatew
 import { runLoad, type LoadResult } from "./load.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
+// Both sides run as built JavaScript, as in production: the Gateway from gateway/dist (tsc -b),
+// the baseline bundled from its sources with esbuild (npm packages stay external).
+execFileSync("npx", ["tsc", "-b"], { cwd: root, stdio: "inherit" });
+const baselineFile = path.join(root, ".cache", "bench", "baseline-server.mjs");
+execFileSync("npx", ["esbuild", "test/bench/baseline-server.ts", "--bundle", "--platform=node", "--format=esm", "--packages=external", `--outfile=${baselineFile}`, "--log-level=warning"], { cwd: root, stdio: "inherit" });
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "cs-bench-"));
 chmodSync(dataDir, 0o755);
@@ -42,7 +47,7 @@ async function measure(urls: string[]): Promise<{ unloaded: LoadResult; loaded: 
 
 async function startBaseline(template: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", "test/bench/baseline-server.ts"], {
+  const child = spawn(process.execPath, [baselineFile], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: pg.url, PORT: String(port), BASELINE_ORG: world.organizationId, BASELINE_AGENT: world.agentId, BASELINE_TEMPLATE: template },
     stdio: ["ignore", "inherit", "inherit"],
@@ -56,7 +61,7 @@ async function startBaseline(template: string): Promise<{ url: string; stop: () 
 }
 
 // One real decision gives the baseline bodies and a bundle of the real sizes.
-const probe = await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey });
+const probe = await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true });
 const first = (await (await fetch(`${probe.url}/v1/authorize`, { method: "POST", ...request(0) })).json()) as { protected_action_id: string; status: string };
 if (first.status !== "authorized") throw new Error(`the bench's decision was not authorized: ${JSON.stringify(first)}`);
 await probe.stop();
@@ -69,7 +74,7 @@ const template = JSON.stringify({ task: byType.TASK, proposal: byType.PROPOSAL, 
 const rows: Array<{ processes: number; gateway: { unloaded: LoadResult; loaded: LoadResult }; baseline: { unloaded: LoadResult; loaded: LoadResult } }> = [];
 for (const processes of [1, 2]) {
   const gateways: GatewayProcess[] = [];
-  for (let i = 0; i < processes; i++) gateways.push(await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey }));
+  for (let i = 0; i < processes; i++) gateways.push(await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true }));
   const gateway = await measure(gateways.map((g) => g.url));
   await Promise.all(gateways.map((g) => g.stop()));
   const baselines = [];

@@ -14,9 +14,17 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-export async function startGatewayProcess(opts: { databaseUrl: string; keyHashSecret: Buffer; signingKey: Uint8Array; env?: Record<string, string> }): Promise<GatewayProcess> {
+export async function startGatewayProcess(opts: {
+  databaseUrl: string;
+  keyHashSecret: Buffer;
+  signingKey: Uint8Array;
+  env?: Record<string, string>;
+  /** Run the built JavaScript (gateway/dist, as a container does) instead of the sources through tsx. */
+  built?: boolean;
+}): Promise<GatewayProcess> {
   const port = await freePort();
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", "gateway/src/main.ts"], {
+  const args = opts.built ? ["gateway/dist/main.js"] : ["--conditions=countersign-source", "--import", "tsx", "gateway/src/main.ts"];
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
