@@ -38,6 +38,9 @@ export const limits = {
   // read-only callers (viewers, approvers, keys without a write scope) at most 5 of the 10.
   analysisPerOrganization: perMinute(10),
   analysisReadOnlyPerOrganization: perMinute(5),
+  // Dry runs (SPEC 8.1): per credential and per organization.
+  dryRunPerCredential: perMinute(60),
+  dryRunPerOrganization: perMinute(600),
   // Webhook test events and redeliveries together, per endpoint.
   webhookSendsPerEndpoint: perMinute(5),
   // Per recipient address: over budget, the request gets its normal answer but nothing is sent.

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ApiContext } from "../context.js";
 import { agentRoutes } from "./agents/agents.js";
 import { delegationRoutes } from "./agents/delegations.js";
+import { dryRunRoute } from "./dry-run/dry-run.js";
 import { apiKeyRoutes } from "./api-keys/api-keys.js";
 import { auditRoute } from "./audit/audit.js";
 import { emailChangeRoutes } from "./auth/email-change.js";
@@ -55,6 +56,7 @@ const plugins = [
   observeRoutes,
   mcpServerRoutes,
   toolRoutes,
+  dryRunRoute,
   // policies and rollout (issue 8)
   policiesAndRollout,
   // webhooks (issue 11), and account deletion, which disables the endpoints one created

@@ -1,0 +1,218 @@
+/**
+ * The dry run (SPEC 4.5) through the real server: the Gateway's pipeline on
+ * current configuration, reporting everything 4.5 lists, writing and signing
+ * nothing; its rate limits (8.1); and a property test: a dry run and a real
+ * POST /v1/authorize of the same call, on a real Gateway, agree on the
+ * decision, the rule and the explanation, over generated policies and calls.
+ */
+import { randomBytes } from "node:crypto";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertApiKey } from "@countersign/core/keys";
+import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
+import { Browser, randomIp, startCloudApi, type Answer, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
+import { createActivePolicy, createAuthorizationWorld, type AuthorizationWorld } from "../../../../test/fixtures/authorization.js";
+import { recorded, startTestGateway, type TestGateway } from "../../../../test/gateway/harness.js";
+
+let db: TestDatabase;
+let api: CloudApi;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  gw = await startTestGateway(db, { defaultPlan: "enterprise" });
+  api = await startCloudApi(db, { defaultPlan: "enterprise", extra: { keyHashSecret: gw.keyHashSecret } });
+});
+afterAll(async () => {
+  await api?.close();
+  await gw?.close();
+  await db?.drop();
+});
+
+/** A world ready for decisions and a read-scoped management key to ask dry runs with. */
+async function setup(opts: Parameters<typeof createAuthorizationWorld>[2] = {}) {
+  const world = await createAuthorizationWorld(db.pool, gw.keyHashSecret, opts);
+  const k = await insertApiKey(db.pool, gw.keyHashSecret, { organizationId: world.organizationId, kind: "management", environment: "live", name: "dry", scopes: ["read"], createdBy: world.ownerId });
+  const b = new Browser(api.base, randomIp(), null);
+  const dry = (body: Record<string, unknown>): Promise<Answer> =>
+    b.request("POST", `/orgs/${world.organizationId}/agents/${world.agentId}/dry-run`, { tool: world.tool, ...body }, { authorization: `Bearer ${k.key}` });
+  return { world, dry };
+}
+
+const snapshot = async (w: AuthorizationWorld) => ({ recorded: await recorded(db.pool, w.organizationId), audit: (await db.pool.query("select count(*)::int as n from audit_log")).rows[0].n });
+
+describe("dry run", () => {
+  it("reports an allowed call in full and records nothing", async () => {
+    const { world, dry } = await setup();
+    const before = await snapshot(world);
+    const res = await dry({ arguments: { order: "o-1", amount: 40 } });
+    expect(res.status).toBe(200);
+    const r = res.body.dry_run;
+    expect(r).toMatchObject({
+      outcome: "decided",
+      agent: { id: world.agentId, status: "active" },
+      tool: { exposed_name: world.tool, action: "payments.refund", execution: "caller", enabled: true, binding_authorized: true },
+      arguments: { valid: true },
+      amount: { amount: "40", currency: "EUR" },
+      principal: { kid: world.principal.kid, status: "active" },
+      delegation: { id: world.delegationId, permissions: ["payments.*"] },
+      policy: { id: world.policyId, version_id: world.versionId, version: 1, hypothetical: false },
+      decision: { kind: "allowed", policy_effect: "allow", rule_id: "small", enforcement: "enforce", relaxed: false, observe_window: null },
+      plan: { plan: "enterprise", monthly_limit: null, would_be_refused: false },
+      shadow: null,
+    });
+    expect(r.agent_would_receive).toMatchObject({ http: 200, body: { allowed: true, status: "authorized", protected_action_id: null, receipt_id: null } });
+    expect(r.explanation).toBeTruthy();
+    expect(r.skipped).toContain("gateway_key_authentication");
+    expect(await snapshot(world)).toEqual(before);
+  });
+
+  it("reports approvers, denials, an invalid amount, an unknown tool and no delegation as the agent would get them", async () => {
+    const { world, dry } = await setup({ permissions: ["payments.*"] });
+    const approval = (await dry({ arguments: { amount: 500 } })).body.dry_run;
+    expect(approval.decision).toMatchObject({ kind: "approval", code: "APPROVAL_PENDING", rule_id: "needs-approval" });
+    expect(approval.approvers).toMatchObject({ roles: ["owner", "admin"], approver_count: 1, resolved: true, members: 1, identities: 1 });
+    expect(approval.agent_would_receive.body).toMatchObject({ allowed: false, status: "approval_pending", code: "APPROVAL_PENDING" });
+    const denied = (await dry({ arguments: { amount: 20000 } })).body.dry_run;
+    expect(denied.decision).toMatchObject({ kind: "denied", code: "POLICY_DENIED", rule_id: "hard-cap" });
+    expect(denied.agent_would_receive.body).toMatchObject({ status: "denied", code: "POLICY_DENIED" });
+    expect(denied.agent_would_receive.body.why).toMatch(/^Why: /);
+    const invalid = (await dry({ arguments: { amount: "12.3.4" } })).body.dry_run;
+    expect(invalid.decision).toMatchObject({ kind: "denied", code: "INVALID_AMOUNT" });
+    const unknown = (await dry({ tool: "nope" })).body.dry_run;
+    expect(unknown.decision).toMatchObject({ kind: "refused", code: "UNKNOWN_TOOL" });
+    expect(unknown.agent_would_receive).toMatchObject({ http: 400, body: { status: "invalid_request", code: "UNKNOWN_TOOL" } });
+    await db.pool.query("update delegations set revoked_at = now() where agent_id = $1", [world.agentId]);
+    const none = (await dry({ arguments: { amount: 10 } })).body.dry_run;
+    expect(none.decision).toMatchObject({ kind: "denied", code: "NO_DELEGATION" });
+    expect(none.delegation).toBeNull();
+  });
+
+  it("refuses arguments beyond 8.3 with 422 INVALID_ARGUMENTS, an unknown version with POLICY_NOT_FOUND, and changes nothing", async () => {
+    const { world, dry } = await setup();
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 30; i++) deep = { d: deep };
+    const before = await snapshot(world);
+    const res = await dry({ arguments: deep });
+    expect([res.status, res.body.error.code]).toEqual([422, "INVALID_ARGUMENTS"]);
+    const v = await dry({ arguments: { amount: 1 }, policy_version_id: "00000000-0000-4000-8000-000000000000" });
+    expect([v.status, v.body.error.code]).toEqual([422, "POLICY_NOT_FOUND"]);
+    const extra = await dry({ arguments: {}, colour: "red" });
+    expect([extra.status, extra.body.error.code]).toEqual([400, "VALIDATION_FAILED"]);
+    expect(await snapshot(world)).toEqual(before);
+  });
+
+  it("applies an open observe window unless told not to; a hypothetical version is decided under enforce; the shadow is reported", async () => {
+    const { world, dry } = await setup();
+    await db.pool.query(
+      "insert into observe_windows (organization_id, agent_id, hours, ends_at, live) values ($1, $2, 2, now() + interval '2 hours', true)",
+      [world.organizationId, world.agentId],
+    );
+    const relaxed = (await dry({ arguments: { amount: 500 } })).body.dry_run;
+    expect(relaxed.decision).toMatchObject({ kind: "allowed", policy_effect: "require_approval", enforcement: "observe", relaxed: true });
+    expect(relaxed.decision.observe_window).not.toBeNull();
+    expect(relaxed.agent_would_receive.body).toMatchObject({ allowed: true, policy: { enforcement: "observe", relaxed: true } });
+    const ignored = (await dry({ arguments: { amount: 500 }, ignore_observe_window: true })).body.dry_run;
+    expect(ignored.decision).toMatchObject({ kind: "approval", enforcement: "enforce", observe_window_ignored: true });
+    // a hypothetical, stricter version: decided under enforce
+    const strict = await createActivePolicy(db.pool, world.organizationId, { revision: 1, default_effect: "deny", rules: [] });
+    const hypo = (await dry({ arguments: { amount: 5 }, policy_version_id: strict.versionId })).body.dry_run;
+    expect(hypo.policy).toMatchObject({ version_id: strict.versionId, hypothetical: true });
+    expect(hypo.decision).toMatchObject({ kind: "denied", code: "POLICY_DENIED", rule_id: null, enforcement: "enforce" });
+    // the agent's own policy gets that document as its shadow
+    const { rows } = await db.pool.query(
+      `insert into policy_versions (policy_id, organization_id, number, document, document_size, digest, language_revision)
+       select $1, organization_id, 2, document, document_size, digest, language_revision from policy_versions where id = $2 returning id`,
+      [world.policyId, strict.versionId],
+    );
+    await db.pool.query("update policies set shadow_version_id = $2 where id = $1", [world.policyId, rows[0].id]);
+    const shadowed = (await dry({ arguments: { amount: 5 }, ignore_observe_window: true })).body.dry_run;
+    expect(shadowed.decision).toMatchObject({ kind: "allowed", rule_id: "small" });
+    expect(shadowed.shadow).toMatchObject({ version_id: rows[0].id, version: 2, kind: "denied", code: "POLICY_DENIED", policy_effect: "deny", rule_id: null });
+    // under the open window the shadow's default deny is relaxed like the active version's would be
+    const observed = (await dry({ arguments: { amount: 5 } })).body.dry_run;
+    expect(observed.shadow).toMatchObject({ kind: "allowed", policy_effect: "deny", rule_id: null });
+  });
+
+  it("reports a repeated idempotency key as the Gateway resumes it, and a disabled agent as refused", async () => {
+    const { world, dry } = await setup();
+    const real = await gw.authorize(world.key, { tool: world.tool, arguments: { amount: 30 }, idempotency_key: "k-1" });
+    expect(real.body.status).toBe("authorized");
+    const again = (await dry({ arguments: { amount: 30 }, idempotency_key: "k-1" })).body.dry_run;
+    expect(again).toMatchObject({ outcome: "resumes_recorded_action", recorded_action_id: real.body.protected_action_id });
+    expect(again.agent_would_receive.body).toEqual(real.body);
+    const other = (await dry({ arguments: { amount: 31 }, idempotency_key: "k-1" })).body.dry_run;
+    expect(other.agent_would_receive.body.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    await db.pool.query("update agents set status = 'disabled' where id = $1", [world.agentId]);
+    const disabled = (await dry({ arguments: { amount: 30 } })).body.dry_run;
+    expect(disabled).toMatchObject({ outcome: "not_decided", agent_would_receive: { http: 401, body: { code: "UNAUTHORIZED" } } });
+  });
+
+  it("allows 60 dry runs a minute per credential (429 RATE_LIMITED after)", async () => {
+    const { dry } = await setup();
+    for (let i = 0; i < 60; i++) expect((await dry({ tool: "nope" })).status).toBe(200);
+    const res = await dry({ tool: "nope" });
+    expect([res.status, res.body.error.code]).toEqual([429, "RATE_LIMITED"]);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe("a dry run and a real /v1/authorize agree", () => {
+  const amount = fc.integer({ min: 0, max: 30_000 });
+  const effect = fc.constantFrom("allow", "deny", "require_approval");
+  const op = fc.constantFrom("gt", "gte", "lt", "lte");
+  const rule = fc.record({ effect, op, threshold: fc.integer({ min: 0, max: 20_000 }), byAction: fc.boolean(), pattern: fc.constantFrom("payments.*", "payments.refund", "other.*") });
+  const policy = fc.record({ default_effect: effect, rules: fc.array(rule, { minLength: 0, maxLength: 4 }) });
+
+  const documentOf = (p: { default_effect: string; rules: { effect: string; op: string; threshold: number; byAction: boolean; pattern: string }[] }) => ({
+    revision: 1,
+    default_effect: p.default_effect,
+    rules: p.rules.map((r, i) => ({
+      id: `r${i}`,
+      effect: r.effect,
+      conditions: r.byAction ? [{ field: "action", op: "matches", pattern: r.pattern }] : [{ field: "amount", op: r.op, threshold: String(r.threshold), currency: "EUR" }],
+      ...(r.effect === "require_approval" ? { approvers: { roles: ["owner", "admin"], count: 1 } } : {}),
+    })),
+  });
+
+  it("on decision, rule and explanation, over generated policies and calls", async () => {
+    const { world, dry } = await setup();
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(policy, fc.array(fc.oneof(amount, fc.constant(-1)), { minLength: 1, maxLength: 3 }), fc.constantFrom("live", "test"), async (p, amounts, environment) => {
+        runs++;
+        await createActivePolicy(db.pool, world.organizationId, documentOf(p), { agentId: world.agentId });
+        for (const a of amounts) {
+          // -1 stands for an amount that is not a number: INVALID_AMOUNT before the policy
+          const args = { order: randomBytes(4).toString("hex"), amount: a === -1 ? "not a number" : a };
+          const predicted = (await dry({ arguments: args, environment })).body.dry_run;
+          const key = environment === "test" ? await testKey(world) : world.key;
+          const real = await gw.authorize(key, { tool: world.tool, arguments: args });
+          const { rows } = await db.pool.query(
+            "select rule_id, policy_effect, enforcement, explanation from protected_actions where agent_id = $1 order by created_at desc limit 1",
+            [world.agentId],
+          );
+          const stored = rows[0];
+          expect(predicted.agent_would_receive.body.status).toBe(real.body.status);
+          expect(predicted.agent_would_receive.body.code ?? null).toBe(real.body.code ?? null);
+          expect(predicted.agent_would_receive.body.policy ?? null).toEqual(real.body.policy ?? null);
+          expect(predicted.decision.rule_id).toBe(stored.rule_id);
+          expect(predicted.decision.policy_effect).toBe(stored.policy_effect);
+          expect(predicted.explanation).toEqual(stored.explanation);
+        }
+      }),
+      { numRuns: 25 },
+    );
+    expect(runs).toBe(25);
+  }, 240_000);
+});
+
+const testKeys = new Map<string, string>();
+/** A test-environment gateway key of the world's agent (made once). */
+async function testKey(world: AuthorizationWorld): Promise<string> {
+  const known = testKeys.get(world.agentId);
+  if (known) return known;
+  const k = await insertApiKey(db.pool, gw.keyHashSecret, { organizationId: world.organizationId, kind: "gateway", environment: "test", name: "test", agentId: world.agentId, createdBy: world.ownerId });
+  testKeys.set(world.agentId, k.key);
+  return k.key;
+}
