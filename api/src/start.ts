@@ -4,6 +4,7 @@ import type { CloudApiOptions } from "./context.js";
 import { buildApiServer } from "./server.js";
 import { DeliveryWorker } from "./webhooks/delivery-worker.js";
 import { startSupersedeWorker } from "./policies/supersede-worker.js";
+import { startObserveCloser } from "./observe/closer.js";
 
 export async function startApi(opts: {
   pool: Pool;
@@ -23,12 +24,15 @@ export async function startApi(opts: {
   await app.listen({ host: opts.host, port: opts.port, listenTextResolver: (a) => `api listening on ${a}` });
   // Closes actions covered by a rollback or emergency stop that decisions in flight recorded just after it (SPEC 3.6).
   const supersedeWorker = startSupersedeWorker(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
+  // Ends observe windows that ran out (SPEC 3.9), in every api process.
+  const observeCloser = startObserveCloser(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
   worker?.start();
   return {
     app,
     url: listeningUrl(app, opts.host),
     stop: async () => {
       await supersedeWorker.stop();
+      await observeCloser.stop();
       // The worker stops claiming at once; attempts in flight end within their 10 s.
       await Promise.all([app.lifecycle.drain(opts.shutdownGraceSeconds * 1000), worker?.stop()]);
       opts.cloud?.mailer.close?.();

@@ -1,5 +1,5 @@
 import type { Queryable } from "@countersign/core/store";
-import { audit, type Actor } from "../audit/record.js";
+import { audit, serviceActor, type Actor } from "../audit/record.js";
 
 /**
  * Observe windows (SPEC 3.9) as stored in `observe_windows` (migration 0005).
@@ -48,13 +48,24 @@ export function windowJson(w: WindowRow) {
   };
 }
 
-/** Closes the organization's windows that ran out, at the time they ran out. */
-export async function closeExpiredWindows(db: Queryable, organizationId: string, now: Date): Promise<void> {
-  await db.query(
+/**
+ * Closes windows that ran out (of one organization, or of all when null), at
+ * the time they ran out, audited as the service's. Rows another transaction
+ * holds are skipped: that one is closing or ending them already.
+ */
+export async function closeExpiredWindows(db: Queryable, organizationId: string | null, now: Date, limit = 1000): Promise<number> {
+  const { rows } = await db.query<{ id: string; organization_id: string }>(
     `update observe_windows set ended_at = ends_at, end_reason = 'expired'
-      where organization_id = $1 and ended_at is null and ends_at <= $2`,
-    [organizationId, now],
+      where id in (select id from observe_windows
+                    where ($1::uuid is null or organization_id = $1) and ended_at is null and ends_at <= $2
+                    limit $3 for update skip locked)
+      returning id, organization_id`,
+    [organizationId, now, limit],
   );
+  for (const r of rows) {
+    await audit(db, { organizationId: r.organization_id, action: "observe_window.ended", actor: serviceActor, target: { type: "observe_window", id: r.id }, details: { reason: "expired" } });
+  }
+  return rows.length;
 }
 
 /**

@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from "../../../../test/setup/da
 import { startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
 import { addMember, expectRefusedUnchanged, managementKey, orgWithOwner, type OrgWithOwner } from "../../../../test/fixtures/configuration.js";
 import { createTestCa, type TestCa } from "../../../../test/fixtures/https-receiver.js";
+import { newIdentity } from "../../../../test/fixtures/identities.js";
 import { pagedTools, simpleTool, startMcpServer, type McpTestServer } from "../../../../test/fixtures/mcp-server.js";
 
 let db: TestDatabase;
@@ -121,6 +122,21 @@ describe("MCP servers", () => {
     await expectRefusedUnchanged(db.pool, () => o.owner.patch(`/orgs/${o.org}/mcp-servers/${id}`, { url: "https://127.0.0.1:9/mcp" }), 422, "CALLER_EXECUTED");
     await expectRefusedUnchanged(db.pool, () => o.owner.post(`/orgs/${o.org}/mcp-servers`, { kind: "decision_only", name: "erp2", url: "https://127.0.0.1:9/mcp" }), 400, "VALIDATION_FAILED");
     expect((await o.owner.patch(`/orgs/${o.org}/mcp-servers/${id}`, { name: "erp renamed", status: "disabled" })).body.mcp_server).toMatchObject({ name: "erp renamed", status: "disabled" });
+  });
+
+  it("registers the server's identity document and KID, refusing another server's or another kind", async () => {
+    const o = await orgWithOwner(api);
+    const s = await createServer(o, "https://127.0.0.1:9/mcp");
+    const id = newIdentity("principal", { organization_id: o.org, id: s.id });
+    await expectRefusedUnchanged(db.pool, () => o.owner.patch(`/orgs/${o.org}/mcp-servers/${s.id}`, { server_identity: id.documents[0] }), 422, "IDENTITY_WRONG_ACTOR_TYPE");
+    const other = newIdentity("mcp_server", { organization_id: o.org, id: "another-server" });
+    await expectRefusedUnchanged(db.pool, () => o.owner.patch(`/orgs/${o.org}/mcp-servers/${s.id}`, { server_identity: other.documents[0] }), 422, "IDENTITY_INVALID");
+    const mine = newIdentity("mcp_server", { organization_id: o.org, id: s.id });
+    const res = await o.owner.patch(`/orgs/${o.org}/mcp-servers/${s.id}`, { server_identity: mine.documents[0] });
+    expect(res.body.mcp_server.server_kid).toBe(mine.kid);
+    const stored = await db.pool.query("select kind, organization_id from identities where kid = $1", [mine.kid]);
+    expect(stored.rows[0]).toEqual({ kind: "mcp_server", organization_id: o.org });
+    expect((await o.owner.patch(`/orgs/${o.org}/mcp-servers/${s.id}`, { server_identity: null })).body.mcp_server.server_kid).toBeNull();
   });
 
   it("deletes a server with its tools, but not one whose tools have recorded actions (IN_USE)", async () => {

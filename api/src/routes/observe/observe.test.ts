@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
 import { startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
 import { addMember, createPolicy, expectRefusedUnchanged, managementKey, orgWithOwner, type OrgWithOwner } from "../../../../test/fixtures/configuration.js";
+import { startObserveCloser } from "../../observe/closer.js";
 import { looksLikeSecret } from "../../observe/secret-like.js";
 
 let db: TestDatabase;
@@ -117,6 +118,26 @@ describe("ending windows", () => {
     expect(read).toMatchObject({ state: "ended", end_reason: "expired", ended_at: read.ends_at });
     expect((await o.owner.get(`/orgs/${o.org}/agents/${agent.id}/observe`)).body.open).toBeNull();
     expect((await start(o, agent.id, {})).status).toBe(201);
+  });
+
+  it("the background closer of every api process ends windows that ran out, audited as the service's", async () => {
+    const { o, agent } = await setup();
+    const w = (await start(o, agent.id, {})).body.observe_window;
+    await db.pool.query("update observe_windows set started_at = started_at - interval '3 hours', ends_at = ends_at - interval '3 hours' where id = $1", [w.id]);
+    const closer = startObserveCloser(db.pool, () => undefined, 20);
+    try {
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await db.pool.query("select end_reason from observe_windows where id = $1", [w.id]);
+        if (rows[0].end_reason) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    } finally {
+      await closer.stop();
+    }
+    const { rows } = await db.pool.query("select end_reason, ended_at = ends_at as at_end from observe_windows where id = $1", [w.id]);
+    expect(rows[0]).toEqual({ end_reason: "expired", at_end: true });
+    const audit = await db.pool.query("select actor_type, details from audit_log where target_id = $1 and action = 'observe_window.ended'", [w.id]);
+    expect(audit.rows).toEqual([{ actor_type: "service", details: { reason: "expired" } }]);
   });
 
   it("ends windows when the owner turns observe off, lowers the longest window below them, or withdraws live opt-in", async () => {
