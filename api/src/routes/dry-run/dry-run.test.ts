@@ -157,6 +157,28 @@ describe("dry run", () => {
   });
 });
 
+describe("tool bindings at the Gateway", () => {
+  it("a changed binding is refused TOOL_REAUTHORIZATION_REQUIRED by the real Gateway, recording nothing, until an admin authorizes it", async () => {
+    const { world, dry } = await setup();
+    const admin = api.browser();
+    const { userId } = await admin.signUpAndIn(api.smtp);
+    await db.pool.query("insert into memberships (organization_id, user_id, role) values ($1, $2, 'admin')", [world.organizationId, userId]);
+    const path = `/orgs/${world.organizationId}/tools/${world.toolId}`;
+    const changed = await admin.patch(path, { amount_mapping: { amount_path: "amount", currency: "USD" } });
+    expect(changed.body.tool.authorization.state).toBe("reauthorization_required");
+    const before = await recorded(db.pool, world.organizationId);
+    const refused = await gw.authorize(world.key, { tool: world.tool, arguments: { amount: 5 } });
+    expect(refused.body).toMatchObject({ allowed: false, status: "denied", code: "TOOL_REAUTHORIZATION_REQUIRED" });
+    expect(await recorded(db.pool, world.organizationId)).toEqual(before);
+    expect((await dry({ arguments: { amount: 5 } })).body.dry_run.decision).toMatchObject({ kind: "refused", code: "TOOL_REAUTHORIZATION_REQUIRED" });
+    const ok = await admin.post(`${path}/authorize`, { binding_digest: changed.body.tool.binding.digest });
+    expect(ok.body.tool.authorization.state).toBe("authorized");
+    const decided = await gw.authorize(world.key, { tool: world.tool, arguments: { amount: 5 } });
+    expect(decided.body.code).not.toBe("TOOL_REAUTHORIZATION_REQUIRED");
+    expect((await recorded(db.pool, world.organizationId)).actions).toBe(before.actions + 1);
+  });
+});
+
 describe("a dry run and a real /v1/authorize agree", () => {
   const amount = fc.integer({ min: 0, max: 30_000 });
   const effect = fc.constantFrom("allow", "deny", "require_approval");
