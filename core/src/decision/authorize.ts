@@ -10,13 +10,33 @@ import { resolveApprovers } from "./approvers.js";
 import { expireLapsedApproval } from "./close.js";
 import { loadDecisionContext, type DecisionContext } from "./context.js";
 import { issueStoredReceipt, signedCall, signProposal, signTask } from "./evidence.js";
-import { actionAuthorized, actionDenied, approvalRequested, observeOverride, receiptCreated, type EventAction, type PolicyObject } from "./events.js";
+import { actionAllowed, actionAuthorized, actionDenied, approvalRequested, observeOverride, receiptCreated, type EventAction, type PolicyObject } from "./events.js";
 import type { GatewayIdentity } from "./gateway-identity.js";
 import { handOutApproved } from "./hand-out.js";
 import { decideCall, type Evaluation, type Verdict } from "./pipeline.js";
 import { PolicyCache } from "./policy-cache.js";
 import { recordDecision, type ActionRecord, type DecisionWrite, type EventRecord, type ObjectRecord } from "./record.js";
 import type { AuthorizeAnswer, AuthorizeCall, AuthorizeService } from "./service.js";
+import type { GatewayCode } from "../errors/index.js";
+
+/** A call of either protection mode after the HTTP-level checks. */
+export interface DecisionCall extends AuthorizeCall {
+  execution: "caller" | "gateway";
+}
+
+/** What deciding a call came to: nothing recorded (with the refusal), or the recorded action. */
+export type Decided =
+  | { kind: "unrecorded"; code: GatewayCode; detail: string }
+  | {
+      kind: "recorded";
+      view: ActionView;
+      /** The action was recorded before this request (a repeat of its idempotency key). */
+      resumed: boolean;
+      /** This request raced another one with the same key and lost the write. */
+      raced: boolean;
+    };
+
+const unrecorded = (code: GatewayCode, detail: string): Decided => ({ kind: "unrecorded", code, detail });
 import { WaitLimits } from "./wait-limits.js";
 
 /** The policy-language revisions this build evaluates (SPEC 3.4 language gate). */
@@ -57,20 +77,40 @@ export class DecisionService implements AuthorizeService {
     this.now = opts.now ?? (() => new Date());
   }
 
+  /** POST /v1/authorize (decision-only): the decision, then the caller's answer (SPEC 4.1). */
   async authorize(call: AuthorizeCall): Promise<AuthorizeAnswer> {
+    const decided = await this.decide({ ...call, execution: "caller" });
+    if (decided.kind === "unrecorded") return unrecordedAnswer(decided.code, decided.detail);
+    let view = decided.view;
+    if (view.status === "approved") {
+      const id = view.id;
+      const handed = await inSpan("decision.hand_out", () => handOutApproved(this.pool, this.opts.identity, id, this.now()));
+      if (!handed.ok) return unrecordedAnswer(handed.code, handed.detail);
+      view = handed.view;
+    }
+    return answerFor(view, this.now());
+  }
+
+  /**
+   * The decision for a call in either mode (SPEC 1.7): a new decision
+   * recorded, or the action already recorded under the call's idempotency
+   * key (after a wait for a person when asked). What happens next (hand-out
+   * to the caller, execution by the Gateway) is the mode's.
+   */
+  async decide(call: DecisionCall): Promise<Decided> {
     const key = call.key;
     const argumentsDigest = sha256Digest(call.canonicalArguments);
     const fingerprint = digestOf({ tool: call.tool, arguments_digest: argumentsDigest });
-    const ctx = await inSpan("decision.context", () =>
+    const load = () =>
       loadDecisionContext(this.pool, {
         organizationId: key.organizationId,
         agentId: key.agentId!,
         tool: call.tool,
         defaultPlan: this.opts.defaultPlan,
         idempotencyKey: call.idempotencyKey,
-      }),
-    );
-    if (!ctx || ctx.agent.status !== "active") return unrecordedAnswer("UNAUTHORIZED", "the key stopped working while the request ran");
+      });
+    const ctx = await inSpan("decision.context", load);
+    if (!ctx || ctx.agent.status !== "active") return unrecorded("UNAUTHORIZED", "the key stopped working while the request ran");
     if (ctx.existingActionId) {
       const existing = ctx.existingActionId;
       return inSpan("decision.resume", () => this.resume(existing, fingerprint, call));
@@ -80,11 +120,11 @@ export class DecisionService implements AuthorizeService {
     const versionId = ctx.policy?.versionId;
     const policy = versionId ? await inSpan("decision.policy", () => this.policies.get(this.pool, versionId)) : null;
     let verdict: Verdict = inSpanSync("decision.evaluate", (span) => {
-      const v = decideCall(ctx, { tool: call.tool, arguments: call.arguments, environment: key.environment, execution: "caller" }, policy, now);
+      const v = decideCall(ctx, { tool: call.tool, arguments: call.arguments, environment: key.environment, execution: call.execution }, policy, now);
       span.setAttribute("countersign.verdict", v.kind);
       return v;
     });
-    if (verdict.kind === "refused") return unrecordedAnswer(verdict.code, verdict.detail);
+    if (verdict.kind === "refused") return unrecorded(verdict.code, verdict.detail);
 
     let approvers: string[] = [];
     if (verdict.kind === "approval") {
@@ -110,47 +150,37 @@ export class DecisionService implements AuthorizeService {
       span.setAttribute("countersign.status", write.action.status);
       return recordDecision(this.pool, write);
     });
-    if (outcome === "plan_limit") return unrecordedAnswer("PLAN_LIMIT_EXCEEDED", "the organization reached its plan's monthly protected actions");
+    if (outcome === "plan_limit") return unrecorded("PLAN_LIMIT_EXCEEDED", "the organization reached its plan's monthly protected actions");
     if (outcome === "idempotency_conflict") {
-      // Another replica recorded this key first: answer as a repeat of its decision.
-      const again = await loadDecisionContext(this.pool, { organizationId: key.organizationId, agentId: key.agentId!, tool: call.tool, defaultPlan: this.opts.defaultPlan, idempotencyKey: call.idempotencyKey });
-      return this.resume(again!.existingActionId!, fingerprint, call);
+      // Another replica recorded this key first: this call is a repeat of its decision.
+      const again = await load();
+      return this.resume(again!.existingActionId!, fingerprint, call, true);
     }
     const view = viewOf(write);
     const window = verdict.evaluation?.observeWindow;
     if (window) view.observeEndsAt = new Date(window.endsAt);
     if (view.status === "pending_approval" && call.waitSeconds > 0) {
-      return this.resumeView(await inSpan("decision.wait", () => this.waitForPerson(view, call)), call);
+      return { kind: "recorded", view: await inSpan("decision.wait", () => this.waitForPerson(view, call)), resumed: false, raced: false };
     }
-    return answerFor(view, now);
+    return { kind: "recorded", view, resumed: false, raced: false };
   }
 
-  /** A request repeating an idempotency key (SPEC 4.1 rules 1-3). */
-  private async resume(actionId: string, fingerprint: string, call: AuthorizeCall): Promise<AuthorizeAnswer> {
-    const view = await readActionView(this.pool, actionId);
-    if (!view) return unrecordedAnswer("NOT_FOUND", "the action recorded under this idempotency key no longer exists");
-    if (view.requestFingerprint !== fingerprint) {
-      return unrecordedAnswer("IDEMPOTENCY_KEY_REUSED", "this idempotency key was used for a different request (tool or arguments); use a new key for a new operation");
+  /** A request repeating an idempotency key (SPEC 4.1 rules 1-3, 4.2 replays). */
+  private async resume(actionId: string, fingerprint: string, call: DecisionCall, raced = false): Promise<Decided> {
+    let view = await readActionView(this.pool, actionId);
+    if (!view) return unrecorded("NOT_FOUND", "the action recorded under this idempotency key no longer exists");
+    if (view.requestFingerprint !== fingerprint || view.execution !== call.execution) {
+      return unrecorded("IDEMPOTENCY_KEY_REUSED", "this idempotency key was used for a different request (tool or arguments); use a new key for a new operation");
     }
     if (view.status === "pending_approval" && call.waitSeconds > 0) {
-      return this.resumeView(await inSpan("decision.wait", () => this.waitForPerson(view, call)), call);
+      const held = view;
+      view = await inSpan("decision.wait", () => this.waitForPerson(held, call));
     }
-    return this.resumeView(view, call);
-  }
-
-  private async resumeView(view: ActionView, _call: AuthorizeCall): Promise<AuthorizeAnswer> {
-    const now = this.now();
-    if (view.status === "pending_approval" && view.approval && view.approval.expiresAt.getTime() <= now.getTime()) {
+    if (view.status === "pending_approval" && view.approval && view.approval.expiresAt.getTime() <= this.now().getTime()) {
       await expireLapsedApproval(this.pool, view.id);
       view = (await readActionView(this.pool, view.id))!;
     }
-    if (view.status === "approved" && view.execution === "caller") {
-      const id = view.id;
-      const handed = await inSpan("decision.hand_out", () => handOutApproved(this.pool, this.opts.identity, id, now));
-      if (!handed.ok) return unrecordedAnswer(handed.code, handed.detail);
-      view = handed.view;
-    }
-    return answerFor(view, now);
+    return { kind: "recorded", view, resumed: true, raced };
   }
 
   /**
@@ -159,7 +189,7 @@ export class DecisionService implements AuthorizeService {
    * The organization slot is given back while waiting (8.2: calls waiting for
    * approval do not count).
    */
-  private async waitForPerson(view: ActionView, call: AuthorizeCall): Promise<ActionView> {
+  private async waitForPerson(view: ActionView, call: DecisionCall): Promise<ActionView> {
     if (!this.waits.tryAcquire(call.key.id)) return view;
     this.opts.onWaitsChanged?.(this.waits.waiting);
     call.slot.release();
@@ -195,7 +225,7 @@ export class DecisionService implements AuthorizeService {
   /** Everything a new decision writes, in the shape of the one-statement write (record.ts). */
   private decisionWrite(
     ctx: DecisionContext,
-    call: AuthorizeCall,
+    call: DecisionCall,
     verdict: Exclude<Verdict, { kind: "refused" }>,
     x: { argumentsDigest: `sha256:${string}`; fingerprint: string; approvers: string[]; now: Date },
   ): DecisionWrite {
@@ -209,7 +239,7 @@ export class DecisionService implements AuthorizeService {
       agent: { id: ctx.agent.id, name: ctx.agent.name },
       tool: tool.exposedName,
       action: tool.action,
-      execution: "caller",
+      execution: call.execution,
       environment: call.key.environment,
     };
     const policyObject: PolicyObject | null = evaluation
@@ -234,7 +264,7 @@ export class DecisionService implements AuthorizeService {
       toolId: tool.id,
       toolName: tool.exposedName,
       action: tool.action,
-      execution: "caller",
+      execution: call.execution,
       environment: call.key.environment,
       status: "denied",
       decisionCode: null,
@@ -274,7 +304,7 @@ export class DecisionService implements AuthorizeService {
       evaluation && delegation && verdict.facts.principalKid
         ? signTask(this.opts.identity, {
             protectedActionId: id,
-            execution: "caller",
+            execution: call.execution,
             agent: { id: ctx.agent.id, name: ctx.agent.name },
             call: signedCall(tool.exposedName, tool.action, x.argumentsDigest, amount),
             environment: call.key.environment,
@@ -338,9 +368,16 @@ export class DecisionService implements AuthorizeService {
       expiresAt,
       now,
     });
+    write.objects.push(objectRecord(proposal));
+    if (call.execution === "gateway") {
+      // Allowed, not executed yet: the receipt comes with the RESULT (core/src/execution).
+      Object.assign(action, { status: "approved", proposalObjectId: proposal.id, expiresAt });
+      write.events.push(actionAllowed(eventAction, policyObject!));
+      if (ev.relaxed) write.events.push(observeOverride(eventAction, policyObject!));
+      return write;
+    }
     const receipt = issueStoredReceipt(this.opts.identity, [task!, proposal], [d.object], ctx.principal!.documents, now);
     const receiptId = randomUUID();
-    write.objects.push(objectRecord(proposal));
     Object.assign(action, { status: "authorized", proposalObjectId: proposal.id, expiresAt });
     write.receipt = {
       id: receiptId,

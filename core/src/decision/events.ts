@@ -30,6 +30,11 @@ export function actionAuthorized(action: EventAction, x: { expires_at: string; a
   return { type: "action.authorized", data: { ...action, ...x } };
 }
 
+/** A Gateway-enforced call allowed (before it runs). */
+export function actionAllowed(action: EventAction, policy: PolicyObject): EventRecord {
+  return { type: "action.allowed", data: { ...action, policy } };
+}
+
 export function actionDenied(action: EventAction, x: { code: string; message: string; policy: PolicyObject | null }): EventRecord {
   return { type: "action.denied", data: { ...action, policy: x.policy, reason: { code: x.code, message: x.message } } };
 }
