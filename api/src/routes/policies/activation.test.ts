@@ -302,6 +302,19 @@ describe("activation", () => {
     const res = await activate(owner, org, policyId, v);
     expect(res.status, res.text).toBe(200);
     expect(res.body.language_gate).toMatchObject({ open: true });
+    // Gate 1 before gate 2: the active revision-2 version with the gate closed again answers ALREADY_ACTIVE.
+    await db.pool.query("delete from gateway_instances where instance_id <> $1", [current]);
+    await db.pool.query("update gateway_instances set last_seen_at = now() - interval '10 minutes'");
+    const active = await snapshot(db.pool, policyId);
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      active,
+      await activate(owner, org, policyId, v),
+      409,
+      "ALREADY_ACTIVE",
+    );
+    await reportGateway(db.pool, { revisions: [1, 2], id: current });
 
     // A revision-1 document passes with no Gateway at all.
     await db.pool.query("delete from gateway_instances where instance_id = $1", [current]);
@@ -423,6 +436,40 @@ describe("activation", () => {
       less_restricted: 3,
       same: 1,
     });
+    // Gate 4 before gate 5: too many loosened calls and a wrong expected version answer IMPACT_CHANGED.
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await activate(owner, org, policyId, v2, { max_loosened: 0, expected_active_version_id: v2 }),
+      409,
+      "IMPACT_CHANGED",
+    );
+    // Gate 3 before gate 4: a failing example and too many loosened calls answer EXAMPLES_FAILING.
+    const failing = [
+      {
+        id: "f",
+        tool: "payments.send",
+        action: "payments.send",
+        amount: "500",
+        currency: "USD",
+        expected_outcome: "requires_approval",
+        expected_rule: "large",
+      },
+    ];
+    expect((await owner.request("PUT", `/orgs/${org}/policies/${policyId}/examples`, failing)).status).toBe(
+      200,
+    );
+    const withExamples = await snapshot(db.pool, policyId);
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      withExamples,
+      await activate(owner, org, policyId, v2, { max_loosened: 0 }),
+      409,
+      "EXAMPLES_FAILING",
+    );
+    expect((await owner.request("PUT", `/orgs/${org}/policies/${policyId}/examples`, [])).status).toBe(200);
     const ok = await activate(owner, org, policyId, v2, { max_loosened: 3, expected_active_version_id: v1 });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.impact).toMatchObject({ computed: true, less_restricted: 3 });
