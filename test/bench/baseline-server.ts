@@ -33,7 +33,7 @@ app.post("/v1/authorize", async (request) => {
       execution: "caller", environment: "live", status: "authorized", decisionCode: null, decisionDetail: null,
       argumentsDigest, requestFingerprint: argumentsDigest, idempotencyKey: null, amount: "5", currency: "EUR", policy: null,
       agentExplanation: null, explanation: null, delegationId: null, taskObjectId: signed[0]!.id, proposalObjectId: signed[1]!.id,
-      expiresAt: new Date(Date.now() + 86400_000), observeWindowId: null, relaxed: false, gatewayInstanceId: "baseline", gatewayLanguageRevision: 2,
+      expiresAt: new Date(Date.now() + 86400_000), observeWindowId: null, relaxed: false, gatewayInstanceId: "baseline", gatewayLanguageRevision: 2, bindingDigest: null,
     },
     objects: signed.slice(0, 2).map((o, i) => ({ objectId: o.id, type: i ? "PROPOSAL" : "TASK", object: o })),
     receipt: {

@@ -8,8 +8,8 @@ export const AUTHORIZATION_NOTE =
 
 type Body = Record<string, unknown>;
 
-/** The `policy` member of an authorization: null unless an observe window relaxed the call (as `_meta.service.policy`, SPEC 4.2). */
-function authorizationPolicy(v: ActionView): Body | null {
+/** The `policy` member of an authorization or completed call: null unless decided under an observe window (SPEC 4.2 `_meta.service.policy`). */
+export function observePolicyOf(v: ActionView): Body | null {
   if (v.enforcement !== "observe") return null;
   const out: Body = { enforcement: "observe", relaxed: v.relaxed, observe_ends_at: v.observeEndsAt?.toISOString() ?? null };
   if (v.agentExplanation !== null) {
@@ -28,13 +28,51 @@ function receiptIds(v: ActionView): Body {
   };
 }
 
+/** A recorded decision that is not (or no longer) an allow, as both modes refuse it (SPEC 7.3). */
+export interface RecordedRefusal {
+  code: GatewayCode;
+  detail: string;
+  /** Ids and times the caller gets with it. */
+  extra: Body;
+  /** The agent explanation stored with the decision (SPEC 2.9), or null. */
+  explanation: ({ message?: string } & Body) | null;
+}
+
+/** The refusal of a recorded action in a refusing state: pending, denied, rejected, cancelled, expired. */
+export function recordedRefusal(v: ActionView): RecordedRefusal {
+  const explanation = v.agentExplanation as RecordedRefusal["explanation"];
+  const approval = { approval_request_id: v.approval?.id ?? null };
+  switch (v.status) {
+    case "pending_approval":
+      return {
+        code: "APPROVAL_PENDING",
+        detail: "a person must approve this call; repeat the identical request with the same idempotency key to resume",
+        extra: { ...approval, expires_at: v.approval?.expiresAt.toISOString() ?? null },
+        explanation,
+      };
+    case "rejected":
+      return { code: "REJECTED", detail: "an approver rejected this call", extra: { ...approval, ...receiptIds(v) }, explanation };
+    case "cancelled":
+      return { code: "CANCELLED", detail: "the organization cancelled this call", extra: { ...approval, ...receiptIds(v) }, explanation };
+    case "expired":
+      return {
+        code: (v.decisionCode ?? "APPROVAL_EXPIRED") as GatewayCode,
+        detail: v.decisionDetail ?? "closed without running; a new call gets a new decision",
+        extra: approval,
+        explanation,
+      };
+    default:
+      return { code: (v.decisionCode ?? "POLICY_DENIED") as GatewayCode, detail: v.decisionDetail ?? "denied", extra: {}, explanation };
+  }
+}
+
 /** A refusal of a recorded decision: the stored explanation, exactly as first given (SPEC 2.9). */
-function refusal(v: ActionView, code: GatewayCode, detail: string, extra: Body = {}): AuthorizeAnswer {
-  const body: Body = { allowed: false, status: statusOf(code), code, detail, protected_action_id: v.id, ...extra };
-  const explanation = v.agentExplanation as { message?: string } | null;
-  if (explanation) {
-    body.policy = explanation;
-    body.why = `Why: ${explanation.message}`;
+function refusal(v: ActionView): AuthorizeAnswer {
+  const r = recordedRefusal(v);
+  const body: Body = { allowed: false, status: statusOf(r.code), code: r.code, detail: r.detail, protected_action_id: v.id, ...r.extra };
+  if (r.explanation) {
+    body.policy = r.explanation;
+    body.why = `Why: ${r.explanation.message}`;
   }
   return { http: 200, body };
 }
@@ -74,31 +112,13 @@ export function answerFor(v: ActionView, now: Date): AuthorizeAnswer {
           expires_at: v.expiresAt!.toISOString(),
           ...receiptIds(v),
           arguments_digest: v.argumentsDigest,
-          policy: authorizationPolicy(v),
+          policy: observePolicyOf(v),
           note: AUTHORIZATION_NOTE,
         },
       };
     }
-    case "pending_approval":
-    case "approved":
-      return refusal(v, "APPROVAL_PENDING", "a person must approve this call; repeat the identical request with the same idempotency key to resume", {
-        approval_request_id: v.approval?.id ?? null,
-        expires_at: v.approval?.expiresAt.toISOString() ?? null,
-      });
-    case "rejected":
-      return refusal(v, "REJECTED", "an approver rejected this call", { approval_request_id: v.approval?.id ?? null, ...receiptIds(v) });
-    case "cancelled":
-      return refusal(v, "CANCELLED", "the organization cancelled this call", { approval_request_id: v.approval?.id ?? null, ...receiptIds(v) });
-    case "expired": {
-      const code = (v.decisionCode ?? "APPROVAL_EXPIRED") as GatewayCode;
-      return refusal(v, code, v.decisionDetail ?? "closed without being authorized; a new call gets a new decision", {
-        approval_request_id: v.approval?.id ?? null,
-      });
-    }
-    default: {
-      const code = (v.decisionCode ?? "POLICY_DENIED") as GatewayCode;
-      return refusal(v, code, v.decisionDetail ?? "denied");
-    }
+    default:
+      return refusal(v);
   }
 }
 

@@ -295,6 +295,7 @@ export class DecisionService implements AuthorizeService {
       relaxed: evaluation?.relaxed ?? false,
       gatewayInstanceId: this.opts.instanceId,
       gatewayLanguageRevision: LANGUAGE_REVISION,
+      bindingDigest: tool.binding == null ? null : digestOf(tool.binding),
     };
     const write: DecisionWrite = { action, objects: [], receipt: null, approval: null, events: [], monthlyLimit };
 

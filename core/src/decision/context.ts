@@ -24,6 +24,8 @@ export interface DecisionContext {
     serverKind: "mcp" | "decision_only";
     enabled: boolean;
     bindingAuthorized: boolean;
+    /** What the tool is bound to now (SPEC 2.3 binding pin); its digest is recorded with the decision. */
+    binding: unknown;
     amountMapping: unknown;
   } | null;
   policy: {
@@ -48,7 +50,7 @@ export interface DecisionContext {
 const QUERY = `
   select o.approval_ttl_seconds, o.agent_disclosure, coalesce(o.plan, $4) as plan,
          a.id as agent_id, a.name as agent_name, a.status as agent_status, a.policy_id,
-         t.id as tool_id, t.exposed_name, t.upstream_name, t.action, t.enabled, t.amount_mapping,
+         t.id as tool_id, t.exposed_name, t.upstream_name, t.action, t.enabled, t.amount_mapping, t.binding,
          (t.authorized_binding is not null and t.authorized_binding = t.binding) as binding_authorized,
          s.kind as server_kind,
          p.name as policy_name, p.agent_disclosure as policy_disclosure,
@@ -90,6 +92,7 @@ export async function loadDecisionContext(
           serverKind: r.server_kind,
           enabled: r.enabled,
           bindingAuthorized: r.binding_authorized,
+          binding: r.binding,
           amountMapping: r.amount_mapping,
         }
       : null,

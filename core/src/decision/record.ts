@@ -39,6 +39,7 @@ export interface ActionRecord {
   /** Which replica decided and the policy-language revision it supports (the language gate of SPEC 3.4). */
   gatewayInstanceId: string;
   gatewayLanguageRevision: number;
+  bindingDigest: string | null;
 }
 
 export interface ObjectRecord {
@@ -104,7 +105,7 @@ with counted as (
     arguments_digest, request_fingerprint, idempotency_key, amount, currency,
     policy_id, policy_version_id, policy_version, policy_digest, rule_id, policy_effect, enforcement,
     agent_explanation, explanation, delegation_id, approval_request_id, task_object_id, proposal_object_id, receipt_id, expires_at,
-    decision_detail, observe_window_id, relaxed, gateway_instance_id, gateway_language_revision)
+    decision_detail, observe_window_id, relaxed, gateway_instance_id, gateway_language_revision, binding_digest)
   select (a->>'id')::uuid, $1, (a->>'agentId')::uuid, (a->>'apiKeyId')::uuid, (a->>'toolId')::uuid, a->>'toolName', a->>'action',
          a->>'execution', a->>'environment', a->>'status', a->>'decisionCode',
          a->>'argumentsDigest', a->>'requestFingerprint', a->>'idempotencyKey', (a->>'amount')::numeric, a->>'currency',
@@ -113,7 +114,7 @@ with counted as (
          a->'agentExplanation', a->'explanation', (a->>'delegationId')::uuid, ($5::jsonb->>'id')::uuid,
          a->>'taskObjectId', a->>'proposalObjectId', ($6::jsonb->>'id')::uuid, (a->>'expiresAt')::timestamptz,
          a->>'decisionDetail', (a->>'observeWindowId')::uuid, (a->>'relaxed')::boolean, a->>'gatewayInstanceId',
-         (a->>'gatewayLanguageRevision')::smallint
+         (a->>'gatewayLanguageRevision')::smallint, a->>'bindingDigest'
     from counted, (select $4::jsonb as a) x
   returning id
 ), approval as (

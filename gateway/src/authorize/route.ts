@@ -1,14 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { inSpan } from "@countersign/core/telemetry";
-import { authenticateKey, bearerKey } from "@countersign/core/keys";
 import { isDatabaseUnavailable } from "@countersign/core/store";
 import { checkArguments } from "@countersign/core/decision";
 import type { GatewayContext } from "../context.js";
+import { checkGatewayKey } from "../http/key-check.js";
 import { refuse, refuseRateLimited, refuseUnauthorized } from "./answers.js";
 import { authorizeRequest, describeInvalid, MAX_WAIT_SECONDS } from "./request.js";
 
-/** Per-key token bucket of SPEC 8.2. */
-export const BUCKET = { burst: 120, refillPerSecond: 20 } as const;
 
 /**
  * POST /v1/authorize (SPEC 4.1): HTTP-level checks in the order that keeps
@@ -29,37 +27,13 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const started = process.hrtime.bigint();
-    const text = bearerKey(request.headers.authorization);
-    let auth;
-    try {
-      auth = text
-        ? await inSpan("gateway.authenticate", () => authenticateKey(ctx.pool, ctx.keyHashSecret, text, "gateway"))
-        : ({ ok: false, reason: "malformed" } as const);
-    } catch (err) {
-      if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
-      throw err;
-    }
-    if (!auth.ok) {
-      ctx.metrics.refusedRequests.inc({ reason: auth.reason });
-      request.log.info({ reason: auth.reason }, "gateway key refused");
+    const access = await checkGatewayKey(ctx, request, 1);
+    if (!access.ok) {
+      if (access.refusal === "unavailable") return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
+      if (access.refusal === "rate_limited") return refuseRateLimited(reply, access.waitSeconds);
       return refuseUnauthorized(reply);
     }
-    const key = auth.key;
-
-    let wait: number;
-    try {
-      const { rows } = await inSpan("gateway.rate_limit", () =>
-        ctx.pool.query<{ wait: number }>("select take_tokens($1, 1, $2, $3) as wait", [key.id, BUCKET.burst, BUCKET.refillPerSecond]),
-      );
-      wait = rows[0]?.wait ?? 0;
-    } catch (err) {
-      if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
-      throw err;
-    }
-    if (wait > 0) {
-      ctx.metrics.refusedRequests.inc({ reason: "rate_limited" });
-      return refuseRateLimited(reply, wait);
-    }
+    const key = access.key;
 
     if (request.body === undefined || request.body === null) return refuse(reply, 400, "INVALID_REQUEST", "the body must be a JSON object");
     const parsed = authorizeRequest.safeParse(request.body);

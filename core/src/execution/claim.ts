@@ -1,0 +1,171 @@
+import { canonicalJson, digestOf } from "../canonical/index.js";
+import { decide, type PolicyInput } from "../policy/index.js";
+import type { GatewayIdentity } from "../decision/gateway-identity.js";
+import type { PolicyCache } from "../decision/policy-cache.js";
+import { storedObjects } from "../decision/stored-evidence.js";
+import type { GatewayCode } from "../errors/index.js";
+import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "../evidence/index.js";
+import { decryptMcpCredential } from "../mcp-servers/index.js";
+import { inTransaction, type Pool } from "../store/index.js";
+import type { Queryable } from "../store/queryable.js";
+
+/** How long after the claim an execution may still be running: the upstream call's 30 s and a margin. */
+export const EXECUTION_DEADLINE_MS = 45_000;
+
+/** What the Gateway needs to run a claimed call and sign its RESULT. */
+export interface ExecutionPlan {
+  actionId: string;
+  organizationId: string;
+  /** TASK → PROPOSAL (→ APPROVAL) → EXECUTION. */
+  path: SignedObject<StepBody>[];
+  delegation: SignedObject;
+  /** Signers whose identity logs the receipt carries besides the Gateway: the principal, and the approving person. */
+  signerKids: string[];
+  upstream: { url: string; authorization: string | null; tool: string };
+  meta: { agent: { id: string; name: string }; tool: string; action: string; environment: "live" | "test" };
+}
+
+export type Claim =
+  | { ok: true; plan: ExecutionPlan }
+  /** Not run. `state` is the action's status when it was not approved (someone else ran it, or it closed). */
+  | { ok: false; code: GatewayCode | null; detail: string; state: string };
+
+const LOCK = `
+  select pa.id, pa.organization_id, pa.status, pa.expires_at, pa.policy_id, pa.policy_version_id, pa.relaxed, pa.binding_digest,
+         pa.approval_request_id, pa.task_object_id, pa.proposal_object_id, pa.agent_id, pa.tool_name, pa.action, pa.environment,
+         pa.amount, pa.currency, ag.name as agent_name,
+         d.revoked_at, d.expires_at <= $2 as delegation_expired, d.object as delegation_object,
+         p.emergency_stopped_at, p.active_version_id, ar.decision_object_id,
+         t.enabled as tool_enabled, t.binding, t.authorized_binding, t.upstream_name,
+         s.id as server_id, s.url, s.credential_encrypted, s.status as server_status,
+         w.ended_at as window_ended_at, w.ends_at <= $2 as window_over
+    from protected_actions pa
+    join agents ag on ag.id = pa.agent_id
+    join delegations d on d.id = pa.delegation_id
+    join policies p on p.id = pa.policy_id
+    left join approval_requests ar on ar.id = pa.approval_request_id
+    left join tools t on t.id = pa.tool_id
+    left join mcp_servers s on s.id = t.mcp_server_id
+    left join observe_windows w on w.id = pa.observe_window_id
+   where pa.id = $1
+     for update of pa for share of d, p`;
+
+async function close(db: Queryable, id: string, status: "denied" | "expired", code: GatewayCode, detail: string): Promise<Claim> {
+  await db.query("update protected_actions set status = $2, decision_code = $3, decision_detail = $4, updated_at = now() where id = $1", [id, status, code, detail]);
+  return { ok: false, code, detail, state: status };
+}
+
+export interface ClaimInput {
+  actionId: string;
+  /** The call's arguments, for the re-check against a policy version activated since the decision (SPEC 3.3). */
+  arguments: Record<string, unknown>;
+  credentialKey: Buffer | undefined;
+  policies: PolicyCache;
+  now: Date;
+}
+
+/**
+ * Claims an allowed or approved Gateway-enforced action for execution, once
+ * (SPEC 1.2, 1.7): under the action's row lock and share locks on its
+ * delegation and policy, re-check the window, the emergency stop, the
+ * delegation, the binding, an observe window the call relied on and, for a
+ * call no person approved, a policy version activated since (SPEC 3.3); then
+ * sign the EXECUTION and mark the action executing with a deadline. Only one
+ * request can move an action from approved to executing.
+ */
+export async function claimExecution(pool: Pool, identity: GatewayIdentity, c: ClaimInput): Promise<Claim> {
+  return inTransaction(pool, async (db) => {
+    const { rows } = await db.query(LOCK, [c.actionId, c.now]);
+    const a = rows[0];
+    if (!a) return { ok: false, code: "NOT_FOUND", detail: "no such action", state: "missing" };
+    if (a.status !== "approved") return { ok: false, code: null, detail: "", state: a.status };
+    const approved = a.approval_request_id !== null;
+
+    if (a.emergency_stopped_at) {
+      return close(db, a.id, "denied", "POLICY_CHANGED", "an emergency stop of the policy closed this call before it ran; the identical call gets a new decision");
+    }
+    if (a.revoked_at || a.delegation_expired) {
+      return close(db, a.id, "denied", "VERIFICATION_FAILED", "the delegation this call relied on was revoked or expired; it can no longer run");
+    }
+    const bindingNow = a.binding == null ? null : digestOf(a.binding);
+    const toolReady = a.tool_enabled && a.binding != null && a.authorized_binding != null && canonicalJson(a.binding) === canonicalJson(a.authorized_binding);
+    if (!toolReady || bindingNow !== a.binding_digest || a.server_status !== "active") {
+      return close(db, a.id, "denied", "UPSTREAM_CHANGED", "the tool changed since this call was decided; call again for a new decision");
+    }
+    if (a.relaxed && (a.window_ended_at || a.window_over)) {
+      return close(db, a.id, "denied", "OBSERVE_ENDED", "the observe window that relaxed this call ended before it ran");
+    }
+    if (!approved && a.active_version_id !== a.policy_version_id) {
+      if (a.relaxed || !a.active_version_id) {
+        return close(db, a.id, "denied", "POLICY_CHANGED", "the policy changed since this call was allowed; the identical call gets a new decision");
+      }
+      const policy = await c.policies.get(db, a.active_version_id);
+      const input: PolicyInput = {
+        agent: { id: a.agent_id, name: a.agent_name },
+        tool: a.tool_name,
+        action: a.action,
+        amount: a.amount === null ? null : String(a.amount),
+        currency: a.currency,
+        arguments: c.arguments,
+        environment: a.environment,
+      };
+      if (!policy || decide(policy, input).decision.effect !== "allow") {
+        return close(db, a.id, "denied", "POLICY_CHANGED", "the policy now in force does not allow this call; the identical call gets a new decision");
+      }
+    }
+
+    const ids = [a.task_object_id, a.proposal_object_id, ...(a.decision_object_id ? [a.decision_object_id] : [])];
+    const objects = await storedObjects(db, ids);
+    const task = objects.get(a.task_object_id) as SignedObject<BodyOf<"TASK">>;
+    const proposal = objects.get(a.proposal_object_id) as SignedObject<BodyOf<"PROPOSAL">>;
+    const approval = a.decision_object_id ? (objects.get(a.decision_object_id) as SignedObject<BodyOf<"APPROVAL">>) : undefined;
+    const until = approval ? Date.parse(approval.body.payload.expires_at) : new Date(a.expires_at).getTime();
+    if (until <= c.now.getTime()) {
+      return approval
+        ? close(db, a.id, "expired", "APPROVAL_EXPIRED", "the approval expired before the call ran; a new call gets a new decision")
+        : close(db, a.id, "expired", "TASK_EXPIRED", "the allowed call was not run before its decision expired; a new call gets a new decision");
+    }
+
+    let authorization: string | null = null;
+    if (a.credential_encrypted) {
+      const read = c.credentialKey ? decryptMcpCredential(c.credentialKey, a.server_id, a.credential_encrypted) : ({ ok: false } as const);
+      if (!read.ok) return { ok: false, code: "UPSTREAM_CREDENTIAL_INVALID", detail: "the MCP server's stored credential cannot be used; an owner or admin must set it again", state: "approved" };
+      authorization = read.authorization;
+    }
+
+    const parent = (approval ?? proposal) as SignedObject<StepBody>;
+    const execution = signObject(
+      followingStep(parent, {
+        type: "EXECUTION",
+        actor: identity.signer.kid,
+        on_behalf_of: task.body.on_behalf_of,
+        delegations: task.body.delegations,
+        issued_at: timestamp(c.now),
+        payload: { call: proposal.body.payload.call, upstream_tool: a.upstream_name, server_kid: null },
+      }) as BodyOf<"EXECUTION">,
+      identity.signer,
+    );
+    await db.query("insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, 'EXECUTION', $4)", [
+      execution.id,
+      a.organization_id,
+      a.id,
+      JSON.stringify(execution),
+    ]);
+    await db.query(
+      "update protected_actions set status = 'executing', execution_object_id = $2, execution_deadline = $3, updated_at = now() where id = $1",
+      [a.id, execution.id, new Date(c.now.getTime() + EXECUTION_DEADLINE_MS)],
+    );
+    return {
+      ok: true,
+      plan: {
+        actionId: a.id,
+        organizationId: a.organization_id,
+        path: [task, proposal, ...(approval ? [approval] : []), execution] as SignedObject<StepBody>[],
+        delegation: a.delegation_object,
+        signerKids: [task.body.on_behalf_of!, ...(approval ? [approval.body.actor] : [])],
+        upstream: { url: a.url, authorization, tool: a.upstream_name },
+        meta: { agent: { id: a.agent_id, name: a.agent_name }, tool: a.tool_name, action: a.action, environment: a.environment },
+      },
+    };
+  });
+}

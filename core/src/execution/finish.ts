@@ -1,0 +1,137 @@
+import { randomUUID } from "node:crypto";
+import { canonicalJson, digestOf, sha256Digest } from "../canonical/index.js";
+import { issueStoredReceipt } from "../decision/evidence.js";
+import { receiptCreated } from "../decision/events.js";
+import type { GatewayIdentity } from "../decision/gateway-identity.js";
+import { storedIdentityLogs } from "../decision/stored-evidence.js";
+import type { GatewayCode } from "../errors/index.js";
+import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "../evidence/index.js";
+import { inTransaction, type Pool } from "../store/index.js";
+import type { Queryable } from "../store/queryable.js";
+import type { ExecutionPlan } from "./claim.js";
+
+/** What the upstream call came to, as the RESULT states it. */
+export type ExecutionOutcome =
+  | { kind: "result"; result: Record<string, unknown>; isError: boolean }
+  | { kind: "failure"; code: GatewayCode };
+
+export interface FinishedExecution {
+  status: "succeeded" | "failed";
+  errorCode: ResultErrorCode | null;
+  /** The upstream result to hand back (null when there is none or it could not be stored). */
+  result: Record<string, unknown> | null;
+  receipt: { id: string; receiptObjectId: string; resultObjectId: string } | null;
+}
+
+export type Finish = { recorded: true; finished: FinishedExecution } | { recorded: false; code: "RESULT_NOT_RECORDED" };
+
+/** PostgreSQL jsonb cannot hold U+0000: such a result is signed but not stored (RESULT_NOT_STORABLE). */
+const storable = (text: string) => !text.includes("\\u0000");
+
+/** A RESULT's error code: the Gateway's codes, and INTERRUPTED written by recovery (SPEC 2.6). */
+export type ResultErrorCode = GatewayCode | "INTERRUPTED";
+
+interface ResultFacts {
+  status: "succeeded" | "failed";
+  errorCode: ResultErrorCode | null;
+  digest: `sha256:${string}`;
+  stored: Record<string, unknown> | null;
+}
+
+function factsOf(outcome: ExecutionOutcome): ResultFacts {
+  if (outcome.kind === "failure") return { status: "failed", errorCode: outcome.code, digest: digestOf({ error_code: outcome.code }), stored: null };
+  let text: string;
+  try {
+    text = canonicalJson(outcome.result);
+  } catch {
+    return { status: "failed", errorCode: "OUTPUT_NOT_CANONICAL", digest: digestOf({ error_code: "OUTPUT_NOT_CANONICAL" }), stored: null };
+  }
+  const digest = sha256Digest(text);
+  if (!storable(text)) return { status: "failed", errorCode: "RESULT_NOT_STORABLE", digest, stored: null };
+  return outcome.isError
+    ? { status: "failed", errorCode: "UPSTREAM_TOOL_ERROR", digest, stored: outcome.result }
+    : { status: "succeeded", errorCode: null, digest, stored: outcome.result };
+}
+
+/**
+ * Signs the RESULT of a claimed execution and records it with its receipt
+ * (kind execution, outcome succeeded or failed) and `receipt.created`, in
+ * one transaction and only while the action is still executing: if recovery
+ * closed it meanwhile, nothing is written (RESULT_NOT_RECORDED).
+ */
+export async function finishExecution(pool: Pool, identity: GatewayIdentity, plan: ExecutionPlan, outcome: ExecutionOutcome, now: Date): Promise<Finish> {
+  const facts = factsOf(outcome);
+  return inTransaction(pool, async (db) => {
+    const { rows } = await db.query<{ status: string }>("select status from protected_actions where id = $1 for update", [plan.actionId]);
+    if (rows[0]?.status !== "executing") return { recorded: false, code: "RESULT_NOT_RECORDED" } as const;
+    const finished = await recordResult(db, identity, plan, facts, now);
+    return { recorded: true, finished } as const;
+  });
+}
+
+/** The RESULT, receipt and event of an execution; the caller holds the action's row lock. */
+export async function recordResult(db: Queryable, identity: GatewayIdentity, plan: ExecutionPlan, facts: ResultFacts, now: Date): Promise<FinishedExecution> {
+  const execution = plan.path[plan.path.length - 1]!;
+  const result = signObject(
+    followingStep(execution, {
+      type: "RESULT",
+      actor: identity.signer.kid,
+      on_behalf_of: execution.body.on_behalf_of!,
+      delegations: [],
+      issued_at: timestamp(now),
+      payload: { status: facts.status, result_digest: facts.digest, error_code: facts.errorCode },
+    }) as BodyOf<"RESULT">,
+    identity.signer,
+  );
+  const logs = await storedIdentityLogs(db, plan.signerKids);
+  const receipt = issueStoredReceipt(identity, [...plan.path, result as SignedObject<StepBody>], [plan.delegation], logs, now);
+  const receiptId = randomUUID();
+  const event = receiptCreated({
+    receipt_id: receiptId,
+    protected_action_id: plan.actionId,
+    receipt_object_id: receipt.receiptObjectId,
+    thread_id: receipt.threadId,
+    outcome: receipt.outcome,
+    bundle_sha256: receipt.bundleSha256,
+  });
+  await db.query(
+    `with object as (
+       insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($3, $2, $1, 'RESULT', $4)),
+     receipt as (
+       insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
+                             workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
+       values ($5, $2, $1, $6, $7, $8, $9, 'service/task-approval@0.1', $10, $11, $12, $13, $14)),
+     event as (
+       insert into events (organization_id, type, data) values ($2, 'receipt.created', $15))
+     update protected_actions set status = $16, error_code = $17, result = $18, result_object_id = $3, receipt_id = $5, updated_at = now()
+      where id = $1`,
+    [
+      plan.actionId,
+      plan.organizationId,
+      result.id,
+      JSON.stringify(result),
+      receiptId,
+      receipt.kind,
+      receipt.receiptObjectId,
+      receipt.threadId,
+      receipt.headObjectId,
+      receipt.outcome,
+      identity.signer.kid,
+      receipt.file,
+      receipt.bundleSha256,
+      receipt.bundleSize,
+      JSON.stringify(event.data),
+      facts.status,
+      facts.errorCode,
+      facts.stored === null ? null : JSON.stringify(facts.stored),
+    ],
+  );
+  return {
+    status: facts.status,
+    errorCode: facts.errorCode,
+    result: facts.stored,
+    receipt: { id: receiptId, receiptObjectId: receipt.receiptObjectId, resultObjectId: result.id },
+  };
+}
+
+export { factsOf as resultFactsOf, type ResultFacts };

@@ -1,0 +1,4 @@
+/** Gateway-enforced execution (SPEC 1.2): claim once, call the upstream, sign the RESULT, recover the interrupted. */
+export { claimExecution, EXECUTION_DEADLINE_MS, type Claim, type ClaimInput, type ExecutionPlan } from "./claim.js";
+export { finishExecution, type ExecutionOutcome, type Finish, type FinishedExecution } from "./finish.js";
+export { recoverInterrupted, startRecovery } from "./recover.js";

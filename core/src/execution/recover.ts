@@ -1,0 +1,69 @@
+import { digestOf } from "../canonical/index.js";
+import type { GatewayIdentity } from "../decision/gateway-identity.js";
+import { storedObjects } from "../decision/stored-evidence.js";
+import type { SignedObject, StepBody } from "../evidence/index.js";
+import { inTransaction, type Pool } from "../store/index.js";
+import type { ExecutionPlan } from "./claim.js";
+import { recordResult } from "./finish.js";
+
+/**
+ * Closes executions whose Gateway went away (SPEC 2.8 "an interrupted
+ * execution has outcome failed although the real outcome is unknown"): an
+ * action still executing after its deadline gets a RESULT failed /
+ * INTERRUPTED and its receipt. The call is never run again. Claimed with
+ * SKIP LOCKED, so any number of processes can run this side by side.
+ */
+export async function recoverInterrupted(pool: Pool, identity: GatewayIdentity, now: Date, limit = 20): Promise<number> {
+  let recovered = 0;
+  for (let i = 0; i < limit; i++) {
+    const done = await inTransaction(pool, async (db) => {
+      const { rows } = await db.query(
+        `select pa.id, pa.organization_id, pa.task_object_id, pa.proposal_object_id, pa.execution_object_id, pa.agent_id, pa.tool_name,
+                pa.action, pa.environment, ag.name as agent_name, ar.decision_object_id, d.object as delegation_object
+           from protected_actions pa
+           join agents ag on ag.id = pa.agent_id
+           left join approval_requests ar on ar.id = pa.approval_request_id
+           left join delegations d on d.id = pa.delegation_id
+          where pa.status = 'executing' and pa.execution_deadline < $1
+          order by pa.execution_deadline limit 1
+            for update of pa skip locked`,
+        [now],
+      );
+      const a = rows[0];
+      if (!a) return false;
+      const ids = [a.task_object_id, a.proposal_object_id, ...(a.decision_object_id ? [a.decision_object_id] : []), a.execution_object_id];
+      const objects = await storedObjects(db, ids);
+      const path = ids.map((id) => objects.get(id)!) as SignedObject<StepBody>[];
+      const approval = a.decision_object_id ? objects.get(a.decision_object_id) : undefined;
+      const plan: ExecutionPlan = {
+        actionId: a.id,
+        organizationId: a.organization_id,
+        path,
+        delegation: a.delegation_object,
+        signerKids: [path[0]!.body.on_behalf_of!, ...(approval ? [approval.body.actor] : [])],
+        upstream: { url: "", authorization: null, tool: "" },
+        meta: { agent: { id: a.agent_id, name: a.agent_name }, tool: a.tool_name, action: a.action, environment: a.environment },
+      };
+      await recordResult(db, identity, plan, { status: "failed", errorCode: "INTERRUPTED", digest: digestOf({ error_code: "INTERRUPTED" }), stored: null }, now);
+      return true;
+    });
+    if (!done) break;
+    recovered++;
+  }
+  return recovered;
+}
+
+/** Runs recovery every few seconds until stopped; errors are reported and retried on the next pass. */
+export function startRecovery(pool: Pool, identity: GatewayIdentity, onError: (err: unknown) => void, everyMs = 5000): { stop(): Promise<void> } {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = recoverInterrupted(pool, identity, new Date()).catch(onError);
+  }, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

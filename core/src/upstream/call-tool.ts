@@ -1,0 +1,87 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { GatewayCode } from "../errors/index.js";
+import type { AddressRules } from "../net/index.js";
+import { ByteBudget, upstreamFetch, type UpstreamFailure } from "./fetch.js";
+
+/** SPEC 8.3 and 8.4: one upstream call, the whole exchange. */
+export const upstreamLimits = { timeoutMs: 30_000, bytes: 1024 * 1024 } as const;
+
+export interface UpstreamCall {
+  url: string;
+  /** The stored authorization header, decrypted; null when the server needs none. */
+  authorization: string | null;
+  tool: string;
+  arguments: Record<string, unknown>;
+  rules: AddressRules;
+  ca?: string[];
+  timeoutMs?: number;
+  maxBytes?: number;
+}
+
+export type UpstreamOutcome =
+  /** The upstream answered a tool result (isError true is UPSTREAM_TOOL_ERROR, still a result). */
+  | { kind: "result"; result: Record<string, unknown>; isError: boolean }
+  | { kind: "failure"; code: UpstreamFailureCode; detail: string };
+
+export type UpstreamFailureCode = Extract<
+  GatewayCode,
+  "UPSTREAM_UNREACHABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_HTTP_ERROR" | "UPSTREAM_PROTOCOL_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_RESPONSE_TOO_LARGE" | "UPSTREAM_ERROR"
+>;
+
+/** A tools/call result as MCP defines it: content items, optional structured content, isError. */
+const toolResult = z.looseObject({ content: z.array(z.unknown()).optional(), isError: z.boolean().optional() });
+
+function failureOf(f: UpstreamFailure | undefined, err: unknown): { code: UpstreamFailureCode; detail: string } {
+  switch (f?.kind) {
+    case "url_not_allowed":
+      return { code: "UPSTREAM_BLOCKED", detail: `the MCP server's address is not allowed (${f.reason.replace(/_/g, " ")})` };
+    case "timeout":
+      return { code: "UPSTREAM_TIMEOUT", detail: "the MCP server did not answer within 30 s; it may have acted" };
+    case "too_large":
+      return { code: "UPSTREAM_RESPONSE_TOO_LARGE", detail: "the MCP server's answer is larger than 1 MiB; it may have acted" };
+    case "unreachable":
+      return { code: "UPSTREAM_UNREACHABLE", detail: `the MCP server could not be reached (${f.message})` };
+    case "http":
+      return { code: "UPSTREAM_HTTP_ERROR", detail: `the MCP server answered HTTP ${f.status}` };
+  }
+  if (err instanceof McpError) return { code: "UPSTREAM_ERROR", detail: `the MCP server answered a JSON-RPC error (${err.code})` };
+  return { code: "UPSTREAM_PROTOCOL_ERROR", detail: "the MCP server's answer is not a valid MCP answer" };
+}
+
+/**
+ * One tools/call on an upstream MCP server through the MCP SDK client over
+ * Streamable HTTP: initialize, call, close, all within 30 s and 1 MiB of
+ * answers, connecting only where SPEC 6.4 allows. Never throws: every way it
+ * can go wrong is one of the upstream codes of SPEC 7.3.
+ */
+export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome> {
+  const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
+  const failure: { first?: UpstreamFailure } = {};
+  const abort = new AbortController();
+  const timer = setTimeout(() => {
+    failure.first ??= { kind: "timeout" };
+    abort.abort();
+  }, timeoutMs);
+  const transport = new StreamableHTTPClientTransport(new URL(c.url), {
+    fetch: upstreamFetch({ rules: c.rules, ca: c.ca, budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes), signal: abort.signal, failure }),
+    requestInit: c.authorization ? { headers: { authorization: c.authorization } } : undefined,
+  });
+  const client = new Client({ name: "countersign-gateway", version: "0.1.0" });
+  try {
+    await client.connect(transport, { timeout: timeoutMs, signal: abort.signal });
+    const raw = await client.request({ method: "tools/call", params: { name: c.tool, arguments: c.arguments } }, toolResult, {
+      timeout: timeoutMs,
+      signal: abort.signal,
+    });
+    if (failure.first) return { kind: "failure", ...failureOf(failure.first, undefined) };
+    return { kind: "result", result: raw as Record<string, unknown>, isError: raw.isError === true };
+  } catch (err) {
+    return { kind: "failure", ...failureOf(failure.first, err) };
+  } finally {
+    clearTimeout(timer);
+    await client.close().catch(() => undefined);
+  }
+}

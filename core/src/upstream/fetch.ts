@@ -1,0 +1,120 @@
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { Readable, Transform } from "node:stream";
+import { rootCertificates } from "node:tls";
+import { AddressNotAllowedError, connectTarget, type AddressRules, type ConnectTarget } from "../net/index.js";
+
+const LOOPBACK_HOSTS: Record<string, { address: string; family: 4 | 6 }> = {
+  "127.0.0.1": { address: "127.0.0.1", family: 4 },
+  localhost: { address: "127.0.0.1", family: 4 },
+  "[::1]": { address: "::1", family: 6 },
+};
+
+/**
+ * Where to connect for an upstream URL: https with the address rules of SPEC
+ * 6.4, or plain http to a loopback literal when the loopback switch is on.
+ */
+async function upstreamTarget(text: string, rules: AddressRules): Promise<ConnectTarget> {
+  const url = new URL(text);
+  if (url.protocol !== "http:") return connectTarget(text, rules);
+  const loopback = LOOPBACK_HOSTS[url.hostname];
+  if (!rules.allowLoopback || !loopback) throw new AddressNotAllowedError("not_https");
+  return { url, address: loopback.address, family: loopback.family, port: Number(url.port || 80), servername: undefined };
+}
+
+/** Why an exchange with an MCP server failed, as the first failure saw it. */
+export type UpstreamFailure =
+  | { kind: "url_not_allowed"; reason: string }
+  | { kind: "unreachable"; message: string }
+  | { kind: "timeout" }
+  | { kind: "too_large" }
+  | { kind: "http"; status: number };
+
+/** Bytes of all answers of one exchange together (discovery: 8 MiB; a tool call: 1 MiB, SPEC 8.3). */
+export class ByteBudget {
+  used = 0;
+  constructor(readonly max: number) {}
+}
+
+class TooLarge extends Error {}
+
+export interface UpstreamFetchOptions {
+  rules: AddressRules;
+  /** Extra CA certificates besides the usual roots (tests, private CAs). */
+  ca?: string[];
+  budget: ByteBudget;
+  signal: AbortSignal;
+  /** The first failure, whatever the MCP SDK wraps it in, so the caller answers with the right code. */
+  failure: { first?: UpstreamFailure };
+}
+
+/**
+ * A fetch for the MCP SDK's Streamable HTTP client that connects only to
+ * addresses allowed by SPEC 6.4 (judged again at every connection, to the
+ * very address judged), counts every answer byte against the budget, and
+ * records the first failure. Plain http is used only for a loopback address
+ * admitted by COUNTERSIGN_ALLOW_LOOPBACK_URLS (local runs and tests).
+ */
+export function upstreamFetch(o: UpstreamFetchOptions) {
+  const ca = o.ca?.length ? [...rootCertificates, ...o.ca] : undefined;
+  const fail = (f: UpstreamFailure) => {
+    o.failure.first ??= f;
+  };
+  return async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
+    let target: ConnectTarget;
+    try {
+      target = await upstreamTarget(String(input), o.rules);
+    } catch (err) {
+      if (err instanceof AddressNotAllowedError) fail({ kind: "url_not_allowed", reason: err.reason });
+      throw err;
+    }
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((v, k) => (headers[k] = v));
+    headers.host = target.url.host;
+    const body = typeof init.body === "string" ? init.body : undefined;
+    const plain = target.url.protocol === "http:";
+    const request = plain ? httpRequest : httpsRequest;
+    return new Promise<Response>((resolve, reject) => {
+      const req = request(
+        {
+          host: target.address,
+          family: target.family,
+          port: target.port,
+          ...(plain ? {} : { servername: target.servername, ca }),
+          path: `${target.url.pathname}${target.url.search}`,
+          method: init.method ?? "GET",
+          headers,
+          signal: o.signal,
+        },
+        (res) => {
+          const counter = new Transform({
+            transform(chunk: Buffer, _enc, cb) {
+              o.budget.used += chunk.length;
+              if (o.budget.used > o.budget.max) {
+                fail({ kind: "too_large" });
+                cb(new TooLarge("the upstream's answers exceed the budget"));
+              } else cb(null, chunk);
+            },
+          });
+          res.on("error", (e) => counter.destroy(e));
+          res.pipe(counter);
+          const status = res.statusCode ?? 502;
+          // Only the JSON-RPC POSTs count: a stateless server answers the SDK's optional GET stream with 405.
+          if (status >= 400 && (init.method ?? "GET") === "POST") fail({ kind: "http", status });
+          const declared = Number(res.headers["content-length"]);
+          if (Number.isFinite(declared) && o.budget.used + declared > o.budget.max) fail({ kind: "too_large" });
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") h.set(k, v);
+          const empty = status === 204 || status === 304 || (init.method ?? "GET") === "HEAD";
+          resolve(new Response(empty ? null : (Readable.toWeb(counter) as ReadableStream), { status, headers: h }));
+        },
+      );
+      req.on("error", (err) => {
+        if (o.signal.aborted) fail({ kind: "timeout" });
+        else fail({ kind: "unreachable", message: (err as NodeJS.ErrnoException).code ?? err.message });
+        reject(err);
+      });
+      req.end(body);
+    });
+  };
+}
