@@ -148,13 +148,17 @@ describe("a process killed mid-delivery", () => {
 
     // After it (a clock 31 s ahead), another worker sends it again.
     const later = () => new Date(Date.now() + 31_000);
-    await new DeliveryWorker({
+    const takeover = new DeliveryWorker({
       pool: db.pool,
       credentialKey,
       allowLoopbackUrls: true,
       ca: [ca.caPem],
       now: later,
-    }).runOnce();
+    });
+    await takeover.runOnce();
+    const metrics = await takeover.metrics.registry.metrics();
+    expect(metrics).toContain('countersign_webhook_attempts_total{outcome="interrupted"} 1');
+    expect(metrics).toContain('countersign_webhook_deliveries_total{outcome="delivered"} 1');
     expect(rx.requests).toHaveLength(2);
     expect(rx.requests[1]!.headers["service-event-id"]).toBe(rx.requests[0]!.headers["service-event-id"]);
     expect(rx.requests[1]!.headers["service-delivery-id"]).toBe(

@@ -48,8 +48,8 @@ interface DueRow {
 export async function claimAttempts(
   pool: Pool,
   opts: { now: Date; leaseMs: number; max: number },
-): Promise<{ claimed: ClaimedAttempt[]; failed: number }> {
-  if (opts.max <= 0) return { claimed: [], failed: 0 };
+): Promise<{ claimed: ClaimedAttempt[]; interrupted: number; failed: number }> {
+  if (opts.max <= 0) return { claimed: [], interrupted: 0, failed: 0 };
   return inTransaction(pool, async (db) => {
     await db.query("select pg_advisory_xact_lock($1)", [CLAIM_LOCK]);
     const { rows: busy } = await db.query<{ endpoint_id: string; organization_id: string }>(
@@ -87,15 +87,17 @@ export async function claimAttempts(
 
     const picked: DueRow[] = [];
     let failed = 0;
+    let interrupted = 0;
     for (const d of due) {
       if (picked.length >= opts.max) break;
       if (d.lease_token) {
         // The previous claim's process died mid-attempt.
-        await db.query(
+        const { rowCount } = await db.query(
           `update webhook_attempts set error = 'INTERRUPTED', finished_at = $2
             where delivery_id = $1 and finished_at is null`,
           [d.id, opts.now],
         );
+        interrupted += rowCount ?? 0;
         if (d.round_attempts >= MAX_ATTEMPTS) {
           await db.query(
             "update webhook_deliveries set state = 'failed', failed_at = $2, lease_token = null, lease_until = null where id = $1",
@@ -168,6 +170,6 @@ export async function claimAttempts(
         },
       });
     }
-    return { claimed, failed };
+    return { claimed, interrupted, failed };
   });
 }

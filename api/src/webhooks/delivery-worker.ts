@@ -90,17 +90,20 @@ export class DeliveryWorker {
     try {
       const now = this.now();
       const capacity = (this.opts.capacity ?? 16) - this.inFlight.size;
-      const { claimed, failed } = await claimAttempts(this.opts.pool, {
+      const { claimed, interrupted, failed } = await claimAttempts(this.opts.pool, {
         now,
         leaseMs: this.opts.leaseMs ?? 30_000,
         max: capacity,
       });
-      if (failed) {
-        this.metrics.attempts.inc({ outcome: "interrupted" }, failed);
-        this.metrics.deliveries.inc({ outcome: "failed" }, failed);
-      }
+      if (interrupted) this.metrics.attempts.inc({ outcome: "interrupted" }, interrupted);
+      if (failed) this.metrics.deliveries.inc({ outcome: "failed" }, failed);
       for (const c of claimed) {
-        const p = this.attempt(c).finally(() => this.inFlight.delete(p));
+        const p = this.attempt(c)
+          // Recording the outcome failed (database gone): the lease expires and the attempt is retried.
+          .catch((err: unknown) =>
+            this.opts.logger?.error({ err, delivery_id: c.deliveryId }, "webhook attempt not recorded"),
+          )
+          .finally(() => this.inFlight.delete(p));
         this.inFlight.add(p);
       }
       await this.observeQueueAge(now);

@@ -35,11 +35,14 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
   let target;
   try {
     // Name resolution counts against the time too: a hanging resolver must not outlast the lease.
-    const timedOut = new Promise<never>((_, reject) => deadline.addEventListener("abort", () => reject(new Error("timeout")), { once: true }));
+    const timedOut = new Promise<never>((_, reject) =>
+      deadline.addEventListener("abort", () => reject(new Error("timeout")), { once: true }),
+    );
     timedOut.catch(() => undefined);
     target = await Promise.race([connectTarget(req.url, settings), timedOut]);
   } catch (err) {
-    if (err instanceof AddressNotAllowedError) return { ok: false, status: null, error: `URL_NOT_ALLOWED: ${err.reason}` };
+    if (err instanceof AddressNotAllowedError)
+      return { ok: false, status: null, error: `URL_NOT_ALLOWED: ${err.reason}` };
     if (deadline.aborted) return { ok: false, status: null, error: "TIMEOUT" };
     throw err;
   }
