@@ -166,6 +166,34 @@ describe("policies and versions", () => {
     );
   });
 
+  it("answers 404 for a malformed or unknown policy id and 400 VALIDATION_FAILED for an unknown body member, changing nothing", async () => {
+    const org = await newOrganization(api, owner);
+    const { policyId, versionId } = await newPolicy(owner, org);
+    expectError(await owner.get(`/orgs/${org}/policies/not-a-uuid`), 404, "NOT_FOUND");
+    expectError(
+      await owner.get(`/orgs/${org}/policies/00000000-0000-4000-8000-000000000009`),
+      404,
+      "NOT_FOUND",
+    );
+    const before = await snapshot(db.pool, policyId);
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await activate(owner, org, policyId, versionId, { force: true }),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await activate(owner, org, policyId, "00000000-0000-4000-8000-000000000009"),
+      404,
+      "NOT_FOUND",
+    );
+  });
+
   it("changes the disclosure setting with PATCH without creating a version", async () => {
     const org = await newOrganization(api, owner);
     const { policyId } = await newPolicy(owner, org);
