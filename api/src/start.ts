@@ -14,11 +14,13 @@ export async function startApi(opts: {
   shutdownGraceSeconds: number;
   /** People and access (accounts, organizations, keys, audit); see buildApiServer. */
   cloud?: CloudApiOptions;
+  /** COUNTERSIGN_METRICS: serve GET /metrics (the webhook worker's metrics). */
+  metricsEnabled?: boolean;
 }): Promise<RunningServer> {
   const app = buildApiServer({ pool: opts.pool, logger: opts.logger, cloud: opts.cloud });
   // Webhook deliveries are sent from every api process (docs/webhooks.md).
   const worker = opts.cloud?.webhooks ? new DeliveryWorker({ ...opts.cloud.webhooks, pool: opts.pool, logger: opts.logger }) : undefined;
-  if (worker && !app.hasRoute({ method: "GET", url: "/metrics" })) {
+  if (worker && opts.metricsEnabled !== false && !app.hasRoute({ method: "GET", url: "/metrics" })) {
     app.get("/metrics", async (_request, reply) => reply.type(worker.metrics.registry.contentType).send(await worker.metrics.registry.metrics()));
   }
   await app.listen({ host: opts.host, port: opts.port, listenTextResolver: (a) => `api listening on ${a}` });
