@@ -381,6 +381,36 @@ describe("decision map and diff", () => {
   });
 });
 
+describe("without an active version", () => {
+  it("answers 409 NO_ACTIVE_POLICY for a diff from the active version and a simulation against it", async () => {
+    const org = await newOrganization(api, owner);
+    const { policyId, versionId } = await newPolicy(owner, org);
+    expectError(await owner.get(path(org, policyId, `/diff?to=${versionId}`)), 409, "NO_ACTIVE_POLICY");
+    expectError(
+      await owner.post(path(org, policyId, "/simulate"), { candidate: { version_id: versionId } }),
+      409,
+      "NO_ACTIVE_POLICY",
+    );
+    const before = await snapshot(db.pool, policyId);
+    await expectRefusedUnchanged(
+      db.pool,
+      policyId,
+      before,
+      await owner.post(path(org, policyId, "/simulations"), { candidate: { version_id: versionId } }),
+      409,
+      "NO_ACTIVE_POLICY",
+    );
+    expect(
+      (
+        await owner.post(path(org, policyId, "/simulate"), {
+          candidate: { version_id: versionId },
+          baseline: { kind: "none" },
+        })
+      ).status,
+    ).toBe(200);
+  });
+});
+
 describe("analysis rate limits (SPEC 8.1)", () => {
   it("counts 10 analyses per minute per organization, read-only callers at most 5 of them; a refused request counts nothing", async () => {
     const { org, policyId, v2 } = await withHistory();
