@@ -346,6 +346,19 @@ describe("receiver answers", () => {
 });
 
 describe("addresses at connection time", () => {
+  it("reaches an IPv6 literal receiver ([::1], allowed by the loopback switch)", async () => {
+    const v6 = await startReceiver(h.ca, ok, "::1");
+    try {
+      const e = await h.createEndpoint(`${v6.url}/six`, ["action.denied"]);
+      await h.emit("action.denied");
+      await h.worker().runOnce();
+      expect(v6.requests.map((r) => [r.path, r.headers.host])).toEqual([["/six", `[::1]:${v6.port}`]]);
+      expect((await deliveries(e.id))[0].state).toBe("delivered");
+    } finally {
+      await v6.close();
+    }
+  });
+
   it("a name that later resolves to a private address is refused at delivery, without connecting", async () => {
     h.resolver.answers["receiver.test"] = ["127.0.0.1"];
     const e = await h.createEndpoint(`https://receiver.test:${rx.port}/named`, ["action.denied"]);
