@@ -1,7 +1,22 @@
+import type { AuthorizeService, DecisionService, GatewayIdentity, PolicyCache } from "@countersign/core/decision";
+import type { AddressRules } from "@countersign/core/net";
 import type { Pool } from "@countersign/core/store";
 import type { OrganizationQueue } from "./limits/organization-queue.js";
 import type { GatewayMetrics } from "./metrics.js";
-import type { AuthorizeService } from "@countersign/core/decision";
+
+/** What Gateway-enforced MCP needs beyond the decision: the signer, the upstream rules, the stored credentials' key. */
+export interface McpContext {
+  decisions: DecisionService;
+  identity: GatewayIdentity;
+  policies: PolicyCache;
+  /** COUNTERSIGN_CREDENTIAL_KEY: decrypts MCP servers' authorization headers (UPSTREAM_CREDENTIAL_INVALID without it). */
+  credentialKey: Buffer | undefined;
+  /** SPEC 6.4 on every upstream connection; loopback only with COUNTERSIGN_ALLOW_LOOPBACK_URLS. */
+  rules: AddressRules;
+  ca?: string[];
+  /** SPEC 8.4: 30 s; tests shorten it. */
+  upstreamTimeoutMs?: number;
+}
 
 /** What the Gateway's routes share: one per server instance. */
 export interface GatewayContext {
@@ -10,4 +25,6 @@ export interface GatewayContext {
   metrics: GatewayMetrics;
   queue: OrganizationQueue;
   decisions: AuthorizeService;
+  /** Absent: /mcp is not served (a context built for /v1/authorize alone). */
+  mcp?: McpContext;
 }

@@ -32,6 +32,18 @@ export function createGatewayMetrics() {
       help: "Calls waiting for a per-organization slot",
       registers: [registry],
     }),
+    upstreamSeconds: new Histogram({
+      name: "countersign_upstream_duration_seconds",
+      help: "Time of the whole exchange with an upstream MCP server for one tools/call",
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    upstreamCalls: new Counter({
+      name: "countersign_upstream_calls_total",
+      help: "Upstream tools/call exchanges by outcome (ok or the upstream code of SPEC 7.3)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
     refusedRequests: new Counter({
       name: "countersign_gateway_http_refusals_total",
       help: "Requests refused before any decision (401, 429, 503)",

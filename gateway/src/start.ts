@@ -1,4 +1,5 @@
-import { DecisionService, registerGatewayIdentity, ACTION_CHANNEL, type GatewayIdentity } from "@countersign/core/decision";
+import { DecisionService, PolicyCache, registerGatewayIdentity, ACTION_CHANNEL, type GatewayIdentity } from "@countersign/core/decision";
+import { startRecovery } from "@countersign/core/execution";
 import type { Plan } from "@countersign/core/plans";
 import { listeningUrl, type Logger, type RunningServer } from "@countersign/core/server";
 import { NotificationHub, type Pool } from "@countersign/core/store";
@@ -9,6 +10,7 @@ import { newInstanceId, startInstanceReports } from "./instance.js";
 import { OrganizationQueue, type QueueOptions } from "./limits/organization-queue.js";
 import { createGatewayMetrics } from "./metrics.js";
 import { metricsRoute } from "./metrics-route.js";
+import { mcpRoutes } from "./mcp/route.js";
 import { buildGatewayServer } from "./server.js";
 
 export interface GatewayOptions {
@@ -23,6 +25,16 @@ export interface GatewayOptions {
   signingKey: Uint8Array;
   defaultPlan: Plan;
   queue?: Partial<QueueOptions>;
+  /** COUNTERSIGN_CREDENTIAL_KEY: decrypts MCP servers' stored authorization headers. */
+  credentialKey?: Buffer | undefined;
+  /** COUNTERSIGN_ALLOW_LOOPBACK_URLS: loopback upstreams (http allowed) for local runs and tests. */
+  allowLoopbackUrls?: boolean;
+  /** Extra CA certificates upstream certificates may chain to. */
+  upstreamCa?: string[];
+  /** SPEC 8.4's 30 s; tests shorten it. */
+  upstreamTimeoutMs?: number;
+  /** How often interrupted executions are looked for (ms). */
+  recoveryEveryMs?: number;
 }
 
 export interface RunningGateway extends RunningServer {
@@ -30,10 +42,11 @@ export interface RunningGateway extends RunningServer {
   instanceId: string;
 }
 
-/** The routes of a Gateway replica on one context: /v1/authorize and /metrics (and /mcp, issue 10). */
+/** The routes of a Gateway replica on one context: /v1/authorize, /mcp (when the context has what it needs) and /metrics. */
 export function gatewayRoutes(ctx: GatewayContext) {
   return async (app: FastifyInstance) => {
     await app.register(authorizeRoutes, ctx);
+    if (ctx.mcp) await app.register(mcpRoutes, { ...ctx, mcp: ctx.mcp });
     await app.register(metricsRoute, ctx);
   };
 }
@@ -49,21 +62,35 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   await hub.start();
   const stopReports = await startInstanceReports(opts.pool, instanceId, (err) => opts.logger.warn({ err }, "instance report failed"));
   const metrics = createGatewayMetrics();
+  const policies = new PolicyCache();
   const decisions = new DecisionService({
     pool: opts.pool,
     identity,
     defaultPlan: opts.defaultPlan,
     instanceId,
     hub,
+    policies,
     onWaitsChanged: (n) => metrics.approvalWaits.set(n),
   });
+  if (opts.allowLoopbackUrls) opts.logger.warn("COUNTERSIGN_ALLOW_LOOPBACK_URLS is on: upstream MCP servers on loopback (plain http) are reachable");
   const ctx: GatewayContext = {
     pool: opts.pool,
     keyHashSecret: opts.keyHashSecret,
     metrics,
     queue: new OrganizationQueue({ perOrganization: 32, maxWaiting: 1000, maxWaitMs: 30_000, ...opts.queue }),
     decisions,
+    mcp: {
+      decisions,
+      identity,
+      policies,
+      credentialKey: opts.credentialKey,
+      rules: { allowLoopback: opts.allowLoopbackUrls ?? false },
+      ca: opts.upstreamCa,
+      upstreamTimeoutMs: opts.upstreamTimeoutMs,
+    },
   };
+  // Executions whose replica died get their failed / INTERRUPTED receipt (core/src/execution/recover.ts).
+  const recovery = startRecovery(opts.pool, identity, (err) => opts.logger.warn({ err }, "recovery pass failed"), opts.recoveryEveryMs);
   const app = buildGatewayServer({ pool: opts.pool, logger: opts.logger, routes: gatewayRoutes(ctx) });
   await app.listen({ host: opts.host, port: opts.port, listenTextResolver: (a) => `gateway listening on ${a}` });
   return {
@@ -73,6 +100,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     instanceId,
     stop: async () => {
       await app.lifecycle.drain(opts.shutdownGraceSeconds * 1000);
+      await recovery.stop();
       stopReports();
       await hub.stop();
     },

@@ -4,6 +4,8 @@
  * not recorded.
  */
 import { randomBytes } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { generateSeed } from "../../core/src/evidence/index.js";
 import { createLogger } from "../../core/src/server/index.js";
 import type { Queryable } from "../../core/src/store/index.js";
@@ -21,7 +23,14 @@ export interface TestGateway {
 
 export async function startTestGateway(
   db: TestDatabase,
-  opts: { keyHashSecret?: Buffer; signingKey?: Uint8Array; queue?: Partial<QueueOptions>; defaultPlan?: "developer" | "enterprise" } = {},
+  opts: {
+    keyHashSecret?: Buffer;
+    signingKey?: Uint8Array;
+    queue?: Partial<QueueOptions>;
+    defaultPlan?: "developer" | "enterprise";
+    credentialKey?: Buffer;
+    upstreamTimeoutMs?: number;
+  } = {},
 ): Promise<TestGateway> {
   const keyHashSecret = opts.keyHashSecret ?? randomBytes(32);
   const signingKey = opts.signingKey ?? generateSeed();
@@ -36,6 +45,11 @@ export async function startTestGateway(
     signingKey,
     defaultPlan: opts.defaultPlan ?? "developer",
     queue: opts.queue,
+    credentialKey: opts.credentialKey,
+    allowLoopbackUrls: true,
+    upstreamTimeoutMs: opts.upstreamTimeoutMs,
+    // Tests run recovery themselves, with a clock of their choosing.
+    recoveryEveryMs: 3_600_000,
   });
   return {
     gateway,
@@ -52,6 +66,13 @@ export async function startTestGateway(
     },
     close: () => gateway.stop(),
   };
+}
+
+/** The official MCP SDK client as the agent, over Streamable HTTP with the gateway key as bearer token. */
+export async function mcpAgent(gatewayUrl: string, key: string): Promise<Client> {
+  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  return client;
 }
 
 export interface Recorded {

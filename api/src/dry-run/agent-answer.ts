@@ -33,6 +33,9 @@ export function agentAnswer(ctx: DecisionContext, verdict: Verdict, argumentsDig
     observeEndsAt: ev?.observeWindow ? new Date(ev.observeWindow.endsAt) : null,
     approval: null,
     receipt: null,
+    errorCode: null,
+    result: null,
+    resultObjectId: null,
   };
   if (verdict.kind === "denied") {
     view.decisionCode = verdict.code;

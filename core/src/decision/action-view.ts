@@ -26,6 +26,10 @@ export interface ActionView {
   observeEndsAt: Date | null;
   approval: { id: string; status: string; expiresAt: Date; decisionObjectId: string | null } | null;
   receipt: { id: string; receiptObjectId: string; outcome: string } | null;
+  /** Gateway-enforced calls that ran: the RESULT's error code, the upstream result kept for repeats, the RESULT's id. */
+  errorCode: string | null;
+  result: Record<string, unknown> | null;
+  resultObjectId: string | null;
 }
 
 const QUERY = `
@@ -33,7 +37,7 @@ const QUERY = `
          pa.request_fingerprint, pa.arguments_digest, pa.expires_at, pa.task_object_id, pa.proposal_object_id,
          pa.agent_explanation, pa.enforcement, pa.relaxed, pa.policy_effect, pa.rule_id, w.ends_at as observe_ends_at,
          ar.id as approval_id, ar.status as approval_status, ar.expires_at as approval_expires_at, ar.decision_object_id,
-         r.id as receipt_id, r.receipt_object_id, r.outcome as receipt_outcome
+         r.id as receipt_id, r.receipt_object_id, r.outcome as receipt_outcome, pa.error_code, pa.result, pa.result_object_id
     from protected_actions pa
     left join approval_requests ar on ar.id = pa.approval_request_id
     left join receipts r on r.id = pa.receipt_id
@@ -67,5 +71,8 @@ export async function readActionView(db: Queryable, id: string, lock = false): P
       ? { id: r.approval_id, status: r.approval_status, expiresAt: r.approval_expires_at, decisionObjectId: r.decision_object_id }
       : null,
     receipt: r.receipt_id ? { id: r.receipt_id, receiptObjectId: r.receipt_object_id, outcome: r.receipt_outcome } : null,
+    errorCode: r.error_code,
+    result: r.result,
+    resultObjectId: r.result_object_id,
   };
 }

@@ -438,5 +438,8 @@ function viewOf(w: DecisionWrite): ActionView {
     observeEndsAt: null,
     approval: w.approval ? { id: w.approval.id, status: "pending", expiresAt: w.approval.expiresAt, decisionObjectId: null } : null,
     receipt: w.receipt ? { id: w.receipt.id, receiptObjectId: w.receipt.receiptObjectId, outcome: w.receipt.outcome } : null,
+    errorCode: null,
+    result: null,
+    resultObjectId: null,
   };
 }
