@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Plan } from "@countersign/core/plans";
 import type { CloudApiOptions } from "./context.js";
 import "./mcp/options.js";
+import "./evidence/options.js";
 import { outboxMailer } from "./mail/outbox.js";
 import { smtpMailer } from "./mail/smtp.js";
 import { tokenReviewer } from "./operators/token-review.js";
@@ -22,6 +23,8 @@ export interface CloudSettings {
   credentialKey?: Buffer | undefined;
   allowLoopbackUrls?: boolean;
   webhookCaFile?: string | undefined;
+  /** COUNTERSIGN_GATEWAY_SIGNING_KEY: signs closure receipts (docs/evidence-api.md). */
+  gatewaySigningKey?: Uint8Array | undefined;
 }
 
 /** The people-and-access options from settings; `announce` prints outbox links (no SMTP server). */
@@ -44,5 +47,6 @@ export function cloudOptionsFrom(s: CloudSettings, announce: (line: string) => v
       : undefined,
     // MCP servers (docs/configuration-api.md): the same credential key encrypts their authorization headers.
     mcp: { credentialKey: s.credentialKey, allowLoopbackUrls: s.allowLoopbackUrls ?? false },
+    evidence: { gatewaySigningKey: s.gatewaySigningKey },
   };
 }

@@ -1,4 +1,4 @@
-import { commonSettings, httpUrl, key32, port, setting } from "@countersign/core/config";
+import { commonSettings, ed25519Seed, httpUrl, key32, port, setting } from "@countersign/core/config";
 import { z } from "zod";
 
 /** Settings of the Cloud API server (docs/configuration.md lists them all). */
@@ -7,6 +7,8 @@ export const apiSettings = {
   port: setting("COUNTERSIGN_API_PORT", port(8080), "a port number 0-65535"),
   /** The api stores webhook signing secrets with it, so it cannot run without one. */
   credentialKey: setting("COUNTERSIGN_CREDENTIAL_KEY", key32, "32 bytes as base64 or base64url"),
+  /** The Gateway identity's seed: the api signs closure receipts (rejections, cancellations) with it; unset, those routes answer 503. */
+  gatewaySigningKey: setting("COUNTERSIGN_GATEWAY_SIGNING_KEY", ed25519Seed.optional(), "an Ed25519 seed: 32 bytes as base64url"),
   /** PEM file of extra CA certificates webhook receivers may chain to (private CAs, tests). */
   webhookCaFile: setting("COUNTERSIGN_WEBHOOK_CA_FILE", z.string().min(1).optional(), "a PEM file"),
   /** The plan of organizations without a subscription (DESIGN "Plans in a self-hosted installation"). */

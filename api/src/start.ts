@@ -5,6 +5,7 @@ import { buildApiServer } from "./server.js";
 import { DeliveryWorker } from "./webhooks/delivery-worker.js";
 import { startSupersedeWorker } from "./policies/supersede-worker.js";
 import { startObserveCloser } from "./observe/closer.js";
+import { startEvidenceWorker } from "./evidence/worker.js";
 
 export async function startApi(opts: {
   pool: Pool;
@@ -28,6 +29,10 @@ export async function startApi(opts: {
   const supersedeWorker = startSupersedeWorker(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
   // Ends observe windows that ran out (SPEC 3.9), in every api process.
   const observeCloser = startObserveCloser(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
+  // Verifies new receipts and applies data retention (docs/retention.md), in every api process.
+  const evidenceWorker = opts.cloud
+    ? startEvidenceWorker({ pool: opts.pool, defaultPlan: opts.cloud.defaultPlan, now: opts.cloud.evidence?.now, log: (msg, err) => opts.logger.error({ err }, msg) })
+    : undefined;
   worker?.start();
   return {
     app,
@@ -35,6 +40,7 @@ export async function startApi(opts: {
     stop: async () => {
       await supersedeWorker.stop();
       await observeCloser.stop();
+      await evidenceWorker?.stop();
       // The worker stops claiming at once; attempts in flight end within their 10 s.
       await Promise.all([app.lifecycle.drain(opts.shutdownGraceSeconds * 1000), worker?.stop()]);
       opts.cloud?.mailer.close?.();

@@ -43,6 +43,8 @@ const cloud = cloudOptionsFrom(
     credentialKey,
     // Receivers on this machine are the point of a local run.
     allowLoopbackUrls: config.allowLoopbackUrls,
+    // Closure receipts of rejections and cancellations are signed with the Gateway's identity.
+    gatewaySigningKey,
   },
   say,
 );

@@ -28,6 +28,10 @@ import { organizationSettingsRoute } from "./orgs/settings.js";
 import { webhookRoutes } from "./webhooks/index.js";
 import { deleteAccountRoute } from "./me/account.js";
 import { policiesAndRollout } from "./policies/index.js";
+import { approvalRoutes } from "./approvals/approvals.js";
+import { actionRoutes } from "./actions/actions.js";
+import { receiptRoutes } from "./receipts/receipts.js";
+import { overviewRoutes } from "./overview/overview.js";
 
 /** The people-and-access routes (issue 6); who may call each is in access/route-table.ts. */
 const plugins = [
@@ -62,6 +66,11 @@ const plugins = [
   // webhooks (issue 11), and account deletion, which disables the endpoints one created
   webhookRoutes,
   deleteAccountRoute,
+  // approvals, actions, receipts, overview and usage (issue 9)
+  approvalRoutes,
+  actionRoutes,
+  receiptRoutes,
+  overviewRoutes,
 ];
 
 export async function accessRoutes(app: FastifyInstance, ctx: ApiContext) {

@@ -9,6 +9,7 @@ import { ServiceError } from "../errors/index.js";
 import { verifySignedObject, type BodyOf, type SignedObject, type StepBody } from "../evidence/index.js";
 import { personOfIdentity } from "../identities/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
+import type { Queryable } from "../store/queryable.js";
 
 export interface ApprovalDecisionInput {
   organizationId: string;
@@ -20,6 +21,8 @@ export interface ApprovalDecisionInput {
   /** Signs the closure receipt of a rejection. */
   identity: GatewayIdentity;
   now?: Date;
+  /** Runs in the decision's transaction (the Cloud API's audit entry): it fails or commits with it. */
+  alsoRecord?: (db: Queryable, decision: ApprovalDecision) => Promise<void>;
 }
 
 export interface ApprovalDecision {
@@ -137,8 +140,10 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
       "update protected_actions set status = $2, decision_code = $3, receipt_id = coalesce($4, receipt_id), updated_at = now() where id = $1",
       [r.protected_action_id, status, type === "REJECTION" ? "REJECTED" : "APPROVAL_PENDING", receipt?.id ?? null],
     );
+    const decision: ApprovalDecision = { status, protectedActionId: r.protected_action_id, decisionObjectId: object.id, receipt };
+    await input.alsoRecord?.(db, decision);
     // Delivered at commit, so a woken wait reads the decision.
     await db.query("select pg_notify($1, $2)", [ACTION_CHANNEL, r.protected_action_id]);
-    return { status, protectedActionId: r.protected_action_id, decisionObjectId: object.id, receipt };
+    return decision;
   });
 }

@@ -112,6 +112,8 @@ export const cloudApiCodes = {
   // Server side
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
+  // A stored receipt bundle is missing or no longer matches its bundle_sha256 (SPEC 7.1: a server-side problem, never a silently wrong file).
+  EVIDENCE_INTEGRITY_FAILED: 500,
 } as const satisfies Record<string, number>;
 
 export type CloudApiCode = keyof typeof cloudApiCodes;

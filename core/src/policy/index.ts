@@ -34,7 +34,7 @@ export { policyDigest } from "./digest.js";
 export { isDecimal, compareDecimal, DECIMAL_PATTERN, MAX_DECIMAL_DIGITS } from "./decimal.js";
 
 // Evaluation
-export { compilePolicy, CompiledPolicy, UNKNOWN_ARGUMENTS, type OpenDecision } from "./compile.js";
+export { compilePolicy, CompiledPolicy, UNKNOWN_ARGUMENTS, scaledAmount, type OpenDecision } from "./compile.js";
 export { evaluatePolicy, restriction, PolicyInputError, type PolicyInput, type Decision, type DecisionApprovers } from "./evaluate.js";
 
 // Explanations

@@ -1,0 +1,127 @@
+import { randomUUID } from "node:crypto";
+import { ACTION_CHANNEL } from "../decision/authorize.js";
+import { issueStoredReceipt } from "../decision/evidence.js";
+import { receiptCreated } from "../decision/events.js";
+import type { GatewayIdentity } from "../decision/gateway-identity.js";
+import { storedObjects } from "../decision/stored-evidence.js";
+import { ServiceError } from "../errors/index.js";
+import { verifySignedObject, type BodyOf, type SignedObject } from "../evidence/index.js";
+import { storedIdentity } from "../identities/index.js";
+import { inTransaction, type Pool } from "../store/index.js";
+import type { Queryable } from "../store/queryable.js";
+
+/** Statuses an admin may cancel: decided but not yet executing (SPEC 3.1 open states). */
+export const CANCELLABLE_STATUSES = ["pending_approval", "approved"] as const;
+
+/** A browser's clock may run a little ahead of ours. */
+const CLOCK_SKEW_MS = 60_000;
+
+export interface CancellationInput {
+  organizationId: string;
+  protectedActionId: string;
+  /** A CANCELLATION signed in the admin's browser by the organization principal. */
+  object: unknown;
+  /** Signs the closure receipt (the installation's Gateway identity). */
+  identity: GatewayIdentity;
+  now?: Date;
+  /** Runs in the cancellation's transaction (the caller's audit entry): it fails or commits with it. */
+  alsoRecord?: (db: Queryable, done: Cancellation) => Promise<void>;
+}
+
+export interface Cancellation {
+  protectedActionId: string;
+  cancellationObjectId: string;
+  approvalRequestId: string | null;
+  receipt: { id: string; receiptObjectId: string; outcome: "final" };
+}
+
+const LOCK = `
+  select pa.id, pa.status, pa.task_object_id, pa.approval_request_id, d.object as delegation_object
+    from protected_actions pa
+    left join delegations d on d.id = pa.delegation_id
+   where pa.id = $1 and pa.organization_id = $2
+     for update of pa`;
+
+const refused = (message: string, serviceCode: string) => new ServiceError("VERIFICATION_FAILED", message, { service_code: serviceCode });
+
+/**
+ * Cancels an open action (SPEC 3.1, 6.1): verifies the CANCELLATION against
+ * the principal the TASK acted for (chain rule 2 of docs/evidence.md), then in
+ * one transaction stores it, closes the approval request, sets the action
+ * `cancelled` and issues the closure receipt over TASK → CANCELLATION
+ * (outcome `final`) with `receipt.created` as its only event. If the receipt
+ * cannot be stored nothing is recorded. Waiting Gateways are woken at commit.
+ */
+export async function cancelAction(pool: Pool, input: CancellationInput): Promise<Cancellation> {
+  const now = input.now ?? new Date();
+  return inTransaction(pool, async (db) => {
+    const { rows } = await db.query(LOCK, [input.protectedActionId, input.organizationId]);
+    const a = rows[0];
+    if (!a) throw new ServiceError("NOT_FOUND", "no such protected action");
+    if (!(CANCELLABLE_STATUSES as readonly string[]).includes(a.status)) {
+      throw new ServiceError("INVALID_STATE", `an action that is ${a.status} cannot be cancelled; only pending approval or approved actions can`);
+    }
+    const task = (await storedObjects(db, [a.task_object_id])).get(a.task_object_id) as SignedObject<BodyOf<"TASK">> | undefined;
+    if (!task) throw new ServiceError("INVALID_STATE", "the action has no signed TASK to cancel");
+    const principalKid = task.body.on_behalf_of!;
+    const principal = await storedIdentity(db, principalKid);
+    if (!principal || principal.kind !== "principal" || principal.organizationId !== input.organizationId) {
+      throw new ServiceError("IDENTITY_UNKNOWN", "the principal this action was decided for is not stored");
+    }
+    const submitted = input.object as { body?: { actor?: unknown } } | null;
+    if (typeof submitted?.body?.actor === "string" && submitted.body.actor !== principalKid) {
+      throw new ServiceError("IDENTITY_MISMATCH", "the cancellation must be signed by the organization principal this action was decided for");
+    }
+    const check = verifySignedObject(input.object, principal.documents, { expectedActor: principalKid as never });
+    if (!check.ok) throw refused(`the cancellation does not verify against the organization principal: ${check.message}`, check.code);
+    if (check.object.body.type !== "CANCELLATION") throw refused("the object is not a CANCELLATION", "OBJECT_WRONG_TYPE");
+    const cancellation = check.object as SignedObject<BodyOf<"CANCELLATION">>;
+    if (cancellation.body.thread !== task.id || cancellation.body.parent !== task.id) {
+      throw refused("the cancellation does not follow this action's TASK", "CHAIN_BROKEN");
+    }
+    const issuedAt = Date.parse(cancellation.body.issued_at);
+    if (issuedAt < Date.parse(task.body.issued_at) || issuedAt > now.getTime() + CLOCK_SKEW_MS) {
+      throw refused("the cancellation's issued_at is before the TASK or in the future", "TIME_ORDER");
+    }
+
+    await db.query("insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, 'CANCELLATION', $4)", [
+      cancellation.id,
+      input.organizationId,
+      a.id,
+      JSON.stringify(cancellation),
+    ]);
+    const issued = issueStoredReceipt(input.identity, [task, cancellation], a.delegation_object ? [a.delegation_object] : [], principal.documents, now);
+    const receiptId = randomUUID();
+    await db.query(
+      `insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
+                             workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
+       values ($1, $2, $3, $4, $5, $6, $7, 'service/task-approval@0.1', $8, $9, $10, $11, $12)`,
+      [receiptId, input.organizationId, a.id, issued.kind, issued.receiptObjectId, issued.threadId, issued.headObjectId,
+       issued.outcome, input.identity.signer.kid, issued.file, issued.bundleSha256, issued.bundleSize],
+    );
+    // SPEC 6.1: cancelling has no event of its own, only its receipt's.
+    const event = receiptCreated({
+      receipt_id: receiptId,
+      protected_action_id: a.id,
+      receipt_object_id: issued.receiptObjectId,
+      thread_id: issued.threadId,
+      outcome: issued.outcome,
+      bundle_sha256: issued.bundleSha256,
+    });
+    await db.query("insert into events (organization_id, type, data) values ($1, $2, $3)", [input.organizationId, event.type, JSON.stringify(event.data)]);
+    if (a.approval_request_id) {
+      await db.query("update approval_requests set status = 'cancelled' where id = $1 and status in ('pending', 'approved')", [a.approval_request_id]);
+    }
+    await db.query("update protected_actions set status = 'cancelled', decision_code = 'CANCELLED', receipt_id = $2, updated_at = $3 where id = $1", [a.id, receiptId, now]);
+    const done: Cancellation = {
+      protectedActionId: a.id,
+      cancellationObjectId: cancellation.id,
+      approvalRequestId: a.approval_request_id,
+      receipt: { id: receiptId, receiptObjectId: issued.receiptObjectId, outcome: "final" },
+    };
+    await input.alsoRecord?.(db, done);
+    // Delivered at commit, so a woken wait reads the cancellation.
+    await db.query("select pg_notify($1, $2)", [ACTION_CHANNEL, a.id]);
+    return done;
+  });
+}
