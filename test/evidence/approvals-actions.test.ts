@@ -1,0 +1,245 @@
+/**
+ * Approvals and actions through the Cloud API (SPEC 2.6, 2.7, 3.1, 3.2, 4.4,
+ * 7.2) on real PostgreSQL, with a real Gateway deciding the calls. Every
+ * refusal checks the answer and that nothing was written.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSeed, nodeSigner, verifyBundle } from "../../core/src/evidence/index.js";
+import { bindPersonalIdentity, signDecision } from "../fixtures/authorization.js";
+import { addMember, managementKey } from "../fixtures/configuration.js";
+import type { Answer } from "../fixtures/cloud-api.js";
+import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+import { evidenceSnapshot, evidenceWorld, pendingCall, signCancellation, type EvidenceWorld } from "./world.js";
+
+let db: TestDatabase;
+let w: EvidenceWorld;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  w = await evidenceWorld(db);
+});
+afterAll(async () => {
+  await w?.close();
+  await db?.drop();
+});
+
+async function refusedUnchanged(call: () => Promise<Answer>, status: number, code: string): Promise<Answer> {
+  const before = await evidenceSnapshot(db.pool);
+  const res = await call();
+  expect({ status: res.status, code: res.body?.error?.code }).toEqual({ status, code });
+  expect(await evidenceSnapshot(db.pool)).toEqual(before);
+  return res;
+}
+
+const decide = (approvalId: string, decision: unknown, b = w.approver.b) => b.post(`/orgs/${w.org}/approvals/${approvalId}/decision`, { decision });
+
+describe("approval requests", () => {
+  it("lists and reads a pending request with what a browser needs to sign", async () => {
+    const { approvalId, actionId } = await pendingCall(w);
+    const list = await w.o.owner.get(`/orgs/${w.org}/approvals?status=pending`);
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((a: { id: string }) => a.id)).toContain(approvalId);
+    const one = await w.o.owner.get(`/orgs/${w.org}/approvals/${approvalId}`);
+    expect(one.status).toBe(200);
+    const a = one.body.approval;
+    expect(a).toMatchObject({ id: approvalId, status: "pending", protected_action_id: actionId, roles: ["owner", "admin"], approver_count: 1 });
+    expect(a.approver_kids).toContain(w.approver.signer.kid);
+    expect(a.action).toMatchObject({ id: actionId, status: "pending_approval", execution: "caller", tool: w.tool, amount: { value: "300", currency: "EUR" } });
+    expect(a.policy).toMatchObject({ policy_id: w.policyId, version_id: w.versionId, rule_id: "needs-approval", policy_effect: "require_approval", enforcement: "enforce" });
+    expect(a.proposal.body.type).toBe("PROPOSAL");
+    expect(a.proposal.body.payload.approval_request.id).toBe(approvalId);
+  });
+
+  it("needs approvals:read for a management key; read alone is refused", async () => {
+    const { approvalId } = await pendingCall(w);
+    const ok = await managementKey(w.api, w.o, ["approvals:read"]);
+    expect((await ok("GET", `/orgs/${w.org}/approvals/${approvalId}`)).status).toBe(200);
+    const readOnly = await managementKey(w.api, w.o, ["read"]);
+    const res = await readOnly("GET", `/orgs/${w.org}/approvals`);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toMatchObject({ code: "FORBIDDEN", details: { required_scope: "approvals:read" } });
+  });
+
+  it("answers 404 for a request of another organization or a malformed id", async () => {
+    expect((await w.o.owner.get(`/orgs/${w.org}/approvals/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+    expect((await w.o.owner.get(`/orgs/${w.org}/approvals/not-an-id`)).status).toBe(404);
+  });
+});
+
+describe("POST .../approvals/<id>/decision", () => {
+  it("approves with the listed approver's personal key; the repeated call is then authorized over the APPROVAL", async () => {
+    const { approvalId, call } = await pendingCall(w);
+    const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
+    const res = await decide(approvalId, object);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ approval: { id: approvalId, status: "approved", decided_by_kid: w.approver.signer.kid, decision_object_id: object.id }, receipt: null });
+    const again = await w.gw.authorize(w.key, call);
+    expect(again.body).toMatchObject({ allowed: true, status: "authorized", approval_request_id: approvalId });
+    const { rows } = await db.pool.query("select outcome, kind from receipts where id = $1", [again.body.receipt_id]);
+    expect(rows[0]).toEqual({ outcome: "granted", kind: "authorization" });
+    const audit = await db.pool.query("select action, actor_id from audit_log where target_id = $1", [approvalId]);
+    expect(audit.rows).toEqual([{ action: "approval.approved", actor_id: w.approver.userId }]);
+  });
+
+  it("wakes a Gateway holding the call while the person decides", async () => {
+    const { approvalId, call } = await pendingCall(w);
+    const held = w.gw.authorize(w.key, { ...(call as object), wait_seconds: 30 });
+    // The wait is registered once the Gateway holds the request; deciding before that is answered the same way.
+    const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
+    expect((await decide(approvalId, object)).status).toBe(200);
+    expect((await held).body).toMatchObject({ allowed: true, status: "authorized", approval_request_id: approvalId });
+  });
+
+  it("rejects: closure receipt with outcome final, receipt.created, action rejected", async () => {
+    const { approvalId, actionId, call } = await pendingCall(w);
+    const before = await db.pool.query("select count(*)::int as n from events where organization_id = $1", [w.org]);
+    const res = await decide(approvalId, await signDecision(db.pool, approvalId, w.approver.signer, "REJECTION"));
+    expect(res.status).toBe(200);
+    expect(res.body.approval.status).toBe("rejected");
+    expect(res.body.receipt).toMatchObject({ outcome: "final" });
+    const events = await db.pool.query("select type, data from events where organization_id = $1 order by created_at desc limit 5", [w.org]);
+    const after = await db.pool.query("select count(*)::int as n from events where organization_id = $1", [w.org]);
+    expect(after.rows[0].n - before.rows[0].n).toBe(1);
+    expect(events.rows[0]).toMatchObject({ type: "receipt.created", data: { receipt_id: res.body.receipt.id, protected_action_id: actionId, outcome: "final" } });
+    expect((await w.gw.authorize(w.key, call)).body).toMatchObject({ allowed: false, status: "rejected", receipt_id: res.body.receipt.id });
+  });
+
+  it("refuses a replayed signed approval: the second submission is ALREADY_DECIDED", async () => {
+    const { approvalId } = await pendingCall(w);
+    const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
+    expect((await decide(approvalId, object)).status).toBe(200);
+    await refusedUnchanged(() => decide(approvalId, object), 409, "ALREADY_DECIDED");
+  });
+
+  it("refuses an APPROVAL signed for another request (replayed onto this one): VERIFICATION_FAILED", async () => {
+    const first = await pendingCall(w);
+    const second = await pendingCall(w);
+    const forFirst = await signDecision(db.pool, first.approvalId, w.approver.signer, "APPROVAL");
+    const res = await refusedUnchanged(() => decide(second.approvalId, forFirst), 422, "VERIFICATION_FAILED");
+    expect(res.body.error.details.service_code).toBe("CHAIN_BROKEN");
+  });
+
+  it("refuses an approval signed by an identity the request does not list: IDENTITY_MISMATCH", async () => {
+    const { approvalId } = await pendingCall(w);
+    // Bound after the request was created, so not among its approver identities.
+    const late = await bindPersonalIdentity(db.pool, w.org, w.approver.userId);
+    await refusedUnchanged(() => decide(approvalId, {}), 422, "VERIFICATION_FAILED");
+    const object = await signDecision(db.pool, approvalId, late, "APPROVAL");
+    await refusedUnchanged(() => decide(approvalId, object), 422, "IDENTITY_MISMATCH");
+  });
+
+  it("refuses a member who is not an approver, signing with their own bound key: IDENTITY_MISMATCH", async () => {
+    const { approvalId } = await pendingCall(w);
+    const viewer = await addMember(w.api, w.o, "viewer");
+    const signer = await bindPersonalIdentity(db.pool, w.org, viewer.userId);
+    const object = await signDecision(db.pool, approvalId, signer, "APPROVAL");
+    await refusedUnchanged(() => decide(approvalId, object, viewer.b), 422, "IDENTITY_MISMATCH");
+  });
+
+  it("refuses someone else's key (IDENTITY_MISMATCH) and a key bound to nobody (IDENTITY_UNKNOWN)", async () => {
+    const { approvalId } = await pendingCall(w);
+    const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
+    await refusedUnchanged(() => decide(approvalId, object, w.o.owner), 422, "IDENTITY_MISMATCH");
+    const stranger = await signDecision(db.pool, approvalId, nodeSigner(generateSeed()), "APPROVAL");
+    await refusedUnchanged(() => decide(approvalId, stranger), 422, "IDENTITY_UNKNOWN");
+  });
+
+  it("refuses a tampered signature (VERIFICATION_FAILED) and a request a rollback replaced (POLICY_VERSION_REPLACED)", async () => {
+    const { approvalId } = await pendingCall(w);
+    const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
+    const tampered = { ...object, signature: object.signature.slice(0, -4) + (object.signature.endsWith("AAAA") ? "BBBB" : "AAAA") };
+    await refusedUnchanged(() => decide(approvalId, tampered), 422, "VERIFICATION_FAILED");
+    await db.pool.query("update approval_requests set status = 'superseded' where id = $1", [approvalId]);
+    await refusedUnchanged(() => decide(approvalId, object), 409, "POLICY_VERSION_REPLACED");
+  });
+
+  it("refuses management keys whatever their scopes, and bodies without a decision", async () => {
+    const { approvalId } = await pendingCall(w);
+    const key = await managementKey(w.api, w.o, ["read", "approvals:read", "receipts:read"]);
+    const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
+    await refusedUnchanged(() => key("POST", `/orgs/${w.org}/approvals/${approvalId}/decision`, { decision: object }), 403, "FORBIDDEN");
+    await refusedUnchanged(() => w.approver.b.post(`/orgs/${w.org}/approvals/${approvalId}/decision`, { object }), 400, "VALIDATION_FAILED");
+  });
+});
+
+describe("actions", () => {
+  it("lists with filters and reads every field of SPEC 2.6", async () => {
+    const { actionId, idempotencyKey } = await pendingCall(w, 250);
+    const list = await w.o.owner.get(`/orgs/${w.org}/actions?status=pending_approval&agent_id=${w.agentId}&execution=caller&limit=100`);
+    expect(list.status).toBe(200);
+    expect(list.body.items.every((a: { status: string }) => a.status === "pending_approval")).toBe(true);
+    expect(list.body.items.map((a: { id: string }) => a.id)).toContain(actionId);
+    expect((await w.o.owner.get(`/orgs/${w.org}/actions?status=denied`)).body.items).toEqual([]);
+    const one = await w.approver.b.get(`/orgs/${w.org}/actions/${actionId}`);
+    expect(one.status).toBe(200);
+    expect(one.body.action).toMatchObject({
+      id: actionId,
+      status: "pending_approval",
+      execution: "caller",
+      environment: "live",
+      agent: { id: w.agentId },
+      tool: w.tool,
+      action: "payments.refund",
+      error_code: null,
+      idempotency_key: idempotencyKey,
+      amount: { value: "250", currency: "EUR" },
+      policy: { policy_id: w.policyId, version_id: w.versionId, version: 1, rule_id: "needs-approval", policy_effect: "require_approval", enforcement: "enforce" },
+      evidence: { status: "hosted", deleted_at: null },
+    });
+    expect(one.body.action.arguments_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(one.body.action.policy.digest).toMatch(/^sha256:/);
+    expect(typeof one.body.action.request_fingerprint).toBe("string");
+  });
+
+  it("refuses unknown filters (VALIDATION_FAILED) and needs the read scope for keys", async () => {
+    expect((await w.o.owner.get(`/orgs/${w.org}/actions?colour=red`)).body.error.code).toBe("VALIDATION_FAILED");
+    const key = await managementKey(w.api, w.o, ["receipts:read"]);
+    expect((await key("GET", `/orgs/${w.org}/actions`)).body.error).toMatchObject({ code: "FORBIDDEN", details: { required_scope: "read" } });
+  });
+});
+
+describe("POST .../actions/<id>/cancel", () => {
+  it("cancels with a CANCELLATION signed by the principal: closure receipt over TASK → CANCELLATION, receipt.created only", async () => {
+    const { approvalId, actionId, call } = await pendingCall(w);
+    const eventsBefore = await db.pool.query("select count(*)::int as n from events where organization_id = $1", [w.org]);
+    const cancellation = await signCancellation(db.pool, actionId, w.principal);
+    const res = await w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation });
+    expect(res.status).toBe(200);
+    expect(res.body.action.status).toBe("cancelled");
+    expect(res.body.receipt.outcome).toBe("final");
+    const events = await db.pool.query("select type, data from events where organization_id = $1 order by created_at", [w.org]);
+    expect(events.rows.length - eventsBefore.rows[0].n).toBe(1);
+    expect(events.rows.at(-1)).toMatchObject({ type: "receipt.created", data: { receipt_id: res.body.receipt.id, outcome: "final" } });
+    const ar = await db.pool.query("select status from approval_requests where id = $1", [approvalId]);
+    expect(ar.rows[0].status).toBe("cancelled");
+    const { rows } = await db.pool.query("select kind, outcome, bundle from receipts where id = $1", [res.body.receipt.id]);
+    expect(rows[0]).toMatchObject({ kind: "closure", outcome: "final" });
+    const bundle = JSON.parse(rows[0].bundle.toString("utf8"));
+    const verification = verifyBundle(bundle);
+    expect(verification.errors).toEqual([]);
+    expect(verification.valid).toBe(true);
+    expect(bundle.receipt.body.payload.summary.steps.map((s: { type: string }) => s.type)).toEqual(["TASK", "CANCELLATION"]);
+    // The Gateway answers the repeated call as cancelled, with the receipt.
+    expect((await w.gw.authorize(w.key, call)).body).toMatchObject({ allowed: false, status: "cancelled", receipt_id: res.body.receipt.id });
+    // An approver can no longer decide it.
+    await refusedUnchanged(async () => decide(approvalId, await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL")), 409, "ALREADY_DECIDED");
+  });
+
+  it("refuses what is not the principal's CANCELLATION of this action, non-admins, keys and finished actions; nothing changes", async () => {
+    const { actionId } = await pendingCall(w);
+    const other = await pendingCall(w);
+    const stranger = nodeSigner(generateSeed());
+    await refusedUnchanged(async () => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: await signCancellation(db.pool, actionId, stranger) }), 422, "IDENTITY_MISMATCH");
+    const forOther = await signCancellation(db.pool, other.actionId, w.principal);
+    await refusedUnchanged(() => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: forOther }), 422, "VERIFICATION_FAILED");
+    const good = await signCancellation(db.pool, actionId, w.principal);
+    const tampered = { ...good, body: { ...good.body, payload: { reason: "changed" } } };
+    await refusedUnchanged(() => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: tampered }), 422, "VERIFICATION_FAILED");
+    const developer = await addMember(w.api, w.o, "developer");
+    await refusedUnchanged(() => developer.b.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }), 403, "FORBIDDEN");
+    const key = await managementKey(w.api, w.o, ["read"]);
+    await refusedUnchanged(() => key("POST", `/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }), 403, "FORBIDDEN");
+    expect((await w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good })).status).toBe(200);
+    await refusedUnchanged(() => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }), 409, "INVALID_STATE");
+  });
+});
