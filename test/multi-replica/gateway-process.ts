@@ -12,6 +12,8 @@ export interface GatewayProcess {
   url: string;
   output: () => string;
   stop(): Promise<void>;
+  /** SIGKILL: no drain, no cleanup, as a crashed pod. */
+  kill(): Promise<void>;
 }
 
 export async function startGatewayProcess(opts: {
@@ -57,7 +59,11 @@ export async function startGatewayProcess(opts: {
     url,
     output: () => out,
     async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await exited;
     },
   };

@@ -1,0 +1,110 @@
+/**
+ * Gateway-enforced execution across processes (SPEC 1.2): the same call with
+ * the same key fired at two Gateway processes many times at once runs on the
+ * upstream exactly once; a Gateway killed (SIGKILL) while the upstream call
+ * is in flight leaves an action that recovery closes as failed /
+ * INTERRUPTED with a receipt, and the call never runs a second time.
+ */
+import { randomBytes } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registerGatewayIdentity } from "../../core/src/decision/index.js";
+import { generateSeed } from "../../core/src/evidence/index.js";
+import { recoverInterrupted } from "../../core/src/execution/index.js";
+import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+import { createAuthorizationWorld, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
+import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
+import { startGatewayProcess, type GatewayProcess } from "./gateway-process.js";
+
+let db: TestDatabase;
+let a: GatewayProcess;
+let b: GatewayProcess;
+let world: AuthorizationWorld;
+let up: Upstream;
+let releaseHang!: () => void;
+const hang = new Promise<void>((r) => (releaseHang = r));
+const keyHashSecret = randomBytes(32);
+const signingKey = generateSeed();
+const credentialKey = randomBytes(32);
+const amountMapping = { amount_path: "amount", currency: "EUR" };
+const env = { COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true", COUNTERSIGN_CREDENTIAL_KEY: credentialKey.toString("base64url") };
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  [a, b] = await Promise.all([
+    startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey, env }),
+    startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey, env }),
+  ]);
+  world = await createAuthorizationWorld(db.pool, keyHashSecret);
+  up = await startUpstream({
+    tools: {
+      refund: async (args) => {
+        await new Promise((r) => setTimeout(r, 100)); // long enough for the racing requests to find it running
+        return echoTool(args);
+      },
+      hang: async () => {
+        await hang;
+        return { content: [{ type: "text", text: "finally" }] };
+      },
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  releaseHang();
+  await Promise.all([a?.stop(), b?.stop()]);
+  await up?.close();
+  await db?.drop();
+});
+
+async function agentAt(url: string): Promise<Client> {
+  const client = new Client({ name: "replica-agent", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${world.key}` } } }));
+  return client;
+}
+
+describe("two Gateway processes, one upstream", () => {
+  it("the same call with the same key at both, many times at once: one upstream execution, one receipt", async () => {
+    const tool = await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping, credential: { key: credentialKey, authorization: "Bearer t" } });
+    const agents = await Promise.all([a.url, b.url, a.url, b.url].map(agentAt));
+    const k = `race-${Date.now()}`;
+    const answers = (await Promise.all(
+      Array.from({ length: 24 }, (_, i) => agents[i % 4]!.callTool({ name: tool.name, arguments: { order: "x", amount: 5 }, _meta: { "service/idempotency-key": k } })),
+    )) as CallToolResult[];
+    await Promise.all(agents.map((c) => c.close()));
+    expect(up.calls.refund).toBe(1);
+    const codes = answers.filter((x) => x.isError).map((x) => (x.structuredContent as { service: { code: string } }).service.code);
+    for (const code of codes) expect(["EXECUTION_IN_PROGRESS", "DUPLICATE_IN_FLIGHT", "REPLAY"]).toContain(code);
+    const { rows } = await db.pool.query("select count(*)::int as n from receipts r join protected_actions pa on pa.id = r.protected_action_id where pa.idempotency_key = $1", [k]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("SIGKILL during the upstream call: recovery marks the action failed / INTERRUPTED with a receipt; the call never runs again", async () => {
+    const tool = await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "hang", amountMapping });
+    const victim = await startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey, env });
+    const agent = await agentAt(victim.url);
+    const k = `kill-${Date.now()}`;
+    void agent.callTool({ name: tool.name, arguments: { amount: 5 }, _meta: { "service/idempotency-key": k } }).catch(() => undefined);
+    while ((up.calls.hang ?? 0) === 0) await new Promise((r) => setTimeout(r, 20));
+    await victim.kill();
+    const { rows } = await db.pool.query("select id, status, execution_deadline from protected_actions where idempotency_key = $1", [k]);
+    expect(rows[0].status).toBe("executing");
+
+    // Recovery, as any replica runs it, once the execution's deadline has passed.
+    const identity = await registerGatewayIdentity(db.pool, signingKey);
+    const recovered = await recoverInterrupted(db.pool, identity, new Date(rows[0].execution_deadline.getTime() + 1000));
+    expect(recovered).toBe(1);
+    const after = await db.pool.query("select pa.status, pa.error_code, r.outcome, r.kind from protected_actions pa join receipts r on r.id = pa.receipt_id where pa.id = $1", [rows[0].id]);
+    expect(after.rows[0]).toEqual({ status: "failed", error_code: "INTERRUPTED", outcome: "failed", kind: "execution" });
+
+    // The same key at another replica: the stored outcome, no second upstream call.
+    const other = await agentAt(b.url);
+    const again = (await other.callTool({ name: tool.name, arguments: { amount: 5 }, _meta: { "service/idempotency-key": k } })) as CallToolResult;
+    await other.close();
+    expect(again.isError).toBe(true);
+    expect((again.structuredContent as { service: { code: string; error_code: string } }).service).toMatchObject({ code: "RESULT_NOT_RECORDED", error_code: "INTERRUPTED" });
+    expect(up.calls.hang).toBe(1);
+    await agent.close().catch(() => undefined);
+  });
+});
