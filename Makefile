@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test lint bench control-plane crds
+.PHONY: install build run test lint bench control-plane crds helm images kind-e2e
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -15,7 +15,7 @@ build: install
 run: build
 	node --enable-source-maps local/dist/main.js
 
-test: install control-plane
+test: install control-plane helm
 	npx vitest run
 
 lint: install
@@ -35,3 +35,15 @@ control-plane:
 # crds/*.yaml from the operator's typed schemas (operator/src/crds/); a test fails when stale.
 crds: install
 	npx tsx operator/scripts/generate-crds.ts
+
+# helm (built through the Go module proxy) into .cache/helm/<version>/ for the chart tests.
+helm:
+	charts/scripts/build-helm.sh
+
+# The Countersign image (images/Dockerfile) with docker or podman; fails clearly without one.
+images:
+	images/build.sh
+
+# charts/countersign end to end in a kind cluster (needs a container engine and kind).
+kind-e2e: helm
+	charts/scripts/kind-e2e.sh

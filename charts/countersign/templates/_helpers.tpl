@@ -1,0 +1,172 @@
+{{/* Names. The release "countersign" gives objects named countersign-<component>. */}}
+{{- define "countersign.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else if contains "countersign" .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-countersign" .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "countersign.name" -}}{{ include "countersign.fullname" .root }}-{{ .component }}{{- end -}}
+
+{{- define "countersign.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: countersign
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: countersign
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* Labels of one component: pass (dict "root" $ "component" "api"). */}}
+{{- define "countersign.componentLabels" -}}
+{{ include "countersign.labels" .root }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "countersign.selectorLabels" -}}
+app.kubernetes.io/name: countersign
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "countersign.image" -}}
+{{- $tag := .Values.image.tag | default .Chart.AppVersion -}}
+{{- if .Values.image.digest -}}
+{{ .Values.image.repository }}@{{ .Values.image.digest }}
+{{- else -}}
+{{ .Values.image.repository }}:{{ $tag }}
+{{- end -}}
+{{- end -}}
+
+{{- define "countersign.serviceAccountName" -}}{{ include "countersign.name" . }}{{- end -}}
+
+{{/* Secret holding COUNTERSIGN_KEY_HASH_SECRET, COUNTERSIGN_GATEWAY_SIGNING_KEY, COUNTERSIGN_CREDENTIAL_KEY. */}}
+{{- define "countersign.serverSecretName" -}}
+{{- .Values.secrets.existingSecret | default (printf "%s-secrets" (include "countersign.fullname" .)) -}}
+{{- end -}}
+
+{{/* Secret holding DATABASE_URL: the user's (external database) or the chart's in-cluster PostgreSQL's. */}}
+{{- define "countersign.databaseSecretName" -}}
+{{- if .Values.postgresql.enabled -}}
+{{- printf "%s-database" (include "countersign.fullname" .) -}}
+{{- else -}}
+{{- required "database.existingSecret must name a Secret holding DATABASE_URL (or set postgresql.enabled=true for a trial database)" .Values.database.existingSecret -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "countersign.databaseSecretKey" -}}
+{{- if .Values.postgresql.enabled -}}DATABASE_URL{{- else -}}{{ .Values.database.secretKey }}{{- end -}}
+{{- end -}}
+
+{{- define "countersign.databaseEnv" -}}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "countersign.databaseSecretName" . }}
+      key: {{ include "countersign.databaseSecretKey" . }}
+{{- end -}}
+
+{{/* Pod-level security: non-root, a fixed group for the emptyDir, seccomp RuntimeDefault. */}}
+{{- define "countersign.podSecurityContext" -}}
+{{ toYaml .Values.podSecurityContext }}
+{{- end -}}
+
+{{- define "countersign.containerSecurityContext" -}}
+{{ toYaml .Values.containerSecurityContext }}
+{{- end -}}
+
+{{/* Every server writes only to /tmp (read-only root filesystem). */}}
+{{- define "countersign.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: 64Mi
+{{- end -}}
+
+{{- define "countersign.tmpMount" -}}
+- name: tmp
+  mountPath: /tmp
+{{- end -}}
+
+{{- define "countersign.imagePullSecrets" -}}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/* The Cloud API's in-cluster address, for the operator. */}}
+{{- define "countersign.apiUrl" -}}
+http://{{ include "countersign.name" (dict "root" . "component" "api") }}.{{ .Release.Namespace }}.svc:{{ .Values.api.service.port }}
+{{- end -}}
+
+{{/* base64url of 32 random bytes, no padding (the servers' seed and key formats). */}}
+{{- define "countersign.random32" -}}
+{{- randBytes 32 | replace "+" "-" | replace "/" "_" | trimSuffix "=" -}}
+{{- end -}}
+
+{{/* Labels and annotations spliced into each CRD's metadata (indented by the caller). */}}
+{{- define "countersign.crdMetadata" -}}
+labels:
+{{ include "countersign.labels" . | indent 2 }}
+{{- if .Values.crds.keep }}
+annotations:
+  helm.sh/resource-policy: keep
+{{- end }}
+{{- end -}}
+
+{{/* Env vars from the installation secrets: (dict "root" $ "keys" (list ...)). */}}
+{{- define "countersign.secretEnv" -}}
+{{- range .keys }}
+- name: {{ . }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "countersign.serverSecretName" $.root }}
+      key: {{ . }}
+{{- end }}
+{{- end -}}
+
+{{/* Liveness on /healthz, readiness on the server's readiness path; (dict "port" "http" "readiness" "/readyz"). */}}
+{{- define "countersign.probes" -}}
+livenessProbe:
+  httpGet:
+    path: /healthz
+    port: {{ .port }}
+  periodSeconds: 10
+  timeoutSeconds: 3
+  failureThreshold: 6
+readinessProbe:
+  httpGet:
+    path: {{ .readiness }}
+    port: {{ .port }}
+  periodSeconds: 5
+  timeoutSeconds: 3
+  failureThreshold: 2
+startupProbe:
+  httpGet:
+    path: /healthz
+    port: {{ .port }}
+  periodSeconds: 2
+  failureThreshold: 60
+{{- end -}}
+
+{{/* nodeSelector, tolerations and affinity of a component's values. */}}
+{{- define "countersign.scheduling" -}}
+{{- with .nodeSelector }}
+nodeSelector:
+{{ toYaml . | indent 2 }}
+{{- end }}
+{{- with .tolerations }}
+tolerations:
+{{ toYaml . | indent 2 }}
+{{- end }}
+{{- with .affinity }}
+affinity:
+{{ toYaml . | indent 2 }}
+{{- end }}
+{{- end -}}

@@ -1,0 +1,228 @@
+/**
+ * The chart without a cluster: `helm lint` and `helm template` for the default values and for
+ * every option on, the operator's ClusterRole and the CRDs exactly as checked in, generated
+ * secrets in the formats the servers accept, the servers' configuration loading from what the
+ * chart sets, and values.schema.json refusing wrong values with a message naming the key.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { loadConfig } from "../../core/src/config/index.js";
+import { apiSettings } from "../../api/src/config.js";
+import { gatewaySettings } from "../../gateway/src/config.js";
+import { operatorSettings } from "../../operator/src/config.js";
+import { allOptionsValues, chartDir, find, helm, render, root, type K8sObject } from "./helm.js";
+
+const defaults = await render();
+const allOn = await render(["-f", allOptionsValues]);
+
+const crdFiles = readdirSync(path.join(root, "crds")).filter((f) => f.endsWith(".countersign.dev.yaml"));
+
+describe("helm lint", () => {
+  it("passes for the default values", async () => {
+    const res = await helm(["lint", "--strict", chartDir]);
+    expect(res.stdout + res.stderr).toContain("0 chart(s) failed");
+    expect(res.code).toBe(0);
+  });
+
+  it("passes with every option on", async () => {
+    const res = await helm(["lint", "--strict", chartDir, "-f", allOptionsValues]);
+    expect(res.stdout + res.stderr).toContain("0 chart(s) failed");
+    expect(res.code).toBe(0);
+  });
+});
+
+describe("helm template", () => {
+  const kinds = (objects: K8sObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+
+  it("renders the servers, their Services, autoscaler, budgets, policies and RBAC by default", () => {
+    expect(kinds(defaults)).toEqual(
+      expect.arrayContaining([
+        "Deployment/countersign-api",
+        "Deployment/countersign-gateway",
+        "Deployment/countersign-operator",
+        "Service/countersign-api",
+        "Service/countersign-gateway",
+        "HorizontalPodAutoscaler/countersign-gateway",
+        "PodDisruptionBudget/countersign-api",
+        "PodDisruptionBudget/countersign-gateway",
+        "PodDisruptionBudget/countersign-operator",
+        "NetworkPolicy/countersign-api",
+        "NetworkPolicy/countersign-gateway",
+        "ServiceAccount/countersign-api",
+        "ServiceAccount/countersign-gateway",
+        "ServiceAccount/countersign-operator",
+        "ClusterRole/countersign-operator",
+        "ClusterRoleBinding/countersign-operator",
+        "ClusterRole/countersign-api-tokenreview",
+        "Secret/countersign-secrets",
+        "Job/countersign-migrations",
+        "Job/countersign-crd-upgrade",
+      ]),
+    );
+    // Off by default: trial database, ingress, Prometheus Operator objects.
+    expect(defaults.filter((o) => ["StatefulSet", "Ingress", "ServiceMonitor", "PrometheusRule"].includes(o.kind))).toEqual([]);
+    expect(find(defaults, "Deployment", "countersign-operator").spec.replicas).toBe(2);
+  });
+
+  it("renders every optional object with every option on", () => {
+    expect(kinds(allOn)).toEqual(
+      expect.arrayContaining([
+        "StatefulSet/countersign-postgresql",
+        "Service/countersign-postgresql",
+        "NetworkPolicy/countersign-postgresql",
+        "Ingress/countersign-api",
+        "ServiceMonitor/countersign",
+        "PrometheusRule/countersign",
+        "Service/countersign-operator-metrics",
+      ]),
+    );
+    // An existing installation Secret is used, not generated.
+    expect(allOn.some((o) => o.kind === "Secret" && o.metadata.name === "countersign-secrets")).toBe(false);
+    const api = find(allOn, "Deployment", "countersign-api").spec.template.spec.containers[0];
+    expect(api.image).toBe("registry.example.com/countersign@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    expect(api.env.find((e: { name: string }) => e.name === "COUNTERSIGN_KEY_HASH_SECRET").valueFrom.secretKeyRef.name).toBe("countersign-installation");
+  });
+
+  it("renders the operator's ClusterRole with exactly the rules of config/rbac/operator-clusterrole.yaml", () => {
+    const file = parse(readFileSync(path.join(root, "config/rbac/operator-clusterrole.yaml"), "utf8"));
+    expect(find(defaults, "ClusterRole", "countersign-operator").rules).toEqual(file.rules);
+    const binding = find(defaults, "ClusterRoleBinding", "countersign-operator");
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "countersign-operator", namespace: "countersign-system" }]);
+  });
+
+  it("renders every CRD of crds/ unchanged, labelled and kept on uninstall", () => {
+    const crds = defaults.filter((o) => o.kind === "CustomResourceDefinition");
+    expect(crds.map((c) => `${c.metadata.name}.yaml`).sort()).toEqual([...crdFiles].sort());
+    for (const crd of crds) {
+      const file = parse(readFileSync(path.join(root, "crds", `${crd.metadata.name}.yaml`), "utf8"));
+      expect(crd.spec).toEqual(file.spec);
+      expect(crd.metadata.annotations).toEqual({ "helm.sh/resource-policy": "keep" });
+      expect(crd.metadata.labels).toMatchObject({ "app.kubernetes.io/name": "countersign" });
+    }
+  });
+
+  it("can leave the CRDs out, or let uninstall delete them", async () => {
+    expect((await render(["--set", "crds.enabled=false"])).filter((o) => o.kind === "CustomResourceDefinition" || o.metadata.name.includes("crd-upgrade"))).toEqual([]);
+    const notKept = (await render(["--set", "crds.keep=false"])).filter((o) => o.kind === "CustomResourceDefinition");
+    expect(notKept).toHaveLength(crdFiles.length);
+    expect(notKept.every((c) => c.metadata.annotations === undefined)).toBe(true);
+  });
+
+  it("upgrades CRDs from a pre-upgrade hook Job holding exactly crds/, and migrates from a pre-install/pre-upgrade hook", async () => {
+    const job = find(defaults, "Job", "countersign-crd-upgrade");
+    expect(job.metadata.annotations!["helm.sh/hook"]).toBe("pre-upgrade");
+    const configMap = find(defaults, "ConfigMap", "countersign-crd-upgrade");
+    for (const f of crdFiles) expect(configMap.data[f]).toBe(readFileSync(path.join(root, "crds", f), "utf8").trimEnd());
+    const migrations = find(defaults, "Job", "countersign-migrations");
+    expect(migrations.metadata.annotations).toMatchObject({ "helm.sh/hook": "pre-install,pre-upgrade" });
+    expect(migrations.spec.template.spec.containers[0].args).toEqual(["api/dist/migrate-main.js"]);
+    // With the trial database, which does not exist before install, the Job runs after it.
+    expect(find(allOn, "Job", "countersign-migrations").metadata.annotations!["helm.sh/hook"]).toBe("post-install,pre-upgrade");
+  });
+
+  it("spreads gateways over zones and nodes and scales them on CPU between the configured bounds", () => {
+    const gateway = find(allOn, "Deployment", "countersign-gateway");
+    expect(gateway.spec.replicas).toBeUndefined();
+    const spread = gateway.spec.template.spec.topologySpreadConstraints;
+    expect(spread.map((c: { topologyKey: string }) => c.topologyKey)).toEqual(["topology.kubernetes.io/zone", "kubernetes.io/hostname"]);
+    for (const c of spread) expect(c.labelSelector.matchLabels).toEqual(gateway.spec.selector.matchLabels);
+    const hpa = find(allOn, "HorizontalPodAutoscaler", "countersign-gateway");
+    expect(hpa.spec).toMatchObject({ minReplicas: 3, maxReplicas: 20, scaleTargetRef: { kind: "Deployment", name: "countersign-gateway" } });
+    expect(hpa.spec.metrics[0].resource).toEqual({ name: "cpu", target: { type: "Utilization", averageUtilization: 60 } });
+  });
+
+  it("lets only the api, the gateway and the migrations reach the in-cluster database", () => {
+    const policy = find(allOn, "NetworkPolicy", "countersign-postgresql");
+    const components = policy.spec.ingress[0].from.map((p: { podSelector: { matchLabels: Record<string, string> } }) => p.podSelector.matchLabels["app.kubernetes.io/component"]);
+    expect(components).toEqual(["api", "gateway", "migrations"]);
+    const api = find(allOn, "NetworkPolicy", "countersign-api");
+    expect(api.spec.ingress[0].from[0].podSelector.matchLabels["app.kubernetes.io/component"]).toBe("operator");
+  });
+
+  it("alerts only on metrics the servers export", () => {
+    const sources = ["gateway/src/metrics.ts", "core/src/webhooks/metrics.ts", "operator/src/controller/metrics.ts"].map((f) => readFileSync(path.join(root, f), "utf8")).join("\n");
+    const rules = find(allOn, "PrometheusRule", "countersign").spec.groups[0].rules as Array<{ alert: string; expr: string }>;
+    expect(rules.map((r) => r.alert)).toEqual(
+      expect.arrayContaining(["CountersignDecisionErrorRateHigh", "CountersignApprovalWaitsSaturated", "CountersignWebhookDeliveriesFailing", "CountersignOperatorReconcileErrors"]),
+    );
+    for (const r of rules) {
+      const metrics = r.expr.match(/countersign_[a-z_]+/g) ?? [];
+      expect(metrics.length).toBeGreaterThan(0);
+      for (const m of metrics) expect(sources, `${r.alert} uses ${m}`).toContain(`"${m}"`);
+    }
+  });
+});
+
+describe("what the chart hands the servers", () => {
+  const secret = find(defaults, "Secret", "countersign-secrets");
+  const secretValue = (key: string) => Buffer.from(secret.data[key], "base64").toString();
+
+  /** The environment a container would get, with the chart's Secrets resolved and DATABASE_URL given. */
+  function environment(objects: K8sObject[], deployment: string): NodeJS.ProcessEnv {
+    const container = find(objects, "Deployment", deployment).spec.template.spec.containers[0];
+    const env: NodeJS.ProcessEnv = {};
+    for (const e of container.env as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: unknown } }>) {
+      if (e.value !== undefined) env[e.name] = e.value;
+      else if (e.valueFrom?.secretKeyRef?.name === "countersign-secrets") env[e.name] = secretValue(e.valueFrom.secretKeyRef.key);
+      else if (e.name === "DATABASE_URL") env[e.name] = "postgres://countersign@db.example:5432/countersign";
+      else if (e.name === "COUNTERSIGN_TOKENREVIEW_TOKEN") env[e.name] = "a-service-account-token";
+      else if (e.valueFrom?.fieldRef) env[e.name] = "countersign-system";
+    }
+    return env;
+  }
+
+  it("generates installation secrets the servers accept, each different", () => {
+    const values = ["COUNTERSIGN_KEY_HASH_SECRET", "COUNTERSIGN_GATEWAY_SIGNING_KEY", "COUNTERSIGN_CREDENTIAL_KEY"].map(secretValue);
+    expect(new Set(values).size).toBe(3);
+    for (const v of values) expect(Buffer.from(v, "base64url")).toHaveLength(32);
+    expect(secret.metadata.annotations).toEqual({ "helm.sh/resource-policy": "keep" });
+  });
+
+  it("configures the api, the gateway and the operator with settings that load", () => {
+    // loadConfig throws a ConfigError naming every bad or unknown setting.
+    const api = loadConfig(apiSettings, environment(defaults, "countersign-api"));
+    expect(api).toMatchObject({ port: 8080, tokenReviewUrl: "https://kubernetes.default.svc", tokenReviewAudience: "countersign", mailOutboxDir: "/tmp/outbox" });
+    expect(api.gatewaySigningKey).toBeDefined();
+    const gateway = loadConfig(gatewaySettings, environment(defaults, "countersign-gateway"));
+    expect(gateway.port).toBe(8081);
+    expect(Buffer.from(gateway.signingKey).equals(Buffer.from(api.gatewaySigningKey!))).toBe(true);
+    const operator = loadConfig(operatorSettings, environment(defaults, "countersign-operator"));
+    expect(operator).toMatchObject({ apiUrl: "http://countersign-api.countersign-system.svc:8080", leaseName: "countersign-operator", healthPort: 8083 });
+  });
+
+  it("gives the operator a projected token for the audience the api's TokenReview requires", () => {
+    const pod = find(defaults, "Deployment", "countersign-operator").spec.template.spec;
+    const projected = pod.volumes.find((v: { name: string }) => v.name === "cloud-api-token").projected.sources[0].serviceAccountToken;
+    expect(projected.audience).toBe("countersign");
+    const apiEnv = find(defaults, "Deployment", "countersign-api").spec.template.spec.containers[0].env;
+    expect(apiEnv.find((e: { name: string }) => e.name === "COUNTERSIGN_TOKENREVIEW_AUDIENCE").value).toBe(projected.audience);
+  });
+});
+
+describe("values.schema.json", () => {
+  const refused = async (args: string[], mention: string) => {
+    const res = await helm(["template", "countersign", chartDir, ...args]);
+    expect(res.code, res.stdout).not.toBe(0);
+    expect(res.stderr).toContain(mention);
+    expect(res.stdout).toBe("");
+  };
+
+  it("refuses a wrong type, an unknown key, an out-of-range number and an unknown enum value, naming the key", async () => {
+    await refused(["--set", "gateway.autoscaling.maxReplicas=many"], "gateway.autoscaling.maxReplicas");
+    await refused(["--set", "gateway.autoscalng.enabled=true"], "autoscalng");
+    await refused(["--set", "gateway.autoscaling.targetCPUUtilizationPercentage=150"], "targetCPUUtilizationPercentage");
+    await refused(["--set", "logLevel=loud"], "logLevel");
+    await refused(["--set", "api.dashboardOrigin=https://example.com/path"], "dashboardOrigin");
+  });
+
+  it("refuses to run anything as root or with privilege escalation", async () => {
+    await refused(["--set", "podSecurityContext.runAsNonRoot=false"], "podSecurityContext.runAsNonRoot");
+    await refused(["--set", "containerSecurityContext.allowPrivilegeEscalation=true"], "containerSecurityContext.allowPrivilegeEscalation");
+  });
+
+  it("refuses an installation without a database", async () => {
+    await refused(["--set", "database.existingSecret="], "database.existingSecret");
+  });
+});
