@@ -71,3 +71,10 @@ export const find = (objects: K8sObject[], kind: string, name: string): K8sObjec
   if (!o) throw new Error(`no ${kind} ${name} rendered`);
   return o;
 };
+
+/** helm's stderr without the notice it prints for the chart's links to crds/ and config/rbac/ (files/). */
+export const problems = (stderr: string): string =>
+  stderr
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.includes("found symbolic link in path"))
+    .join("\n");
