@@ -23,6 +23,8 @@ export const localSettings = {
   dataDir: setting("COUNTERSIGN_DATA_DIR", z.string().min(1).default(".data"), "a folder"),
   apiPort: setting("COUNTERSIGN_API_PORT", port(8080), "a port number 0-65535"),
   gatewayPort: setting("COUNTERSIGN_GATEWAY_PORT", port(8081), "a port number 0-65535"),
+  /** The sample upstream MCP server the demo's Gateway-enforced tool runs on. */
+  sampleUpstreamPort: setting("COUNTERSIGN_SAMPLE_UPSTREAM_PORT", port(8082), "a port number 0-65535"),
   /** 0 picks a free port on every start. */
   postgresPort: setting("COUNTERSIGN_POSTGRES_PORT", port(0), "a port number 0-65535"),
 };

@@ -11,6 +11,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@countersign/core/store";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createTestDatabase } from "../../test/setup/database.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -50,7 +53,13 @@ async function until(cond: () => boolean, run: Run, ms = 60_000): Promise<void> 
 async function startAndCheck(env: Record<string, string>) {
   const apiPort = await freePort();
   const gatewayPort = await freePort();
-  const run = launch({ ...env, COUNTERSIGN_API_PORT: String(apiPort), COUNTERSIGN_GATEWAY_PORT: String(gatewayPort) });
+  const upstreamPort = await freePort();
+  const run = launch({
+    ...env,
+    COUNTERSIGN_API_PORT: String(apiPort),
+    COUNTERSIGN_GATEWAY_PORT: String(gatewayPort),
+    COUNTERSIGN_SAMPLE_UPSTREAM_PORT: String(upstreamPort),
+  });
   await until(() => run.stdout().includes("Countersign is running."), run);
   for (const port of [apiPort, gatewayPort]) {
     const res = await fetch(`http://127.0.0.1:${port}/readyz`);
@@ -92,7 +101,7 @@ describe("make run (local/src/main.ts)", () => {
       const file = path.join(demoDir, "demo.json");
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const demo = JSON.parse(readFileSync(file, "utf8"));
-      for (const member of ["api_url", "gateway_url", "org_id", "gateway_key", "decision_only_tool", "allowed_arguments", "approval_arguments", "owner_email", "owner_password"]) {
+      for (const member of ["api_url", "gateway_url", "org_id", "gateway_key", "decision_only_tool", "allowed_arguments", "approval_arguments", "mcp_tool", "mcp_allowed_arguments", "owner_email", "owner_password"]) {
         expect(demo[member], member).toBeDefined();
       }
       expect(demo.gateway_url).toBe(`http://127.0.0.1:${first.gatewayPort}`);
@@ -108,6 +117,15 @@ describe("make run (local/src/main.ts)", () => {
           body: JSON.stringify({ tool: demo.decision_only_tool, arguments: args }),
         }).then((r) => r.json());
       expect(await authorize(demo.approval_arguments)).toMatchObject({ allowed: false, status: "approval_pending" });
+      // The Gateway-enforced tool runs on the sample upstream, through /mcp with the MCP SDK client.
+      const agent = new Client({ name: "demo-agent", version: "1.0.0" });
+      await agent.connect(new StreamableHTTPClientTransport(new URL(`${demo.gateway_url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${demo.gateway_key}` } } }));
+      expect((await agent.listTools()).tools.map((t) => t.name)).toEqual([demo.mcp_tool]);
+      const ran = (await agent.callTool({ name: demo.mcp_tool, arguments: demo.mcp_allowed_arguments })) as CallToolResult;
+      await agent.close();
+      expect(ran.isError).toBeFalsy();
+      expect(JSON.stringify(ran.content)).toContain("Refunded 30 EUR");
+      expect((ran._meta as { service: { receipt_id: string } }).service.receipt_id).toMatch(/^[0-9a-f-]{36}$/);
       // The owner can sign in with the printed credentials.
       const signin = await fetch(`${demo.api_url}/auth/signin`, {
         method: "POST",
@@ -123,6 +141,12 @@ describe("make run (local/src/main.ts)", () => {
       expect(again.gateway_key).toBe(demo.gateway_key);
       expect(again.gateway_url).toBe(`http://127.0.0.1:${second.gatewayPort}`);
       expect(await authorize(demo.allowed_arguments, again.gateway_url)).toMatchObject({ allowed: true });
+      // The sample upstream moved to another port: the demo tool follows it.
+      const agent2 = new Client({ name: "demo-agent", version: "1.0.0" });
+      await agent2.connect(new StreamableHTTPClientTransport(new URL(`${again.gateway_url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${demo.gateway_key}` } } }));
+      const ranAgain = (await agent2.callTool({ name: demo.mcp_tool, arguments: demo.mcp_allowed_arguments })) as CallToolResult;
+      await agent2.close();
+      expect(ranAgain.isError).toBeFalsy();
       await stop(second.run);
       const { rows } = await db.pool.query("select count(*)::int as n from organizations");
       expect(rows[0].n).toBe(1);

@@ -14,6 +14,7 @@ import { localSettings } from "./config.js";
 import { openDatabase } from "./database.js";
 import { loadOrCreateSecrets } from "./secrets.js";
 import { demoCurl, ensureDemo } from "./demo/demo-file.js";
+import { startSampleUpstream } from "./sample-upstream.js";
 
 const config = loadConfigOrExit(localSettings);
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -48,6 +49,7 @@ const cloud = cloudOptionsFrom(
   },
   say,
 );
+const upstream = await startSampleUpstream("127.0.0.1", config.sampleUpstreamPort);
 const api = await startApi({ ...common, pool: apiPool, logger: createLogger("api", config.logLevel), port: config.apiPort, cloud });
 const gateway = await startGateway({
   ...common,
@@ -58,14 +60,22 @@ const gateway = await startGateway({
   keyHashSecret,
   signingKey: gatewaySigningKey,
   defaultPlan: "enterprise",
+  credentialKey,
+  // The sample upstream listens on loopback.
+  allowLoopbackUrls: config.allowLoopbackUrls,
 });
 
-const { demo, file: demoFile, created } = await ensureDemo(apiPool, config.dataDir, keyHashSecret, { api_url: `${api.url}/api/v1`, gateway_url: gateway.url });
+const { demo, file: demoFile, created } = await ensureDemo(apiPool, config.dataDir, keyHashSecret, {
+  api_url: `${api.url}/api/v1`,
+  gateway_url: gateway.url,
+  upstream_url: upstream.url,
+});
 
 say(`Countersign is running.`);
 say(`  database: ${database.description}; migrations applied now: ${migrated.applied.length}`);
 say(`  Cloud API: ${api.url}/api/v1   (health: ${api.url}/readyz)`);
 say(`  Gateway:   ${gateway.url}   (POST ${gateway.url}/v1/authorize, ${gateway.url}/mcp)`);
+say(`  Sample upstream MCP server: ${upstream.url} (tool ${demo.mcp_tool} through the Gateway's /mcp)`);
 say(`  Account e-mail: written to ${cloud.mailer.describe}; links are printed here.`);
 say(`  Demo organization ${created ? "created" : "reused"}: sign in as ${demo.owner_email}; credentials and keys in ${demoFile}`);
 say(`  Try an authorization:`);
@@ -74,6 +84,7 @@ say(`Press Ctrl-C to stop.`);
 
 runUntilSignal(async () => {
   await Promise.all([gateway.stop(), api.stop()]);
+  await upstream.stop();
   await Promise.all([apiPool.end(), gatewayPool.end()]);
   await database.stop();
   say("Countersign stopped.");

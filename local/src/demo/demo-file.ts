@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Pool } from "@countersign/core/store";
-import { seedDemo, type DemoSeed } from "./seed.js";
+import { mcpToolBinding, seedDemo, type DemoSeed } from "./seed.js";
 
 /** `.data/demo.json`: the demo's addresses and credentials for scripts and tutorials (issue 5). */
 export interface DemoFile extends DemoSeed {
@@ -14,17 +14,26 @@ export interface DemoFile extends DemoSeed {
  * long as its organization still exists in the database); the file is
  * rewritten with this run's addresses. Mode 600: it holds a key and a password.
  */
-export async function ensureDemo(pool: Pool, dataDir: string, keyHashSecret: Buffer, urls: { api_url: string; gateway_url: string }): Promise<{ demo: DemoFile; file: string; created: boolean }> {
+export async function ensureDemo(
+  pool: Pool,
+  dataDir: string,
+  keyHashSecret: Buffer,
+  urls: { api_url: string; gateway_url: string; upstream_url: string },
+): Promise<{ demo: DemoFile; file: string; created: boolean }> {
   const file = path.join(dataDir, "demo.json");
   let seed: DemoSeed | undefined;
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, "utf8")) as DemoSeed;
     const { rows } = await pool.query("select 1 from organizations where id = $1", [stored.org_id]);
-    if (rows.length === 1) seed = stored;
+    if (rows.length === 1 && stored.mcp_server_id) seed = stored;
   }
   const created = seed === undefined;
-  seed ??= await seedDemo(pool, keyHashSecret);
-  const demo: DemoFile = { ...seed, ...urls };
+  seed ??= await seedDemo(pool, keyHashSecret, urls.upstream_url);
+  // The sample upstream may listen on another port this run: keep the demo's MCP server (and its pin) on it.
+  const binding = JSON.stringify(mcpToolBinding(seed.mcp_server_id, urls.upstream_url, { amount_path: "amount", currency: "EUR" }));
+  await pool.query("update mcp_servers set url = $2 where id = $1 and url is distinct from $2", [seed.mcp_server_id, urls.upstream_url]);
+  await pool.query("update tools set binding = $2, authorized_binding = $2 where mcp_server_id = $1", [seed.mcp_server_id, binding]);
+  const demo: DemoFile = { ...seed, api_url: urls.api_url, gateway_url: urls.gateway_url };
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return { demo, file, created };
 }

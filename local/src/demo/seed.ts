@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { digestOf } from "@countersign/core/canonical";
 import { hashPassword } from "@countersign/api";
 import {
   generateSeed,
@@ -32,6 +33,9 @@ export const DEMO_POLICY = {
   ],
 };
 
+/** The demo's Gateway-enforced tool: the sample upstream's refund, run by the Gateway itself. */
+export const DEMO_MCP_TOOL = "refund_payment";
+
 export interface DemoSeed {
   org_id: string;
   agent_id: string;
@@ -39,6 +43,10 @@ export interface DemoSeed {
   decision_only_tool: string;
   allowed_arguments: Record<string, unknown>;
   approval_arguments: Record<string, unknown>;
+  mcp_tool: string;
+  mcp_allowed_arguments: Record<string, unknown>;
+  /** The sample upstream the demo's MCP server points at. */
+  mcp_server_id: string;
   owner_email: string;
   owner_password: string;
   /** Private keys a browser would hold; here for scripts and tutorials only (SPEC 2.1 "key backups"). */
@@ -53,7 +61,7 @@ export interface DemoSeed {
  * approval above), and the principal's delegation to the agent. Written
  * through the core functions the Cloud API uses, in one transaction.
  */
-export async function seedDemo(pool: Pool, keyHashSecret: Buffer): Promise<DemoSeed> {
+export async function seedDemo(pool: Pool, keyHashSecret: Buffer, upstreamUrl: string): Promise<DemoSeed> {
   const ownerEmail = "owner@demo.countersign.local";
   const ownerPassword = randomBytes(12).toString("base64url");
   const principalSeed = generateSeed();
@@ -104,6 +112,18 @@ export async function seedDemo(pool: Pool, keyHashSecret: Buffer): Promise<DemoS
       [orgId, integration.rows[0]!.id, DEMO_TOOL, JSON.stringify(mapping), binding],
     );
 
+    const upstream = await db.query<{ id: string }>(
+      "insert into mcp_servers (organization_id, name, kind, url) values ($1, 'Sample upstream (make run)', 'mcp', $2) returning id",
+      [orgId, upstreamUrl],
+    );
+    const mcpServerId = upstream.rows[0]!.id;
+    const mcpBinding = JSON.stringify(mcpToolBinding(mcpServerId, upstreamUrl, mapping));
+    await db.query(
+      `insert into tools (organization_id, mcp_server_id, exposed_name, upstream_name, action, description, input_schema, amount_mapping, enabled, binding, authorized_binding)
+       values ($1, $2, $3, $3, 'payments.refund', 'Refund part of an order, run by the Gateway on the sample upstream', $4, $5, true, $6, $6)`,
+      [orgId, mcpServerId, DEMO_MCP_TOOL, JSON.stringify(DEMO_MCP_SCHEMA), JSON.stringify(mapping), mcpBinding],
+    );
+
     const document = parsePolicy(DEMO_POLICY);
     const text = JSON.stringify(document);
     const policy = await db.query<{ id: string }>("insert into policies (organization_id, name) values ($1, 'Refunds') returning id", [orgId]);
@@ -125,12 +145,34 @@ export async function seedDemo(pool: Pool, keyHashSecret: Buffer): Promise<DemoS
       decision_only_tool: DEMO_TOOL,
       allowed_arguments: { order_id: "ord_1001", amount: 25 },
       approval_arguments: { order_id: "ord_1002", amount: 250 },
+      mcp_tool: DEMO_MCP_TOOL,
+      mcp_allowed_arguments: { order_id: "ord_1003", amount: 30 },
+      mcp_server_id: mcpServerId,
       owner_email: ownerEmail,
       owner_password: ownerPassword,
       principal_key: toBase64url(principalSeed),
       owner_identity_key: toBase64url(ownerIdentitySeed),
     };
   });
+}
+
+const DEMO_MCP_SCHEMA = {
+  type: "object",
+  properties: { order_id: { type: "string" }, amount: { type: "integer", minimum: 1 } },
+  required: ["order_id", "amount"],
+};
+
+/** The demo MCP tool's binding pin (what the Cloud API's authorize would pin: api/src/tools/binding.ts). */
+export function mcpToolBinding(serverId: string, url: string, mapping: unknown) {
+  return {
+    mcp_server_id: serverId,
+    url,
+    credential_version: 0,
+    server_kid: null,
+    upstream_name: DEMO_MCP_TOOL,
+    input_schema: digestOf(DEMO_MCP_SCHEMA),
+    amount_mapping: digestOf(mapping),
+  };
 }
 
 /** The principal's DELEGATION of `payments.*` to the agent for a year. */
