@@ -32,6 +32,8 @@ export interface ControlPlane {
   kubeconfigPath: string;
   /** PEM of the CA that signed the apiserver's serving certificate. */
   caCert: string;
+  /** PEM certificate and key of the harness's admin (group system:masters). */
+  adminCredentials: { cert: string; key: string };
   /** Writes a kubeconfig file for another identity and returns its path. */
   kubeconfig(options: KubeconfigOptions): string;
   /** Runs kubectl with the admin kubeconfig (or `kubeconfig`), never throwing on a non-zero exit. */
@@ -98,6 +100,7 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
       server,
       kubeconfigPath,
       caCert: pem(certs.caCert),
+      adminCredentials: { cert: pem(certs.adminCert), key: pem(certs.adminKey) },
       kubeconfig(opts) {
         const file = path.join(dir, `user-${++written}.kubeconfig`);
         writeFileSync(file, kubeconfigText(server, certs, opts));

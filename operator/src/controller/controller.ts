@@ -1,0 +1,103 @@
+// One controller per kind: a resilient informer feeds object keys into a work queue, and workers
+// reconcile them one key at a time. A reconcile that throws is retried with per-key backoff; one
+// that asks for it is looked at again after a delay (e.g. to follow a rollout).
+import type { KubernetesObject } from "@kubernetes/client-node";
+import type { Logger } from "../log.js";
+import { ResilientInformer, type ResilientInformerOptions } from "./informer.js";
+import type { OperatorMetrics } from "./metrics.js";
+import { WorkQueue } from "./work-queue.js";
+
+export interface ReconcileResult {
+  /** Look at the object again after this many milliseconds even without a change. */
+  requeueAfterMs?: number;
+}
+
+export interface Reconciler<T extends KubernetesObject> {
+  kind: string;
+  /** `object` is the cached state, undefined once it is gone from the apiserver. */
+  reconcile(key: { namespace: string; name: string }, object: T | undefined): Promise<ReconcileResult | void>;
+}
+
+export interface ControllerOptions<T extends KubernetesObject> {
+  reconciler: Reconciler<T>;
+  informer: Omit<ResilientInformerOptions<T>, "onEvent" | "onSynced" | "onError">;
+  metrics: OperatorMetrics;
+  log: Logger;
+  workers?: number;
+  queue?: WorkQueue;
+}
+
+export function objectKey(object: KubernetesObject): string {
+  return `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
+}
+
+export class Controller<T extends KubernetesObject> {
+  readonly queue: WorkQueue;
+  readonly informer: ResilientInformer<T>;
+  private running: Promise<void>[] = [];
+
+  constructor(private readonly options: ControllerOptions<T>) {
+    const { kind } = options.reconciler;
+    const { metrics, log } = options;
+    this.queue =
+      options.queue ?? new WorkQueue({ onDepth: (depth) => metrics.queueDepth.set({ kind }, depth) });
+    this.informer = new ResilientInformer<T>({
+      ...options.informer,
+      onEvent: (_event, object) => this.queue.add(objectKey(object)),
+      onSynced: (at) => metrics.lastSync.set({ kind }, at.getTime() / 1000),
+      onError: (error, retryInMs) => {
+        metrics.watchRestarts.inc({ kind });
+        log.warn({ kind, retryInMs, error: describeError(error) }, "watch failed; restarting");
+      },
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.informer.start();
+    const workers = this.options.workers ?? 2;
+    for (let i = 0; i < workers; i++) this.running.push(this.work());
+  }
+
+  async stop(): Promise<void> {
+    this.queue.shutDown();
+    await this.informer.stop();
+    await Promise.all(this.running);
+  }
+
+  private async work(): Promise<void> {
+    const { reconciler, metrics, log } = this.options;
+    const kind = reconciler.kind;
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      const [namespace = "", name = ""] = key.split("/");
+      try {
+        const result = await reconciler.reconcile({ namespace, name }, this.informer.get(name, namespace || undefined));
+        this.queue.forget(key);
+        if (result?.requeueAfterMs !== undefined) {
+          metrics.reconciles.inc({ kind, result: "requeue" });
+          this.queue.addAfter(key, result.requeueAfterMs);
+        } else {
+          metrics.reconciles.inc({ kind, result: "success" });
+        }
+      } catch (error) {
+        metrics.reconciles.inc({ kind, result: "error" });
+        const retryInMs = this.queue.addRateLimited(key);
+        log.warn({ kind, key, retryInMs, error: describeError(error) }, "reconcile failed; retrying");
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+}
+
+/** An error as a line for the log: never a request body or header (they may hold secrets). */
+export function describeError(error: unknown): string {
+  if (error && typeof error === "object") {
+    const e = error as { code?: unknown; statusCode?: unknown; message?: unknown; name?: unknown };
+    const status = e.code ?? e.statusCode;
+    const message = typeof e.message === "string" ? e.message.split("\n")[0]!.slice(0, 300) : String(e.name ?? "error");
+    return status !== undefined ? `${String(status)} ${message}` : message;
+  }
+  return String(error);
+}

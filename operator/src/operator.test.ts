@@ -1,0 +1,223 @@
+/**
+ * The operator process against a real kube-apiserver and a real Cloud API: it runs under exactly
+ * the ClusterRole of config/rbac/ (impersonating its ServiceAccount), authenticates to the Cloud
+ * API with its ServiceAccount token (reviewed through the real TokenReview API), reconciles
+ * Organizations, repairs drift on resync, survives an apiserver restart, and hands its Lease over
+ * between two processes without a duplicate write.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { startControlPlane, type ControlPlane } from "../../test/control-plane/index.js";
+import { startCloudApi, type Browser, type CloudApi } from "../../test/fixtures/cloud-api.js";
+import {
+  kubernetesTokenReviewer,
+  operatorNamespace,
+  operatorUsername,
+  setUpOperatorIdentity,
+  startOperatorProcess,
+  type OperatorIdentity,
+  type OperatorProcess,
+} from "../../test/fixtures/operator.js";
+import { createTestDatabase, type TestDatabase } from "../../test/setup/database.js";
+
+const namespace = "payments-team";
+let plane: ControlPlane;
+let identity: OperatorIdentity;
+let db: TestDatabase;
+let api: CloudApi;
+let owner: Browser;
+let orgId: string;
+const processes: OperatorProcess[] = [];
+
+async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what}: not reached in ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ""}`);
+}
+
+async function getJson(args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await plane.kubectl([...args, "-o", "json"]);
+  if (res.code !== 0) throw new Error(res.stderr);
+  return JSON.parse(res.stdout);
+}
+
+const organization = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: "countersign.dev/v1alpha1",
+  kind: "Organization",
+  metadata: { name, namespace },
+  spec,
+});
+
+async function apply(object: unknown): Promise<void> {
+  const res = await plane.kubectl(["apply", "-f", "-"], { input: stringify(object) });
+  if (res.code !== 0) throw new Error(res.stderr);
+}
+
+const condition = (o: { status?: { conditions?: Array<{ type: string }> } }, type: string) => o.status?.conditions?.find((c) => c.type === type) as
+  | { status: string; reason: string; message: string; observedGeneration: number }
+  | undefined;
+
+async function auditUpdates(): Promise<Array<{ actor: { type: string; id: string } }>> {
+  const res = await owner.get(`/orgs/${orgId}/audit?action=organization.updated&limit=100`);
+  expect(res.status).toBe(200);
+  return res.body.items;
+}
+
+async function leaseHolder(): Promise<string> {
+  const lease = await getJson(["get", "lease", "countersign-operator", "-n", operatorNamespace]);
+  return lease.spec.holderIdentity ?? "";
+}
+
+async function metricsOf(p: OperatorProcess): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${await p.healthPort}/metrics`)).text();
+}
+
+function start(name: string): OperatorProcess {
+  const p = startOperatorProcess({ identity: name, kubeconfig: identity.kubeconfig, apiUrl: api.base, tokenFile: identity.tokenFile, resyncSeconds: 2 });
+  processes.push(p);
+  return p;
+}
+
+beforeAll(async () => {
+  plane = await startControlPlane();
+  identity = await setUpOperatorIdentity(plane);
+  await plane.kubectl(["create", "namespace", namespace]);
+  db = await createTestDatabase();
+  api = await startCloudApi(db, { extra: { tokenReviewer: kubernetesTokenReviewer(plane, plane.adminCredentials) } });
+  owner = api.browser();
+  await owner.signUpAndIn(api.smtp);
+  const created = await owner.post("/orgs", { name: "Made in the dashboard" });
+  expect(created.status).toBe(201);
+  orgId = created.body.organization.id;
+  const bound = await owner.post(`/orgs/${orgId}/operator-bindings`, { username: operatorUsername, role: "admin" });
+  expect(bound.status).toBe(201);
+}, 180_000);
+
+afterAll(async () => {
+  if (process.env.OPERATOR_TEST_DEBUG) for (const p of processes) console.log(p.identity, p.output().slice(-6000));
+  await Promise.all(processes.map((p) => p.stop()));
+  await api?.close();
+  await db?.drop();
+  await plane?.stop();
+});
+
+describe("the operator's RBAC", () => {
+  it("is exactly the checked-in ClusterRole: its resources yes, anything else no", async () => {
+    const can = async (...args: string[]) => (await plane.kubectl(["auth", "can-i", ...args], { kubeconfig: identity.kubeconfig })).stdout.trim();
+    expect(await can("watch", "policies.countersign.dev", "-A")).toBe("yes");
+    expect(await can("update", "policies.countersign.dev", "--subresource=status", "-n", namespace)).toBe("yes");
+    expect(await can("create", "secrets", "-n", namespace)).toBe("yes");
+    expect(await can("update", "leases.coordination.k8s.io", "-n", operatorNamespace)).toBe("yes");
+    expect(await can("list", "secrets", "-A")).toBe("no");
+    expect(await can("delete", "policies.countersign.dev", "-n", namespace)).toBe("no");
+    expect(await can("create", "pods", "-n", namespace)).toBe("no");
+    expect(await can("create", "customresourcedefinitions.apiextensions.k8s.io")).toBe("no");
+  });
+});
+
+describe("an operator process", { timeout: 120_000 }, () => {
+  let first: OperatorProcess;
+
+  it("takes the Lease, reconciles an Organization into the Cloud API as the operator, and reports Ready", async () => {
+    first = start("operator-a");
+    await eventually("operator-a leads", async () => (await leaseHolder()) === "operator-a");
+    await apply(organization("acme", { organizationId: orgId, settings: { name: "Acme from Git", approvalTtlSeconds: 3600, agentDisclosure: "conditions" } }));
+    const acme = await eventually("acme Ready", async () => {
+      const o = await getJson(["get", "organization.countersign.dev/acme", "-n", namespace]);
+      return condition(o, "Ready")?.status === "True" && o;
+    });
+    expect(acme.status).toMatchObject({ organizationName: "Acme from Git", observedGeneration: acme.metadata.generation });
+    expect(condition(acme, "Reconciled")).toMatchObject({ status: "True", observedGeneration: acme.metadata.generation });
+    const org = (await owner.get(`/orgs/${orgId}`)).body.organization;
+    expect(org).toMatchObject({ name: "Acme from Git", approval_ttl_seconds: 3600, agent_disclosure: "conditions" });
+    const updates = await auditUpdates();
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.actor).toMatchObject({ type: "operator", id: operatorUsername });
+    const events = await getJson(["get", "events", "-n", namespace, "--field-selector", "involvedObject.name=acme"]);
+    expect(events.items.map((e: { reason: string }) => e.reason)).toContain("SettingsUpdated");
+  });
+
+  it("repairs a change made outside Git on the next resync, with one write", async () => {
+    expect((await owner.patch(`/orgs/${orgId}`, { name: "Renamed in the dashboard" })).status).toBe(200);
+    await eventually("name restored", async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "Acme from Git");
+    const updates = await auditUpdates();
+    expect(updates.filter((u) => u.actor.type === "operator")).toHaveLength(2);
+  });
+
+  it("reports an organization it is not bound to as not Ready, with a Warning event, and writes nothing", async () => {
+    const before = await auditUpdates();
+    await apply(organization("stranger", { organizationId: "5b0c6d1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", settings: { name: "Nope" } }));
+    const stranger = await eventually("stranger refused", async () => {
+      const o = await getJson(["get", "organization.countersign.dev/stranger", "-n", namespace]);
+      return condition(o, "Ready")?.status === "False" && o;
+    });
+    expect(condition(stranger, "Ready")).toMatchObject({ reason: "OrganizationNotFound" });
+    expect(condition(stranger, "Ready")!.message).toMatch(/does not exist or the operator is not bound to it/);
+    const events = await eventually("warning event", async () => {
+      const list = await getJson(["get", "events", "-n", namespace, "--field-selector", "involvedObject.name=stranger"]);
+      return list.items.length > 0 && list.items;
+    });
+    expect(events[0]).toMatchObject({ type: "Warning", reason: "OrganizationNotFound" });
+    expect(await auditUpdates()).toHaveLength(before.length);
+  });
+
+  it("keeps working after the apiserver restarts: the same process reconciles the next change", async () => {
+    await plane.restartApiServer();
+    await apply(organization("acme", { organizationId: orgId, settings: { name: "After the restart", approvalTtlSeconds: 3600, agentDisclosure: "conditions" } }));
+    await eventually("change after restart reconciled", async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "After the restart");
+    expect(first.child.exitCode).toBeNull();
+  });
+
+  it("serves /healthz and /metrics with reconciles by kind and result, queue depth and last sync", async () => {
+    const port = await first.healthPort;
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    const metrics = await metricsOf(first);
+    expect(metrics).toMatch(/countersign_operator_reconciles_total\{kind="Organization",result="success"\} [1-9]/);
+    expect(metrics).toMatch(/countersign_operator_queue_depth\{kind="Organization"\} \d/);
+    expect(metrics).toMatch(/countersign_operator_last_successful_sync_timestamp_seconds\{kind="Organization"\} \d/);
+    expect(metrics).toMatch(/countersign_operator_leader 1/);
+  });
+
+  it("hands the Lease to a second process without a duplicate write", async () => {
+    const second = start("operator-b");
+    const secondPort = await second.healthPort;
+    expect((await fetch(`http://127.0.0.1:${secondPort}/healthz`)).status).toBe(200);
+    expect(await leaseHolder()).toBe("operator-a");
+
+    // Both running: one change gives exactly one write, by the leader only.
+    const before = (await auditUpdates()).length;
+    await apply(organization("acme", { organizationId: orgId, settings: { name: "Two replicas", approvalTtlSeconds: 3600, agentDisclosure: "conditions" } }));
+    await eventually("change reconciled", async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "Two replicas");
+    await new Promise((r) => setTimeout(r, 5000)); // two more resyncs of the leader: still one write
+    expect(await auditUpdates()).toHaveLength(before + 1);
+    const standby = await metricsOf(second);
+    expect(standby).toMatch(/countersign_operator_leader 0/);
+    expect(standby).not.toMatch(/countersign_operator_reconciles_total\{/);
+
+    // The leader stops cleanly and releases the Lease; the standby takes over and reconciles.
+    expect(await first.stop()).toBe(0);
+    await eventually("operator-b leads", async () => (await leaseHolder()) === "operator-b", 30_000);
+    await apply(organization("acme", { organizationId: orgId, settings: { name: "After the handover", approvalTtlSeconds: 3600, agentDisclosure: "conditions" } }));
+    await eventually("change reconciled by b", async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "After the handover");
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(await auditUpdates()).toHaveLength(before + 2);
+    expect(await metricsOf(second)).toMatch(/countersign_operator_leader 1/);
+    const lease = await getJson(["get", "lease", "countersign-operator", "-n", operatorNamespace]);
+    expect(lease.spec).toMatchObject({ holderIdentity: "operator-b", leaseDurationSeconds: 15 });
+    expect(lease.spec.leaseTransitions).toBeGreaterThanOrEqual(1);
+  });
+
+  it("never logs the ServiceAccount token", () => {
+    for (const p of processes) expect(p.output()).not.toContain(identity.token);
+    expect(api.logs.join("\n")).not.toContain(identity.token);
+  });
+});
