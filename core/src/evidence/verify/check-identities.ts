@@ -52,9 +52,12 @@ export function checkIdentities(
     if (findings.equivocated.has(state.kid)) state.equivocated = true;
   }
 
-  // A Gateway identity is installation-wide (docs/evidence.md, section 3): it
-  // signs for every organization, so only the other signers must agree.
-  const organizations = new Set([...states.values()].filter((s) => s.actorType !== "gateway").map((s) => s.subject.organization_id));
+  // A Gateway identity is installation-wide and a personal identity belongs to
+  // a person, who approves in every organization they are a member of
+  // (docs/evidence.md, section 3): only the other signers must agree.
+  const organizations = new Set(
+    [...states.values()].filter((s) => s.actorType !== "gateway" && s.actorType !== "person").map((s) => s.subject.organization_id),
+  );
   if (organizations.size > 1) {
     findings.error("identities", "IDENTITY_MISMATCH", "identities belong to more than one organization");
   }
