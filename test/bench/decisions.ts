@@ -13,14 +13,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateSeed } from "../../core/src/evidence/index.js";
 import { createPool, freePort, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
-import { createAuthorizationWorld, createGatewayKey } from "../fixtures/authorization.js";
+import { createAuthorizationWorld, createGatewayKey, createMcpTool } from "../fixtures/authorization.js";
+import { SAMPLE_TOOL, startSampleUpstream } from "../../local/src/sample-upstream.js";
 import { startGatewayProcess, type GatewayProcess } from "../multi-replica/gateway-process.js";
 import { runLoad, type LoadResult } from "./load.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // Both sides run as built JavaScript, as in production: the Gateway from gateway/dist (tsc -b),
 // the baseline bundled from its sources with esbuild (npm packages stay external).
-execFileSync("npx", ["tsc", "-b"], { cwd: root, stdio: "inherit" });
+execFileSync("npx", ["tsc", "-b", "gateway"], { cwd: root, stdio: "inherit" });
 const baselineFile = path.join(root, ".cache", "bench", "baseline-server.mjs");
 execFileSync("npx", ["esbuild", "test/bench/baseline-server.ts", "--bundle", "--platform=node", "--format=esm", "--packages=external", `--outfile=${baselineFile}`, "--log-level=warning"], { cwd: root, stdio: "inherit" });
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -84,6 +85,35 @@ for (const processes of [1, 2]) {
   rows.push({ processes, gateway, baseline });
 }
 
+// tools/call through the Gateway (decision, claim, upstream exchange, RESULT, receipt) against the
+// same call made directly to the upstream, one Gateway process.
+const upstream = await startSampleUpstream("127.0.0.1", 0);
+const mcpTool = await createMcpTool(pool, world.organizationId, { url: upstream.url, upstreamName: SAMPLE_TOOL, amountMapping: { amount_path: "amount", currency: "EUR" } });
+const rpc = (name: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { order_id: "ord_1", amount: 5 } } });
+const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const classify = (code: number, text: string) => {
+  try {
+    const body = JSON.parse(text) as { result?: { isError?: boolean; structuredContent?: { service?: { code?: string } } }; error?: { code: number } };
+    if (body.error) return `rpc_error_${body.error.code}`;
+    return body.result?.isError ? (body.result.structuredContent?.service?.code ?? "isError") : "ok";
+  } catch {
+    return String(code);
+  }
+};
+const gatewayForMcp = await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true, env: { COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true" } });
+const viaGateway = await (async () => {
+  const target = { urls: [gatewayForMcp.url], path: "/mcp", classify, request: (i: number) => ({ headers: { ...mcpHeaders, authorization: `Bearer ${keys[i % keys.length]}` }, body: rpc(mcpTool.name) }) };
+  await runLoad(target, 50, 2);
+  return { unloaded: await runLoad(target, 1, Math.max(3, seconds / 2)), loaded: await runLoad(target, 50, seconds) };
+})();
+await gatewayForMcp.stop();
+const direct = await (async () => {
+  const target = { urls: [new URL(upstream.url).origin], path: "/mcp", classify, request: () => ({ headers: mcpHeaders, body: rpc(SAMPLE_TOOL) }) };
+  await runLoad(target, 50, 2);
+  return { unloaded: await runLoad(target, 1, Math.max(3, seconds / 2)), loaded: await runLoad(target, 50, seconds) };
+})();
+await upstream.stop();
+
 const f = (n: number, d = 0) => n.toFixed(d);
 const line = (r: LoadResult) => `${f(r.perSecond).padStart(6)}/s  p50 ${f(r.p50ms, 2).padStart(6)} ms  p99 ${f(r.p99ms, 2).padStart(7)} ms`;
 console.log(`\nDecision-only allow path, POST /v1/authorize over loopback, synchronous commit, ${seconds} s per loaded run (this machine: ${os.cpus().length} cores)`);
@@ -93,6 +123,11 @@ for (const r of rows) {
   console.log(`  baseline  unloaded ${line(r.baseline.unloaded)}   50 conns ${line(r.baseline.loaded)}`);
   console.log(`  ratio Gateway/baseline at 50 connections: ${f(r.gateway.loaded.perSecond / r.baseline.loaded.perSecond, 2)}`);
 }
+console.log(`\ntools/call through the Gateway (1 process) against the same call made directly to the upstream`);
+console.log(`  Gateway   unloaded ${line(viaGateway.unloaded)}   50 conns ${line(viaGateway.loaded)}   answers ${JSON.stringify(viaGateway.loaded.statuses)}`);
+console.log(`  direct    unloaded ${line(direct.unloaded)}   50 conns ${line(direct.loaded)}   answers ${JSON.stringify(direct.loaded.statuses)}`);
+console.log(`  added latency unloaded: p50 +${f(viaGateway.unloaded.p50ms - direct.unloaded.p50ms, 2)} ms, p99 +${f(viaGateway.unloaded.p99ms - direct.unloaded.p99ms, 2)} ms`);
+console.log(`  throughput ratio Gateway/direct at 50 connections: ${f(viaGateway.loaded.perSecond / direct.loaded.perSecond, 2)}`);
 await pool.end();
 await pg.stop();
 rmSync(dataDir, { recursive: true, force: true });

@@ -19,7 +19,16 @@ export interface LoadTarget {
   path: string;
   /** A request's headers and body; called per request so each can carry its own key. */
   request: (i: number) => { headers: Record<string, string>; body: string };
-  /** The answer's `status` member counted by value (e.g. authorized), so a run that refused is visible. */
+  /** What an answer counts as in `statuses` (default: its JSON `status` member, else the HTTP code). */
+  classify?: (code: number, text: string) => string;
+}
+
+function statusOf(code: number, text: string): string {
+  try {
+    return (JSON.parse(text) as { status?: string }).status ?? String(code);
+  } catch {
+    return String(code);
+  }
 }
 
 function send(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<{ code: number; text: string }> {
@@ -52,12 +61,7 @@ export async function runLoad(target: LoadTarget, connections: number, seconds: 
         const t0 = process.hrtime.bigint();
         const res = await send(agents[which]!, urls[which]!, headers, body);
         latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-        let status = String(res.code);
-        try {
-          status = (JSON.parse(res.text) as { status?: string }).status ?? status;
-        } catch {
-          // not JSON: keep the HTTP code
-        }
+        const status = (target.classify ?? statusOf)(res.code, res.text);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
     }),
