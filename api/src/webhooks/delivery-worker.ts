@@ -42,25 +42,49 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private stopped = false;
+  private started = false;
+  private looping = false;
+  private kicked = false;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.now = opts.now ?? (() => new Date());
     this.metrics = opts.metrics ?? new WebhookMetrics();
   }
 
-  /** Look for due deliveries every pollMs until stop(). */
+  /**
+   * Look for due deliveries every pollMs until stop(), and at once whenever
+   * an attempt ends (its endpoint and organization may take the next one).
+   */
   start(): void {
     this.stopped = false;
-    const loop = async () => {
-      if (this.stopped) return;
-      try {
-        await this.claimAndSend();
-      } catch (err) {
-        this.opts.logger?.warn({ err }, "webhook worker: claiming failed; retrying");
-      }
-      if (!this.stopped) this.timer = setTimeout(loop, this.opts.pollMs ?? 1000);
-    };
-    this.timer = setTimeout(loop, 0);
+    this.started = true;
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), ms);
+  }
+
+  private async loop(): Promise<void> {
+    if (this.stopped) return;
+    this.looping = true;
+    this.kicked = false;
+    try {
+      await this.claimAndSend();
+    } catch (err) {
+      this.opts.logger?.warn({ err }, "webhook worker: claiming failed; retrying");
+    } finally {
+      this.looping = false;
+    }
+    if (!this.stopped) this.schedule(this.kicked ? 0 : (this.opts.pollMs ?? 1000));
+  }
+
+  /** An attempt ended: claim again now rather than at the next poll. */
+  private kick(): void {
+    if (!this.started || this.stopped) return;
+    if (this.looping) this.kicked = true;
+    else this.schedule(0);
   }
 
   /** Stop claiming and wait for the attempts in flight to finish (each ends within its timeout). */
@@ -103,7 +127,10 @@ export class DeliveryWorker {
           .catch((err: unknown) =>
             this.opts.logger?.error({ err, delivery_id: c.deliveryId }, "webhook attempt not recorded"),
           )
-          .finally(() => this.inFlight.delete(p));
+          .finally(() => {
+            this.inFlight.delete(p);
+            this.kick();
+          });
         this.inFlight.add(p);
       }
       await this.observeQueueAge(now);
