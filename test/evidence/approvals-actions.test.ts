@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSeed, nodeSigner, verifyBundle } from "../../core/src/evidence/index.js";
-import { bindPersonalIdentity, signDecision } from "../fixtures/authorization.js";
+import { bindPersonalIdentity, createActivePolicy, createDelegation, createGatewayKey, refundPolicy, signDecision } from "../fixtures/authorization.js";
+import { createAgent } from "../fixtures/organization.js";
 import { addMember, managementKey } from "../fixtures/configuration.js";
 import type { Answer } from "../fixtures/cloud-api.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
@@ -241,5 +242,51 @@ describe("POST .../actions/<id>/cancel", () => {
     await refusedUnchanged(() => key("POST", `/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }), 403, "FORBIDDEN");
     expect((await w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good })).status).toBe(200);
     await refusedUnchanged(() => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }), 409, "INVALID_STATE");
+  });
+});
+
+describe("approval lifetimes (SPEC 2.1, 8.4)", () => {
+  /** An agent of its own with a policy and a delegation, and the expiry of its first held call's approval request. */
+  async function heldExpiry(document: unknown, delegationEnds: Date): Promise<{ expiresAt: number; decidedAt: number }> {
+    const agentId = await createAgent(db.pool, w.org);
+    await createDelegation(db.pool, w.org, agentId, w.principal, { permissions: ["payments.*"], expiresAt: delegationEnds });
+    await createActivePolicy(db.pool, w.org, document, { agentId });
+    const key = await createGatewayKey(db.pool, w.api.keyHashSecret, w.org, agentId, w.o.ownerId);
+    const before = Date.now();
+    const res = await w.gw.authorize(key.key, { tool: w.tool, arguments: { amount: 300 } });
+    expect(res.body.status).toBe("approval_pending");
+    const approval = (await w.o.owner.get(`/orgs/${w.org}/approvals/${res.body.approval_request_id}`)).body.approval;
+    return { expiresAt: Date.parse(approval.expires_at), decidedAt: before };
+  }
+  const far = () => new Date(Date.now() + 30 * 86_400_000);
+  const withRuleTtl = (ttl: number) => ({
+    ...refundPolicy,
+    rules: refundPolicy.rules.map((r) => (r.id === "needs-approval" ? { ...r, approval_ttl_seconds: ttl } : r)),
+  });
+
+  it("the organization's default applies when the rule sets none, and a change applies to later requests", async () => {
+    const a = await heldExpiry(refundPolicy, far());
+    expect(a.expiresAt - a.decidedAt).toBeGreaterThan(86_400_000 - 60_000);
+    expect(a.expiresAt - a.decidedAt).toBeLessThanOrEqual(86_400_000 + 60_000);
+    expect((await w.o.owner.patch(`/orgs/${w.org}`, { approval_ttl_seconds: 600 })).status).toBe(200);
+    try {
+      const b = await heldExpiry(refundPolicy, far());
+      expect(b.expiresAt - b.decidedAt).toBeGreaterThan(600_000 - 60_000);
+      expect(b.expiresAt - b.decidedAt).toBeLessThanOrEqual(600_000 + 60_000);
+    } finally {
+      await w.o.owner.patch(`/orgs/${w.org}`, { approval_ttl_seconds: 86_400 });
+    }
+  });
+
+  it("a rule's own approval_ttl_seconds wins over the organization's", async () => {
+    const a = await heldExpiry(withRuleTtl(120), far());
+    expect(a.expiresAt - a.decidedAt).toBeGreaterThan(120_000 - 60_000);
+    expect(a.expiresAt - a.decidedAt).toBeLessThanOrEqual(120_000 + 60_000);
+  });
+
+  it("never outlives the agent's delegation", async () => {
+    const ends = new Date(Date.now() + 3_600_000);
+    const a = await heldExpiry(withRuleTtl(2_592_000), ends);
+    expect(a.expiresAt).toBe(ends.getTime());
   });
 });
