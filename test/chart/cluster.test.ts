@@ -1,22 +1,24 @@
 /**
- * The chart against a real kube-apiserver (test/control-plane): `helm install` with the objects
- * accepted server-side (hooks too, by a server-side dry run, since no kubelet runs their Jobs
- * here), the migrations Job's program against a real PostgreSQL, the operator running as a process
- * under the chart's ServiceAccount and ClusterRole (impersonated) and the api reviewing its token
- * with the chart's api ServiceAccount, the CRD upgrade Job's command under its own ServiceAccount,
+ * The chart against a real kube-apiserver (test/control-plane): `helm install` with every object
+ * accepted server-side (hooks by a server-side dry run: no kubelet runs their Jobs here), the
+ * migrations Job's program against a real PostgreSQL; then the api, the gateway and the operator
+ * as processes started with exactly the program and environment of their installed Deployments
+ * (Secrets read back from the cluster), the api reviewing tokens as the chart's api
+ * ServiceAccount and the operator impersonating its own, a decision through the gateway and the
+ * sample Organization reconciled; the CRD upgrade Job's command under its ServiceAccount,
  * `helm upgrade` with a changed CRD, and `helm uninstall` keeping the CRDs.
  */
 import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import https from "node:https";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import type { TokenReviewer } from "../../api/src/operators/token-review.js";
 import { startControlPlane, type ControlPlane } from "../control-plane/index.js";
-import { startCloudApi, type Browser, type CloudApi } from "../fixtures/cloud-api.js";
-import { startOperatorProcess, type OperatorProcess } from "../fixtures/operator.js";
+import { freePort } from "../control-plane/processes.js";
+import { createAuthorizationWorld } from "../fixtures/authorization.js";
+import { Browser, randomIp } from "../fixtures/cloud-api.js";
+import { startSmtpServer, type SmtpCapture } from "../fixtures/smtp.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { allOptionsValues, chartDir, helm, parseObjects, problems, releaseNamespace as ns, root, type K8sObject } from "./helm.js";
 
@@ -28,8 +30,6 @@ const crdNames = readdirSync(path.join(root, "crds")).filter((f) => f.endsWith("
 
 let plane: ControlPlane;
 let db: TestDatabase;
-let api: CloudApi | undefined;
-let operator: OperatorProcess | undefined;
 const scratch = mkdtempSync(path.join(os.tmpdir(), "countersign-chart-"));
 
 // helm warns about a group-readable kubeconfig; it gets a private copy of the admin's.
@@ -57,31 +57,6 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined | 
   throw new Error(`${what}: not reached in ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ""}`);
 }
 
-/** The Cloud API's TokenReviewer, authenticated as the chart's api ServiceAccount (so only its RBAC applies). */
-function reviewerAs(token: string, audience: string): TokenReviewer {
-  return {
-    review: (reviewed) =>
-      new Promise((resolve, reject) => {
-        const body = JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token: reviewed, audiences: [audience] } });
-        const req = https.request(
-          `${plane.server}/apis/authentication.k8s.io/v1/tokenreviews`,
-          { method: "POST", ca: plane.caCert, headers: { "content-type": "application/json", authorization: `Bearer ${token}` } },
-          (res) => {
-            let text = "";
-            res.on("data", (c) => (text += c));
-            res.on("end", () => {
-              if (res.statusCode !== 201) return reject(new Error(`TokenReview answered HTTP ${res.statusCode}`));
-              const s = JSON.parse(text).status;
-              resolve(s?.authenticated && s.audiences?.includes(audience) ? s.user.username : undefined);
-            });
-          },
-        );
-        req.on("error", reject);
-        req.end(body);
-      }),
-  };
-}
-
 function runMigrations(databaseUrl: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", path.join(root, "api/src/migrate-main.ts")], {
@@ -96,6 +71,57 @@ function runMigrations(databaseUrl: string): Promise<{ code: number | null; outp
   });
 }
 
+interface Server {
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A container's program and environment as the installed Deployment declares them, read back
+ * from the apiserver: values as stored, Secrets read from the cluster, downward API fields as
+ * the kubelet fills them.
+ */
+async function chartContainer(deployment: string, podName = `${deployment}-0`): Promise<{ args: string[]; env: Record<string, string> }> {
+  const spec = JSON.parse(await kubectl(["get", "deployment", deployment, "-n", ns, "-o", "json"])).spec.template.spec;
+  const container = spec.containers[0];
+  const env: Record<string, string> = {};
+  for (const e of container.env as Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } } }>) {
+    // The apiserver stores `value: ""` as no value at all.
+    if (e.valueFrom === undefined) env[e.name] = e.value ?? "";
+    else if (e.valueFrom.secretKeyRef) {
+      const { name, key } = e.valueFrom.secretKeyRef;
+      const data = JSON.parse(await kubectl(["get", "secret", name, "-n", ns, "-o", "json"])).data ?? {};
+      if (data[key] === undefined) throw new Error(`${deployment}: Secret ${name} has no ${key}`);
+      env[e.name] = Buffer.from(data[key], "base64").toString();
+    } else if (e.valueFrom.fieldRef?.fieldPath === "metadata.namespace") env[e.name] = ns;
+    else if (e.valueFrom.fieldRef?.fieldPath === "metadata.name") env[e.name] = podName;
+    else throw new Error(`${deployment}: cannot resolve ${e.name}`);
+  }
+  return { args: container.args, env };
+}
+
+/** Starts the image's program (`api/dist/main.js`) from its sources with only the given environment. */
+function startServer(args: string[], env: Record<string, string>): Server {
+  const program = path.join(root, args[0]!.replace("/dist/", "/src/").replace(/\.js$/, ".ts"));
+  const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
+  const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", program], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...clean },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (c) => (output += c));
+  child.stderr.on("data", (c) => (output += c));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
 beforeAll(async () => {
   plane = await startControlPlane({ crds: false });
   helmKubeconfig = path.join(scratch, "admin.kubeconfig");
@@ -104,8 +130,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await operator?.stop();
-  await api?.close();
   await db?.drop();
   await plane?.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -178,31 +202,107 @@ describe("the migrations Job's program", () => {
   });
 });
 
-describe("the servers under the chart's ServiceAccounts", () => {
-  let owner: Browser;
-  let orgId: string;
+describe("the servers as the chart runs them", () => {
+  let smtp: SmtpCapture;
+  const servers: Server[] = [];
+  let apiEnv: Record<string, string>;
+  let apiBase: string;
+  let gatewayBase: string;
 
-  it("the operator, impersonating its ServiceAccount, takes the Lease and reconciles the sample Organization into the Cloud API", async () => {
-    const apiToken = (await kubectl(["create", "token", "countersign-api", "-n", ns])).trim();
-    api = await startCloudApi(db, { extra: { tokenReviewer: reviewerAs(apiToken, "countersign") } });
-    owner = api.browser();
-    await owner.signUpAndIn(api.smtp);
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    // What the cluster provides and this machine lacks: the SMTP Secret the values name, and the
+    // token controller filling the api's reviewer token Secret (token and cluster CA).
+    await kubectl(["create", "secret", "generic", "countersign-smtp", "-n", ns, `--from-literal=url=${smtp.url}`]);
+    const reviewerToken = (await kubectl(["create", "token", "countersign-api", "-n", ns])).trim();
+    const filled = { data: { token: Buffer.from(reviewerToken).toString("base64"), "ca.crt": Buffer.from(plane.caCert).toString("base64") } };
+    await kubectl(["patch", "secret", "countersign-api-tokenreview", "-n", ns, "--type=merge", "-p", JSON.stringify(filled)]);
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await smtp?.close();
+  });
+
+  it("the api and the gateway start with exactly the environment of their Deployments, and the gateway decides", async () => {
+    const api = await chartContainer("countersign-api");
+    apiEnv = api.env;
+    const caFile = path.join(scratch, "tokenreview-ca.crt");
+    writeFileSync(caFile, Buffer.from(JSON.parse(await kubectl(["get", "secret", "countersign-api-tokenreview", "-n", ns, "-o", "json"])).data["ca.crt"], "base64"));
+    const apiPort = await freePort();
+    servers.push(
+      startServer(api.args, {
+        ...api.env,
+        // Stand-ins for the cluster network: the test's PostgreSQL for the in-cluster one, the
+        // test apiserver for kubernetes.default.svc, the mounted CA file, a free loopback port.
+        DATABASE_URL: db.url,
+        COUNTERSIGN_TOKENREVIEW_URL: plane.server,
+        NODE_EXTRA_CA_CERTS: caFile,
+        COUNTERSIGN_HOST: "127.0.0.1",
+        COUNTERSIGN_API_PORT: String(apiPort),
+        OTEL_EXPORTER_OTLP_ENDPOINT: "",
+      }),
+    );
+    apiBase = `http://127.0.0.1:${apiPort}`;
+    await eventually("the api is ready", async () => (await fetch(`${apiBase}/readyz`)).status === 200, 90_000);
+
+    const gateway = await chartContainer("countersign-gateway");
+    expect(gateway.env.COUNTERSIGN_GATEWAY_SIGNING_KEY).toBe(api.env.COUNTERSIGN_GATEWAY_SIGNING_KEY);
+    const gatewayPort = await freePort();
+    servers.push(
+      startServer(gateway.args, { ...gateway.env, DATABASE_URL: db.url, COUNTERSIGN_HOST: "127.0.0.1", COUNTERSIGN_GATEWAY_PORT: String(gatewayPort), OTEL_EXPORTER_OTLP_ENDPOINT: "" }),
+    );
+    gatewayBase = `http://127.0.0.1:${gatewayPort}`;
+    await eventually("the gateway is ready", async () => (await fetch(`${gatewayBase}/readyz`)).status === 200, 90_000);
+
+    // An organization ready for decisions, its gateway key made with the chart's key hash secret.
+    const world = await createAuthorizationWorld(db.pool, Buffer.from(api.env.COUNTERSIGN_KEY_HASH_SECRET!, "base64url"));
+    const res = await fetch(`${gatewayBase}/v1/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${world.key}` },
+      body: JSON.stringify({ tool: world.tool, arguments: { order: "o-1", amount: 50 }, idempotency_key: "chart-decision-1" }),
+    });
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.allowed).toBe(true);
+    const refused = await fetch(`${gatewayBase}/v1/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${world.key}` },
+      body: JSON.stringify({ tool: world.tool, arguments: { order: "o-2", amount: 50000 }, idempotency_key: "chart-decision-2" }),
+    });
+    expect(await refused.json()).toMatchObject({ allowed: false, status: "denied", code: "POLICY_DENIED" });
+  }, 180_000);
+
+  it("the operator, impersonating its ServiceAccount, takes the Lease and reconciles the sample Organization into the api process, which reviews its token as the api's ServiceAccount", async () => {
+    const owner = new Browser(apiBase, randomIp(), apiEnv.COUNTERSIGN_DASHBOARD_ORIGIN!);
+    await owner.signUpAndIn(smtp);
     const created = await owner.post("/orgs", { name: "Made in the dashboard" });
     expect(created.status).toBe(201);
-    orgId = created.body.organization.id;
+    const orgId = created.body.organization.id;
     expect((await owner.post(`/orgs/${orgId}/operator-bindings`, { username: serviceAccount("operator"), role: "admin" })).status).toBe(201);
 
-    // The token the chart projects into the operator's pods: the operator's ServiceAccount, audience "countersign".
+    // The token the chart projects into the operator's pods: its ServiceAccount, the api's audience.
+    const operator = await chartContainer("countersign-operator", "countersign-operator-0");
+    const projected = (await kubectl(["get", "deployment", "countersign-operator", "-n", ns, "-o", "json"]).then(JSON.parse)).spec.template.spec.volumes.find(
+      (v: { name: string }) => v.name === "cloud-api-token",
+    ).projected.sources[0].serviceAccountToken;
     const tokenFile = path.join(scratch, "operator-token");
-    writeFileSync(tokenFile, (await kubectl(["create", "token", "countersign-operator", "-n", ns, "--audience=countersign"])).trim(), { mode: 0o600 });
-    operator = startOperatorProcess({
-      identity: "countersign-operator-0",
-      kubeconfig: plane.kubeconfig({ impersonate: serviceAccount("operator") }),
-      apiUrl: api.base,
-      tokenFile,
-      env: { COUNTERSIGN_OPERATOR_LEASE: "countersign-operator" },
+    const token = (await kubectl(["create", "token", "countersign-operator", "-n", ns, `--audience=${projected.audience}`])).trim();
+    writeFileSync(tokenFile, token, { mode: 0o600 });
+    const healthPort = await freePort();
+    const process_ = startServer(operator.args, {
+      ...operator.env,
+      // Stand-ins: the api process for the api Service, the token file for the projected
+      // volume, a kubeconfig impersonating the ServiceAccount for the in-cluster token.
+      COUNTERSIGN_API_URL: apiBase,
+      COUNTERSIGN_OPERATOR_TOKEN_FILE: tokenFile,
+      KUBECONFIG: plane.kubeconfig({ impersonate: serviceAccount("operator") }),
+      COUNTERSIGN_HOST: "127.0.0.1",
+      COUNTERSIGN_OPERATOR_HEALTH_PORT: String(healthPort),
     });
-    await eventually("the operator leads", async () => JSON.parse(await kubectl(["get", "lease", "countersign-operator", "-n", ns, "-o", "json"])).spec.holderIdentity === "countersign-operator-0");
+    servers.push(process_);
+    await eventually("the operator leads", async () => JSON.parse(await kubectl(["get", "lease", operator.env.COUNTERSIGN_OPERATOR_LEASE!, "-n", ns, "-o", "json"])).spec.holderIdentity === "countersign-operator-0");
+    expect((await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status).toBe(200);
 
     // config/samples/organization.yaml, bound to the organization just created (its principal key
     // Secret is the owner's to create; this test leaves the key out).
@@ -219,9 +319,16 @@ describe("the servers under the chart's ServiceAccounts", () => {
     expect((await owner.get(`/orgs/${orgId}`)).body.organization.name).toBe(sample.spec.settings.name);
     const audit = await owner.get(`/orgs/${orgId}/audit?action=organization.updated&limit=10`);
     expect(audit.body.items[0].actor).toMatchObject({ type: "operator", id: serviceAccount("operator") });
-    expect(operator.output()).not.toContain(readFileSync(tokenFile, "utf8"));
-    await operator.stop();
-    operator = undefined;
+  }, 120_000);
+
+  it("never print an installation secret or a token", async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    const output = servers.map((s) => s.output()).join("\n");
+    expect(output.length).toBeGreaterThan(0);
+    for (const key of ["COUNTERSIGN_KEY_HASH_SECRET", "COUNTERSIGN_GATEWAY_SIGNING_KEY", "COUNTERSIGN_CREDENTIAL_KEY", "COUNTERSIGN_TOKENREVIEW_TOKEN"]) {
+      expect(output).not.toContain(apiEnv[key]!);
+    }
+    expect(output).not.toContain(readFileSync(path.join(scratch, "operator-token"), "utf8"));
   });
 });
 
