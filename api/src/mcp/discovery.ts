@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { z } from "zod";
 import { ServiceError } from "@countersign/core/errors";
 import { checkInputSchema } from "@countersign/core/mcp-servers";
-import { ByteBudget, upstreamFetch, type UpstreamFailure } from "./upstream-fetch.js";
+import { ByteBudget, upstreamFetch, type UpstreamFailure } from "@countersign/core/upstream";
 import type { McpOptions } from "./options.js";
 
 /** SPEC 8.3: at most 20 tools/list pages and 2000 tools; more than 8 MiB of answers in total is too large. */
