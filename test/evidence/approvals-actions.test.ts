@@ -5,12 +5,25 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSeed, nodeSigner, verifyBundle } from "../../core/src/evidence/index.js";
-import { bindPersonalIdentity, createActivePolicy, createDelegation, createGatewayKey, refundPolicy, signDecision } from "../fixtures/authorization.js";
+import {
+  bindPersonalIdentity,
+  createActivePolicy,
+  createDelegation,
+  createGatewayKey,
+  refundPolicy,
+  signDecision,
+} from "../fixtures/authorization.js";
 import { createAgent } from "../fixtures/organization.js";
 import { addMember, managementKey } from "../fixtures/configuration.js";
 import type { Answer } from "../fixtures/cloud-api.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
-import { evidenceSnapshot, evidenceWorld, pendingCall, signCancellation, type EvidenceWorld } from "./world.js";
+import {
+  evidenceSnapshot,
+  evidenceWorld,
+  pendingCall,
+  signCancellation,
+  type EvidenceWorld,
+} from "./world.js";
 
 let db: TestDatabase;
 let w: EvidenceWorld;
@@ -32,7 +45,8 @@ async function refusedUnchanged(call: () => Promise<Answer>, status: number, cod
   return res;
 }
 
-const decide = (approvalId: string, decision: unknown, b = w.approver.b) => b.post(`/orgs/${w.org}/approvals/${approvalId}/decision`, { decision });
+const decide = (approvalId: string, decision: unknown, b = w.approver.b) =>
+  b.post(`/orgs/${w.org}/approvals/${approvalId}/decision`, { decision });
 
 describe("approval requests", () => {
   it("lists and reads a pending request with what a browser needs to sign", async () => {
@@ -43,10 +57,28 @@ describe("approval requests", () => {
     const one = await w.o.owner.get(`/orgs/${w.org}/approvals/${approvalId}`);
     expect(one.status).toBe(200);
     const a = one.body.approval;
-    expect(a).toMatchObject({ id: approvalId, status: "pending", protected_action_id: actionId, roles: ["owner", "admin"], approver_count: 1 });
+    expect(a).toMatchObject({
+      id: approvalId,
+      status: "pending",
+      protected_action_id: actionId,
+      roles: ["owner", "admin"],
+      approver_count: 1,
+    });
     expect(a.approver_kids).toContain(w.approver.signer.kid);
-    expect(a.action).toMatchObject({ id: actionId, status: "pending_approval", execution: "caller", tool: w.tool, amount: { value: "300", currency: "EUR" } });
-    expect(a.policy).toMatchObject({ policy_id: w.policyId, version_id: w.versionId, rule_id: "needs-approval", policy_effect: "require_approval", enforcement: "enforce" });
+    expect(a.action).toMatchObject({
+      id: actionId,
+      status: "pending_approval",
+      execution: "caller",
+      tool: w.tool,
+      amount: { value: "300", currency: "EUR" },
+    });
+    expect(a.policy).toMatchObject({
+      policy_id: w.policyId,
+      version_id: w.versionId,
+      rule_id: "needs-approval",
+      policy_effect: "require_approval",
+      enforcement: "enforce",
+    });
     expect(a.proposal.body.type).toBe("PROPOSAL");
     expect(a.proposal.body.payload.approval_request.id).toBe(approvalId);
   });
@@ -58,11 +90,16 @@ describe("approval requests", () => {
     const readOnly = await managementKey(w.api, w.o, ["read"]);
     const res = await readOnly("GET", `/orgs/${w.org}/approvals`);
     expect(res.status).toBe(403);
-    expect(res.body.error).toMatchObject({ code: "FORBIDDEN", details: { required_scope: "approvals:read" } });
+    expect(res.body.error).toMatchObject({
+      code: "FORBIDDEN",
+      details: { required_scope: "approvals:read" },
+    });
   });
 
   it("answers 404 for a request of another organization or a malformed id", async () => {
-    expect((await w.o.owner.get(`/orgs/${w.org}/approvals/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+    expect(
+      (await w.o.owner.get(`/orgs/${w.org}/approvals/00000000-0000-4000-8000-000000000000`)).status,
+    ).toBe(404);
     expect((await w.o.owner.get(`/orgs/${w.org}/approvals/not-an-id`)).status).toBe(404);
   });
 });
@@ -73,12 +110,28 @@ describe("POST .../approvals/<id>/decision", () => {
     const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
     const res = await decide(approvalId, object);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ approval: { id: approvalId, status: "approved", decided_by_kid: w.approver.signer.kid, decision_object_id: object.id }, receipt: null });
+    expect(res.body).toMatchObject({
+      approval: {
+        id: approvalId,
+        status: "approved",
+        decided_by_kid: w.approver.signer.kid,
+        decision_object_id: object.id,
+      },
+      receipt: null,
+    });
     const again = await w.gw.authorize(w.key, call);
-    expect(again.body).toMatchObject({ allowed: true, status: "authorized", approval_request_id: approvalId });
-    const { rows } = await db.pool.query("select outcome, kind from receipts where id = $1", [again.body.receipt_id]);
+    expect(again.body).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      approval_request_id: approvalId,
+    });
+    const { rows } = await db.pool.query("select outcome, kind from receipts where id = $1", [
+      again.body.receipt_id,
+    ]);
     expect(rows[0]).toEqual({ outcome: "granted", kind: "authorization" });
-    const audit = await db.pool.query("select action, actor_id from audit_log where target_id = $1", [approvalId]);
+    const audit = await db.pool.query("select action, actor_id from audit_log where target_id = $1", [
+      approvalId,
+    ]);
     expect(audit.rows).toEqual([{ action: "approval.approved", actor_id: w.approver.userId }]);
   });
 
@@ -88,21 +141,42 @@ describe("POST .../approvals/<id>/decision", () => {
     // The wait is registered once the Gateway holds the request; deciding before that is answered the same way.
     const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
     expect((await decide(approvalId, object)).status).toBe(200);
-    expect((await held).body).toMatchObject({ allowed: true, status: "authorized", approval_request_id: approvalId });
+    expect((await held).body).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      approval_request_id: approvalId,
+    });
   });
 
   it("rejects: closure receipt with outcome final, receipt.created, action rejected", async () => {
     const { approvalId, actionId, call } = await pendingCall(w);
-    const before = await db.pool.query("select count(*)::int as n from events where organization_id = $1", [w.org]);
-    const res = await decide(approvalId, await signDecision(db.pool, approvalId, w.approver.signer, "REJECTION"));
+    const before = await db.pool.query("select count(*)::int as n from events where organization_id = $1", [
+      w.org,
+    ]);
+    const res = await decide(
+      approvalId,
+      await signDecision(db.pool, approvalId, w.approver.signer, "REJECTION"),
+    );
     expect(res.status).toBe(200);
     expect(res.body.approval.status).toBe("rejected");
     expect(res.body.receipt).toMatchObject({ outcome: "final" });
-    const events = await db.pool.query("select type, data from events where organization_id = $1 order by created_at desc limit 5", [w.org]);
-    const after = await db.pool.query("select count(*)::int as n from events where organization_id = $1", [w.org]);
+    const events = await db.pool.query(
+      "select type, data from events where organization_id = $1 order by created_at desc limit 5",
+      [w.org],
+    );
+    const after = await db.pool.query("select count(*)::int as n from events where organization_id = $1", [
+      w.org,
+    ]);
     expect(after.rows[0].n - before.rows[0].n).toBe(1);
-    expect(events.rows[0]).toMatchObject({ type: "receipt.created", data: { receipt_id: res.body.receipt.id, protected_action_id: actionId, outcome: "final" } });
-    expect((await w.gw.authorize(w.key, call)).body).toMatchObject({ allowed: false, status: "rejected", receipt_id: res.body.receipt.id });
+    expect(events.rows[0]).toMatchObject({
+      type: "receipt.created",
+      data: { receipt_id: res.body.receipt.id, protected_action_id: actionId, outcome: "final" },
+    });
+    expect((await w.gw.authorize(w.key, call)).body).toMatchObject({
+      allowed: false,
+      status: "rejected",
+      receipt_id: res.body.receipt.id,
+    });
   });
 
   it("refuses a replayed signed approval: the second submission is ALREADY_DECIDED", async () => {
@@ -148,7 +222,10 @@ describe("POST .../approvals/<id>/decision", () => {
   it("refuses a tampered signature (VERIFICATION_FAILED) and a request a rollback replaced (POLICY_VERSION_REPLACED)", async () => {
     const { approvalId } = await pendingCall(w);
     const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
-    const tampered = { ...object, signature: object.signature.slice(0, -4) + (object.signature.endsWith("AAAA") ? "BBBB" : "AAAA") };
+    const tampered = {
+      ...object,
+      signature: object.signature.slice(0, -4) + (object.signature.endsWith("AAAA") ? "BBBB" : "AAAA"),
+    };
     await refusedUnchanged(() => decide(approvalId, tampered), 422, "VERIFICATION_FAILED");
     await db.pool.query("update approval_requests set status = 'superseded' where id = $1", [approvalId]);
     await refusedUnchanged(() => decide(approvalId, object), 409, "POLICY_VERSION_REPLACED");
@@ -158,15 +235,25 @@ describe("POST .../approvals/<id>/decision", () => {
     const { approvalId } = await pendingCall(w);
     const key = await managementKey(w.api, w.o, ["read", "approvals:read", "receipts:read"]);
     const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
-    await refusedUnchanged(() => key("POST", `/orgs/${w.org}/approvals/${approvalId}/decision`, { decision: object }), 403, "FORBIDDEN");
-    await refusedUnchanged(() => w.approver.b.post(`/orgs/${w.org}/approvals/${approvalId}/decision`, { object }), 400, "VALIDATION_FAILED");
+    await refusedUnchanged(
+      () => key("POST", `/orgs/${w.org}/approvals/${approvalId}/decision`, { decision: object }),
+      403,
+      "FORBIDDEN",
+    );
+    await refusedUnchanged(
+      () => w.approver.b.post(`/orgs/${w.org}/approvals/${approvalId}/decision`, { object }),
+      400,
+      "VALIDATION_FAILED",
+    );
   });
 });
 
 describe("actions", () => {
   it("lists with filters and reads every field of SPEC 2.6", async () => {
     const { actionId, idempotencyKey } = await pendingCall(w, 250);
-    const list = await w.o.owner.get(`/orgs/${w.org}/actions?status=pending_approval&agent_id=${w.agentId}&execution=caller&limit=100`);
+    const list = await w.o.owner.get(
+      `/orgs/${w.org}/actions?status=pending_approval&agent_id=${w.agentId}&execution=caller&limit=100`,
+    );
     expect(list.status).toBe(200);
     expect(list.body.items.every((a: { status: string }) => a.status === "pending_approval")).toBe(true);
     expect(list.body.items.map((a: { id: string }) => a.id)).toContain(actionId);
@@ -184,7 +271,14 @@ describe("actions", () => {
       error_code: null,
       idempotency_key: idempotencyKey,
       amount: { value: "250", currency: "EUR" },
-      policy: { policy_id: w.policyId, version_id: w.versionId, version: 1, rule_id: "needs-approval", policy_effect: "require_approval", enforcement: "enforce" },
+      policy: {
+        policy_id: w.policyId,
+        version_id: w.versionId,
+        version: 1,
+        rule_id: "needs-approval",
+        policy_effect: "require_approval",
+        enforcement: "enforce",
+      },
       evidence: { status: "hosted", deleted_at: null },
     });
     expect(one.body.action.arguments_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -193,75 +287,140 @@ describe("actions", () => {
   });
 
   it("refuses unknown filters (VALIDATION_FAILED) and needs the read scope for keys", async () => {
-    expect((await w.o.owner.get(`/orgs/${w.org}/actions?colour=red`)).body.error.code).toBe("VALIDATION_FAILED");
+    expect((await w.o.owner.get(`/orgs/${w.org}/actions?colour=red`)).body.error.code).toBe(
+      "VALIDATION_FAILED",
+    );
     const key = await managementKey(w.api, w.o, ["receipts:read"]);
-    expect((await key("GET", `/orgs/${w.org}/actions`)).body.error).toMatchObject({ code: "FORBIDDEN", details: { required_scope: "read" } });
+    expect((await key("GET", `/orgs/${w.org}/actions`)).body.error).toMatchObject({
+      code: "FORBIDDEN",
+      details: { required_scope: "read" },
+    });
   });
 });
 
 describe("POST .../actions/<id>/cancel", () => {
   it("cancels with a CANCELLATION signed by the principal: closure receipt over TASK → CANCELLATION, receipt.created only", async () => {
     const { approvalId, actionId, call } = await pendingCall(w);
-    const eventsBefore = await db.pool.query("select count(*)::int as n from events where organization_id = $1", [w.org]);
+    const eventsBefore = await db.pool.query(
+      "select count(*)::int as n from events where organization_id = $1",
+      [w.org],
+    );
     const cancellation = await signCancellation(db.pool, actionId, w.principal);
     const res = await w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation });
     expect(res.status).toBe(200);
     expect(res.body.action.status).toBe("cancelled");
     expect(res.body.receipt.outcome).toBe("final");
-    const events = await db.pool.query("select type, data from events where organization_id = $1 order by created_at", [w.org]);
+    const events = await db.pool.query(
+      "select type, data from events where organization_id = $1 order by created_at",
+      [w.org],
+    );
     expect(events.rows.length - eventsBefore.rows[0].n).toBe(1);
-    expect(events.rows.at(-1)).toMatchObject({ type: "receipt.created", data: { receipt_id: res.body.receipt.id, outcome: "final" } });
+    expect(events.rows.at(-1)).toMatchObject({
+      type: "receipt.created",
+      data: { receipt_id: res.body.receipt.id, outcome: "final" },
+    });
     const ar = await db.pool.query("select status from approval_requests where id = $1", [approvalId]);
     expect(ar.rows[0].status).toBe("cancelled");
-    const { rows } = await db.pool.query("select kind, outcome, bundle from receipts where id = $1", [res.body.receipt.id]);
+    const { rows } = await db.pool.query("select kind, outcome, bundle from receipts where id = $1", [
+      res.body.receipt.id,
+    ]);
     expect(rows[0]).toMatchObject({ kind: "closure", outcome: "final" });
     const bundle = JSON.parse(rows[0].bundle.toString("utf8"));
     const verification = verifyBundle(bundle);
     expect(verification.errors).toEqual([]);
     expect(verification.valid).toBe(true);
-    expect(bundle.receipt.body.payload.summary.steps.map((s: { type: string }) => s.type)).toEqual(["TASK", "CANCELLATION"]);
+    expect(bundle.receipt.body.payload.summary.steps.map((s: { type: string }) => s.type)).toEqual([
+      "TASK",
+      "CANCELLATION",
+    ]);
     // The Gateway answers the repeated call as cancelled, with the receipt.
-    expect((await w.gw.authorize(w.key, call)).body).toMatchObject({ allowed: false, status: "cancelled", receipt_id: res.body.receipt.id });
+    expect((await w.gw.authorize(w.key, call)).body).toMatchObject({
+      allowed: false,
+      status: "cancelled",
+      receipt_id: res.body.receipt.id,
+    });
     // An approver can no longer decide it.
-    await refusedUnchanged(async () => decide(approvalId, await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL")), 409, "ALREADY_DECIDED");
+    await refusedUnchanged(
+      async () => decide(approvalId, await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL")),
+      409,
+      "ALREADY_DECIDED",
+    );
   });
 
   it("refuses what is not the principal's CANCELLATION of this action, non-admins, keys and finished actions; nothing changes", async () => {
     const { actionId } = await pendingCall(w);
     const other = await pendingCall(w);
     const stranger = nodeSigner(generateSeed());
-    await refusedUnchanged(async () => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: await signCancellation(db.pool, actionId, stranger) }), 422, "IDENTITY_MISMATCH");
+    await refusedUnchanged(
+      async () =>
+        w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, {
+          cancellation: await signCancellation(db.pool, actionId, stranger),
+        }),
+      422,
+      "IDENTITY_MISMATCH",
+    );
     const forOther = await signCancellation(db.pool, other.actionId, w.principal);
-    await refusedUnchanged(() => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: forOther }), 422, "VERIFICATION_FAILED");
+    await refusedUnchanged(
+      () => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: forOther }),
+      422,
+      "VERIFICATION_FAILED",
+    );
     const good = await signCancellation(db.pool, actionId, w.principal);
     const tampered = { ...good, body: { ...good.body, payload: { reason: "changed" } } };
-    await refusedUnchanged(() => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: tampered }), 422, "VERIFICATION_FAILED");
+    await refusedUnchanged(
+      () => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: tampered }),
+      422,
+      "VERIFICATION_FAILED",
+    );
     const developer = await addMember(w.api, w.o, "developer");
-    await refusedUnchanged(() => developer.b.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }), 403, "FORBIDDEN");
+    await refusedUnchanged(
+      () => developer.b.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }),
+      403,
+      "FORBIDDEN",
+    );
     const key = await managementKey(w.api, w.o, ["read"]);
-    await refusedUnchanged(() => key("POST", `/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }), 403, "FORBIDDEN");
-    expect((await w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good })).status).toBe(200);
-    await refusedUnchanged(() => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }), 409, "INVALID_STATE");
+    await refusedUnchanged(
+      () => key("POST", `/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }),
+      403,
+      "FORBIDDEN",
+    );
+    expect(
+      (await w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good })).status,
+    ).toBe(200);
+    await refusedUnchanged(
+      () => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }),
+      409,
+      "INVALID_STATE",
+    );
   });
 });
 
 describe("approval lifetimes (SPEC 2.1, 8.4)", () => {
   /** An agent of its own with a policy and a delegation, and the expiry of its first held call's approval request. */
-  async function heldExpiry(document: unknown, delegationEnds: Date): Promise<{ expiresAt: number; decidedAt: number }> {
+  async function heldExpiry(
+    document: unknown,
+    delegationEnds: Date,
+  ): Promise<{ expiresAt: number; decidedAt: number }> {
     const agentId = await createAgent(db.pool, w.org);
-    await createDelegation(db.pool, w.org, agentId, w.principal, { permissions: ["payments.*"], expiresAt: delegationEnds });
+    await createDelegation(db.pool, w.org, agentId, w.principal, {
+      permissions: ["payments.*"],
+      expiresAt: delegationEnds,
+    });
     await createActivePolicy(db.pool, w.org, document, { agentId });
     const key = await createGatewayKey(db.pool, w.api.keyHashSecret, w.org, agentId, w.o.ownerId);
     const before = Date.now();
     const res = await w.gw.authorize(key.key, { tool: w.tool, arguments: { amount: 300 } });
     expect(res.body.status).toBe("approval_pending");
-    const approval = (await w.o.owner.get(`/orgs/${w.org}/approvals/${res.body.approval_request_id}`)).body.approval;
+    const approval = (await w.o.owner.get(`/orgs/${w.org}/approvals/${res.body.approval_request_id}`)).body
+      .approval;
     return { expiresAt: Date.parse(approval.expires_at), decidedAt: before };
   }
   const far = () => new Date(Date.now() + 30 * 86_400_000);
   const withRuleTtl = (ttl: number) => ({
     ...refundPolicy,
-    rules: refundPolicy.rules.map((r) => (r.id === "needs-approval" ? { ...r, approval_ttl_seconds: ttl } : r)),
+    rules: refundPolicy.rules.map((r) =>
+      r.id === "needs-approval" ? { ...r, approval_ttl_seconds: ttl } : r,
+    ),
   });
 
   it("the organization's default applies when the rule sets none, and a change applies to later requests", async () => {

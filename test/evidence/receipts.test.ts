@@ -25,14 +25,26 @@ let granted: { receiptId: string; actionId: string };
 beforeAll(async () => {
   db = await createTestDatabase();
   w = await evidenceWorld(db);
-  const a = await w.gw.authorize(w.key, { tool: w.tool, arguments: { amount: 40 }, idempotency_key: "small-refund" });
+  const a = await w.gw.authorize(w.key, {
+    tool: w.tool,
+    arguments: { amount: 40 },
+    idempotency_key: "small-refund",
+  });
   expect(a.body.status).toBe("authorized");
-  allowed = { receiptId: a.body.receipt_id, receiptObjectId: a.body.receipt_object_id, actionId: a.body.protected_action_id };
+  allowed = {
+    receiptId: a.body.receipt_id,
+    receiptObjectId: a.body.receipt_object_id,
+    actionId: a.body.protected_action_id,
+  };
   const r = await pendingCall(w);
-  const rej = await w.approver.b.post(`/orgs/${w.org}/approvals/${r.approvalId}/decision`, { decision: await signDecision(db.pool, r.approvalId, w.approver.signer, "REJECTION") });
+  const rej = await w.approver.b.post(`/orgs/${w.org}/approvals/${r.approvalId}/decision`, {
+    decision: await signDecision(db.pool, r.approvalId, w.approver.signer, "REJECTION"),
+  });
   rejected = { receiptId: rej.body.receipt.id, actionId: r.actionId };
   const g = await pendingCall(w, 500);
-  await w.approver.b.post(`/orgs/${w.org}/approvals/${g.approvalId}/decision`, { decision: await signDecision(db.pool, g.approvalId, w.approver.signer, "APPROVAL") });
+  await w.approver.b.post(`/orgs/${w.org}/approvals/${g.approvalId}/decision`, {
+    decision: await signDecision(db.pool, g.approvalId, w.approver.signer, "APPROVAL"),
+  });
   const auth = await w.gw.authorize(w.key, g.call);
   granted = { receiptId: auth.body.receipt_id, actionId: g.actionId };
 });
@@ -54,7 +66,14 @@ describe("GET /orgs/<org>/receipts", () => {
       outcome: "pending",
       issuer_kid: w.gw.gateway.identity.signer.kid,
       evidence: { status: "hosted", deleted_at: null },
-      action: { id: allowed.actionId, status: "authorized", execution: "caller", agent: { id: w.agentId }, tool: w.tool, action: "payments.refund" },
+      action: {
+        id: allowed.actionId,
+        status: "authorized",
+        execution: "caller",
+        agent: { id: w.agentId },
+        tool: w.tool,
+        action: "payments.refund",
+      },
       policy: { policy_id: w.policyId, version_id: w.versionId, rule_id: "small", policy_effect: "allow" },
     });
     expect(item.thread_id).toMatch(/^ko_/);
@@ -78,7 +97,10 @@ describe("GET /orgs/<org>/receipts", () => {
     const ok = await managementKey(w.api, w.o, ["receipts:read"]);
     expect((await ok("GET", `/orgs/${w.org}/receipts/${allowed.receiptId}/bundle`)).status).toBe(200);
     const read = await managementKey(w.api, w.o, ["read"]);
-    expect((await read("GET", `/orgs/${w.org}/receipts`)).body.error).toMatchObject({ code: "FORBIDDEN", details: { required_scope: "receipts:read" } });
+    expect((await read("GET", `/orgs/${w.org}/receipts`)).body.error).toMatchObject({
+      code: "FORBIDDEN",
+      details: { required_scope: "receipts:read" },
+    });
   });
 });
 
@@ -109,8 +131,15 @@ describe("receipt detail and verification at issuance", () => {
     });
     expect(r.chain.map((s: { type: string }) => s.type)).toEqual(["TASK", "PROPOSAL", "APPROVAL"]);
     expect(r.chain[2].actor).toBe(w.approver.signer.kid);
-    expect(r.summary).toMatchObject({ approved_by: w.approver.signer.kid, approval: r.chain[2].id, requested_by: r.issuer_kid, requested_on_behalf_of: w.principal.kid });
-    expect(r.participants.map((p: { kid: string }) => p.kid).sort()).toEqual([r.issuer_kid, w.approver.signer.kid, w.principal.kid].sort());
+    expect(r.summary).toMatchObject({
+      approved_by: w.approver.signer.kid,
+      approval: r.chain[2].id,
+      requested_by: r.issuer_kid,
+      requested_on_behalf_of: w.principal.kid,
+    });
+    expect(r.participants.map((p: { kid: string }) => p.kid).sort()).toEqual(
+      [r.issuer_kid, w.approver.signer.kid, w.principal.kid].sort(),
+    );
     expect(r.delegations).toHaveLength(1);
     expect(r.delegations[0]).toMatchObject({ permissions: ["payments.*"], passed: true, revocation: null });
     expect(r.verification).toMatchObject({ valid: true, errors: [], equivocated_identities: [] });
@@ -132,7 +161,10 @@ describe("receipt detail and verification at issuance", () => {
       [allowed.receiptId, bytes, sha256Digest(bytes), bytes.byteLength],
     );
     while ((await verifyNewReceipts(db.pool, new Date())) > 0);
-    const stored = await db.pool.query("select verified_at_issuance, verification_at_issuance from receipts where id = $1", [other.rows[0].id]);
+    const stored = await db.pool.query(
+      "select verified_at_issuance, verification_at_issuance from receipts where id = $1",
+      [other.rows[0].id],
+    );
     expect(stored.rows[0].verified_at_issuance).toBe(false);
     expect(stored.rows[0].verification_at_issuance.valid).toBe(false);
     await db.pool.query("delete from receipts where id = $1", [other.rows[0].id]);
@@ -142,13 +174,20 @@ describe("receipt detail and verification at issuance", () => {
 describe("bundle download", () => {
   it("serves the stored bytes with the content type, file name and hash header after the hash check", async () => {
     const res = await fetch(`${w.api.base}/api/v1/orgs/${w.org}/receipts/${allowed.receiptId}/bundle`, {
-      headers: { cookie: [...w.o.owner.cookies].map(([k, v]) => `${k}=${v}`).join("; "), "x-forwarded-for": w.o.owner.ip },
+      headers: {
+        cookie: [...w.o.owner.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+        "x-forwarded-for": w.o.owner.ip,
+      },
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/vnd.service.bundle+json");
-    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="receipt-${allowed.receiptObjectId}.svcbundle"`);
+    expect(res.headers.get("content-disposition")).toBe(
+      `attachment; filename="receipt-${allowed.receiptObjectId}.svcbundle"`,
+    );
     const bytes = Buffer.from(await res.arrayBuffer());
-    const { rows } = await db.pool.query("select bundle_sha256, bundle_size from receipts where id = $1", [allowed.receiptId]);
+    const { rows } = await db.pool.query("select bundle_sha256, bundle_size from receipts where id = $1", [
+      allowed.receiptId,
+    ]);
     expect(res.headers.get("x-service-bundle-sha256")).toBe(rows[0].bundle_sha256);
     expect(sha256Digest(bytes)).toBe(rows[0].bundle_sha256);
     expect(bytes.byteLength).toBe(rows[0].bundle_size);
@@ -176,13 +215,19 @@ describe("decision check", () => {
   it("reports differs when the stored document no longer has the signed digest", async () => {
     const { rows } = await db.pool.query("select document from policy_versions where id = $1", [w.versionId]);
     const changed = { ...rows[0].document, default_effect: "allow" };
-    await db.pool.query("update policy_versions set document = $2 where id = $1", [w.versionId, JSON.stringify(changed)]);
+    await db.pool.query("update policy_versions set document = $2 where id = $1", [
+      w.versionId,
+      JSON.stringify(changed),
+    ]);
     try {
       const res = await w.o.owner.get(`/orgs/${w.org}/receipts/${allowed.receiptId}/decision-check`);
       expect(res.body.decision_check).toMatchObject({ status: "differs", matches: false, evaluated: null });
       expect(res.body.decision_check.document_digest).not.toBe(res.body.decision_check.policy.digest);
     } finally {
-      await db.pool.query("update policy_versions set document = $2 where id = $1", [w.versionId, JSON.stringify(rows[0].document)]);
+      await db.pool.query("update policy_versions set document = $2 where id = $1", [
+        w.versionId,
+        JSON.stringify(rows[0].document),
+      ]);
     }
   });
 });
@@ -197,7 +242,11 @@ describe("a bundle whose stored bytes were altered in the database", () => {
       const before = await evidenceSnapshot(db.pool);
       for (const path of ["", "/bundle", "/decision-check"]) {
         const res = await w.o.owner.get(`/orgs/${w.org}/receipts/${rejected.receiptId}${path}`);
-        expect({ path, status: res.status, code: res.body?.error?.code }).toEqual({ path, status: 500, code: "EVIDENCE_INTEGRITY_FAILED" });
+        expect({ path, status: res.status, code: res.body?.error?.code }).toEqual({
+          path,
+          status: 500,
+          code: "EVIDENCE_INTEGRITY_FAILED",
+        });
         expect(res.headers.get("x-service-bundle-sha256")).toBeNull();
         expect(res.text).not.toContain("fînal");
       }
@@ -209,7 +258,9 @@ describe("a bundle whose stored bytes were altered in the database", () => {
       expect((await w.o.owner.get(`/orgs/${w.org}/receipts/${rejected.receiptId}/bundle`)).status).toBe(500);
       // Missing bytes without retention are a server-side problem too.
       await db.pool.query("update receipts set bundle = null where id = $1", [rejected.receiptId]);
-      expect((await w.o.owner.get(`/orgs/${w.org}/receipts/${rejected.receiptId}`)).body.error.code).toBe("EVIDENCE_INTEGRITY_FAILED");
+      expect((await w.o.owner.get(`/orgs/${w.org}/receipts/${rejected.receiptId}`)).body.error.code).toBe(
+        "EVIDENCE_INTEGRITY_FAILED",
+      );
     } finally {
       await db.pool.query("update receipts set bundle = $2 where id = $1", [rejected.receiptId, original]);
     }
@@ -235,19 +286,39 @@ describe("overview and usage", () => {
     const before = await w.o.owner.get(`/orgs/${w.org}/usage`);
     expect(before.status).toBe(200);
     const used = before.body.protected_actions.used;
-    expect(before.body).toMatchObject({ plan: "enterprise", month: new Date().toISOString().slice(0, 7), protected_actions: { limit: null }, members: { used: 2, limit: null } });
+    expect(before.body).toMatchObject({
+      plan: "enterprise",
+      month: new Date().toISOString().slice(0, 7),
+      protected_actions: { limit: null },
+      members: { used: 2, limit: null },
+    });
     expect(before.body.months).toHaveLength(12);
     // The same key again: the same answer, no new count.
-    const again = await w.gw.authorize(w.key, { tool: w.tool, arguments: { amount: 40 }, idempotency_key: "small-refund" });
+    const again = await w.gw.authorize(w.key, {
+      tool: w.tool,
+      arguments: { amount: 40 },
+      idempotency_key: "small-refund",
+    });
     expect(again.body.receipt_id).toBe(allowed.receiptId);
     expect((await w.o.owner.get(`/orgs/${w.org}/usage`)).body.protected_actions.used).toBe(used);
-    await w.gw.authorize(w.key, { tool: w.tool, arguments: { amount: 41 }, idempotency_key: "another-refund" });
+    await w.gw.authorize(w.key, {
+      tool: w.tool,
+      arguments: { amount: 41 },
+      idempotency_key: "another-refund",
+    });
     expect((await w.o.owner.get(`/orgs/${w.org}/usage`)).body.protected_actions.used).toBe(used + 1);
     // Plan figures of SPEC 8.6 for a limited plan.
     await db.pool.query("update organizations set plan = 'developer' where id = $1", [w.org]);
     try {
       const dev = await w.o.owner.get(`/orgs/${w.org}/usage`);
-      expect(dev.body).toMatchObject({ plan: "developer", protected_actions: { limit: 500 }, members: { limit: 1 }, agents: { used: 1, limit: 5 }, tools: { used: 1, limit: 50 }, retention_days: 30 });
+      expect(dev.body).toMatchObject({
+        plan: "developer",
+        protected_actions: { limit: 500 },
+        members: { limit: 1 },
+        agents: { used: 1, limit: 5 },
+        tools: { used: 1, limit: 50 },
+        retention_days: 30,
+      });
     } finally {
       await db.pool.query("update organizations set plan = null where id = $1", [w.org]);
     }

@@ -49,10 +49,19 @@ export interface EvidenceWorld {
   close(): Promise<void>;
 }
 
-export async function evidenceWorld(db: TestDatabase, opts: { now?: () => Date } = {}): Promise<EvidenceWorld> {
+export async function evidenceWorld(
+  db: TestDatabase,
+  opts: { now?: () => Date } = {},
+): Promise<EvidenceWorld> {
   const signingKey = generateSeed();
-  const api = await startCloudApi(db, { extra: { evidence: { gatewaySigningKey: signingKey, now: opts.now } } });
-  const gw = await startTestGateway(db, { keyHashSecret: api.keyHashSecret, signingKey, defaultPlan: "enterprise" });
+  const api = await startCloudApi(db, {
+    extra: { evidence: { gatewaySigningKey: signingKey, now: opts.now } },
+  });
+  const gw = await startTestGateway(db, {
+    keyHashSecret: api.keyHashSecret,
+    signingKey,
+    defaultPlan: "enterprise",
+  });
   const o = await orgWithOwner(api);
   const approver = await addMember(api, o, "admin");
   const approverSigner = await bindPersonalIdentity(db.pool, o.org, approver.userId);
@@ -83,16 +92,29 @@ export async function evidenceWorld(db: TestDatabase, opts: { now?: () => Date }
 
 let n = 0;
 /** A call the policy holds for approval (amount over 100): its approval request id and action id. */
-export async function pendingCall(w: EvidenceWorld, amount = 300): Promise<{ approvalId: string; actionId: string; idempotencyKey: string; call: unknown }> {
+export async function pendingCall(
+  w: EvidenceWorld,
+  amount = 300,
+): Promise<{ approvalId: string; actionId: string; idempotencyKey: string; call: unknown }> {
   const idempotencyKey = `call-${++n}-${randomBytes(4).toString("hex")}`;
   const call = { tool: w.tool, arguments: { amount }, idempotency_key: idempotencyKey };
   const res = await w.gw.authorize(w.key, call);
   expect(res.body.status).toBe("approval_pending");
-  return { approvalId: res.body.approval_request_id, actionId: res.body.protected_action_id, idempotencyKey, call };
+  return {
+    approvalId: res.body.approval_request_id,
+    actionId: res.body.protected_action_id,
+    idempotencyKey,
+    call,
+  };
 }
 
 /** A CANCELLATION of the action's TASK signed by the organization principal, as an admin's browser signs it. */
-export async function signCancellation(db: Queryable, actionId: string, principal: Signer, opts: { issuedAt?: Date } = {}): Promise<SignedObject> {
+export async function signCancellation(
+  db: Queryable,
+  actionId: string,
+  principal: Signer,
+  opts: { issuedAt?: Date } = {},
+): Promise<SignedObject> {
   const { rows } = await db.query<{ task: SignedObject<BodyOf<"TASK">> }>(
     "select o.object as task from protected_actions pa join signed_objects o on o.object_id = pa.task_object_id where pa.id = $1",
     [actionId],
@@ -114,8 +136,18 @@ export async function signCancellation(db: Queryable, actionId: string, principa
 /** Every row a decision, approval, cancellation or retention writes, to compare before and after a refusal. */
 export async function evidenceSnapshot(db: Queryable): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const t of ["protected_actions", "approval_requests", "signed_objects", "receipts", "events", "usage_counters", "audit_log"]) {
-    const { rows } = await db.query(`select coalesce(json_agg(t order by t::text), '[]') as rows from ${t} t`);
+  for (const t of [
+    "protected_actions",
+    "approval_requests",
+    "signed_objects",
+    "receipts",
+    "events",
+    "usage_counters",
+    "audit_log",
+  ]) {
+    const { rows } = await db.query(
+      `select coalesce(json_agg(t order by t::text), '[]') as rows from ${t} t`,
+    );
     out[t] = rows[0].rows;
   }
   return out;

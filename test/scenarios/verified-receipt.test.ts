@@ -13,7 +13,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sha256Digest } from "../../core/src/canonical/index.js";
-import { followingStep, generateSeed, signObject, timestamp, type BodyOf, type SignedObject } from "../../core/src/evidence/index.js";
+import {
+  followingStep,
+  generateSeed,
+  signObject,
+  timestamp,
+  type BodyOf,
+  type SignedObject,
+} from "../../core/src/evidence/index.js";
 import { startCloudApi, type Answer, type CloudApi } from "../fixtures/cloud-api.js";
 import { newIdentity, signChallenge, signDelegation } from "../fixtures/identities.js";
 import { startTestGateway, type TestGateway } from "../gateway/harness.js";
@@ -29,7 +36,11 @@ beforeAll(async () => {
   db = await createTestDatabase();
   const signingKey = generateSeed();
   api = await startCloudApi(db, { extra: { evidence: { gatewaySigningKey: signingKey } } });
-  gw = await startTestGateway(db, { keyHashSecret: api.keyHashSecret, signingKey, defaultPlan: "enterprise" });
+  gw = await startTestGateway(db, {
+    keyHashSecret: api.keyHashSecret,
+    signingKey,
+    defaultPlan: "enterprise",
+  });
   dir = mkdtempSync(join(tmpdir(), "countersign-scenario-"));
 });
 afterAll(async () => {
@@ -41,10 +52,14 @@ afterAll(async () => {
 
 function countersign(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", "clients/typescript/src/cli/main.ts", ...args], {
-      cwd: repo,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=countersign-source", "--import", "tsx", "clients/typescript/src/cli/main.ts", ...args],
+      {
+        cwd: repo,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -65,7 +80,9 @@ it("signs up, configures an organization, approves a held call through the API a
   const email = "founder@example.test";
   ok(await owner.post("/auth/signup", { email, password: "correct horse battery staple" }), 202);
   ok(await owner.post("/auth/email/verify", { token: api.smtp.lastToken(email, "verify-email") }));
-  const { session } = ok(await owner.post("/auth/signin", { email, password: "correct horse battery staple" }));
+  const { session } = ok(
+    await owner.post("/auth/signin", { email, password: "correct horse battery staple" }),
+  );
   const userId = session.user.id as string;
 
   // Organization and its principal.
@@ -76,12 +93,29 @@ it("signs up, configures an organization, approves a held call through the API a
   // The owner's personal identity, bound with a challenge.
   const challenge = ok(await owner.post("/me/identity-challenges"), 201).challenge;
   const personal = newIdentity("person", { organization_id: "personal", id: userId, name: "Founder" });
-  ok(await owner.post("/me/identities", { challenge_id: challenge.id, signature: signChallenge(personal, challenge.challenge), document: personal.documents[0] }), 201);
+  ok(
+    await owner.post("/me/identities", {
+      challenge_id: challenge.id,
+      signature: signChallenge(personal, challenge.challenge),
+      document: personal.documents[0],
+    }),
+    201,
+  );
 
   // Agent, gateway key, decision-only integration and tool, authorized.
   const agent = ok(await owner.post(`/orgs/${org}/agents`, { name: "refund-bot" }), 201).agent;
-  const key = ok(await owner.post(`/orgs/${org}/api-keys`, { name: "refund-bot live", kind: "gateway", agent_id: agent.id }), 201).secret as string;
-  const integration = ok(await owner.post(`/orgs/${org}/mcp-servers`, { kind: "decision_only", name: "billing system" }), 201).mcp_server;
+  const key = ok(
+    await owner.post(`/orgs/${org}/api-keys`, {
+      name: "refund-bot live",
+      kind: "gateway",
+      agent_id: agent.id,
+    }),
+    201,
+  ).secret as string;
+  const integration = ok(
+    await owner.post(`/orgs/${org}/mcp-servers`, { kind: "decision_only", name: "billing system" }),
+    201,
+  ).mcp_server;
   const draft = ok(
     await owner.post(`/orgs/${org}/tools`, {
       mcp_server_id: integration.id,
@@ -107,19 +141,36 @@ it("signs up, configures an organization, approves a held call through the API a
         conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "EUR" }],
         approvers: { roles: ["owner", "admin"], count: 1 },
       },
-      { id: "small-refunds", effect: "allow", conditions: [{ field: "amount", op: "lte", threshold: "100", currency: "EUR" }] },
+      {
+        id: "small-refunds",
+        effect: "allow",
+        conditions: [{ field: "amount", op: "lte", threshold: "100", currency: "EUR" }],
+      },
     ],
   };
   const created = ok(await owner.post(`/orgs/${org}/policies`, { name: "refunds", document }), 201);
-  ok(await owner.post(`/orgs/${org}/policies/${created.policy.id}/versions/${created.version.id}/activate`, { expected_active_version_id: null }));
+  ok(
+    await owner.post(`/orgs/${org}/policies/${created.policy.id}/versions/${created.version.id}/activate`, {
+      expected_active_version_id: null,
+    }),
+  );
   ok(await owner.patch(`/orgs/${org}/agents/${agent.id}`, { policy_id: created.policy.id }));
 
   // The principal delegates refunds to the agent.
-  const delegation = signDelegation(principal, { organization_id: org, agent_id: agent.id, permissions: ["payments.*"], expires_at: new Date(Date.now() + 7 * 86_400_000) });
+  const delegation = signDelegation(principal, {
+    organization_id: org,
+    agent_id: agent.id,
+    permissions: ["payments.*"],
+    expires_at: new Date(Date.now() + 7 * 86_400_000),
+  });
   ok(await owner.post(`/orgs/${org}/agents/${agent.id}/delegations`, { delegation }), 201);
 
   // The agent asks; the call is held for approval.
-  const call = { tool: "refund_payment", arguments: { amount: 250, order: "A-1001" }, idempotency_key: "refund-A-1001" };
+  const call = {
+    tool: "refund_payment",
+    arguments: { amount: 250, order: "A-1001" },
+    idempotency_key: "refund-A-1001",
+  };
   const held = await gw.authorize(key, call);
   expect(held.body).toMatchObject({ allowed: false, status: "approval_pending" });
   const approvalId = held.body.approval_request_id as string;
@@ -135,15 +186,26 @@ it("signs up, configures an organization, approves a held call through the API a
       on_behalf_of: proposal.body.on_behalf_of,
       delegations: [],
       issued_at: timestamp(new Date()),
-      payload: { approval_request_id: approvalId, call: proposal.body.payload.call, expires_at: request.expires_at },
+      payload: {
+        approval_request_id: approvalId,
+        call: proposal.body.payload.call,
+        expires_at: request.expires_at,
+      },
     }),
     personal.signer,
   );
-  expect(ok(await owner.post(`/orgs/${org}/approvals/${approvalId}/decision`, { decision: approval })).approval.status).toBe("approved");
+  expect(
+    ok(await owner.post(`/orgs/${org}/approvals/${approvalId}/decision`, { decision: approval })).approval
+      .status,
+  ).toBe("approved");
 
   // The same request again is authorized, with a receipt over the person's APPROVAL.
   const authorized = await gw.authorize(key, call);
-  expect(authorized.body).toMatchObject({ allowed: true, status: "authorized", approval_request_id: approvalId });
+  expect(authorized.body).toMatchObject({
+    allowed: true,
+    status: "authorized",
+    approval_request_id: approvalId,
+  });
   const receiptId = authorized.body.receipt_id as string;
   const receipt = ok(await owner.get(`/orgs/${org}/receipts/${receiptId}`)).receipt;
   expect(receipt.verification.errors).toEqual([]);
@@ -163,5 +225,8 @@ it("signs up, configures an organization, approves a held call through the API a
   expect(run.stdout).toContain("granted");
   const json = await countersign("verify", file, "--json");
   expect(json.code).toBe(0);
-  expect(JSON.parse(json.stdout)).toMatchObject({ bundle_sha256: receipt.bundle_sha256, verification: { valid: true } });
+  expect(JSON.parse(json.stdout)).toMatchObject({
+    bundle_sha256: receipt.bundle_sha256,
+    verification: { valid: true },
+  });
 });

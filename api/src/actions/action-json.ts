@@ -45,7 +45,18 @@ export interface ActionRow {
 }
 
 /** The policy decision recorded on an action (SPEC 2.6 table), or null for one decided before any policy (e.g. a refused amount). */
-export function policyDecisionJson(a: Pick<ActionRow, "policy_id" | "policy_version_id" | "policy_version" | "policy_digest" | "rule_id" | "policy_effect" | "enforcement">) {
+export function policyDecisionJson(
+  a: Pick<
+    ActionRow,
+    | "policy_id"
+    | "policy_version_id"
+    | "policy_version"
+    | "policy_digest"
+    | "rule_id"
+    | "policy_effect"
+    | "enforcement"
+  >,
+) {
   if (!a.policy_id) return null;
   return {
     policy_id: a.policy_id,
@@ -89,6 +100,9 @@ export function actionJson(a: ActionRow) {
     expires_at: a.expires_at?.toISOString() ?? null,
     created_at: a.created_at.toISOString(),
     updated_at: a.updated_at.toISOString(),
-    evidence: { status: a.evidence_deleted_at ? "deleted" : "hosted", deleted_at: a.evidence_deleted_at?.toISOString() ?? null },
+    evidence: {
+      status: a.evidence_deleted_at ? "deleted" : "hosted",
+      deleted_at: a.evidence_deleted_at?.toISOString() ?? null,
+    },
   };
 }

@@ -24,10 +24,18 @@ declare module "../context.js" {
 const identities = new WeakMap<Uint8Array, Promise<GatewayIdentity>>();
 
 /** The installation's Gateway identity, registered (or adopted) once per process and key. */
-export function gatewayIdentityOf(pool: Pool, options: EvidenceOptions | undefined): Promise<GatewayIdentity> {
+export function gatewayIdentityOf(
+  pool: Pool,
+  options: EvidenceOptions | undefined,
+): Promise<GatewayIdentity> {
   const seed = options?.gatewaySigningKey;
   if (!seed) {
-    return Promise.reject(new ServiceError("SERVICE_UNAVAILABLE", "this installation has no Gateway signing key configured, so it cannot sign closure receipts"));
+    return Promise.reject(
+      new ServiceError(
+        "SERVICE_UNAVAILABLE",
+        "this installation has no Gateway signing key configured, so it cannot sign closure receipts",
+      ),
+    );
   }
   let identity = identities.get(seed);
   if (!identity) {

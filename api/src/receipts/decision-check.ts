@@ -1,5 +1,11 @@
 import type { BodyOf, SignedObject } from "@countersign/core/evidence";
-import { compilePolicy, parsePolicy, policyDigest, scaledAmount, UNKNOWN_ARGUMENTS } from "@countersign/core/policy";
+import {
+  compilePolicy,
+  parsePolicy,
+  policyDigest,
+  scaledAmount,
+  UNKNOWN_ARGUMENTS,
+} from "@countersign/core/policy";
 import { storedObjects } from "@countersign/core/decision";
 import type { Queryable } from "@countersign/core/store";
 import { pathOf } from "./receipt-detail.js";
@@ -15,10 +21,19 @@ type Verdict = { policy_effect: string; rule_id: string | null };
  * evaluated as unknown: when they could change the winner the answer is
  * `undetermined` with every possible decision, never a guess.
  */
-export async function decisionCheck(db: Queryable, organizationId: string, r: ReceiptRow, file: Buffer, now: Date) {
+export async function decisionCheck(
+  db: Queryable,
+  organizationId: string,
+  r: ReceiptRow,
+  file: Buffer,
+  now: Date,
+) {
   const answer = await check(db, organizationId, r, file, now);
   // `matches`: whether the document still gives the signed decision; null when that cannot be decided.
-  return { ...answer, matches: answer.status === "consistent" ? true : answer.status === "differs" ? false : null };
+  return {
+    ...answer,
+    matches: answer.status === "consistent" ? true : answer.status === "differs" ? false : null,
+  };
 }
 
 async function check(db: Queryable, organizationId: string, r: ReceiptRow, file: Buffer, now: Date) {
@@ -28,35 +43,90 @@ async function check(db: Queryable, organizationId: string, r: ReceiptRow, file:
   let proposal = path.find((s) => s.body.type === "PROPOSAL") as SignedObject<BodyOf<"PROPOSAL">> | undefined;
   // A cancellation receipt covers TASK → CANCELLATION only; the PROPOSAL is the action's stored one.
   if (!proposal && task) {
-    const { rows } = await db.query<{ proposal_object_id: string | null }>("select proposal_object_id from protected_actions where id = $1", [r.id]);
+    const { rows } = await db.query<{ proposal_object_id: string | null }>(
+      "select proposal_object_id from protected_actions where id = $1",
+      [r.id],
+    );
     const id = rows[0]?.proposal_object_id;
-    if (id) proposal = (await storedObjects(db, [id])).get(id) as SignedObject<BodyOf<"PROPOSAL">> | undefined;
+    if (id)
+      proposal = (await storedObjects(db, [id])).get(id) as SignedObject<BodyOf<"PROPOSAL">> | undefined;
   }
   const base = { receipt_id: r.r_id, protected_action_id: r.id, checked_at: now.toISOString() };
-  if (!task) return { ...base, status: "undetermined", reason: "the bundle's path has no TASK", policy: null, signed: null, evaluated: null, possible: [] };
+  if (!task)
+    return {
+      ...base,
+      status: "undetermined",
+      reason: "the bundle's path has no TASK",
+      policy: null,
+      signed: null,
+      evaluated: null,
+      possible: [],
+    };
 
   const signedPolicy = task.body.payload.policy;
-  const signed: Verdict | null = proposal ? { policy_effect: proposal.body.payload.policy_effect, rule_id: proposal.body.payload.rule_id } : null;
+  const signed: Verdict | null = proposal
+    ? { policy_effect: proposal.body.payload.policy_effect, rule_id: proposal.body.payload.rule_id }
+    : null;
   const { rows } = await db.query<{ document: unknown; digest: string }>(
     "select document, digest from policy_versions where id = $1 and organization_id = $2",
     [signedPolicy.version_id, organizationId],
   );
   const stored = rows[0];
-  const common = { ...base, policy: signedPolicy, signed, call: { tool: task.body.payload.tool, action: task.body.payload.action, amount: task.body.payload.amount, arguments_digest: task.body.payload.arguments_digest } };
-  if (!stored) return { ...common, status: "undetermined", reason: "the policy version signed into the TASK is not stored", document_digest: null, evaluated: null, possible: [] };
+  const common = {
+    ...base,
+    policy: signedPolicy,
+    signed,
+    call: {
+      tool: task.body.payload.tool,
+      action: task.body.payload.action,
+      amount: task.body.payload.amount,
+      arguments_digest: task.body.payload.arguments_digest,
+    },
+  };
+  if (!stored)
+    return {
+      ...common,
+      status: "undetermined",
+      reason: "the policy version signed into the TASK is not stored",
+      document_digest: null,
+      evaluated: null,
+      possible: [],
+    };
   const digest = policyDigest(stored.document);
   if (digest !== signedPolicy.digest) {
-    return { ...common, status: "differs", reason: "the stored document's digest is not the digest signed into the TASK", document_digest: digest, evaluated: null, possible: [] };
+    return {
+      ...common,
+      status: "differs",
+      reason: "the stored document's digest is not the digest signed into the TASK",
+      document_digest: digest,
+      evaluated: null,
+      possible: [],
+    };
   }
-  if (!signed) return { ...common, status: "undetermined", reason: "no signed PROPOSAL records the decision", document_digest: digest, evaluated: null, possible: [] };
+  if (!signed)
+    return {
+      ...common,
+      status: "undetermined",
+      reason: "no signed PROPOSAL records the decision",
+      document_digest: digest,
+      evaluated: null,
+      possible: [],
+    };
 
   const compiled = compilePolicy(parsePolicy(stored.document));
   const p = task.body.payload;
-  const input = { tool: p.tool, action: p.action, amount: p.amount?.value ?? null, currency: p.amount?.currency ?? null };
+  const input = {
+    tool: p.tool,
+    action: p.action,
+    amount: p.amount?.value ?? null,
+    currency: p.amount?.currency ?? null,
+  };
   const open = compiled.decideOpen(p.tool, p.action, scaledAmount(input), input.currency, UNKNOWN_ARGUMENTS);
   const possible = open.possible.map((d) => ({ policy_effect: d.effect, rule_id: d.rule_id }));
   if (!open.decision) {
-    const could = possible.some((d) => d.policy_effect === signed.policy_effect && d.rule_id === signed.rule_id);
+    const could = possible.some(
+      (d) => d.policy_effect === signed.policy_effect && d.rule_id === signed.rule_id,
+    );
     return {
       ...common,
       status: could ? "undetermined" : "differs",
@@ -73,7 +143,9 @@ async function check(db: Queryable, organizationId: string, r: ReceiptRow, file:
   return {
     ...common,
     status: same ? "consistent" : "differs",
-    reason: same ? "the signed policy document still gives the signed decision" : "the signed policy document gives another decision",
+    reason: same
+      ? "the signed policy document still gives the signed decision"
+      : "the signed policy document gives another decision",
     document_digest: digest,
     evaluated,
     possible,

@@ -13,7 +13,13 @@ export const VERIFY_BATCH = 50;
  */
 export async function verifyNewReceipts(pool: Pool, now: Date, batch = VERIFY_BATCH): Promise<number> {
   return inTransaction(pool, async (db) => {
-    const { rows } = await db.query<{ id: string; organization_id: string; bundle: Buffer; bundle_sha256: string; bundle_size: number }>(
+    const { rows } = await db.query<{
+      id: string;
+      organization_id: string;
+      bundle: Buffer;
+      bundle_sha256: string;
+      bundle_size: number;
+    }>(
       `select id, organization_id, bundle, bundle_sha256, bundle_size from receipts
         where verification_at_issuance is null and evidence_deleted_at is null and bundle is not null
         order by created_at limit $1 for update skip locked`,
@@ -29,12 +35,24 @@ export async function verifyNewReceipts(pool: Pool, now: Date, batch = VERIFY_BA
       const report = await verifyStoredBundle(db, r.organization_id, parsed, now);
       // Bytes that do not match the recorded hash are never vouched for, whatever they contain.
       const intact = r.bundle.byteLength === r.bundle_size && sha256Digest(r.bundle) === r.bundle_sha256;
-      const stored = intact ? report : { ...report, valid: false, notes: [...report.notes, "the stored bytes do not match bundle_sha256"] };
-      const issuedAt = (parsed as { receipt?: { body?: { issued_at?: unknown } } } | undefined)?.receipt?.body?.issued_at;
+      const stored = intact
+        ? report
+        : {
+            ...report,
+            valid: false,
+            notes: [...report.notes, "the stored bytes do not match bundle_sha256"],
+          };
+      const issuedAt = (parsed as { receipt?: { body?: { issued_at?: unknown } } } | undefined)?.receipt?.body
+        ?.issued_at;
       await db.query(
         `update receipts set verification_at_issuance = $2, verified_at_issuance = $3,
                 issued_at = coalesce(issued_at, $4::timestamptz) where id = $1`,
-        [r.id, JSON.stringify(stored), stored.valid, typeof issuedAt === "string" && !Number.isNaN(Date.parse(issuedAt)) ? issuedAt : null],
+        [
+          r.id,
+          JSON.stringify(stored),
+          stored.valid,
+          typeof issuedAt === "string" && !Number.isNaN(Date.parse(issuedAt)) ? issuedAt : null,
+        ],
       );
     }
     return rows.length;

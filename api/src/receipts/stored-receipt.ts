@@ -1,7 +1,13 @@
 import { sha256Digest } from "@countersign/core/canonical";
 import { ServiceError } from "@countersign/core/errors";
 import type { Queryable } from "@countersign/core/store";
-import { ACTION_COLUMNS, ACTION_FROM, actionSummaryJson, policyDecisionJson, type ActionRow } from "../actions/action-json.js";
+import {
+  ACTION_COLUMNS,
+  ACTION_FROM,
+  actionSummaryJson,
+  policyDecisionJson,
+  type ActionRow,
+} from "../actions/action-json.js";
 
 /** A receipt's summary record joined with its action (SPEC 2.8). */
 export interface ReceiptRow extends ActionRow {
@@ -25,7 +31,10 @@ export const RECEIPT_COLUMNS = `r.id as r_id, r.kind, r.receipt_object_id, r.thr
 export const RECEIPT_FROM = `receipts r join ${ACTION_FROM} on pa.id = r.protected_action_id`;
 
 export async function readReceipt(db: Queryable, organizationId: string, id: string): Promise<ReceiptRow> {
-  const { rows } = await db.query<ReceiptRow>(`select ${RECEIPT_COLUMNS} from ${RECEIPT_FROM} where r.id = $1 and r.organization_id = $2`, [id, organizationId]);
+  const { rows } = await db.query<ReceiptRow>(
+    `select ${RECEIPT_COLUMNS} from ${RECEIPT_FROM} where r.id = $1 and r.organization_id = $2`,
+    [id, organizationId],
+  );
   if (!rows[0]) throw new ServiceError("NOT_FOUND", "receipt not found");
   return rows[0];
 }
@@ -46,24 +55,35 @@ export function receiptJson(r: ReceiptRow) {
     bundle_size: r.bundle_size,
     verified_at_issuance: r.r_evidence_deleted_at ? null : r.verified_at_issuance,
     created_at: r.r_created_at.toISOString(),
-    evidence: { status: r.r_evidence_deleted_at ? "deleted" : "hosted", deleted_at: r.r_evidence_deleted_at?.toISOString() ?? null },
+    evidence: {
+      status: r.r_evidence_deleted_at ? "deleted" : "hosted",
+      deleted_at: r.r_evidence_deleted_at?.toISOString() ?? null,
+    },
   };
 }
 
-export const receiptListItemJson = (r: ReceiptRow) => ({ ...receiptJson(r), action: actionSummaryJson(r), policy: policyDecisionJson(r) });
+export const receiptListItemJson = (r: ReceiptRow) => ({
+  ...receiptJson(r),
+  action: actionSummaryJson(r),
+  policy: policyDecisionJson(r),
+});
 
 /** SPEC 7.2: the hosted copy is gone; what was kept identifies it. */
 export function evidenceExpired(r: ReceiptRow, issuedAt: string | null): ServiceError {
-  return new ServiceError("EVIDENCE_EXPIRED", "the hosted copy of this receipt was deleted after the data retention period", {
-    receipt_id: r.r_id,
-    receipt_object_id: r.receipt_object_id,
-    protected_action_id: r.id,
-    outcome: r.outcome,
-    bundle_sha256: r.bundle_sha256,
-    bundle_size: r.bundle_size,
-    issued_at: issuedAt,
-    evidence_deleted_at: r.r_evidence_deleted_at!.toISOString(),
-  });
+  return new ServiceError(
+    "EVIDENCE_EXPIRED",
+    "the hosted copy of this receipt was deleted after the data retention period",
+    {
+      receipt_id: r.r_id,
+      receipt_object_id: r.receipt_object_id,
+      protected_action_id: r.id,
+      outcome: r.outcome,
+      bundle_sha256: r.bundle_sha256,
+      bundle_size: r.bundle_size,
+      issued_at: issuedAt,
+      evidence_deleted_at: r.r_evidence_deleted_at!.toISOString(),
+    },
+  );
 }
 
 /**
@@ -80,9 +100,16 @@ export async function vouchedBundle(db: Queryable, r: ReceiptRow): Promise<Buffe
   const row = rows[0];
   if (r.r_evidence_deleted_at) throw evidenceExpired(r, row?.issued_at?.toISOString() ?? null);
   const bytes = row?.bundle;
-  if (!bytes) throw new ServiceError("EVIDENCE_INTEGRITY_FAILED", "the stored bundle of this receipt is missing; this is a server-side problem");
+  if (!bytes)
+    throw new ServiceError(
+      "EVIDENCE_INTEGRITY_FAILED",
+      "the stored bundle of this receipt is missing; this is a server-side problem",
+    );
   if (bytes.byteLength !== r.bundle_size || sha256Digest(bytes) !== r.bundle_sha256) {
-    throw new ServiceError("EVIDENCE_INTEGRITY_FAILED", "the stored bundle of this receipt no longer matches its bundle_sha256; it is not served");
+    throw new ServiceError(
+      "EVIDENCE_INTEGRITY_FAILED",
+      "the stored bundle of this receipt no longer matches its bundle_sha256; it is not served",
+    );
   }
   return bytes;
 }

@@ -9,7 +9,12 @@ import type { Queryable } from "@countersign/core/store";
  * logs of every signer, so a bundle document conflicting with what we stored
  * shows as equivocation.
  */
-export async function verifyStoredBundle(db: Queryable, organizationId: string, bundle: unknown, now: Date): Promise<VerificationResult> {
+export async function verifyStoredBundle(
+  db: Queryable,
+  organizationId: string,
+  bundle: unknown,
+  now: Date,
+): Promise<VerificationResult> {
   const { rows } = await db.query<{ kid: string; kind: string }>(
     "select kid, kind from identities where kind = 'gateway' or (kind = 'principal' and organization_id = $1)",
     [organizationId],
@@ -30,6 +35,8 @@ export async function verifyStoredBundle(db: Queryable, organizationId: string, 
 function kidsOf(bundle: unknown): string[] {
   const docs = (bundle as { identities?: unknown })?.identities;
   if (!Array.isArray(docs)) return [];
-  const kids = docs.map((d) => (d as { body?: { kid?: unknown } })?.body?.kid).filter((k): k is string => typeof k === "string");
+  const kids = docs
+    .map((d) => (d as { body?: { kid?: unknown } })?.body?.kid)
+    .filter((k): k is string => typeof k === "string");
   return [...new Set(kids)];
 }

@@ -48,7 +48,13 @@ async function clearedColumns(db: Queryable): Promise<string[]> {
  * unless a delivery is still pending or the event is about an open action.
  * Rows are claimed with SKIP LOCKED so api processes share the work.
  */
-async function deleteBatch(pool: Pool, organizationId: string, cutoff: Date, now: Date, days: number): Promise<RetentionCounts> {
+async function deleteBatch(
+  pool: Pool,
+  organizationId: string,
+  cutoff: Date,
+  now: Date,
+  days: number,
+): Promise<RetentionCounts> {
   return inTransaction(pool, async (db) => {
     const { rows: claimed } = await db.query<{ id: string }>(
       `select id from protected_actions
@@ -59,9 +65,17 @@ async function deleteBatch(pool: Pool, organizationId: string, cutoff: Date, now
       [organizationId, OPEN_STATUSES, cutoff, now, RETENTION_BATCH],
     );
     const ids = claimed.map((r) => r.id);
-    const counts: RetentionCounts = { actions: ids.length, receipts: 0, signed_objects: 0, events: 0, deliveries: 0 };
+    const counts: RetentionCounts = {
+      actions: ids.length,
+      receipts: 0,
+      signed_objects: 0,
+      events: 0,
+      deliveries: 0,
+    };
     if (ids.length > 0) {
-      counts.signed_objects = (await db.query("delete from signed_objects where protected_action_id = any($1::uuid[])", [ids])).rowCount ?? 0;
+      counts.signed_objects =
+        (await db.query("delete from signed_objects where protected_action_id = any($1::uuid[])", [ids]))
+          .rowCount ?? 0;
       counts.receipts =
         (
           await db.query(
@@ -73,7 +87,10 @@ async function deleteBatch(pool: Pool, organizationId: string, cutoff: Date, now
           )
         ).rowCount ?? 0;
       const extra = (await clearedColumns(db)).map((c) => `, ${c} = null`).join("");
-      await db.query(`update protected_actions set evidence_deleted_at = $2${extra} where id = any($1::uuid[])`, [ids, now]);
+      await db.query(
+        `update protected_actions set evidence_deleted_at = $2${extra} where id = any($1::uuid[])`,
+        [ids, now],
+      );
     }
     const { rows: ev } = await db.query<{ events: number; deliveries: number }>(
       `with doomed as (
@@ -110,10 +127,15 @@ async function deleteBatch(pool: Pool, organizationId: string, cutoff: Date, now
  * is read on every pass, so a shorter one chosen by an owner applies on the
  * next pass (within minutes). Returns what was deleted, per organization.
  */
-export async function applyRetention(pool: Pool, opts: { now: Date; defaultPlan: Plan }): Promise<Map<string, RetentionCounts>> {
-  const { rows: orgs } = await pool.query<{ id: string; plan: string | null; data_retention_days: number | null }>(
-    "select id, plan, data_retention_days from organizations",
-  );
+export async function applyRetention(
+  pool: Pool,
+  opts: { now: Date; defaultPlan: Plan },
+): Promise<Map<string, RetentionCounts>> {
+  const { rows: orgs } = await pool.query<{
+    id: string;
+    plan: string | null;
+    data_retention_days: number | null;
+  }>("select id, plan, data_retention_days from organizations");
   const done = new Map<string, RetentionCounts>();
   for (const o of orgs) {
     const days = effectiveRetentionDays(isPlan(o.plan) ? o.plan : opts.defaultPlan, o.data_retention_days);

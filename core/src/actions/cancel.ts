@@ -42,7 +42,8 @@ const LOCK = `
    where pa.id = $1 and pa.organization_id = $2
      for update of pa`;
 
-const refused = (message: string, serviceCode: string) => new ServiceError("VERIFICATION_FAILED", message, { service_code: serviceCode });
+const refused = (message: string, serviceCode: string) =>
+  new ServiceError("VERIFICATION_FAILED", message, { service_code: serviceCode });
 
 /**
  * Cancels an open action (SPEC 3.1, 6.1): verifies the CANCELLATION against
@@ -59,9 +60,13 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
     const a = rows[0];
     if (!a) throw new ServiceError("NOT_FOUND", "no such protected action");
     if (!(CANCELLABLE_STATUSES as readonly string[]).includes(a.status)) {
-      throw new ServiceError("INVALID_STATE", `an action that is ${a.status} cannot be cancelled; only pending approval or approved actions can`);
+      throw new ServiceError(
+        "INVALID_STATE",
+        `an action that is ${a.status} cannot be cancelled; only pending approval or approved actions can`,
+      );
     }
-    const task = (await storedObjects(db, [a.task_object_id])).get(a.task_object_id) as SignedObject<BodyOf<"TASK">> | undefined;
+    const task = (await storedObjects(db, [a.task_object_id])).get(a.task_object_id) as
+      SignedObject<BodyOf<"TASK">> | undefined;
     if (!task) throw new ServiceError("INVALID_STATE", "the action has no signed TASK to cancel");
     const principalKid = task.body.on_behalf_of!;
     const principal = await storedIdentity(db, principalKid);
@@ -70,11 +75,21 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
     }
     const submitted = input.object as { body?: { actor?: unknown } } | null;
     if (typeof submitted?.body?.actor === "string" && submitted.body.actor !== principalKid) {
-      throw new ServiceError("IDENTITY_MISMATCH", "the cancellation must be signed by the organization principal this action was decided for");
+      throw new ServiceError(
+        "IDENTITY_MISMATCH",
+        "the cancellation must be signed by the organization principal this action was decided for",
+      );
     }
-    const check = verifySignedObject(input.object, principal.documents, { expectedActor: principalKid as never });
-    if (!check.ok) throw refused(`the cancellation does not verify against the organization principal: ${check.message}`, check.code);
-    if (check.object.body.type !== "CANCELLATION") throw refused("the object is not a CANCELLATION", "OBJECT_WRONG_TYPE");
+    const check = verifySignedObject(input.object, principal.documents, {
+      expectedActor: principalKid as never,
+    });
+    if (!check.ok)
+      throw refused(
+        `the cancellation does not verify against the organization principal: ${check.message}`,
+        check.code,
+      );
+    if (check.object.body.type !== "CANCELLATION")
+      throw refused("the object is not a CANCELLATION", "OBJECT_WRONG_TYPE");
     const cancellation = check.object as SignedObject<BodyOf<"CANCELLATION">>;
     if (cancellation.body.thread !== task.id || cancellation.body.parent !== task.id) {
       throw refused("the cancellation does not follow this action's TASK", "CHAIN_BROKEN");
@@ -84,20 +99,36 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
       throw refused("the cancellation's issued_at is before the TASK or in the future", "TIME_ORDER");
     }
 
-    await db.query("insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, 'CANCELLATION', $4)", [
-      cancellation.id,
-      input.organizationId,
-      a.id,
-      JSON.stringify(cancellation),
-    ]);
-    const issued = issueStoredReceipt(input.identity, [task, cancellation], a.delegation_object ? [a.delegation_object] : [], principal.documents, now);
+    await db.query(
+      "insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, 'CANCELLATION', $4)",
+      [cancellation.id, input.organizationId, a.id, JSON.stringify(cancellation)],
+    );
+    const issued = issueStoredReceipt(
+      input.identity,
+      [task, cancellation],
+      a.delegation_object ? [a.delegation_object] : [],
+      principal.documents,
+      now,
+    );
     const receiptId = randomUUID();
     await db.query(
       `insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
                              workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
        values ($1, $2, $3, $4, $5, $6, $7, 'service/task-approval@0.1', $8, $9, $10, $11, $12)`,
-      [receiptId, input.organizationId, a.id, issued.kind, issued.receiptObjectId, issued.threadId, issued.headObjectId,
-       issued.outcome, input.identity.signer.kid, issued.file, issued.bundleSha256, issued.bundleSize],
+      [
+        receiptId,
+        input.organizationId,
+        a.id,
+        issued.kind,
+        issued.receiptObjectId,
+        issued.threadId,
+        issued.headObjectId,
+        issued.outcome,
+        input.identity.signer.kid,
+        issued.file,
+        issued.bundleSha256,
+        issued.bundleSize,
+      ],
     );
     // SPEC 6.1: cancelling has no event of its own, only its receipt's.
     const event = receiptCreated({
@@ -108,11 +139,21 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
       outcome: issued.outcome,
       bundle_sha256: issued.bundleSha256,
     });
-    await db.query("insert into events (organization_id, type, data) values ($1, $2, $3)", [input.organizationId, event.type, JSON.stringify(event.data)]);
+    await db.query("insert into events (organization_id, type, data) values ($1, $2, $3)", [
+      input.organizationId,
+      event.type,
+      JSON.stringify(event.data),
+    ]);
     if (a.approval_request_id) {
-      await db.query("update approval_requests set status = 'cancelled' where id = $1 and status in ('pending', 'approved')", [a.approval_request_id]);
+      await db.query(
+        "update approval_requests set status = 'cancelled' where id = $1 and status in ('pending', 'approved')",
+        [a.approval_request_id],
+      );
     }
-    await db.query("update protected_actions set status = 'cancelled', decision_code = 'CANCELLED', receipt_id = $2, updated_at = $3 where id = $1", [a.id, receiptId, now]);
+    await db.query(
+      "update protected_actions set status = 'cancelled', decision_code = 'CANCELLED', receipt_id = $2, updated_at = $3 where id = $1",
+      [a.id, receiptId, now],
+    );
     const done: Cancellation = {
       protectedActionId: a.id,
       cancellationObjectId: cancellation.id,

@@ -8,7 +8,18 @@ import type { ApiContext } from "../../context.js";
 import { gatewayIdentityOf } from "../../evidence/options.js";
 import { decodeCursor, encodeCursor, organizationOf, pageQuery, typed } from "../shared.js";
 
-const statuses = ["denied", "pending_approval", "approved", "authorized", "executing", "succeeded", "failed", "rejected", "cancelled", "expired"] as const;
+const statuses = [
+  "denied",
+  "pending_approval",
+  "approved",
+  "authorized",
+  "executing",
+  "succeeded",
+  "failed",
+  "rejected",
+  "cancelled",
+  "expired",
+] as const;
 const actionParams = z.strictObject({ org_id: z.uuid(), action_id: z.uuid() });
 
 const listQuery = z.strictObject({
@@ -24,8 +35,15 @@ const listQuery = z.strictObject({
   until: z.iso.datetime({ offset: true }).optional(),
 });
 
-async function readAction(db: { query: ApiContext["pool"]["query"] }, organizationId: string, id: string): Promise<ActionRow> {
-  const { rows } = await db.query<ActionRow>(`select ${ACTION_COLUMNS} from ${ACTION_FROM} where pa.id = $1 and pa.organization_id = $2`, [id, organizationId]);
+async function readAction(
+  db: { query: ApiContext["pool"]["query"] },
+  organizationId: string,
+  id: string,
+): Promise<ActionRow> {
+  const { rows } = await db.query<ActionRow>(
+    `select ${ACTION_COLUMNS} from ${ACTION_FROM} where pa.id = $1 and pa.organization_id = $2`,
+    [id, organizationId],
+  );
   if (!rows[0]) throw new ServiceError("NOT_FOUND", "protected action not found");
   return rows[0];
 }
@@ -38,12 +56,15 @@ async function readAction(db: { query: ApiContext["pool"]["query"] }, organizati
 export async function actionRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
 
-  r.get("/orgs/:org_id/actions", { schema: { params: z.strictObject({ org_id: z.uuid() }), querystring: listQuery } }, async (request) => {
-    const o = organizationOf(request);
-    const q = request.query;
-    const after = decodeCursor(q.cursor, z.tuple([z.string(), z.uuid()]));
-    const { rows } = await ctx.pool.query<ActionRow>(
-      `select ${ACTION_COLUMNS} from ${ACTION_FROM}
+  r.get(
+    "/orgs/:org_id/actions",
+    { schema: { params: z.strictObject({ org_id: z.uuid() }), querystring: listQuery } },
+    async (request) => {
+      const o = organizationOf(request);
+      const q = request.query;
+      const after = decodeCursor(q.cursor, z.tuple([z.string(), z.uuid()]));
+      const { rows } = await ctx.pool.query<ActionRow>(
+        `select ${ACTION_COLUMNS} from ${ACTION_FROM}
         where pa.organization_id = $1
           and ($2::text is null or pa.status = $2) and ($3::uuid is null or pa.agent_id = $3)
           and ($4::text is null or pa.tool_name = $4) and ($5::text is null or pa.action = $5)
@@ -52,13 +73,31 @@ export async function actionRoutes(app: FastifyInstance, ctx: ApiContext) {
           and ($9::timestamptz is null or pa.created_at >= $9) and ($10::timestamptz is null or pa.created_at < $10)
           and ($11::timestamptz is null or (pa.created_at, pa.id) < ($11::timestamptz, $12::uuid))
         order by pa.created_at desc, pa.id desc limit $13`,
-      [o.id, q.status ?? null, q.agent_id ?? null, q.tool ?? null, q.action ?? null, q.execution ?? null, q.environment ?? null,
-       q.policy_id ?? null, q.since ?? null, q.until ?? null, after?.[0] ?? null, after?.[1] ?? null, q.limit + 1],
-    );
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
-    return { items: page.map(actionJson), next_cursor: rows.length > q.limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null };
-  });
+        [
+          o.id,
+          q.status ?? null,
+          q.agent_id ?? null,
+          q.tool ?? null,
+          q.action ?? null,
+          q.execution ?? null,
+          q.environment ?? null,
+          q.policy_id ?? null,
+          q.since ?? null,
+          q.until ?? null,
+          after?.[0] ?? null,
+          after?.[1] ?? null,
+          q.limit + 1,
+        ],
+      );
+      const page = rows.slice(0, q.limit);
+      const last = page[page.length - 1];
+      return {
+        items: page.map(actionJson),
+        next_cursor:
+          rows.length > q.limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null,
+      };
+    },
+  );
 
   r.get("/orgs/:org_id/actions/:action_id", { schema: { params: actionParams } }, async (request) => {
     const o = organizationOf(request);
@@ -67,7 +106,12 @@ export async function actionRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/actions/:action_id/cancel",
-    { schema: { params: actionParams, body: z.strictObject({ cancellation: z.record(z.string(), z.unknown()) }) } },
+    {
+      schema: {
+        params: actionParams,
+        body: z.strictObject({ cancellation: z.record(z.string(), z.unknown()) }),
+      },
+    },
     async (request) => {
       const o = organizationOf(request);
       // Found before the identity is needed, so a missing action is 404 even without a signing key.
@@ -89,7 +133,11 @@ export async function actionRoutes(app: FastifyInstance, ctx: ApiContext) {
       });
       return {
         action: actionJson(await readAction(ctx.pool, o.id, done.protectedActionId)),
-        receipt: { id: done.receipt.id, receipt_object_id: done.receipt.receiptObjectId, outcome: done.receipt.outcome },
+        receipt: {
+          id: done.receipt.id,
+          receipt_object_id: done.receipt.receiptObjectId,
+          outcome: done.receipt.outcome,
+        },
       };
     },
   );

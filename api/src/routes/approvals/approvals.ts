@@ -3,7 +3,13 @@ import { z } from "zod";
 import { decideApproval } from "@countersign/core/approvals";
 import { ServiceError } from "@countersign/core/errors";
 import type { Queryable } from "@countersign/core/store";
-import { ACTION_COLUMNS, ACTION_FROM, actionSummaryJson, policyDecisionJson, type ActionRow } from "../../actions/action-json.js";
+import {
+  ACTION_COLUMNS,
+  ACTION_FROM,
+  actionSummaryJson,
+  policyDecisionJson,
+  type ActionRow,
+} from "../../actions/action-json.js";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { gatewayIdentityOf } from "../../evidence/options.js";
@@ -31,7 +37,8 @@ const FROM = `approval_requests ar join ${ACTION_FROM} on pa.id = ar.protected_a
   left join signed_objects po on po.object_id = pa.proposal_object_id`;
 
 /** A pending request past its expiry is shown as expired: nobody can decide it any more. */
-const statusOf = (a: ApprovalRow, now: number) => (a.ar_status === "pending" && a.ar_expires_at.getTime() <= now ? "expired" : a.ar_status);
+const statusOf = (a: ApprovalRow, now: number) =>
+  a.ar_status === "pending" && a.ar_expires_at.getTime() <= now ? "expired" : a.ar_status;
 
 /**
  * The approval request of SPEC 2.7 (docs/evidence-api.md "Approvals"). It
@@ -51,7 +58,12 @@ function approvalJson(a: ApprovalRow, now = Date.now()) {
     decided_by_kid: a.decided_by_kid,
     decision_object_id: a.decision_object_id,
     created_at: a.ar_created_at.toISOString(),
-    action: { ...actionSummaryJson(a), amount: a.amount === null ? null : { value: a.amount, currency: a.currency }, arguments_digest: a.arguments_digest, environment: a.environment },
+    action: {
+      ...actionSummaryJson(a),
+      amount: a.amount === null ? null : { value: a.amount, currency: a.currency },
+      arguments_digest: a.arguments_digest,
+      environment: a.environment,
+    },
     policy: policyDecisionJson(a),
     task_object_id: a.task_object_id,
     proposal: a.proposal ?? null,
@@ -59,7 +71,10 @@ function approvalJson(a: ApprovalRow, now = Date.now()) {
 }
 
 async function readApproval(db: Queryable, organizationId: string, id: string): Promise<ApprovalRow> {
-  const { rows } = await db.query<ApprovalRow>(`select ${COLUMNS} from ${FROM} where ar.id = $1 and ar.organization_id = $2`, [id, organizationId]);
+  const { rows } = await db.query<ApprovalRow>(
+    `select ${COLUMNS} from ${FROM} where ar.id = $1 and ar.organization_id = $2`,
+    [id, organizationId],
+  );
   if (!rows[0]) throw new ServiceError("NOT_FOUND", "approval request not found");
   return rows[0];
 }
@@ -82,7 +97,9 @@ export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
         params: z.strictObject({ org_id: z.uuid() }),
         querystring: z.strictObject({
           ...pageQuery,
-          status: z.enum(["pending", "approved", "rejected", "expired", "superseded", "cancelled"]).optional(),
+          status: z
+            .enum(["pending", "approved", "rejected", "expired", "superseded", "cancelled"])
+            .optional(),
           agent_id: z.uuid().optional(),
         }),
       },
@@ -109,7 +126,8 @@ export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
       const last = page[page.length - 1];
       return {
         items: page.map((a) => approvalJson(a, now.getTime())),
-        next_cursor: rows.length > limit && last ? encodeCursor([last.ar_created_at.toISOString(), last.ar_id]) : null,
+        next_cursor:
+          rows.length > limit && last ? encodeCursor([last.ar_created_at.toISOString(), last.ar_id]) : null,
       };
     },
   );
@@ -121,7 +139,12 @@ export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/approvals/:approval_id/decision",
-    { schema: { params: approvalParams, body: z.strictObject({ decision: z.record(z.string(), z.unknown()) }) } },
+    {
+      schema: {
+        params: approvalParams,
+        body: z.strictObject({ decision: z.record(z.string(), z.unknown()) }),
+      },
+    },
     async (request) => {
       const o = organizationOf(request);
       const person = sessionOf(request);
@@ -139,12 +162,22 @@ export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
             action: d.status === "approved" ? "approval.approved" : "approval.rejected",
             actor: actorOf(request.principal),
             target: { type: "approval_request", id: request.params.approval_id },
-            details: { protected_action_id: d.protectedActionId, decision_object_id: d.decisionObjectId, receipt_id: d.receipt?.id ?? null },
+            details: {
+              protected_action_id: d.protectedActionId,
+              decision_object_id: d.decisionObjectId,
+              receipt_id: d.receipt?.id ?? null,
+            },
           }),
       });
       return {
         approval: approvalJson(await readApproval(ctx.pool, o.id, request.params.approval_id)),
-        receipt: decision.receipt ? { id: decision.receipt.id, receipt_object_id: decision.receipt.receiptObjectId, outcome: decision.receipt.outcome } : null,
+        receipt: decision.receipt
+          ? {
+              id: decision.receipt.id,
+              receipt_object_id: decision.receipt.receiptObjectId,
+              outcome: decision.receipt.outcome,
+            }
+          : null,
       };
     },
   );

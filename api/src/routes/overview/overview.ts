@@ -19,7 +19,12 @@ export async function overviewRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.get(
     "/orgs/:org_id/overview",
-    { schema: { params, querystring: z.strictObject({ days: z.coerce.number().int().min(1).max(365).default(30) }) } },
+    {
+      schema: {
+        params,
+        querystring: z.strictObject({ days: z.coerce.number().int().min(1).max(365).default(30) }),
+      },
+    },
     async (request) => {
       const o = organizationOf(request);
       const to = now();
@@ -43,7 +48,8 @@ export async function overviewRoutes(app: FastifyInstance, ctx: ApiContext) {
          select 'active_agents', null, count(*)::int from agents where organization_id = $1 and status = 'active'`,
         [o.id, from, to],
       );
-      const group = (kind: string): Record<string, number> => Object.fromEntries(rows.filter((x) => x.kind === kind && x.key !== null).map((x) => [x.key, x.n]));
+      const group = (kind: string): Record<string, number> =>
+        Object.fromEntries(rows.filter((x) => x.kind === kind && x.key !== null).map((x) => [x.key, x.n]));
       const single = (kind: string) => rows.find((x) => x.kind === kind)?.n ?? 0;
       const byStatus = group("status");
       return {
@@ -63,12 +69,19 @@ export async function overviewRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.get(
     "/orgs/:org_id/usage",
-    { schema: { params, querystring: z.strictObject({ months: z.coerce.number().int().min(1).max(24).default(12) }) } },
+    {
+      schema: {
+        params,
+        querystring: z.strictObject({ months: z.coerce.number().int().min(1).max(24).default(12) }),
+      },
+    },
     async (request) => {
       const o = organizationOf(request);
       const q = quotas[o.plan];
       const current = now();
-      const first = new Date(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - (request.query.months - 1), 1));
+      const first = new Date(
+        Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - (request.query.months - 1), 1),
+      );
       const { rows: months } = await ctx.pool.query<{ month: string; n: string }>(
         `select to_char(month, 'YYYY-MM') as month, sum(protected_actions)::bigint as n from usage_counters
           where organization_id = $1 and month >= $2::date group by month`,
@@ -76,7 +89,9 @@ export async function overviewRoutes(app: FastifyInstance, ctx: ApiContext) {
       );
       const byMonth = new Map(months.map((m) => [m.month, Number(m.n)]));
       const list = Array.from({ length: request.query.months }, (_, i) => {
-        const m = new Date(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - i, 1)).toISOString().slice(0, 7);
+        const m = new Date(Date.UTC(current.getUTCFullYear(), current.getUTCMonth() - i, 1))
+          .toISOString()
+          .slice(0, 7);
         return { month: m, protected_actions: byMonth.get(m) ?? 0 };
       });
       const { rows: c } = await ctx.pool.query<Record<string, number>>(

@@ -4,7 +4,14 @@ import { bundleContentType, bundleFileName } from "@countersign/core/evidence";
 import type { ApiContext } from "../../context.js";
 import { decisionCheck } from "../../receipts/decision-check.js";
 import { receiptDetailJson } from "../../receipts/receipt-detail.js";
-import { readReceipt, RECEIPT_COLUMNS, RECEIPT_FROM, receiptListItemJson, vouchedBundle, type ReceiptRow } from "../../receipts/stored-receipt.js";
+import {
+  readReceipt,
+  RECEIPT_COLUMNS,
+  RECEIPT_FROM,
+  receiptListItemJson,
+  vouchedBundle,
+  type ReceiptRow,
+} from "../../receipts/stored-receipt.js";
 import { verifyStoredBundle } from "../../receipts/verify.js";
 import { decodeCursor, encodeCursor, organizationOf, pageQuery, typed } from "../shared.js";
 
@@ -45,11 +52,24 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ApiContext) {
             and ($4::uuid is null or pa.agent_id = $4) and ($5::uuid is null or r.protected_action_id = $5)
             and ($6::timestamptz is null or (r.created_at, r.id) < ($6::timestamptz, $7::uuid))
           order by r.created_at desc, r.id desc limit $8`,
-        [o.id, q.outcome ?? null, q.kind ?? null, q.agent_id ?? null, q.protected_action_id ?? null, after?.[0] ?? null, after?.[1] ?? null, q.limit + 1],
+        [
+          o.id,
+          q.outcome ?? null,
+          q.kind ?? null,
+          q.agent_id ?? null,
+          q.protected_action_id ?? null,
+          after?.[0] ?? null,
+          after?.[1] ?? null,
+          q.limit + 1,
+        ],
       );
       const page = rows.slice(0, q.limit);
       const last = page[page.length - 1];
-      return { items: page.map(receiptListItemJson), next_cursor: rows.length > q.limit && last ? encodeCursor([last.r_created_at.toISOString(), last.r_id]) : null };
+      return {
+        items: page.map(receiptListItemJson),
+        next_cursor:
+          rows.length > q.limit && last ? encodeCursor([last.r_created_at.toISOString(), last.r_id]) : null,
+      };
     },
   );
 
@@ -58,25 +78,36 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ApiContext) {
     const row = await readReceipt(ctx.pool, o.id, request.params.receipt_id);
     const file = await vouchedBundle(ctx.pool, row);
     const verification = await verifyStoredBundle(ctx.pool, o.id, JSON.parse(file.toString("utf8")), now());
-    const { rows } = await ctx.pool.query<{ verification_at_issuance: unknown }>("select verification_at_issuance from receipts where id = $1", [row.r_id]);
+    const { rows } = await ctx.pool.query<{ verification_at_issuance: unknown }>(
+      "select verification_at_issuance from receipts where id = $1",
+      [row.r_id],
+    );
     return { receipt: receiptDetailJson(row, file, verification, rows[0]?.verification_at_issuance) };
   });
 
-  r.get("/orgs/:org_id/receipts/:receipt_id/decision-check", { schema: { params: receiptParams } }, async (request) => {
-    const o = organizationOf(request);
-    const row = await readReceipt(ctx.pool, o.id, request.params.receipt_id);
-    const file = await vouchedBundle(ctx.pool, row);
-    return { decision_check: await decisionCheck(ctx.pool, o.id, row, file, now()) };
-  });
+  r.get(
+    "/orgs/:org_id/receipts/:receipt_id/decision-check",
+    { schema: { params: receiptParams } },
+    async (request) => {
+      const o = organizationOf(request);
+      const row = await readReceipt(ctx.pool, o.id, request.params.receipt_id);
+      const file = await vouchedBundle(ctx.pool, row);
+      return { decision_check: await decisionCheck(ctx.pool, o.id, row, file, now()) };
+    },
+  );
 
-  r.get("/orgs/:org_id/receipts/:receipt_id/bundle", { schema: { params: receiptParams } }, async (request, reply) => {
-    const o = organizationOf(request);
-    const row = await readReceipt(ctx.pool, o.id, request.params.receipt_id);
-    const file = await vouchedBundle(ctx.pool, row);
-    return reply
-      .type(bundleContentType)
-      .header("content-disposition", `attachment; filename="${bundleFileName(row.receipt_object_id)}"`)
-      .header("x-service-bundle-sha256", row.bundle_sha256)
-      .send(file);
-  });
+  r.get(
+    "/orgs/:org_id/receipts/:receipt_id/bundle",
+    { schema: { params: receiptParams } },
+    async (request, reply) => {
+      const o = organizationOf(request);
+      const row = await readReceipt(ctx.pool, o.id, request.params.receipt_id);
+      const file = await vouchedBundle(ctx.pool, row);
+      return reply
+        .type(bundleContentType)
+        .header("content-disposition", `attachment; filename="${bundleFileName(row.receipt_object_id)}"`)
+        .header("x-service-bundle-sha256", row.bundle_sha256)
+        .send(file);
+    },
+  );
 }

@@ -12,7 +12,9 @@ function withIdentity(role: "person" | "principal", doc: IdentityDocument): Bund
   const i = b.identities.findIndex((d) => d.body.kid === k[role].kid);
   b.identities[i] = doc;
   const payload = b.receipt.body.payload;
-  payload.identities = payload.identities.map((m) => (m.kid === doc.body.kid ? { ...m, digest: identityDigest(doc) } : m));
+  payload.identities = payload.identities.map((m) =>
+    m.kid === doc.body.kid ? { ...m, digest: identityDigest(doc) } : m,
+  );
   b.receipt = signObject(b.receipt.body, k.gateway);
   return b;
 }
@@ -23,14 +25,18 @@ function withIdentity(role: "person" | "principal", doc: IdentityDocument): Bund
 describe("organization of the signers", () => {
   it("accepts a person whose identity names no organization of the bundle (personal identities are per person)", () => {
     const k = scenarioSigners();
-    const result = verifyBundle(withIdentity("person", scenarioIdentity("person", k.person, { organization_id: "personal" })));
+    const result = verifyBundle(
+      withIdentity("person", scenarioIdentity("person", k.person, { organization_id: "personal" })),
+    );
     expect(result.errors).toEqual([]);
     expect(result.valid).toBe(true);
   });
 
   it("still refuses a principal of another organization (IDENTITY_MISMATCH)", () => {
     const k = scenarioSigners();
-    const result = verifyBundle(withIdentity("principal", scenarioIdentity("principal", k.principal, { organization_id: "org_other" })));
+    const result = verifyBundle(
+      withIdentity("principal", scenarioIdentity("principal", k.principal, { organization_id: "org_other" })),
+    );
     expect(result.errors.map((e) => e.code)).toContain("IDENTITY_MISMATCH");
     expect(result.valid).toBe(false);
   });
