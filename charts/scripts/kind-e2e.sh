@@ -2,7 +2,7 @@
 # `make kind-e2e`: charts/countersign end to end in a throwaway kind cluster, for machines with a
 # container engine (docker or podman) and kind. Builds and loads the image, installs the chart
 # with the in-cluster trial PostgreSQL, waits for every server, applies the sample Organization,
-# seeds the demo organization and runs one decision through the in-cluster Gateway Service.
+# writes an organization ready for decisions and runs one decision through the in-cluster Gateway Service.
 # KEEP_CLUSTER=1 leaves the cluster for a look around.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -41,7 +41,7 @@ kubectl -n "$ns" run probe --rm -i --restart=Never --image=curlimages/curl:8.11.
 kubectl create namespace payments-team
 kubectl apply -f "$root/config/samples/organization.yaml"
 
-# Seed the demo organization through a port-forward to the trial database.
+# An organization ready for decisions, written through a port-forward to the trial database.
 kubectl -n "$ns" port-forward svc/countersign-postgresql 15432:5432 >/dev/null &
 forward_pid=$!
 sleep 3

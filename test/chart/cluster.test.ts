@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { startControlPlane, type ControlPlane } from "../control-plane/index.js";
 import { freePort } from "../control-plane/processes.js";
-import { createAuthorizationWorld } from "../fixtures/authorization.js";
 import { Browser, randomIp } from "../fixtures/cloud-api.js";
 import { startSmtpServer, type SmtpCapture } from "../fixtures/smtp.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
@@ -57,11 +56,12 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined | 
   throw new Error(`${what}: not reached in ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ""}`);
 }
 
-function runMigrations(databaseUrl: string): Promise<{ code: number | null; output: string }> {
+/** Runs a TypeScript program of the repository to its end with the given environment. */
+function runProgram(file: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", path.join(root, "api/src/migrate-main.ts")], {
+    const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", path.join(root, file)], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: databaseUrl, COUNTERSIGN_LOG_LEVEL: "info" },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -70,6 +70,8 @@ function runMigrations(databaseUrl: string): Promise<{ code: number | null; outp
     child.on("exit", (code) => resolve({ code, output }));
   });
 }
+
+const runMigrations = (databaseUrl: string) => runProgram("api/src/migrate-main.ts", { DATABASE_URL: databaseUrl, COUNTERSIGN_LOG_LEVEL: "info" });
 
 interface Server {
   output(): string;
@@ -255,20 +257,23 @@ describe("the servers as the chart runs them", () => {
     gatewayBase = `http://127.0.0.1:${gatewayPort}`;
     await eventually("the gateway is ready", async () => (await fetch(`${gatewayBase}/readyz`)).status === 200, 90_000);
 
-    // An organization ready for decisions, its gateway key made with the chart's key hash secret.
-    const world = await createAuthorizationWorld(db.pool, Buffer.from(api.env.COUNTERSIGN_KEY_HASH_SECRET!, "base64url"));
+    // An organization ready for decisions, its gateway key made with the chart's key hash secret,
+    // by the script `make kind-e2e` runs against the cluster's database.
+    const seeded = await runProgram("charts/scripts/kind-seed.ts", { DATABASE_URL: db.url, COUNTERSIGN_KEY_HASH_SECRET: api.env.COUNTERSIGN_KEY_HASH_SECRET! });
+    expect(seeded.code, seeded.output).toBe(0);
+    const world = JSON.parse(seeded.output) as { gateway_key: string; tool: string; arguments: Record<string, unknown> };
     const res = await fetch(`${gatewayBase}/v1/authorize`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${world.key}` },
-      body: JSON.stringify({ tool: world.tool, arguments: { order: "o-1", amount: 50 }, idempotency_key: "chart-decision-1" }),
+      headers: { "content-type": "application/json", authorization: `Bearer ${world.gateway_key}` },
+      body: JSON.stringify({ tool: world.tool, arguments: world.arguments, idempotency_key: "chart-decision-1" }),
     });
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.allowed).toBe(true);
     const refused = await fetch(`${gatewayBase}/v1/authorize`, {
       method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${world.key}` },
-      body: JSON.stringify({ tool: world.tool, arguments: { order: "o-2", amount: 50000 }, idempotency_key: "chart-decision-2" }),
+      headers: { "content-type": "application/json", authorization: `Bearer ${world.gateway_key}` },
+      body: JSON.stringify({ tool: world.tool, arguments: { ...world.arguments, amount: 50000 }, idempotency_key: "chart-decision-2" }),
     });
     expect(await refused.json()).toMatchObject({ allowed: false, status: "denied", code: "POLICY_DENIED" });
   }, 180_000);
