@@ -197,13 +197,22 @@ describe("a dry run and a real /v1/authorize agree", () => {
     })),
   });
 
-  it("on decision, rule and explanation, over generated policies and calls", async () => {
+  it("on decision, rule, enforcement and explanation, over generated policies, calls and observe windows", async () => {
     const { world, dry } = await setup();
     let runs = 0;
     await fc.assert(
-      fc.asyncProperty(policy, fc.array(fc.oneof(amount, fc.constant(-1)), { minLength: 1, maxLength: 3 }), fc.constantFrom("live", "test"), async (p, amounts, environment) => {
+      fc.asyncProperty(policy, fc.array(fc.oneof(amount, fc.constant(-1)), { minLength: 1, maxLength: 3 }), fc.constantFrom("live", "test"), fc.constantFrom("none", "test_only", "live"), async (p, amounts, environment, window) => {
         runs++;
         await createActivePolicy(db.pool, world.organizationId, documentOf(p), { agentId: world.agentId });
+        // an observe window, for test keys only or for live keys too, or none
+        await db.pool.query("delete from observe_windows where agent_id = $1", [world.agentId]);
+        if (window !== "none") {
+          await db.pool.query("insert into observe_windows (organization_id, agent_id, hours, ends_at, live) values ($1, $2, 1, now() + interval '1 hour', $3)", [
+            world.organizationId,
+            world.agentId,
+            window === "live",
+          ]);
+        }
         for (const a of amounts) {
           // -1 stands for an amount that is not a number: INVALID_AMOUNT before the policy
           const args = { order: randomBytes(4).toString("hex"), amount: a === -1 ? "not a number" : a };
@@ -220,12 +229,13 @@ describe("a dry run and a real /v1/authorize agree", () => {
           expect(predicted.agent_would_receive.body.policy ?? null).toEqual(real.body.policy ?? null);
           expect(predicted.decision.rule_id).toBe(stored.rule_id);
           expect(predicted.decision.policy_effect).toBe(stored.policy_effect);
+          expect(predicted.decision.enforcement).toBe(stored.enforcement);
           expect(predicted.explanation).toEqual(stored.explanation);
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 30 },
     );
-    expect(runs).toBe(25);
+    expect(runs).toBe(30);
   }, 240_000);
 });
 
