@@ -5,6 +5,7 @@
  * Organizations, repairs drift on resync, survives an apiserver restart, and hands its Lease over
  * between two processes without a duplicate write.
  */
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startControlPlane, type ControlPlane } from "../../test/control-plane/index.js";
@@ -57,6 +58,13 @@ const organization = (name: string, spec: Record<string, unknown>) => ({
   spec,
 });
 
+const webhook = (spec: Record<string, unknown>) => ({
+  apiVersion: "countersign.dev/v1alpha1",
+  kind: "WebhookEndpoint",
+  metadata: { name: "payments-events", namespace },
+  spec: { secretName: "payments-webhook-secret", ...spec },
+});
+
 async function apply(object: unknown): Promise<void> {
   const res = await plane.kubectl(["apply", "-f", "-"], { input: stringify(object) });
   if (res.code !== 0) throw new Error(res.stderr);
@@ -92,7 +100,13 @@ beforeAll(async () => {
   identity = await setUpOperatorIdentity(plane);
   await plane.kubectl(["create", "namespace", namespace]);
   db = await createTestDatabase();
-  api = await startCloudApi(db, { extra: { tokenReviewer: kubernetesTokenReviewer(plane, plane.adminCredentials) } });
+  api = await startCloudApi(db, {
+    extra: {
+      tokenReviewer: kubernetesTokenReviewer(plane, plane.adminCredentials),
+      // Receivers' names resolve to a public address (nothing is delivered in these tests).
+      webhooks: { credentialKey: randomBytes(32), allowLoopbackUrls: false, resolve: async () => [{ address: "93.184.216.34", family: 4 }] },
+    },
+  });
   owner = api.browser();
   await owner.signUpAndIn(api.smtp);
   const created = await owner.post("/orgs", { name: "Made in the dashboard" });
@@ -214,6 +228,75 @@ describe("an operator process", { timeout: 120_000 }, () => {
     const lease = await getJson(["get", "lease", "countersign-operator", "-n", operatorNamespace]);
     expect(lease.spec).toMatchObject({ holderIdentity: "operator-b", leaseDurationSeconds: 15 });
     expect(lease.spec.leaseTransitions).toBeGreaterThanOrEqual(1);
+  });
+
+  it("creates a WebhookEndpoint's endpoint with its finalizer and writes the signing secret only to the Secret", async () => {
+    await plane.kubectl(["delete", "organization.countersign.dev/stranger", "-n", namespace]);
+    await apply(webhook({ url: "https://hooks.example.com/countersign", events: ["receipt.created", "policy.activated"] }));
+    const ready = await eventually("webhook Ready", async () => {
+      const o = await getJson(["get", "webhookendpoint.countersign.dev/payments-events", "-n", namespace]);
+      return condition(o, "Ready")?.status === "True" && o;
+    });
+    expect(ready.metadata.finalizers).toEqual(["countersign.dev/finalizer"]);
+    const id = ready.status.webhookId;
+    const endpoint = (await owner.get(`/orgs/${orgId}/webhooks/${id}`)).body.webhook;
+    expect(endpoint).toMatchObject({ url: "https://hooks.example.com/countersign", enabled: true, event_types: ["receipt.created", "policy.activated"] });
+    expect(ready.status.deliveries).toEqual({ pending: 0, failed: 0 });
+    const secret = await getJson(["get", "secret", "payments-webhook-secret", "-n", namespace]);
+    const signing = Buffer.from(secret.data["signing-secret"], "base64").toString();
+    expect(signing).toMatch(/^whsec_/);
+    expect(secret.metadata.ownerReferences[0]).toMatchObject({ kind: "WebhookEndpoint", name: "payments-events" });
+    expect(JSON.stringify(ready)).not.toContain(signing);
+    const events = await getJson(["get", "events", "-n", namespace, "--field-selector", "involvedObject.name=payments-events"]);
+    expect(JSON.stringify(events)).not.toContain(signing);
+    expect(events.items.map((e: { reason: string }) => e.reason)).toContain("Created");
+    const list = (await owner.get(`/orgs/${orgId}/webhooks`)).body.items;
+    expect(list).toHaveLength(1);
+  });
+
+  it("repairs a WebhookEndpoint changed or deleted outside Git, and rotates its secret on request", async () => {
+    const first = await getJson(["get", "webhookendpoint.countersign.dev/payments-events", "-n", namespace]);
+    const id = first.status.webhookId;
+    expect((await owner.patch(`/orgs/${orgId}/webhooks/${id}`, { enabled: false, event_types: ["action.denied"] })).status).toBe(200);
+    await eventually("drift repaired", async () => {
+      const e = (await owner.get(`/orgs/${orgId}/webhooks/${id}`)).body.webhook;
+      return e.enabled === true && e.event_types.length === 2;
+    });
+
+    const before = Buffer.from((await getJson(["get", "secret", "payments-webhook-secret", "-n", namespace])).data["signing-secret"], "base64").toString();
+    await plane.kubectl(["annotate", "webhookendpoint.countersign.dev/payments-events", "-n", namespace, "countersign.dev/rotate-signing-secret=1"]);
+    await eventually("secret rotated", async () => {
+      const s = await getJson(["get", "secret", "payments-webhook-secret", "-n", namespace]);
+      return Buffer.from(s.data["signing-secret"], "base64").toString() !== before;
+    });
+    const rotated = (await owner.get(`/orgs/${orgId}/webhooks/${id}`)).body.webhook;
+    expect(rotated.previous_secret_expires_at).not.toBeNull();
+
+    expect((await owner.delete(`/orgs/${orgId}/webhooks/${id}`)).status).toBe(204);
+    const recreated = await eventually("endpoint recreated", async () => {
+      const o = await getJson(["get", "webhookendpoint.countersign.dev/payments-events", "-n", namespace]);
+      return o.status.webhookId !== id && o;
+    });
+    expect((await owner.get(`/orgs/${orgId}/webhooks`)).body.items.map((e: { id: string }) => e.id)).toEqual([recreated.status.webhookId]);
+  });
+
+  it("shows a refusal of the Cloud API in status and changes nothing there", async () => {
+    await apply({ ...webhook({ url: "https://127.0.0.1/hook", events: ["receipt.created"] }), metadata: { name: "loopback", namespace } });
+    const refused = await eventually("loopback refused", async () => {
+      const o = await getJson(["get", "webhookendpoint.countersign.dev/loopback", "-n", namespace]);
+      return condition(o, "Ready")?.status === "False" && o;
+    });
+    expect(condition(refused, "Ready")).toMatchObject({ reason: "Refused" });
+    expect(condition(refused, "Ready")!.message).toMatch(/URL_NOT_ALLOWED/);
+    expect((await owner.get(`/orgs/${orgId}/webhooks`)).body.items).toHaveLength(1);
+  });
+
+  it("deletes the Cloud API endpoint and the Secret before the finalizer lets the WebhookEndpoint go", async () => {
+    const res = await plane.kubectl(["delete", "webhookendpoint.countersign.dev/payments-events", "webhookendpoint.countersign.dev/loopback", "-n", namespace, "--timeout=60s"]);
+    expect(res.code).toBe(0);
+    expect((await owner.get(`/orgs/${orgId}/webhooks`)).body.items).toEqual([]);
+    const secret = await plane.kubectl(["get", "secret", "payments-webhook-secret", "-n", namespace, "--ignore-not-found", "-o", "name"]);
+    expect(secret.stdout).toBe("");
   });
 
   it("never logs the ServiceAccount token", () => {

@@ -10,6 +10,8 @@ import { OperatorMetrics } from "./controller/metrics.js";
 import { EventRecorder } from "./kube/events.js";
 import type { Logger } from "./log.js";
 import { organizationObjects, organizationReconciler } from "./reconcilers/organization.js";
+import { organizationOfNamespace } from "./reconcilers/organization-of.js";
+import { webhookEndpointObjects, webhookEndpointReconciler } from "./reconcilers/webhook-endpoint.js";
 
 export interface OperatorOptions {
   kubeConfig: KubeConfig;
@@ -45,6 +47,21 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       new Controller({
         reconciler: organizationReconciler({ kubeConfig, cloud: options.cloud, events, objects: organizations }),
         informer: { kubeConfig, path: organizations.watchPath, list: () => organizations.list(), resyncMs: options.resyncMs },
+        metrics,
+        log,
+      }) as unknown as Controller<KubernetesObject>,
+    );
+    const webhookEndpoints = webhookEndpointObjects(kubeConfig, options.watchNamespace);
+    controllers.push(
+      new Controller({
+        reconciler: webhookEndpointReconciler({
+          kubeConfig,
+          cloud: options.cloud,
+          events,
+          objects: webhookEndpoints,
+          organizationOf: organizationOfNamespace(kubeConfig),
+        }),
+        informer: { kubeConfig, path: webhookEndpoints.watchPath, list: () => webhookEndpoints.list(), resyncMs: options.resyncMs },
         metrics,
         log,
       }) as unknown as Controller<KubernetesObject>,
