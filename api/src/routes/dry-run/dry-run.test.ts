@@ -157,6 +157,22 @@ describe("dry run", () => {
   });
 });
 
+describe("the organization's dry-run limit", () => {
+  it("admits 600 a minute per organization across credentials; the next is refused and counted nowhere", async () => {
+    const { world, dry } = await setup();
+    // 599 dry runs by other credentials of the organization in this minute
+    await db.pool.query("insert into rate_limit_counters (key, window_start, count) values ($1, now(), 599)", [`dryRunPerOrganization:${world.organizationId}`]);
+    expect((await dry({ tool: "nope" })).status).toBe(200);
+    const other = await insertApiKey(db.pool, gw.keyHashSecret, { organizationId: world.organizationId, kind: "management", environment: "live", name: "other", scopes: ["read"], createdBy: world.ownerId });
+    const b = new Browser(api.base, randomIp(), null);
+    const res = await b.request("POST", `/orgs/${world.organizationId}/agents/${world.agentId}/dry-run`, { tool: "nope" }, { authorization: `Bearer ${other.key}` });
+    expect([res.status, res.body.error.code]).toEqual([429, "RATE_LIMITED"]);
+    expect(res.body.error.details.retry_after_seconds).toBeGreaterThan(0);
+    const { rows } = await db.pool.query("select key, count from rate_limit_counters where key = any($1)", [[`dryRunPerOrganization:${world.organizationId}`, `dryRunPerCredential:key:${other.id}`]]);
+    expect(Object.fromEntries(rows.map((r) => [r.key.split(":")[0], r.count]))).toEqual({ dryRunPerOrganization: 600, ...(rows.length > 1 ? { dryRunPerCredential: 0 } : {}) });
+  });
+});
+
 describe("tool bindings at the Gateway", () => {
   it("a changed binding is refused TOOL_REAUTHORIZATION_REQUIRED by the real Gateway, recording nothing, until an admin authorizes it", async () => {
     const { world, dry } = await setup();
