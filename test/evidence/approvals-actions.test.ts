@@ -15,7 +15,7 @@ import {
 } from "../fixtures/authorization.js";
 import { createAgent } from "../fixtures/organization.js";
 import { addMember, managementKey } from "../fixtures/configuration.js";
-import type { Answer } from "../fixtures/cloud-api.js";
+import { Browser, DASHBOARD, startCloudApi, type Answer } from "../fixtures/cloud-api.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import {
   evidenceSnapshot,
@@ -447,5 +447,49 @@ describe("approval lifetimes (SPEC 2.1, 8.4)", () => {
     const ends = new Date(Date.now() + 3_600_000);
     const a = await heldExpiry(withRuleTtl(2_592_000), ends);
     expect(a.expiresAt).toBe(ends.getTime());
+  });
+});
+
+describe("unknown ids and an api without the Gateway signing key", () => {
+  const missing = "00000000-0000-4000-8000-000000000000";
+
+  it("answers 404 for unknown actions, approvals and cancellations, changing nothing", async () => {
+    await refusedUnchanged(() => w.o.owner.get(`/orgs/${w.org}/actions/${missing}`), 404, "NOT_FOUND");
+    await refusedUnchanged(
+      () => w.o.owner.post(`/orgs/${w.org}/actions/${missing}/cancel`, { cancellation: {} }),
+      404,
+      "NOT_FOUND",
+    );
+    await refusedUnchanged(() => decide(missing, {}), 404, "NOT_FOUND");
+  });
+
+  it("answers 503 without Retry-After for decisions and cancellations when no signing key is configured", async () => {
+    const bare = await startCloudApi(db, { extra: { keyHashSecret: w.api.keyHashSecret } });
+    try {
+      const owner = new Browser(bare.base, w.o.owner.ip, DASHBOARD);
+      owner.cookies = new Map(w.o.owner.cookies);
+      owner.csrf = w.o.owner.csrf;
+      const { approvalId, actionId } = await pendingCall(w);
+      const cancellation = await signCancellation(db.pool, actionId, w.principal);
+      const res = await refusedUnchanged(
+        () => owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation }),
+        503,
+        "SERVICE_UNAVAILABLE",
+      );
+      expect(res.headers.get("retry-after")).toBeNull();
+      const approver = new Browser(bare.base, w.approver.b.ip, DASHBOARD);
+      approver.cookies = new Map(w.approver.b.cookies);
+      approver.csrf = w.approver.b.csrf;
+      const object = await signDecision(db.pool, approvalId, w.approver.signer, "REJECTION");
+      await refusedUnchanged(
+        () => approver.post(`/orgs/${w.org}/approvals/${approvalId}/decision`, { decision: object }),
+        503,
+        "SERVICE_UNAVAILABLE",
+      );
+      // Reading still works.
+      expect((await owner.get(`/orgs/${w.org}/actions/${actionId}`)).status).toBe(200);
+    } finally {
+      await bare.close();
+    }
   });
 });

@@ -324,3 +324,30 @@ describe("overview and usage", () => {
     }
   });
 });
+
+describe("refusals of the receipt, overview and usage routes", () => {
+  const missing = "00000000-0000-4000-8000-000000000000";
+  it("404 for unknown or malformed receipt ids; 400 for unknown query members and months out of range", async () => {
+    for (const path of ["", "/bundle", "/decision-check"]) {
+      expect((await w.o.owner.get(`/orgs/${w.org}/receipts/${missing}${path}`)).status).toBe(404);
+      expect((await w.o.owner.get(`/orgs/${w.org}/receipts/nope${path}`)).status).toBe(404);
+    }
+    expect((await w.o.owner.get(`/orgs/${w.org}/receipts?colour=red`)).body.error.code).toBe(
+      "VALIDATION_FAILED",
+    );
+    expect((await w.o.owner.get(`/orgs/${w.org}/receipts?cursor=garbage`)).body.error.code).toBe(
+      "VALIDATION_FAILED",
+    );
+    for (const months of [0, 25])
+      expect((await w.o.owner.get(`/orgs/${w.org}/usage?months=${months}`)).body.error.code).toBe(
+        "VALIDATION_FAILED",
+      );
+    const key = await managementKey(w.api, w.o, ["receipts:read"]);
+    expect((await key("GET", `/orgs/${w.org}/overview`)).body.error).toMatchObject({
+      code: "FORBIDDEN",
+      details: { required_scope: "read" },
+    });
+    const read = await managementKey(w.api, w.o, ["read"]);
+    expect((await read("GET", `/orgs/${w.org}/usage`)).status).toBe(200);
+  });
+});

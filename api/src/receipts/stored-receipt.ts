@@ -92,13 +92,29 @@ export function evidenceExpired(r: ReceiptRow, issuedAt: string | null): Service
  * retention: 410 EVIDENCE_EXPIRED. Missing or altered: a server-side error,
  * never a silently wrong file.
  */
-export async function vouchedBundle(db: Queryable, r: ReceiptRow): Promise<Buffer> {
-  const { rows } = await db.query<{ bundle: Buffer | null; issued_at: Date | null }>(
-    "select bundle, issued_at from receipts where id = $1",
-    [r.r_id],
-  );
+export interface VouchedBundle {
+  bytes: Buffer;
+  /** The report stored by the evidence worker (null until it ran). */
+  verificationAtIssuance: unknown;
+}
+
+export async function vouchedBundle(db: Queryable, r: ReceiptRow): Promise<VouchedBundle> {
+  // One read of bytes and deletion mark together: retention between two reads must give 410, not a missing bundle.
+  const { rows } = await db.query<{
+    bundle: Buffer | null;
+    issued_at: Date | null;
+    evidence_deleted_at: Date | null;
+    verification_at_issuance: unknown;
+  }>("select bundle, issued_at, evidence_deleted_at, verification_at_issuance from receipts where id = $1", [
+    r.r_id,
+  ]);
   const row = rows[0];
-  if (r.r_evidence_deleted_at) throw evidenceExpired(r, row?.issued_at?.toISOString() ?? null);
+  if (row?.evidence_deleted_at) {
+    throw evidenceExpired(
+      { ...r, r_evidence_deleted_at: row.evidence_deleted_at },
+      row.issued_at?.toISOString() ?? null,
+    );
+  }
   const bytes = row?.bundle;
   if (!bytes)
     throw new ServiceError(
@@ -111,5 +127,5 @@ export async function vouchedBundle(db: Queryable, r: ReceiptRow): Promise<Buffe
       "the stored bundle of this receipt no longer matches its bundle_sha256; it is not served",
     );
   }
-  return bytes;
+  return { bytes, verificationAtIssuance: row.verification_at_issuance };
 }

@@ -76,13 +76,15 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ApiContext) {
   r.get("/orgs/:org_id/receipts/:receipt_id", { schema: { params: receiptParams } }, async (request) => {
     const o = organizationOf(request);
     const row = await readReceipt(ctx.pool, o.id, request.params.receipt_id);
-    const file = await vouchedBundle(ctx.pool, row);
-    const verification = await verifyStoredBundle(ctx.pool, o.id, JSON.parse(file.toString("utf8")), now());
-    const { rows } = await ctx.pool.query<{ verification_at_issuance: unknown }>(
-      "select verification_at_issuance from receipts where id = $1",
-      [row.r_id],
-    );
-    return { receipt: receiptDetailJson(row, file, verification, rows[0]?.verification_at_issuance) };
+    const { bytes, verificationAtIssuance } = await vouchedBundle(ctx.pool, row);
+    const verification = await verifyStoredBundle(ctx.pool, o.id, JSON.parse(bytes.toString("utf8")), now());
+    // The stored report and its boolean as read together with the bytes (the worker may have run since the first read).
+    const atIssuance = verificationAtIssuance as { valid: boolean } | null;
+    const current = {
+      ...row,
+      verified_at_issuance: atIssuance ? atIssuance.valid : row.verified_at_issuance,
+    };
+    return { receipt: receiptDetailJson(current, bytes, verification, atIssuance) };
   });
 
   r.get(
@@ -91,8 +93,8 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const row = await readReceipt(ctx.pool, o.id, request.params.receipt_id);
-      const file = await vouchedBundle(ctx.pool, row);
-      return { decision_check: await decisionCheck(ctx.pool, o.id, row, file, now()) };
+      const { bytes } = await vouchedBundle(ctx.pool, row);
+      return { decision_check: await decisionCheck(ctx.pool, o.id, row, bytes, now()) };
     },
   );
 
@@ -102,12 +104,12 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request, reply) => {
       const o = organizationOf(request);
       const row = await readReceipt(ctx.pool, o.id, request.params.receipt_id);
-      const file = await vouchedBundle(ctx.pool, row);
+      const { bytes } = await vouchedBundle(ctx.pool, row);
       return reply
         .type(bundleContentType)
         .header("content-disposition", `attachment; filename="${bundleFileName(row.receipt_object_id)}"`)
         .header("x-service-bundle-sha256", row.bundle_sha256)
-        .send(file);
+        .send(bytes);
     },
   );
 }
