@@ -1,5 +1,4 @@
-import { answerFor, type ActionView, type AuthorizeAnswer, type DecisionContext, type Verdict } from "@countersign/core/decision";
-import { statusOf, type GatewayCode } from "@countersign/core/errors";
+import { answerFor, unrecordedAnswer, type ActionView, type AuthorizeAnswer, type DecisionContext, type Verdict } from "@countersign/core/decision";
 
 /**
  * What the agent would receive for a verdict, in the body of POST
@@ -55,11 +54,8 @@ export function agentAnswer(ctx: DecisionContext, verdict: Verdict, argumentsDig
   return { http: 200, body: withoutIds(answerFor(view, now).body) };
 }
 
-export function unrecorded(code: GatewayCode, detail: string): AuthorizeAnswer {
-  const status = statusOf(code);
-  const http = status === "invalid_request" ? 400 : status === "unauthorized" ? 401 : status === "unavailable" ? 503 : 200;
-  return { http, body: { allowed: false, status, code, detail, ...(status === "unavailable" ? { retryable: true } : {}) } };
-}
+/** The answer of a call that records nothing: the Gateway's own (core/src/decision/answers.ts). */
+export const unrecorded = unrecordedAnswer;
 
 const ID_MEMBERS = ["protected_action_id", "approval_request_id", "task_object_id", "proposal_object_id", "receipt_object_id", "receipt_id"];
 

@@ -13,7 +13,7 @@ export { registerGatewayIdentity, type GatewayIdentity } from "./gateway-identit
 export { DecisionService, ACTION_CHANNEL, LANGUAGE_REVISION, type DecisionServiceOptions } from "./authorize.js";
 export { WaitLimits } from "./wait-limits.js";
 export { readActionView, type ActionView } from "./action-view.js";
-export { answerFor, observePolicyOf, recordedRefusal, AUTHORIZATION_NOTE, type RecordedRefusal } from "./answers.js";
+export { answerFor, unrecordedAnswer, observePolicyOf, recordedRefusal, AUTHORIZATION_NOTE, type RecordedRefusal } from "./answers.js";
 export { type DecisionCall, type Decided } from "./authorize.js";
 export { issueStoredReceipt, type IssuedReceipt } from "./evidence.js";
 export { type AuthorizeCall, type AuthorizeAnswer, type AuthorizeService } from "./service.js";
