@@ -136,6 +136,16 @@ describe("tools", () => {
     expect(audit.rows[0].n).toBe(2);
   });
 
+  it("re-reads the schema upstream when a draft is pointed at another upstream tool", async () => {
+    const o = await orgWithOwner(api);
+    const server = await withServer(o);
+    const draft = (await o.owner.post(`/orgs/${o.org}/tools`, { mcp_server_id: server, exposed_name: "t", upstream_name: "send_payment", action: "a.b" })).body.tool;
+    await expectRefusedUnchanged(db.pool, () => o.owner.patch(`/orgs/${o.org}/tools/${draft.id}`, { upstream_name: "missing" }), 422, "UPSTREAM_TOOL_NOT_FOUND");
+    const moved = await o.owner.patch(`/orgs/${o.org}/tools/${draft.id}`, { upstream_name: "refund" });
+    expect(moved.body.tool).toMatchObject({ upstream_name: "refund", input_schema: { type: "object", properties: { id: { type: "string" } } }, enabled: false });
+    expect(moved.body.tool.binding.digest).not.toBe(draft.binding.digest);
+  });
+
   it("lists tools by server and state, and lets read keys read", async () => {
     const o = await orgWithOwner(api);
     const erp = (await o.owner.post(`/orgs/${o.org}/mcp-servers`, { kind: "decision_only", name: "erp" })).body.mcp_server.id;
