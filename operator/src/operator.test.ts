@@ -6,6 +6,7 @@
  * between two processes without a duplicate write.
  */
 import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { startControlPlane, type ControlPlane } from "../../test/control-plane/index.js";
@@ -95,6 +96,9 @@ function start(name: string): OperatorProcess {
   return p;
 }
 
+const samples = (file: string) => fileURLToPath(new URL(`../../config/samples/${file}`, import.meta.url));
+const publicAddress = async () => [{ address: "93.184.216.34", family: 4 as const }];
+
 beforeAll(async () => {
   plane = await startControlPlane();
   identity = await setUpOperatorIdentity(plane);
@@ -104,7 +108,8 @@ beforeAll(async () => {
     extra: {
       tokenReviewer: kubernetesTokenReviewer(plane, plane.adminCredentials),
       // Receivers' names resolve to a public address (nothing is delivered in these tests).
-      webhooks: { credentialKey: randomBytes(32), allowLoopbackUrls: false, resolve: async () => [{ address: "93.184.216.34", family: 4 }] },
+      webhooks: { credentialKey: randomBytes(32), allowLoopbackUrls: false, resolve: publicAddress },
+      ...{ mcp: { credentialKey: randomBytes(32), allowLoopbackUrls: false, resolve: publicAddress } },
     },
   });
   owner = api.browser();
@@ -297,6 +302,43 @@ describe("an operator process", { timeout: 120_000 }, () => {
     expect((await owner.get(`/orgs/${orgId}/webhooks`)).body.items).toEqual([]);
     const secret = await plane.kubectl(["get", "secret", "payments-webhook-secret", "-n", namespace, "--ignore-not-found", "-o", "name"]);
     expect(secret.stdout).toBe("");
+  });
+
+  it("creates a decision-only integration and an MCP server with its credential from a Secret, and removes them on deletion", async () => {
+    const credential = `Bearer upstream-${randomBytes(8).toString("hex")}`;
+    await plane.kubectl(["create", "secret", "generic", "payments-mcp-credential", "-n", namespace, `--from-literal=authorization=${credential}`]);
+    await plane.kubectl(["apply", "-f", samples("decision-only-tool.yaml"), "-f", samples("mcp-server.yaml")]);
+    const ready = async (name: string) =>
+      eventually(`${name} Ready`, async () => {
+        const o = await getJson(["get", `mcpserver.countersign.dev/${name}`, "-n", namespace]);
+        return condition(o, "Ready")?.status === "True" && o;
+      });
+    const integration = await ready("refund-service");
+    const server = await ready("payments-mcp");
+    const servers = (await owner.get(`/orgs/${orgId}/mcp-servers`)).body.items;
+    expect(servers.find((x: { id: string }) => x.id === integration.status.mcpServerId)).toMatchObject({ kind: "decision_only", name: "Refund service (decision only)", url: null });
+    expect(servers.find((x: { id: string }) => x.id === server.status.mcpServerId)).toMatchObject({
+      kind: "mcp",
+      name: "Payments MCP",
+      url: "https://payments-mcp.example.com/mcp",
+      credential: { configured: true, version: 1 },
+    });
+    expect(JSON.stringify(server)).not.toContain(credential);
+
+    // A new credential in the Secret is sent again; a rename made in the dashboard is undone.
+    await plane.kubectl(["create", "secret", "generic", "payments-mcp-credential", "-n", namespace, "--from-literal=authorization=Bearer rotated", "--dry-run=client", "-o", "yaml"]).then((r) =>
+      plane.kubectl(["apply", "-f", "-"], { input: r.stdout }),
+    );
+    expect((await owner.patch(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`, { name: "Renamed" })).status).toBe(200);
+    await eventually("credential re-sent and name restored", async () => {
+      const s = (await owner.get(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`)).body.mcp_server;
+      return s.credential.version === 2 && s.name === "Payments MCP";
+    });
+
+    const res = await plane.kubectl(["delete", "mcpserver.countersign.dev/refund-service", "mcpserver.countersign.dev/payments-mcp", "-n", namespace, "--timeout=60s"]);
+    expect(res.code).toBe(0);
+    expect((await owner.get(`/orgs/${orgId}/mcp-servers`)).body.items).toEqual([]);
+    for (const p of processes) expect(p.output()).not.toContain(credential);
   });
 
   it("never logs the ServiceAccount token", () => {

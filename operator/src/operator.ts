@@ -11,6 +11,7 @@ import { EventRecorder } from "./kube/events.js";
 import type { Logger } from "./log.js";
 import { organizationObjects, organizationReconciler } from "./reconcilers/organization.js";
 import { organizationOfNamespace } from "./reconcilers/organization-of.js";
+import { mcpServerObjects, mcpServerReconciler } from "./reconcilers/mcp-server.js";
 import { webhookEndpointObjects, webhookEndpointReconciler } from "./reconcilers/webhook-endpoint.js";
 
 export interface OperatorOptions {
@@ -47,6 +48,15 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       new Controller({
         reconciler: organizationReconciler({ kubeConfig, cloud: options.cloud, events, objects: organizations }),
         informer: { kubeConfig, path: organizations.watchPath, list: () => organizations.list(), resyncMs: options.resyncMs },
+        metrics,
+        log,
+      }) as unknown as Controller<KubernetesObject>,
+    );
+    const servers = mcpServerObjects(kubeConfig, options.watchNamespace);
+    controllers.push(
+      new Controller({
+        reconciler: mcpServerReconciler({ kubeConfig, cloud: options.cloud, events, objects: servers, organizationOf: organizationOfNamespace(kubeConfig) }),
+        informer: { kubeConfig, path: servers.watchPath, list: () => servers.list(), resyncMs: options.resyncMs },
         metrics,
         log,
       }) as unknown as Controller<KubernetesObject>,

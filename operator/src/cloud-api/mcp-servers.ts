@@ -1,0 +1,54 @@
+// MCP servers and decision-only integrations (SPEC 2.3, 4.4). The credential is write-only.
+import type { CloudApiClient } from "./client.js";
+
+export interface McpServer {
+  id: string;
+  kind: "mcp" | "decision_only";
+  name: string;
+  status: "active" | "disabled";
+  url: string | null;
+  credential: { configured: boolean; version: number } | null;
+  server_kid: string | null;
+}
+
+export type McpServerCreate =
+  | { kind: "mcp"; name: string; url: string; authorization?: string }
+  | { kind: "decision_only"; name: string };
+
+export interface McpServerUpdate {
+  name?: string;
+  url?: string;
+  authorization?: string | null;
+}
+
+export function mcpServers(client: CloudApiClient) {
+  const base = (org: string) => `/orgs/${encodeURIComponent(org)}/mcp-servers`;
+  const one = (org: string, id: string) => `${base(org)}/${encodeURIComponent(id)}`;
+  return {
+    async get(org: string, id: string): Promise<McpServer> {
+      return (await client.get<{ mcp_server: McpServer }>(one(org, id))).mcp_server;
+    },
+    /** Names are unique within an organization: used to adopt a server whose id was lost. */
+    async findByName(org: string, name: string): Promise<McpServer | undefined> {
+      let cursor: string | null = null;
+      do {
+        const page: { items: McpServer[]; next_cursor: string | null } = await client.get(
+          `${base(org)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        );
+        const found = page.items.find((s) => s.name === name);
+        if (found) return found;
+        cursor = page.next_cursor;
+      } while (cursor);
+      return undefined;
+    },
+    async create(org: string, body: McpServerCreate): Promise<McpServer> {
+      return (await client.post<{ mcp_server: McpServer }>(base(org), body)).mcp_server;
+    },
+    async update(org: string, id: string, body: McpServerUpdate): Promise<McpServer> {
+      return (await client.patch<{ mcp_server: McpServer }>(one(org, id), body)).mcp_server;
+    },
+    async delete(org: string, id: string): Promise<void> {
+      await client.delete(one(org, id));
+    },
+  };
+}
