@@ -1,1 +1,2 @@
 export { verifyWebhook, WEBHOOK_TOLERANCE_SECONDS, type WebhookVerification } from "./webhooks/verify.js";
+export * from "./authorize/index.js";
