@@ -162,7 +162,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     await waitReady(url, child, 30_000);
   } catch (err) {
     child.kill("SIGKILL");
-    throw new Error(`${(err as Error).message}\n${stderr}`);
+    throw new Error(`${(err as Error).message}\n${stderr}`, { cause: err });
   }
   return {
     url,

@@ -74,7 +74,7 @@ export async function migrate(pool: pg.Pool, dir = defaultMigrationsDir): Promis
         await client.query("commit");
       } catch (err) {
         await client.query("rollback");
-        throw new Error(`migration ${m.version}_${m.name} failed: ${(err as Error).message}`);
+        throw new Error(`migration ${m.version}_${m.name} failed: ${(err as Error).message}`, { cause: err });
       }
       applied.push(m.version);
     }
