@@ -16,7 +16,11 @@ import {
   ServiceUnavailableError,
   type AuthorizeActionOptions,
 } from "../../clients/typescript/src/index.js";
-import { createAuthorizationWorld, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
+import {
+  createAuthorizationWorld,
+  signDecision,
+  type AuthorizationWorld,
+} from "../fixtures/authorization.js";
 import { recorded, startTestGateway, type TestGateway } from "../gateway/harness.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { closedPortUrl, startFakeServer } from "./fake-servers.js";
@@ -48,7 +52,13 @@ const call = (amount: number, extra: Partial<AuthorizeActionOptions> = {}): Auth
 
 async function approve(approvalRequestId: string, type: "APPROVAL" | "REJECTION" = "APPROVAL") {
   const object = await signDecision(db.pool, approvalRequestId, world.approver.signer, type);
-  return decideApproval(db.pool, { organizationId: world.organizationId, approvalRequestId, userId: world.approver.userId, object, identity: gw.gateway.identity });
+  return decideApproval(db.pool, {
+    organizationId: world.organizationId,
+    approvalRequestId,
+    userId: world.approver.userId,
+    object,
+    identity: gw.gateway.identity,
+  });
 }
 
 /** The error a promise rejects with, to check its class and members. */
@@ -66,16 +76,28 @@ describe("every decision is a result", () => {
   it("authorized: every member of 4.1 in camelCase, and the same authorization for the same key", async () => {
     const req = call(40);
     const r = await authorizeAction(req);
-    expect(r).toMatchObject({ allowed: true, status: "authorized", decision: "allow", execution: "caller", code: null, approvalRequestId: null, policy: null });
+    expect(r).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      decision: "allow",
+      execution: "caller",
+      code: null,
+      approvalRequestId: null,
+      policy: null,
+    });
     if (!r.allowed) throw new Error("not authorized");
     expect(r.protectedActionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.receiptId).toMatch(/^[0-9a-f-]{36}$/);
-    for (const id of [r.taskObjectId, r.proposalObjectId, r.receiptObjectId]) expect(id).toMatch(/^ko_[0-9a-f]{64}$/);
+    for (const id of [r.taskObjectId, r.proposalObjectId, r.receiptObjectId])
+      expect(id).toMatch(/^ko_[0-9a-f]{64}$/);
     expect(r.argumentsDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(Date.parse(r.expiresAt)).toBeGreaterThan(Date.now());
     expect(r.note).toMatch(/expires_at/);
     expect(await authorizeAction(req)).toEqual(r);
-    const { rows } = await db.pool.query("select status, arguments_digest from protected_actions where id = $1", [r.protectedActionId]);
+    const { rows } = await db.pool.query(
+      "select status, arguments_digest from protected_actions where id = $1",
+      [r.protectedActionId],
+    );
     expect(rows[0]).toEqual({ status: "authorized", arguments_digest: r.argumentsDigest });
   });
 
@@ -89,7 +111,12 @@ describe("every decision is a result", () => {
     await new Promise((r) => setTimeout(r, 200));
     await approve(pending.approvalRequestId!);
     const r = await waiting;
-    expect(r).toMatchObject({ allowed: true, status: "authorized", protectedActionId: pending.protectedActionId, approvalRequestId: pending.approvalRequestId });
+    expect(r).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      protectedActionId: pending.protectedActionId,
+      approvalRequestId: pending.approvalRequestId,
+    });
   });
 
   it("rejected, with the closure receipt's ids", async () => {
@@ -97,23 +124,43 @@ describe("every decision is a result", () => {
     const pending = await authorizeAction(req);
     await approve(pending.approvalRequestId!, "REJECTION");
     const r = await authorizeAction(req);
-    expect(r).toMatchObject({ allowed: false, status: "rejected", code: "REJECTED", protectedActionId: pending.protectedActionId });
+    expect(r).toMatchObject({
+      allowed: false,
+      status: "rejected",
+      code: "REJECTED",
+      protectedActionId: pending.protectedActionId,
+    });
     expect(r.receiptId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("expired: AUTHORIZATION_EXPIRED after expires_at, still carrying the action and receipt ids", async () => {
     const req = call(41);
     const first = await authorizeAction(req);
-    await db.pool.query("update protected_actions set expires_at = now() - interval '1 second' where id = $1", [first.protectedActionId]);
+    await db.pool.query(
+      "update protected_actions set expires_at = now() - interval '1 second' where id = $1",
+      [first.protectedActionId],
+    );
     const late = await authorizeAction(req);
-    expect(late).toMatchObject({ allowed: false, status: "expired", code: "AUTHORIZATION_EXPIRED", protectedActionId: first.protectedActionId, receiptId: first.receiptId });
+    expect(late).toMatchObject({
+      allowed: false,
+      status: "expired",
+      code: "AUTHORIZATION_EXPIRED",
+      protectedActionId: first.protectedActionId,
+      receiptId: first.receiptId,
+    });
   });
 
   it("cancelled", async () => {
     const req = call(502);
     const pending = await authorizeAction(req);
-    await db.pool.query("update protected_actions set status = 'cancelled' where id = $1", [pending.protectedActionId]);
-    expect(await authorizeAction(req)).toMatchObject({ allowed: false, status: "cancelled", code: "CANCELLED" });
+    await db.pool.query("update protected_actions set status = 'cancelled' where id = $1", [
+      pending.protectedActionId,
+    ]);
+    expect(await authorizeAction(req)).toMatchObject({
+      allowed: false,
+      status: "cancelled",
+      code: "CANCELLED",
+    });
   });
 
   it("denied, with the agent explanation", async () => {
@@ -131,7 +178,12 @@ describe("every decision is a result", () => {
     );
     const before = await recorded(db.pool, w.organizationId);
     const r = await authorizeAction({ ...call(5), apiKey: w.key, tool: w.tool });
-    expect(r).toMatchObject({ allowed: false, status: "plan_limit", code: "PLAN_LIMIT_EXCEEDED", protectedActionId: null });
+    expect(r).toMatchObject({
+      allowed: false,
+      status: "plan_limit",
+      code: "PLAN_LIMIT_EXCEEDED",
+      protectedActionId: null,
+    });
     expect(await recorded(db.pool, w.organizationId)).toEqual(before);
   });
 
@@ -139,36 +191,57 @@ describe("every decision is a result", () => {
     const req = call(42);
     await authorizeAction(req);
     const before = await recorded(db.pool, world.organizationId);
-    expect(await authorizeAction({ ...req, arguments: { order: "other", amount: 43 } })).toMatchObject({ allowed: false, status: "invalid_request", code: "IDEMPOTENCY_KEY_REUSED" });
-    expect(await authorizeAction({ ...call(1), tool: "no_such_tool" })).toMatchObject({ allowed: false, status: "invalid_request", code: "UNKNOWN_TOOL" });
+    expect(await authorizeAction({ ...req, arguments: { order: "other", amount: 43 } })).toMatchObject({
+      allowed: false,
+      status: "invalid_request",
+      code: "IDEMPOTENCY_KEY_REUSED",
+    });
+    expect(await authorizeAction({ ...call(1), tool: "no_such_tool" })).toMatchObject({
+      allowed: false,
+      status: "invalid_request",
+      code: "UNKNOWN_TOOL",
+    });
     expect(await recorded(db.pool, world.organizationId)).toEqual(before);
   });
 
   it.each([
     ["an empty tool", { tool: "" }, "INVALID_REQUEST"],
     ["a tool of 129 characters", { tool: "t".repeat(129) }, "INVALID_REQUEST"],
-    ["arguments that are an array", { arguments: [1] as unknown as Record<string, unknown> }, "INVALID_REQUEST"],
+    [
+      "arguments that are an array",
+      { arguments: [1] as unknown as Record<string, unknown> },
+      "INVALID_REQUEST",
+    ],
     ["an idempotency key of 201 characters", { idempotencyKey: "k".repeat(201) }, "INVALID_REQUEST"],
     ["a fractional wait", { waitSeconds: 1.5 }, "INVALID_REQUEST"],
     ["a decimal argument", { arguments: { amount: 12.5 } }, "INVALID_ARGUMENTS"],
-  ])("a request the Gateway would refuse (%s) is refused before sending, as invalid_request", async (_what, change, code) => {
-    const server = await startFakeServer({ kind: "answer", status: 200, body: "{}" });
-    try {
-      const r = await authorizeAction({ ...call(1), gatewayUrl: server.url, ...change });
-      expect(r).toMatchObject({ allowed: false, status: "invalid_request", code });
-      expect(r.detail).toMatch(/nothing was sent/);
-      expect(server.requests).toBe(0);
-    } finally {
-      await server.close();
-    }
-  });
+  ])(
+    "a request the Gateway would refuse (%s) is refused before sending, as invalid_request",
+    async (_what, change, code) => {
+      const server = await startFakeServer({ kind: "answer", status: 200, body: "{}" });
+      try {
+        const r = await authorizeAction({ ...call(1), gatewayUrl: server.url, ...change });
+        expect(r).toMatchObject({ allowed: false, status: "invalid_request", code });
+        expect(r.detail).toMatch(/nothing was sent/);
+        expect(server.requests).toBe(0);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });
 
 describe("the error classes of 7.4", () => {
   it("ServiceAuthError MALFORMED_API_KEY for a key with a trailing newline (or any other shape); nothing sent, key not in the message", async () => {
     const server = await startFakeServer({ kind: "answer", status: 200, body: "{}" });
     try {
-      for (const apiKey of [`${world.key}\n`, ` ${world.key}`, world.key.slice(0, -1), world.key.replace("svc_live_", "svc_prod_"), ""]) {
+      for (const apiKey of [
+        `${world.key}\n`,
+        ` ${world.key}`,
+        world.key.slice(0, -1),
+        world.key.replace("svc_live_", "svc_prod_"),
+        "",
+      ]) {
         const err = await thrown(authorizeAction({ ...call(1), gatewayUrl: server.url, apiKey }));
         expect(err).toBeInstanceOf(ServiceAuthError);
         expect(err.code).toBe("MALFORMED_API_KEY");
@@ -191,7 +264,10 @@ describe("the error classes of 7.4", () => {
 
   it("ServiceRateLimitedError with the wait when the key's bucket is empty", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    await db.pool.query("insert into rate_limit_buckets (api_key_id, tokens, refilled_at) values ($1, 0, now() + interval '10 seconds')", [w.keyId]);
+    await db.pool.query(
+      "insert into rate_limit_buckets (api_key_id, tokens, refilled_at) values ($1, 0, now() + interval '10 seconds')",
+      [w.keyId],
+    );
     const err = await thrown(authorizeAction({ ...call(1), apiKey: w.key, tool: w.tool }));
     expect(err).toBeInstanceOf(ServiceRateLimitedError);
     expect(err.code).toBe("RATE_LIMITED");
@@ -200,7 +276,11 @@ describe("the error classes of 7.4", () => {
   });
 
   it("ServiceUnavailableError from a 503 of the Gateway (GATEWAY_BUSY): outcome known, nothing recorded, the wait", async () => {
-    const busy = await startTestGateway(db, { keyHashSecret: gw.keyHashSecret, signingKey: gw.signingKey, queue: { perOrganization: 0, maxWaiting: 0 } });
+    const busy = await startTestGateway(db, {
+      keyHashSecret: gw.keyHashSecret,
+      signingKey: gw.signingKey,
+      queue: { perOrganization: 0, maxWaiting: 0 },
+    });
     try {
       const before = await recorded(db.pool, world.organizationId);
       const err = await thrown(authorizeAction({ ...call(1), gatewayUrl: busy.gateway.url }));
@@ -255,11 +335,19 @@ describe("the error classes of 7.4", () => {
   it("ServiceHttpError for a redirect to the real Gateway, which is never followed (the Gateway sees nothing)", async () => {
     const before = await recorded(db.pool, world.organizationId);
     for (const status of [301, 302, 307, 308]) {
-      const server = await startFakeServer({ kind: "redirect", status, location: `${gw.gateway.url}/v1/authorize` });
+      const server = await startFakeServer({
+        kind: "redirect",
+        status,
+        location: `${gw.gateway.url}/v1/authorize`,
+      });
       try {
         const err = await thrown(authorizeAction({ ...call(1), gatewayUrl: server.url }));
         expect(err).toBeInstanceOf(ServiceHttpError);
-        expect(err).toMatchObject({ code: "HTTP_ERROR", httpStatus: status, location: `${gw.gateway.url}/v1/authorize` });
+        expect(err).toMatchObject({
+          code: "HTTP_ERROR",
+          httpStatus: status,
+          location: `${gw.gateway.url}/v1/authorize`,
+        });
         expect(server.requests).toBe(1);
       } finally {
         await server.close();
@@ -275,7 +363,13 @@ describe("the error classes of 7.4", () => {
   });
 
   it("ServiceHttpError before sending for a URL that would carry the key in clear or elsewhere", async () => {
-    for (const gatewayUrl of ["http://gateway.example.com", "ftp://127.0.0.1/", "not a url", `${gw.gateway.url}?x=1`, "https://user:pw@gateway.example.com"]) {
+    for (const gatewayUrl of [
+      "http://gateway.example.com",
+      "ftp://127.0.0.1/",
+      "not a url",
+      `${gw.gateway.url}?x=1`,
+      "https://user:pw@gateway.example.com",
+    ]) {
       const err = await thrown(authorizeAction({ ...call(1), gatewayUrl }));
       expect(err).toBeInstanceOf(ServiceHttpError);
       expect(err.message).toMatch(/nothing was sent/);

@@ -50,7 +50,9 @@ export async function startFakeServer(behaviour: Behaviour): Promise<FakeServer>
         open.add(res);
         return;
       case "answer":
-        res.writeHead(behaviour.status, { "content-type": "application/json", ...behaviour.headers }).end(behaviour.body);
+        res
+          .writeHead(behaviour.status, { "content-type": "application/json", ...behaviour.headers })
+          .end(behaviour.body);
         return;
     }
   });

@@ -1,2 +1,3 @@
 export { verifyWebhook, WEBHOOK_TOLERANCE_SECONDS, type WebhookVerification } from "./webhooks/verify.js";
 export * from "./authorize/index.js";
+export * from "./mcp/index.js";

@@ -10,7 +10,10 @@ const API_KEY = /^svc_(live|test)_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/;
 export function checkApiKey(apiKey: unknown): string {
   if (typeof apiKey !== "string" || !API_KEY.test(apiKey)) {
     // The message never repeats the key.
-    throw new ServiceAuthError("MALFORMED_API_KEY", "the API key is not in the format svc_(live|test)_<12 characters>_<43 characters> (check for whitespace or a newline)");
+    throw new ServiceAuthError(
+      "MALFORMED_API_KEY",
+      "the API key is not in the format svc_(live|test)_<12 characters>_<43 characters> (check for whitespace or a newline)",
+    );
   }
   return apiKey;
 }

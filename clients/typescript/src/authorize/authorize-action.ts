@@ -4,7 +4,12 @@
  * back as a result; only the transport failures of SPEC 7.4 throw.
  */
 import { checkApiKey } from "./api-key.js";
-import { ServiceAuthError, ServiceHttpError, ServiceRateLimitedError, ServiceUnavailableError } from "./errors.js";
+import {
+  ServiceAuthError,
+  ServiceHttpError,
+  ServiceRateLimitedError,
+  ServiceUnavailableError,
+} from "./errors.js";
 import { checkGatewayUrl, endpoint } from "./gateway-url.js";
 import { checkRequest, type AuthorizeRequest } from "./request.js";
 import { readResult, type AuthorizeResult } from "./result.js";
@@ -25,7 +30,12 @@ export async function authorizeAction(opts: AuthorizeActionOptions): Promise<Aut
   const checked = checkRequest(opts);
   if (!checked.ok) return checked.refusal;
   const timeoutMs = opts.timeoutMs ?? BASE_TIMEOUT_MS + (opts.waitSeconds ?? 0) * 1000;
-  const answer = await postJson(endpoint(base, "v1/authorize"), { authorization: `Bearer ${apiKey}` }, JSON.stringify(checked.body), timeoutMs);
+  const answer = await postJson(
+    endpoint(base, "v1/authorize"),
+    { authorization: `Bearer ${apiKey}` },
+    JSON.stringify(checked.body),
+    timeoutMs,
+  );
   return interpret(answer);
 }
 
@@ -33,7 +43,10 @@ function interpret(answer: HttpAnswer): AuthorizeResult {
   const { status } = answer;
   if (status >= 300 && status < 400) {
     const location = typeof answer.headers.location === "string" ? answer.headers.location : null;
-    throw new ServiceHttpError(`the Gateway URL answered a redirect (HTTP ${status}); redirects are never followed`, { httpStatus: status, location });
+    throw new ServiceHttpError(
+      `the Gateway URL answered a redirect (HTTP ${status}); redirects are never followed`,
+      { httpStatus: status, location },
+    );
   }
   const body = parseJson(answer.text);
   if (status === 200) return readResult(body);
@@ -42,18 +55,31 @@ function interpret(answer: HttpAnswer): AuthorizeResult {
     if (isServiceBody(body)) return readResult(body);
     throw new ServiceHttpError("HTTP 400 that is not a Gateway answer", { httpStatus: status });
   }
-  if (status === 401) throw new ServiceAuthError("UNAUTHORIZED", "the Gateway refused the API key (HTTP 401)");
-  if (status === 429) throw new ServiceRateLimitedError("too many requests for this key (HTTP 429)", retryAfter(answer, body) ?? 1);
+  if (status === 401)
+    throw new ServiceAuthError("UNAUTHORIZED", "the Gateway refused the API key (HTTP 401)");
+  if (status === 429)
+    throw new ServiceRateLimitedError(
+      "too many requests for this key (HTTP 429)",
+      retryAfter(answer, body) ?? 1,
+    );
   if (status === 503 && isServiceBody(body) && typeof (body as { code: unknown }).code === "string") {
     // The Gateway says it could not decide now; it recorded nothing.
     const code = (body as { code: string }).code;
-    throw new ServiceUnavailableError(code, `the Gateway cannot decide now (${code}); nothing was recorded, retry later`, {
-      outcomeUnknown: false,
-      retryAfterSeconds: retryAfter(answer, body),
-    });
+    throw new ServiceUnavailableError(
+      code,
+      `the Gateway cannot decide now (${code}); nothing was recorded, retry later`,
+      {
+        outcomeUnknown: false,
+        retryAfterSeconds: retryAfter(answer, body),
+      },
+    );
   }
   if (status >= 500) {
-    throw new ServiceUnavailableError("HTTP_ERROR", `HTTP ${status} from the Gateway URL; the outcome is unknown`, { outcomeUnknown: true, retryAfterSeconds: retryAfter(answer, body) });
+    throw new ServiceUnavailableError(
+      "HTTP_ERROR",
+      `HTTP ${status} from the Gateway URL; the outcome is unknown`,
+      { outcomeUnknown: true, retryAfterSeconds: retryAfter(answer, body) },
+    );
   }
   throw new ServiceHttpError(`HTTP ${status} from the Gateway URL`, { httpStatus: status });
 }
@@ -67,7 +93,12 @@ function parseJson(text: string): unknown {
 }
 
 function isServiceBody(body: unknown): boolean {
-  return typeof body === "object" && body !== null && (body as { allowed?: unknown }).allowed === false && typeof (body as { status?: unknown }).status === "string";
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    (body as { allowed?: unknown }).allowed === false &&
+    typeof (body as { status?: unknown }).status === "string"
+  );
 }
 
 function retryAfter(answer: HttpAnswer, body: unknown): number | null {

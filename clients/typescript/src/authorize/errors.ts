@@ -53,7 +53,11 @@ export class ServiceRateLimitedError extends ServiceError {
 export class ServiceUnavailableError extends ServiceError {
   readonly outcomeUnknown: boolean;
   readonly retryAfterSeconds: number | null;
-  constructor(code: ServiceErrorCode, message: string, opts: { outcomeUnknown: boolean; retryAfterSeconds?: number | null; cause?: unknown }) {
+  constructor(
+    code: ServiceErrorCode,
+    message: string,
+    opts: { outcomeUnknown: boolean; retryAfterSeconds?: number | null; cause?: unknown },
+  ) {
     super(code, message, { cause: opts.cause });
     this.name = "ServiceUnavailableError";
     this.outcomeUnknown = opts.outcomeUnknown;

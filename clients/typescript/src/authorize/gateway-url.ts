@@ -12,18 +12,25 @@ export function checkGatewayUrl(gatewayUrl: unknown): URL {
   } catch {
     throw new ServiceHttpError("gatewayUrl is not a URL; nothing was sent");
   }
-  if (typeof gatewayUrl !== "string") throw new ServiceHttpError("gatewayUrl must be a string; nothing was sent");
+  if (typeof gatewayUrl !== "string")
+    throw new ServiceHttpError("gatewayUrl must be a string; nothing was sent");
   if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url.hostname))) {
-    throw new ServiceHttpError("gatewayUrl must use https (plain http only to a loopback address); nothing was sent");
+    throw new ServiceHttpError(
+      "gatewayUrl must use https (plain http only to a loopback address); nothing was sent",
+    );
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new ServiceHttpError("gatewayUrl must not carry user info, a query or a fragment; nothing was sent");
+    throw new ServiceHttpError(
+      "gatewayUrl must not carry user info, a query or a fragment; nothing was sent",
+    );
   }
   return url;
 }
 
 function isLoopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return (
+    hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
 }
 
 /** `{gatewayUrl}/{path}`, keeping a base path (a Gateway behind a path prefix). */

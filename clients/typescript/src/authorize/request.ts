@@ -12,17 +12,31 @@ export interface AuthorizeRequest {
   waitSeconds?: number;
 }
 
-export type WireRequest = { tool: string; arguments: Record<string, unknown>; idempotency_key?: string; wait_seconds?: number };
+export type WireRequest = {
+  tool: string;
+  arguments: Record<string, unknown>;
+  idempotency_key?: string;
+  wait_seconds?: number;
+};
 
-export function checkRequest(req: AuthorizeRequest): { ok: true; body: WireRequest } | { ok: false; refusal: Refusal } {
+export function checkRequest(
+  req: AuthorizeRequest,
+): { ok: true; body: WireRequest } | { ok: false; refusal: Refusal } {
   const { tool, idempotencyKey, waitSeconds } = req;
   const args = req.arguments ?? {};
-  if (typeof tool !== "string" || tool.length < 1 || tool.length > 128) return refuse("INVALID_REQUEST", "tool must be a string of 1 to 128 characters");
+  if (typeof tool !== "string" || tool.length < 1 || tool.length > 128)
+    return refuse("INVALID_REQUEST", "tool must be a string of 1 to 128 characters");
   if (!isPlainObject(args)) return refuse("INVALID_REQUEST", "arguments must be a JSON object");
-  if (idempotencyKey !== undefined && (typeof idempotencyKey !== "string" || idempotencyKey.length < 1 || idempotencyKey.length > 200)) {
+  if (
+    idempotencyKey !== undefined &&
+    (typeof idempotencyKey !== "string" || idempotencyKey.length < 1 || idempotencyKey.length > 200)
+  ) {
     return refuse("INVALID_REQUEST", "idempotencyKey must be a string of 1 to 200 characters");
   }
-  if (waitSeconds !== undefined && (typeof waitSeconds !== "number" || !Number.isSafeInteger(waitSeconds) || waitSeconds < 0)) {
+  if (
+    waitSeconds !== undefined &&
+    (typeof waitSeconds !== "number" || !Number.isSafeInteger(waitSeconds) || waitSeconds < 0)
+  ) {
     return refuse("INVALID_REQUEST", "waitSeconds must be a whole number of seconds, 0 or more");
   }
   const bad = badValue(args, "arguments");
@@ -36,7 +50,8 @@ export function checkRequest(req: AuthorizeRequest): { ok: true; body: WireReque
 /** JSON values only, and whole numbers only (SPEC 4.1: send decimals as strings). Names the path, never the value. */
 function badValue(v: unknown, path: string): string | null {
   if (v === null || typeof v === "string" || typeof v === "boolean") return null;
-  if (typeof v === "number") return Number.isSafeInteger(v) ? null : `${path} is not a whole number (send decimals as strings)`;
+  if (typeof v === "number")
+    return Number.isSafeInteger(v) ? null : `${path} is not a whole number (send decimals as strings)`;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const bad = badValue(v[i], `${path}[${i}]`);
@@ -60,7 +75,10 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-function refuse(code: "INVALID_REQUEST" | "INVALID_ARGUMENTS", detail: string): { ok: false; refusal: Refusal } {
+function refuse(
+  code: "INVALID_REQUEST" | "INVALID_ARGUMENTS",
+  detail: string,
+): { ok: false; refusal: Refusal } {
   return {
     ok: false,
     refusal: {

@@ -60,7 +60,16 @@ export interface Refusal {
 
 export type AuthorizeResult = Authorization | Refusal;
 
-const REFUSAL_STATUSES = new Set(["approval_pending", "denied", "rejected", "expired", "cancelled", "plan_limit", "invalid_request", "unavailable"]);
+const REFUSAL_STATUSES = new Set([
+  "approval_pending",
+  "denied",
+  "rejected",
+  "expired",
+  "cancelled",
+  "plan_limit",
+  "invalid_request",
+  "unavailable",
+]);
 
 type Wire = Record<string, unknown>;
 
@@ -68,11 +77,25 @@ const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
 /** Reads a Gateway answer; anything that is not one is `NOT_A_SERVICE_RESULT`, never success. */
 export function readResult(body: unknown): AuthorizeResult {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw notAResult("the answer is not a JSON object");
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw notAResult("the answer is not a JSON object");
   const b = body as Wire;
   if (b.allowed === true) {
-    const required = ["protected_action_id", "expires_at", "task_object_id", "proposal_object_id", "receipt_object_id", "arguments_digest", "receipt_id"];
-    if (b.status !== "authorized" || b.decision !== "allow" || b.execution !== "caller" || required.some((m) => typeof b[m] !== "string")) {
+    const required = [
+      "protected_action_id",
+      "expires_at",
+      "task_object_id",
+      "proposal_object_id",
+      "receipt_object_id",
+      "arguments_digest",
+      "receipt_id",
+    ];
+    if (
+      b.status !== "authorized" ||
+      b.decision !== "allow" ||
+      b.execution !== "caller" ||
+      required.some((m) => typeof b[m] !== "string")
+    ) {
       throw notAResult("an answer with allowed true lacks the members of an authorization");
     }
     return {
@@ -94,7 +117,12 @@ export function readResult(body: unknown): AuthorizeResult {
       note: str(b.note) ?? "",
     };
   }
-  if (b.allowed !== false || typeof b.status !== "string" || !REFUSAL_STATUSES.has(b.status) || typeof b.code !== "string") {
+  if (
+    b.allowed !== false ||
+    typeof b.status !== "string" ||
+    !REFUSAL_STATUSES.has(b.status) ||
+    typeof b.code !== "string"
+  ) {
     throw notAResult("the answer has no decision (allowed, status and code)");
   }
   return {

@@ -18,7 +18,12 @@ export interface HttpAnswer {
 /** Larger answers are not the Gateway's (its largest is far smaller). */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
-export function postJson(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<HttpAnswer> {
+export function postJson(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     let bodyWritten = false;
     let settled = false;
@@ -33,10 +38,20 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
     const req = lib.request(url, {
       method: "POST",
       agent: false,
-      headers: { ...headers, "content-type": "application/json", accept: "application/json", "content-length": String(payload.length) },
+      headers: {
+        ...headers,
+        "content-type": "application/json",
+        accept: "application/json",
+        "content-length": String(payload.length),
+      },
     });
     const timer = setTimeout(
-      () => fail(new ServiceUnavailableError("TIMEOUT", `no answer from the Gateway within ${timeoutMs} ms`, { outcomeUnknown: bodyWritten })),
+      () =>
+        fail(
+          new ServiceUnavailableError("TIMEOUT", `no answer from the Gateway within ${timeoutMs} ms`, {
+            outcomeUnknown: bodyWritten,
+          }),
+        ),
       timeoutMs,
     );
     req.on("finish", () => {
@@ -47,7 +62,9 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
       fail(
         new ServiceUnavailableError(
           "NETWORK_ERROR",
-          bodyWritten ? "the connection to the Gateway failed after the request was sent; the outcome is unknown" : `could not reach the Gateway (${errorCode(err)}); nothing was decided`,
+          bodyWritten
+            ? "the connection to the Gateway failed after the request was sent; the outcome is unknown"
+            : `could not reach the Gateway (${errorCode(err)}); nothing was decided`,
           { outcomeUnknown: bodyWritten, cause: err },
         ),
       );
@@ -64,17 +81,33 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
       });
       res.on("error", (err) => {
         clearTimeout(timer);
-        fail(new ServiceUnavailableError("NETWORK_ERROR", "the connection broke while the Gateway answered; the outcome is unknown", { outcomeUnknown: true, cause: err }));
+        fail(
+          new ServiceUnavailableError(
+            "NETWORK_ERROR",
+            "the connection broke while the Gateway answered; the outcome is unknown",
+            { outcomeUnknown: true, cause: err },
+          ),
+        );
       });
       res.on("aborted", () => {
         clearTimeout(timer);
-        fail(new ServiceUnavailableError("NETWORK_ERROR", "the connection broke while the Gateway answered; the outcome is unknown", { outcomeUnknown: true }));
+        fail(
+          new ServiceUnavailableError(
+            "NETWORK_ERROR",
+            "the connection broke while the Gateway answered; the outcome is unknown",
+            { outcomeUnknown: true },
+          ),
+        );
       });
       res.on("end", () => {
         clearTimeout(timer);
         if (settled) return;
         settled = true;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString("utf8"),
+        });
       });
     });
     req.end(payload);
