@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPrincipalValid, principalOf } from "@countersign/core/identities";
 import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
 import { startCloudApi, type Answer, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
-import { newIdentity, nextDocument, signChallenge } from "../../../../test/fixtures/identities.js";
+import { newIdentity, nextDocument, signChallenge, type TestIdentity } from "../../../../test/fixtures/identities.js";
 
 let db: TestDatabase;
 let api: CloudApi;
@@ -213,7 +213,7 @@ describe("personal identities", () => {
   it("binds at most 5 at a time (CONFLICT TOO_MANY_IDENTITIES) and never binds a revoked identity again", async () => {
     const b = api.browser();
     const { userId } = await b.signUpAndIn(api.smtp);
-    const bound = [];
+    const bound: TestIdentity[] = [];
     for (let i = 0; i < 5; i++) {
       const r = await bind(b, userId);
       expect(r.res.status).toBe(201);
