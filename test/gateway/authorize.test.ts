@@ -318,6 +318,14 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
   it.each([
     ["UNKNOWN_TOOL", async () => ({ tool: "no_such_tool" })],
     ["UNKNOWN_TOOL", async (w: AuthorizationWorld) => ({ tool: (await createDecisionOnlyTool(db.pool, w.organizationId, { enabled: false })).name })],
+    [
+      "UNKNOWN_TOOL",
+      async (w: AuthorizationWorld) => {
+        const t = await createDecisionOnlyTool(db.pool, w.organizationId);
+        await db.pool.query("update mcp_servers set status = 'disabled' where id = $1", [t.serverId]);
+        return { tool: t.name };
+      },
+    ],
     ["NOT_DECISION_ONLY", async (w: AuthorizationWorld) => ({ tool: (await createDecisionOnlyTool(db.pool, w.organizationId, { serverKind: "mcp" })).name })],
   ])("%s: 400 invalid_request, nothing recorded", async (code, make) => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);

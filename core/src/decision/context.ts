@@ -22,6 +22,7 @@ export interface DecisionContext {
     upstreamName: string;
     action: string;
     serverKind: "mcp" | "decision_only";
+    /** The tool is enabled and so is its MCP server or integration. */
     enabled: boolean;
     bindingAuthorized: boolean;
     /** What the tool is bound to now (SPEC 2.3 binding pin); its digest is recorded with the decision. */
@@ -52,7 +53,7 @@ const QUERY = `
          a.id as agent_id, a.name as agent_name, a.status as agent_status, a.policy_id,
          t.id as tool_id, t.exposed_name, t.upstream_name, t.action, t.enabled, t.amount_mapping, t.binding,
          (t.authorized_binding is not null and t.authorized_binding = t.binding) as binding_authorized,
-         s.kind as server_kind,
+         s.kind as server_kind, s.status as server_status,
          p.name as policy_name, p.agent_disclosure as policy_disclosure,
          (p.emergency_stopped_at is not null) as emergency_stopped,
          v.id as version_id, v.number as version, v.digest,
@@ -90,7 +91,7 @@ export async function loadDecisionContext(
           upstreamName: r.upstream_name,
           action: r.action,
           serverKind: r.server_kind,
-          enabled: r.enabled,
+          enabled: r.enabled && r.server_status === "active",
           bindingAuthorized: r.binding_authorized,
           binding: r.binding,
           amountMapping: r.amount_mapping,

@@ -18,7 +18,7 @@ describe("migrations", () => {
     const results = await Promise.all(pools.map((p) => migrate(p)));
     await Promise.all(pools.map((p) => p.end()));
     const all = loadMigrations().map((m) => m.version);
-    expect(results.flatMap((r) => r.applied).sort()).toEqual(all);
+    expect(results.flatMap((r) => r.applied).sort((a, b) => a - b)).toEqual(all);
     const { rows } = await db.pool.query("select version from schema_migrations order by version");
     expect(rows.map((r) => r.version)).toEqual(all);
   });
