@@ -42,7 +42,7 @@ export interface VersionRow {
   superseded_at: Date | null;
 }
 
-const POLICY_COLUMNS =
+export const POLICY_COLUMNS =
   "id, organization_id, name, agent_disclosure, active_version_id, shadow_version_id, emergency_stopped_at, examples, created_at";
 export const VERSION_COLUMNS =
   "id, policy_id, number, document, document_size, digest, language_revision, status, note, origin, source_version_id, created_at, activated_at, superseded_at";

@@ -13,6 +13,7 @@ import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
 import {
+  POLICY_COLUMNS,
   loadPolicy,
   loadVersion,
   policyJson,
@@ -40,9 +41,6 @@ import {
   disclosureSchema,
   documentInput,
 } from "./schemas.js";
-
-const POLICY_COLUMNS =
-  "id, organization_id, name, agent_disclosure, active_version_id, shadow_version_id, emergency_stopped_at, examples, created_at";
 
 /** The organization's tools as lint sees them (more warnings with them, docs/policy-language.md 3). */
 async function lintTools(db: Queryable, organizationId: string): Promise<LintTool[]> {
@@ -198,17 +196,15 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params: orgParams, body: createPolicyBody } },
     async (request, reply) => {
       const b = request.body;
-      return reply
-        .code(201)
-        .send(
-          await createPolicy(ctx, request, {
-            name: b.name,
-            document: b.document,
-            note: b.note,
-            disclosure: b.agent_disclosure,
-            origin: "document",
-          }),
-        );
+      return reply.code(201).send(
+        await createPolicy(ctx, request, {
+          name: b.name,
+          document: b.document,
+          note: b.note,
+          disclosure: b.agent_disclosure,
+          origin: "document",
+        }),
+      );
     },
   );
 

@@ -10,6 +10,7 @@ import { rolloutOf } from "../../policies/options.js";
 import { rollBack } from "../../policies/rollback.js";
 import { observingPolicies, rolloutStage } from "../../policies/stage.js";
 import {
+  POLICY_COLUMNS,
   loadPolicy,
   namedVersion,
   policyJson,
@@ -21,9 +22,6 @@ import { closeCovered, lockOpenActions, recordSupersession } from "../../policie
 import { organizationOf, orgParams, typed } from "../shared.js";
 import { activateBody, optionalBody, policyParams, rollbackBody, versionParams } from "./schemas.js";
 
-const POLICY_COLUMNS =
-  "id, organization_id, name, agent_disclosure, active_version_id, shadow_version_id, emergency_stopped_at, examples, created_at";
-
 /**
  * Rollout (SPEC 3.3-3.6): activation through the gates, rollback, emergency
  * stop, closing covered open actions, the shadow version, and the derived
@@ -32,7 +30,6 @@ const POLICY_COLUMNS =
 export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
   const rollout = rolloutOf(ctx.rollout);
-  const userOf = (p: { kind: string; userId?: string }) => (p.kind === "session" ? (p.userId ?? null) : null);
 
   r.post(
     "/orgs/:org_id/policies/:policy_id/versions/:version_id/activate",
@@ -89,7 +86,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
         organizationId: o.id,
         policyId: request.params.policy_id,
         actor: actorOf(request.principal),
-        userId: userOf(request.principal as never),
+        userId: request.principal.kind === "session" ? request.principal.userId : null,
       });
       return {
         emergency_stopped_at: s.emergencyStoppedAt.toISOString(),
