@@ -44,7 +44,9 @@ export async function evidenceRoute(app: FastifyInstance, ctx: ApiContext) {
       const o = organizationOf(request);
       const now = rollout.now();
       const to = request.query.to ? new Date(request.query.to) : now;
-      const from = request.query.from ? new Date(request.query.from) : new Date(to.getTime() - MAX_DAYS * DAY);
+      const from = request.query.from
+        ? new Date(request.query.from)
+        : new Date(to.getTime() - MAX_DAYS * DAY);
       if (from.getTime() >= to.getTime() || to.getTime() - from.getTime() > MAX_DAYS * DAY) {
         throw new ServiceError(
           "VALIDATION_FAILED",
