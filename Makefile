@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test lint bench control-plane crds helm images kind-e2e
+.PHONY: install build run test test-python lint bench control-plane crds helm images kind-e2e
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -17,6 +17,18 @@ run: build
 
 test: install control-plane helm
 	npx vitest run
+	$(MAKE) test-python
+
+# The Python client's tests (pytest, into a venv under .cache/) against a real Gateway that
+# test/clients/python-gateway.ts starts on an embedded PostgreSQL.
+PYTHON_VENV := .cache/python-venv
+$(PYTHON_VENV)/.installed:
+	python3 -m venv $(PYTHON_VENV)
+	$(PYTHON_VENV)/bin/pip install --quiet --disable-pip-version-check pytest
+	touch $@
+
+test-python: install $(PYTHON_VENV)/.installed
+	cd clients/python && ../../$(PYTHON_VENV)/bin/python -m pytest -q
 
 lint: install
 	npx eslint .

@@ -1,0 +1,157 @@
+/**
+ * A real Gateway for the Python client's tests (clients/python/tests): an
+ * embedded PostgreSQL (or TEST_DATABASE_URL), a migrated database, a Gateway
+ * and a busy one (organization queue of 0), and organizations ready for
+ * decisions. It prints one JSON line with the URLs and keys, then serves a
+ * small control endpoint on 127.0.0.1 that does what people and time do in the
+ * TypeScript tests (approve, reject, expire, cancel, count what was recorded).
+ * It stops when its stdin closes.
+ *
+ *   node --conditions=countersign-source --import tsx test/clients/python-gateway.ts
+ */
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { decideApproval } from "../../core/src/approvals/index.js";
+import { generateSeed } from "../../core/src/evidence/index.js";
+import { createLogger } from "../../core/src/server/index.js";
+import { startEmbeddedPostgres } from "../../core/src/store/embedded-postgres.js";
+import { createPool, migrate } from "../../core/src/store/index.js";
+import { startGateway } from "../../gateway/src/start.js";
+import { createAuthorizationWorld, signDecision } from "../fixtures/authorization.js";
+import { recorded } from "../gateway/harness.js";
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-py-"));
+chmodSync(dir, 0o755); // the server may run as an unprivileged user (see embedded-postgres.ts)
+const embedded = process.env.TEST_DATABASE_URL
+  ? null
+  : await startEmbeddedPostgres({ dataDir: path.join(dir, "data"), ephemeral: true });
+const serverUrl = process.env.TEST_DATABASE_URL ?? embedded!.url;
+const name = `py_${randomBytes(6).toString("hex")}`;
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+await admin.query(`create database ${name}`);
+await admin.end();
+const url = new URL(serverUrl);
+url.pathname = `/${name}`;
+const pool = createPool(url.toString(), { applicationName: "python-tests", max: 10 });
+await migrate(pool);
+
+const keyHashSecret = randomBytes(32);
+const signingKey = generateSeed();
+const common = {
+  pool,
+  databaseUrl: url.toString(),
+  logger: createLogger("gateway", "silent"),
+  host: "127.0.0.1",
+  port: 0,
+  shutdownGraceSeconds: 1,
+  keyHashSecret,
+  signingKey,
+  defaultPlan: "developer" as const,
+  allowLoopbackUrls: true,
+  recoveryEveryMs: 3_600_000,
+};
+const gateway = await startGateway(common);
+const busy = await startGateway({ ...common, queue: { perOrganization: 0, maxWaiting: 0 } });
+
+const world = await createAuthorizationWorld(pool, keyHashSecret);
+const limited = await createAuthorizationWorld(pool, keyHashSecret, { plan: "developer" });
+await pool.query(
+  "insert into usage_counters (organization_id, month, shard, protected_actions) values ($1, date_trunc('month', now() at time zone 'utc')::date, 0, 500)",
+  [limited.organizationId],
+);
+const throttled = await createAuthorizationWorld(pool, keyHashSecret);
+await pool.query(
+  "insert into rate_limit_buckets (api_key_id, tokens, refilled_at) values ($1, 0, now() + interval '1 hour')",
+  [throttled.keyId],
+);
+
+/** What a person or the passing of time does, by name. */
+const controls: Record<string, (input: Record<string, string>) => Promise<unknown>> = {
+  async decide({ approval_request_id, type }) {
+    const object = await signDecision(
+      pool,
+      approval_request_id!,
+      world.approver.signer,
+      type === "REJECTION" ? "REJECTION" : "APPROVAL",
+    );
+    await decideApproval(pool, {
+      organizationId: world.organizationId,
+      approvalRequestId: approval_request_id!,
+      userId: world.approver.userId,
+      object,
+      identity: gateway.identity,
+    });
+    return {};
+  },
+  async expire({ protected_action_id }) {
+    await pool.query("update protected_actions set expires_at = now() - interval '1 second' where id = $1", [
+      protected_action_id,
+    ]);
+    return {};
+  },
+  async cancel({ protected_action_id }) {
+    await pool.query("update protected_actions set status = 'cancelled' where id = $1", [
+      protected_action_id,
+    ]);
+    return {};
+  },
+  async recorded({ organization }) {
+    const ids: Record<string, string> = {
+      world: world.organizationId,
+      limited: limited.organizationId,
+      throttled: throttled.organizationId,
+    };
+    return recorded(pool, ids[organization!]!);
+  },
+};
+
+const control = createServer(async (req, res) => {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const fn = controls[(req.url ?? "").slice(1)];
+  try {
+    if (!fn) throw new Error(`no control ${req.url}`);
+    const out = await fn(chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : {});
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(out));
+  } catch (err) {
+    res.writeHead(500, { "content-type": "text/plain" }).end(String(err));
+  }
+});
+await new Promise<void>((resolve) => control.listen(0, "127.0.0.1", resolve));
+
+process.stdout.write(
+  `${JSON.stringify({
+    gateway_url: gateway.url,
+    busy_gateway_url: busy.url,
+    control_url: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
+    key: world.key,
+    tool: world.tool,
+    limited_key: limited.key,
+    limited_tool: limited.tool,
+    throttled_key: throttled.key,
+    throttled_tool: throttled.tool,
+  })}\n`,
+);
+
+let stopping = false;
+async function stop() {
+  if (stopping) return;
+  stopping = true;
+  control.close();
+  await busy.stop();
+  await gateway.stop();
+  await pool.end();
+  await embedded?.stop();
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+process.stdin.on("end", stop);
+process.stdin.on("close", stop);
+process.stdin.resume();
+process.on("SIGTERM", stop);
