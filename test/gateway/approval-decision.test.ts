@@ -117,3 +117,30 @@ describe("decideApproval refusals change nothing", () => {
     expect((err as ServiceError).code).toBe("NOT_FOUND");
   });
 });
+
+describe("a rollback that covers the request", () => {
+  it("POLICY_VERSION_REPLACED before the closer reached it, and a request decided under the version now in force stays approvable", async () => {
+    const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
+    const res = await gw.authorize(w.key, { tool: w.tool, arguments: { amount: 400 }, idempotency_key: `covered-${Date.now()}` });
+    // A rollback put version 2 in force and recorded its supersession; the closer has not run yet.
+    const v2 = await db.pool.query(
+      `insert into policy_versions (policy_id, organization_id, number, document, document_size, digest, language_revision, status)
+       select policy_id, organization_id, 2, document, document_size, digest, language_revision, 'active' from policy_versions where id = $1 returning id`,
+      [w.versionId],
+    );
+    await db.pool.query("insert into policy_supersessions (organization_id, policy_id, version_id, scope, reason) values ($1, $2, $3, 'supersede_pending', 'rollback')", [
+      w.organizationId,
+      w.policyId,
+      v2.rows[0].id,
+    ]);
+    const object = await signDecision(db.pool, res.body.approval_request_id, w.approver.signer, "APPROVAL");
+    const err = await decideApproval(db.pool, { organizationId: w.organizationId, approvalRequestId: res.body.approval_request_id, userId: w.approver.userId, object, identity: gw.gateway.identity }).catch((e: unknown) => e);
+    expect((err as ServiceError).code).toBe("POLICY_VERSION_REPLACED");
+
+    await db.pool.query("update policies set active_version_id = $2 where id = $1", [w.policyId, v2.rows[0].id]);
+    const later = await gw.authorize(w.key, { tool: w.tool, arguments: { amount: 401 }, idempotency_key: `later-${Date.now()}` });
+    const ok = await signDecision(db.pool, later.body.approval_request_id, w.approver.signer, "APPROVAL");
+    const decided = await decideApproval(db.pool, { organizationId: w.organizationId, approvalRequestId: later.body.approval_request_id, userId: w.approver.userId, object: ok, identity: gw.gateway.identity });
+    expect(decided.status).toBe("approved");
+  });
+});

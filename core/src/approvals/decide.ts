@@ -34,7 +34,12 @@ export interface ApprovalDecision {
 
 const LOCK = `
   select ar.id, ar.status, ar.expires_at, ar.approver_kids, ar.protected_action_id,
-         pa.status as action_status, pa.task_object_id, pa.proposal_object_id, pa.delegation_id, d.object as delegation_object
+         pa.status as action_status, pa.task_object_id, pa.proposal_object_id, pa.delegation_id, d.object as delegation_object,
+         -- a rollback or emergency stop that covers this action, even one the closer has not reached yet (SPEC 3.6)
+         -- (decided under a version older than the one it put in force, or before the stop)
+         exists (select 1 from policy_supersessions s left join policy_versions sv on sv.id = s.version_id
+                  where s.policy_id = pa.policy_id
+                    and ((s.version_id is null and pa.created_at <= s.created_at) or sv.number > pa.policy_version)) as superseded
     from approval_requests ar
     join protected_actions pa on pa.id = ar.protected_action_id
     left join delegations d on d.id = pa.delegation_id
@@ -59,7 +64,7 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
     const { rows } = await db.query(LOCK, [input.approvalRequestId, input.organizationId]);
     const r = rows[0];
     if (!r) throw new ServiceError("NOT_FOUND", "no such approval request");
-    if (r.status === "superseded") {
+    if (r.status === "superseded" || (r.status === "pending" && r.superseded)) {
       throw new ServiceError("POLICY_VERSION_REPLACED", "a rollback or emergency stop replaced the policy version and closed this approval request");
     }
     if (r.status !== "pending" || r.action_status !== "pending_approval") throw new ServiceError("ALREADY_DECIDED", "this approval request is no longer pending");
