@@ -6,9 +6,10 @@
  * between two processes without a duplicate write.
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import { startControlPlane, type ControlPlane } from "../../test/control-plane/index.js";
 import { startCloudApi, type Browser, type CloudApi } from "../../test/fixtures/cloud-api.js";
 import {
@@ -304,10 +305,13 @@ describe("an operator process", { timeout: 120_000 }, () => {
     expect(secret.stdout).toBe("");
   });
 
-  it("creates a decision-only integration and an MCP server with its credential from a Secret, and removes them on deletion", async () => {
+  it("creates a decision-only integration with a draft tool a person authorizes, and an MCP server with its credential from a Secret; removes them on deletion", async () => {
     const credential = `Bearer upstream-${randomBytes(8).toString("hex")}`;
     await plane.kubectl(["create", "secret", "generic", "payments-mcp-credential", "-n", namespace, `--from-literal=authorization=${credential}`]);
-    await plane.kubectl(["apply", "-f", samples("decision-only-tool.yaml"), "-f", samples("mcp-server.yaml")]);
+    // The MCP server's sample tool would be discovered from its (unreachable) upstream: only the server here.
+    const mcpServerOnly = parseAllDocuments(readFileSync(samples("mcp-server.yaml"), "utf8")).map((d) => d.toJS()).filter((o) => o.kind === "MCPServer");
+    await plane.kubectl(["apply", "-f", samples("decision-only-tool.yaml")]);
+    await plane.kubectl(["apply", "-f", "-"], { input: stringify(mcpServerOnly[0]) });
     const ready = async (name: string) =>
       eventually(`${name} Ready`, async () => {
         const o = await getJson(["get", `mcpserver.countersign.dev/${name}`, "-n", namespace]);
@@ -334,6 +338,30 @@ describe("an operator process", { timeout: 120_000 }, () => {
       const s = (await owner.get(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`)).body.mcp_server;
       return s.credential.version === 2 && s.name === "Payments MCP";
     });
+
+    // The decision-only tool: created as a disabled draft, waiting for a person to authorize it.
+    const awaiting = await eventually("tool awaiting authorization", async () => {
+      const o = await getJson(["get", "tool.countersign.dev/issue-refund", "-n", namespace]);
+      return condition(o, "Authorized")?.reason === "AdminApprovalRequired" && o;
+    });
+    expect(condition(awaiting, "Ready")).toMatchObject({ status: "False", reason: "AwaitingAuthorization" });
+    const toolPath = `/orgs/${orgId}/tools/${awaiting.status.toolId}`;
+    expect((await owner.get(toolPath)).body.tool).toMatchObject({
+      mcp_server_id: integration.status.mcpServerId,
+      exposed_name: "refunds.issue",
+      action: "refunds.issue",
+      enabled: false,
+      amount_mapping: { amount_path: "$.amount", currency_path: "$.currency" },
+    });
+    const binding = (await owner.get(toolPath)).body.tool.binding.digest;
+    expect((await owner.patch(toolPath, { enabled: true })).status).toBe(200);
+    expect((await owner.post(`${toolPath}/authorize`, { binding_digest: binding })).status).toBeLessThan(300);
+    await eventually("tool Ready once authorized", async () => {
+      const o = await getJson(["get", "tool.countersign.dev/issue-refund", "-n", namespace]);
+      return condition(o, "Ready")?.status === "True" && condition(o, "Authorized")?.status === "True";
+    });
+    expect((await plane.kubectl(["delete", "tool.countersign.dev/issue-refund", "-n", namespace, "--timeout=60s"])).code).toBe(0);
+    expect((await owner.get(toolPath)).body.tool.enabled).toBe(false);
 
     const res = await plane.kubectl(["delete", "mcpserver.countersign.dev/refund-service", "mcpserver.countersign.dev/payments-mcp", "-n", namespace, "--timeout=60s"]);
     expect(res.code).toBe(0);

@@ -12,6 +12,7 @@ import type { Logger } from "./log.js";
 import { organizationObjects, organizationReconciler } from "./reconcilers/organization.js";
 import { organizationOfNamespace } from "./reconcilers/organization-of.js";
 import { mcpServerObjects, mcpServerReconciler } from "./reconcilers/mcp-server.js";
+import { toolObjects, toolReconciler } from "./reconcilers/tool.js";
 import { webhookEndpointObjects, webhookEndpointReconciler } from "./reconcilers/webhook-endpoint.js";
 
 export interface OperatorOptions {
@@ -57,6 +58,16 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       new Controller({
         reconciler: mcpServerReconciler({ kubeConfig, cloud: options.cloud, events, objects: servers, organizationOf: organizationOfNamespace(kubeConfig) }),
         informer: { kubeConfig, path: servers.watchPath, list: () => servers.list(), resyncMs: options.resyncMs },
+        metrics,
+        log,
+      }) as unknown as Controller<KubernetesObject>,
+    );
+    const tools = toolObjects(kubeConfig, options.watchNamespace);
+    const serverReader = mcpServerObjects(kubeConfig);
+    controllers.push(
+      new Controller({
+        reconciler: toolReconciler({ kubeConfig, cloud: options.cloud, events, objects: tools, servers: serverReader, organizationOf: organizationOfNamespace(kubeConfig) }),
+        informer: { kubeConfig, path: tools.watchPath, list: () => tools.list(), resyncMs: options.resyncMs },
         metrics,
         log,
       }) as unknown as Controller<KubernetesObject>,

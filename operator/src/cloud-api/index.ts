@@ -1,15 +1,17 @@
 import { CloudApiClient } from "./client.js";
 import { mcpServers } from "./mcp-servers.js";
 import { organizations } from "./organizations.js";
+import { tools } from "./tools.js";
 import { webhooks } from "./webhooks.js";
 
 export { CloudApiClient, CloudApiError, type CloudApiClientOptions } from "./client.js";
 export type { McpServer, McpServerCreate, McpServerUpdate } from "./mcp-servers.js";
 export type { Organization, OrganizationUpdate } from "./organizations.js";
+export type { AmountMapping, Tool, ToolFields } from "./tools.js";
 export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointInput } from "./webhooks.js";
 
 /** The Cloud API as the operator uses it, one property per resource. */
 export function cloudApi(client: CloudApiClient) {
-  return { organizations: organizations(client), mcpServers: mcpServers(client), webhooks: webhooks(client) };
+  return { organizations: organizations(client), mcpServers: mcpServers(client), tools: tools(client), webhooks: webhooks(client) };
 }
 export type CloudApi = ReturnType<typeof cloudApi>;

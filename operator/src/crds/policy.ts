@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { cloudId, displayName, objectName, statusBase, versionNumber } from "./fields.js";
 
-const policyDocument = z.object({}).meta({
+const policyDocument = z.looseObject({}).meta({
   description: "Policy document (docs/policy-language.md), at most 256 KiB. Validated by the Cloud API.",
   "x-kubernetes-preserve-unknown-fields": true,
 });

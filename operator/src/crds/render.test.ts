@@ -65,3 +65,13 @@ describe("the same schemas in the operator", () => {
     expect(policySpec.safeParse({ document: {}, examples: [{ id: "a", action: "x", tool: "t", expectedOutcome: "maybe" }] }).success).toBe(false);
   });
 });
+
+describe("free-form members", () => {
+  it("keep every member they were given (a tool's input schema, a policy document)", async () => {
+    const { toolSpec } = await import("./tool.js");
+    const schema = { type: "object", properties: { amount: { type: "string" } }, required: ["amount"] };
+    expect(toolSpec.parse({ mcpServerRef: { name: "s" }, exposedName: "t", action: "a", inputSchema: schema }).inputSchema).toEqual(schema);
+    const document = { default_effect: "deny", rules: [{ id: "r", effect: "allow" }] };
+    expect(policySpec.parse({ document, rollout: { stage: "Shadow", candidate: document } })).toMatchObject({ document, rollout: { candidate: document } });
+  });
+});

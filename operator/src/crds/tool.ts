@@ -16,7 +16,7 @@ export const toolSpec = z.object({
     .meta({ description: "Tool name at the upstream server, or the operation name of a decision-only tool; defaults to exposedName." }),
   action: z.string().min(1).max(200).meta({ description: "Action name policies and delegations match." }),
   inputSchema: z
-    .object({})
+    .looseObject({})
     .optional()
     .meta({
       description: "MCP object schema of the arguments (at most 64 KiB). Optional for decision-only tools.",
@@ -24,15 +24,15 @@ export const toolSpec = z.object({
     }),
   amount: z
     .object({
-      path: z.string().min(1).max(1024).meta({ description: "Argument path holding the amount." }),
+      path: z.string().min(1).max(512).meta({ description: "Argument path holding the amount." }),
       currency: z.string().regex(/^[A-Z]{3}$/).optional().meta({ description: "Fixed ISO 4217 currency." }),
-      currencyPath: z.string().min(1).max(1024).optional().meta({ description: "Argument path holding the currency." }),
+      currencyPath: z.string().min(1).max(512).optional().meta({ description: "Argument path holding the currency." }),
     })
     .optional()
     .meta({
       description: "Amount mapping: where the amount of a call is read from.",
       "x-kubernetes-validations": [
-        { rule: "!(has(self.currency) && has(self.currencyPath))", message: "give currency or currencyPath, not both" },
+        { rule: "has(self.currency) != has(self.currencyPath)", message: "give exactly one of currency and currencyPath" },
       ],
     }),
   enabled: z.boolean().default(true).meta({ description: "Enabled tools are authorized for use; false keeps a disabled draft." }),

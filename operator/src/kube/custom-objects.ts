@@ -38,6 +38,15 @@ export class CustomObjects<Spec, Status extends StatusBase> {
     return list as KubernetesListObject<CustomObject<Spec, Status>>;
   }
 
+  async get(namespace: string, name: string): Promise<CustomObject<Spec, Status> | undefined> {
+    try {
+      return (await this.api.getNamespacedCustomObject({ group, version, plural: this.definition.plural, namespace, name })) as CustomObject<Spec, Status>;
+    } catch (error) {
+      if ((error as { code?: number }).code === 404) return undefined;
+      throw error;
+    }
+  }
+
   /** Replaces the status (optimistic concurrency on the object's resourceVersion). */
   async writeStatus(object: CustomObject<Spec, Status>, status: Status): Promise<CustomObject<Spec, Status>> {
     const { name, namespace } = object.metadata!;

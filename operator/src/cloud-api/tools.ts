@@ -1,0 +1,60 @@
+// Tools of MCP servers and decision-only tools (SPEC 2.3, 4.4). The API has no tool deletion: a
+// tool goes with its server, or is disabled.
+import type { CloudApiClient } from "./client.js";
+
+export interface AmountMapping {
+  amount_path: string;
+  currency?: string;
+  currency_path?: string;
+}
+
+export interface Tool {
+  id: string;
+  mcp_server_id: string;
+  exposed_name: string;
+  upstream_name: string;
+  action: string;
+  input_schema: unknown;
+  amount_mapping: AmountMapping | null;
+  enabled: boolean;
+  binding: { digest: string };
+  authorization: { state: "authorized" | "reauthorization_required" | "unauthorized" };
+}
+
+export interface ToolFields {
+  exposed_name: string;
+  upstream_name: string;
+  action: string;
+  input_schema?: Record<string, unknown>;
+  amount_mapping: AmountMapping | null;
+}
+
+export function tools(client: CloudApiClient) {
+  const base = (org: string) => `/orgs/${encodeURIComponent(org)}/tools`;
+  const one = (org: string, id: string) => `${base(org)}/${encodeURIComponent(id)}`;
+  return {
+    async get(org: string, id: string): Promise<Tool> {
+      return (await client.get<{ tool: Tool }>(one(org, id))).tool;
+    },
+    /** Exposed names are unique within an organization: used to adopt a tool whose id was lost. */
+    async findByExposedName(org: string, serverId: string, exposedName: string): Promise<Tool | undefined> {
+      let cursor: string | null = null;
+      do {
+        const page: { items: Tool[]; next_cursor: string | null } = await client.get(
+          `${base(org)}?limit=100&mcp_server_id=${serverId}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+        );
+        const found = page.items.find((t) => t.exposed_name === exposedName);
+        if (found) return found;
+        cursor = page.next_cursor;
+      } while (cursor);
+      return undefined;
+    },
+    /** Created as a disabled draft: enabling needs a signed-in owner or admin (SPEC 4.4). */
+    async create(org: string, serverId: string, fields: ToolFields): Promise<Tool> {
+      return (await client.post<{ tool: Tool }>(base(org), { mcp_server_id: serverId, ...fields, enabled: false })).tool;
+    },
+    async update(org: string, id: string, fields: Partial<ToolFields> & { enabled?: boolean }): Promise<Tool> {
+      return (await client.patch<{ tool: Tool }>(one(org, id), fields)).tool;
+    },
+  };
+}

@@ -1,0 +1,153 @@
+// Tool reconciler: keeps a Cloud API tool as the spec says, under the MCPServer it names. The
+// operator creates tools as disabled drafts and never enables one: enabling a tool, or changing
+// what an enabled tool is bound to, needs a signed-in owner or admin (SPEC 2.3, 4.4), so a spec
+// asking for an enabled tool shows `Authorized=False` until a person authorizes it in the dashboard.
+// The Cloud API has no tool deletion: deleting the resource disables the tool (it is deleted with
+// its MCP server).
+import { isDeepStrictEqual } from "node:util";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { type CloudApi, CloudApiError, type AmountMapping, type Tool, type ToolFields } from "../cloud-api/index.js";
+import type { Reconciler } from "../controller/controller.js";
+import { kindDefinition } from "../crds/kinds.js";
+import { toolSpec, type ToolSpec, type ToolStatus } from "../crds/tool.js";
+import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
+import type { EventRecorder } from "../kube/events.js";
+import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
+import { setCondition, type ConditionInput } from "../status/conditions.js";
+import { writeStatusIfChanged } from "../status/write.js";
+import type { MCPServerObject } from "./mcp-server.js";
+import type { OrganizationLookup } from "./organization-of.js";
+
+export type ToolObject = CustomObject<ToolSpec, ToolStatus>;
+
+interface Deps {
+  kubeConfig: KubeConfig;
+  cloud: CloudApi;
+  events: EventRecorder;
+  objects: CustomObjects<ToolSpec, ToolStatus>;
+  servers: { get(namespace: string, name: string): Promise<MCPServerObject | undefined> };
+  organizationOf: (namespace: string) => Promise<OrganizationLookup>;
+  now?: () => Date;
+}
+
+export function toolObjects(kubeConfig: KubeConfig, namespace = "") {
+  return new CustomObjects<ToolSpec, ToolStatus>(kubeConfig, kindDefinition("Tool"), namespace);
+}
+
+export function toolFields(spec: ToolSpec): ToolFields {
+  const amount: AmountMapping | null = spec.amount
+    ? { amount_path: spec.amount.path, ...(spec.amount.currency ? { currency: spec.amount.currency } : { currency_path: spec.amount.currencyPath! }) }
+    : null;
+  return {
+    exposed_name: spec.exposedName,
+    upstream_name: spec.upstreamName ?? spec.exposedName,
+    action: spec.action,
+    ...(spec.inputSchema ? { input_schema: spec.inputSchema as Record<string, unknown> } : {}),
+    amount_mapping: amount,
+  };
+}
+
+/** The members that differ; `input_schema` only when the spec gives one (else discovered upstream). */
+export function toolDrift(want: ToolFields, tool: Tool): Partial<ToolFields> {
+  const update: Partial<ToolFields> = {};
+  if (want.exposed_name !== tool.exposed_name) update.exposed_name = want.exposed_name;
+  if (want.upstream_name !== tool.upstream_name) update.upstream_name = want.upstream_name;
+  if (want.action !== tool.action) update.action = want.action;
+  if (want.input_schema !== undefined && !isDeepStrictEqual(want.input_schema, tool.input_schema)) update.input_schema = want.input_schema;
+  if (!isDeepStrictEqual(want.amount_mapping ?? null, tool.amount_mapping ?? null)) update.amount_mapping = want.amount_mapping;
+  return update;
+}
+
+const notFound = (error: unknown) => error instanceof CloudApiError && error.status === 404;
+const refusal = (error: unknown): error is CloudApiError =>
+  error instanceof CloudApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+
+export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
+  const now = deps.now ?? (() => new Date());
+  return {
+    kind: "Tool",
+    async reconcile(_key, object) {
+      if (!object) return;
+      const namespace = object.metadata!.namespace!;
+      const generation = object.metadata?.generation ?? 0;
+      const spec = toolSpec.parse(object.spec);
+      let status: ToolStatus = { ...object.status, observedGeneration: generation };
+      const set = (c: ConditionInput) => (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
+      const fail = async (reason: string, message: string, requeueAfterMs?: number) => {
+        set({ type: "Reconciled", status: "False", reason, message });
+        set({ type: "Ready", status: "False", reason, message });
+        if (await writeStatusIfChanged(deps.objects, object, status)) await deps.events.record(object, "Warning", reason, message);
+        return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
+      };
+      const org = await deps.organizationOf(namespace);
+
+      if (object.metadata?.deletionTimestamp) {
+        if (!hasFinalizer(object)) return;
+        if (status.toolId && !("problem" in org)) {
+          try {
+            const tool = await deps.cloud.tools.get(org.organizationId, status.toolId);
+            if (tool.enabled) await deps.cloud.tools.update(org.organizationId, tool.id, { enabled: false });
+          } catch (error) {
+            if (!notFound(error)) throw error;
+          }
+        }
+        await removeFinalizer(deps.objects, object);
+        return;
+      }
+      if ("problem" in org) return fail(org.problem.reason, org.problem.message, 30_000);
+      if (!hasFinalizer(object)) {
+        await addFinalizer(deps.objects, object);
+        return;
+      }
+      const server = await deps.servers.get(namespace, spec.mcpServerRef.name);
+      const serverId = server?.status?.mcpServerId;
+      if (!serverId) return fail("MCPServerNotReady", `MCPServer ${spec.mcpServerRef.name} has no Cloud API server yet`, 10_000);
+      const orgId = org.organizationId;
+      const want = toolFields(spec);
+
+      let tool: Tool | undefined;
+      try {
+        if (status.toolId) {
+          try {
+            tool = await deps.cloud.tools.get(orgId, status.toolId);
+          } catch (error) {
+            if (!notFound(error)) throw error;
+          }
+        }
+        tool ??= await deps.cloud.tools.findByExposedName(orgId, serverId, spec.exposedName);
+        if (!tool) {
+          tool = await deps.cloud.tools.create(orgId, serverId, want);
+          await deps.events.record(object, "Normal", "Created", `Tool ${tool.id} created as a disabled draft`);
+        } else {
+          const update: Partial<ToolFields> & { enabled?: boolean } = toolDrift(want, tool);
+          // The operator may disable a tool, never enable one.
+          if (!spec.enabled && tool.enabled) update.enabled = false;
+          if (Object.keys(update).length > 0) {
+            tool = await deps.cloud.tools.update(orgId, tool.id, update);
+            await deps.events.record(object, "Normal", "Updated", `Set ${Object.keys(update).join(", ")} of tool ${tool.id}`);
+          }
+        }
+      } catch (error) {
+        if (refusal(error)) {
+          if (tool) status = { ...status, toolId: tool.id, mcpServerId: serverId, enabled: tool.enabled };
+          return fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+        }
+        throw error;
+      }
+      status = { ...status, toolId: tool.id, mcpServerId: serverId, enabled: tool.enabled };
+      set({ type: "Reconciled", status: "True", reason: "Synced", message: `tool ${tool.id} matches the spec` });
+      const authorized = tool.enabled && tool.authorization.state === "authorized";
+      if (spec.enabled && !authorized) {
+        const message = `an owner or admin must enable and authorize tool ${spec.exposedName} in the dashboard (binding ${tool.binding.digest}); the operator creates drafts only`;
+        set({ type: "Authorized", status: "False", reason: tool.authorization.state === "reauthorization_required" ? "ReauthorizationRequired" : "AdminApprovalRequired", message });
+        set({ type: "Ready", status: "False", reason: "AwaitingAuthorization", message });
+      } else {
+        set({ type: "Authorized", status: authorized ? "True" : "False", reason: authorized ? "Authorized" : "Disabled", message: authorized ? "the Gateway uses this tool" : "disabled draft, as the spec says" });
+        set({ type: "Ready", status: "True", reason: "Synced", message: authorized ? "tool enabled and authorized" : "tool kept as a disabled draft" });
+      }
+      await writeStatusIfChanged(deps.objects, object, status);
+      // A person's authorization happens in the dashboard: look again soon while it is awaited.
+      return spec.enabled && !authorized ? { requeueAfterMs: 30_000 } : undefined;
+    },
+  };
+}
