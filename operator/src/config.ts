@@ -5,7 +5,11 @@ import { httpUrl, logLevel, port, seconds, setting } from "@countersign/core/con
 import { z } from "zod";
 
 export const operatorSettings = {
-  logLevel: setting("COUNTERSIGN_LOG_LEVEL", logLevel, "one of fatal, error, warn, info, debug, trace, silent"),
+  logLevel: setting(
+    "COUNTERSIGN_LOG_LEVEL",
+    logLevel,
+    "one of fatal, error, warn, info, debug, trace, silent",
+  ),
   /** Base address of the Cloud API (the operator calls {apiUrl}/api/v1/...). */
   apiUrl: setting("COUNTERSIGN_API_URL", httpUrl, "an http(s) URL"),
   /**
@@ -18,17 +22,37 @@ export const operatorSettings = {
     "a file path",
   ),
   /** Namespace of the leader Lease (the operator's own namespace). */
-  leaseNamespace: setting("COUNTERSIGN_OPERATOR_NAMESPACE", z.string().min(1).default("countersign-system"), "a namespace"),
-  leaseName: setting("COUNTERSIGN_OPERATOR_LEASE", z.string().min(1).default("countersign-operator"), "a Lease name"),
+  leaseNamespace: setting(
+    "COUNTERSIGN_OPERATOR_NAMESPACE",
+    z.string().min(1).default("countersign-system"),
+    "a namespace",
+  ),
+  leaseName: setting(
+    "COUNTERSIGN_OPERATOR_LEASE",
+    z.string().min(1).default("countersign-operator"),
+    "a Lease name",
+  ),
   /** This replica's name in the Lease; the pod name in a cluster. */
   identity: setting("POD_NAME", z.string().min(1).default(`${hostname()}-${process.pid}`), "a name"),
   /** Only watch this namespace (all namespaces when empty). */
   watchNamespace: setting("COUNTERSIGN_OPERATOR_WATCH_NAMESPACE", z.string().default(""), "a namespace"),
   /** Every object is reconciled again this often, repairing drift made outside Git. */
-  resyncSeconds: setting("COUNTERSIGN_OPERATOR_RESYNC_SECONDS", seconds(300, 86_400), "whole seconds 0-86400"),
+  resyncSeconds: setting(
+    "COUNTERSIGN_OPERATOR_RESYNC_SECONDS",
+    seconds(300, 86_400),
+    "whole seconds 0-86400",
+  ),
   healthPort: setting("COUNTERSIGN_OPERATOR_HEALTH_PORT", port(8083), "a port number 0-65535"),
   host: setting("COUNTERSIGN_HOST", z.string().min(1).default("0.0.0.0"), "an address to listen on"),
-  leaseDurationSeconds: setting("COUNTERSIGN_OPERATOR_LEASE_DURATION_SECONDS", seconds(15, 600), "whole seconds"),
-  renewDeadlineSeconds: setting("COUNTERSIGN_OPERATOR_RENEW_DEADLINE_SECONDS", seconds(10, 600), "whole seconds"),
+  leaseDurationSeconds: setting(
+    "COUNTERSIGN_OPERATOR_LEASE_DURATION_SECONDS",
+    seconds(15, 600),
+    "whole seconds",
+  ),
+  renewDeadlineSeconds: setting(
+    "COUNTERSIGN_OPERATOR_RENEW_DEADLINE_SECONDS",
+    seconds(10, 600),
+    "whole seconds",
+  ),
   retryPeriodSeconds: setting("COUNTERSIGN_OPERATOR_RETRY_PERIOD_SECONDS", seconds(2, 600), "whole seconds"),
 };

@@ -32,7 +32,11 @@ let owner: Browser;
 let orgId: string;
 const processes: OperatorProcess[] = [];
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -47,7 +51,8 @@ async function eventually<T>(what: string, check: () => Promise<T | undefined | 
   throw new Error(`${what}: not reached in ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ""}`);
 }
 
-async function getJson(args: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function getJson(args: string[]): Promise<any> {
   const res = await plane.kubectl([...args, "-o", "json"]);
   if (res.code !== 0) throw new Error(res.stderr);
   return JSON.parse(res.stdout);
@@ -72,9 +77,9 @@ async function apply(object: unknown): Promise<void> {
   if (res.code !== 0) throw new Error(res.stderr);
 }
 
-const condition = (o: { status?: { conditions?: Array<{ type: string }> } }, type: string) => o.status?.conditions?.find((c) => c.type === type) as
-  | { status: string; reason: string; message: string; observedGeneration: number }
-  | undefined;
+const condition = (o: { status?: { conditions?: Array<{ type: string }> } }, type: string) =>
+  o.status?.conditions?.find((c) => c.type === type) as
+    { status: string; reason: string; message: string; observedGeneration: number } | undefined;
 
 async function auditUpdates(): Promise<Array<{ actor: { type: string; id: string } }>> {
   const res = await owner.get(`/orgs/${orgId}/audit?action=organization.updated&limit=100`);
@@ -92,7 +97,13 @@ async function metricsOf(p: OperatorProcess): Promise<string> {
 }
 
 function start(name: string): OperatorProcess {
-  const p = startOperatorProcess({ identity: name, kubeconfig: identity.kubeconfig, apiUrl: api.base, tokenFile: identity.tokenFile, resyncSeconds: 2 });
+  const p = startOperatorProcess({
+    identity: name,
+    kubeconfig: identity.kubeconfig,
+    apiUrl: api.base,
+    tokenFile: identity.tokenFile,
+    resyncSeconds: 2,
+  });
   processes.push(p);
   return p;
 }
@@ -118,12 +129,16 @@ beforeAll(async () => {
   const created = await owner.post("/orgs", { name: "Made in the dashboard" });
   expect(created.status).toBe(201);
   orgId = created.body.organization.id;
-  const bound = await owner.post(`/orgs/${orgId}/operator-bindings`, { username: operatorUsername, role: "admin" });
+  const bound = await owner.post(`/orgs/${orgId}/operator-bindings`, {
+    username: operatorUsername,
+    role: "admin",
+  });
   expect(bound.status).toBe(201);
 }, 180_000);
 
 afterAll(async () => {
-  if (process.env.OPERATOR_TEST_DEBUG) for (const p of processes) console.log(p.identity, p.output().slice(-6000));
+  if (process.env.OPERATOR_TEST_DEBUG)
+    for (const p of processes) console.log(p.identity, p.output().slice(-6000));
   await Promise.all(processes.map((p) => p.stop()));
   await api?.close();
   await db?.drop();
@@ -132,9 +147,12 @@ afterAll(async () => {
 
 describe("the operator's RBAC", () => {
   it("is exactly the checked-in ClusterRole: its resources yes, anything else no", async () => {
-    const can = async (...args: string[]) => (await plane.kubectl(["auth", "can-i", ...args], { kubeconfig: identity.kubeconfig })).stdout.trim();
+    const can = async (...args: string[]) =>
+      (await plane.kubectl(["auth", "can-i", ...args], { kubeconfig: identity.kubeconfig })).stdout.trim();
     expect(await can("watch", "policies.countersign.dev", "-A")).toBe("yes");
-    expect(await can("update", "policies.countersign.dev", "--subresource=status", "-n", namespace)).toBe("yes");
+    expect(await can("update", "policies.countersign.dev", "--subresource=status", "-n", namespace)).toBe(
+      "yes",
+    );
     expect(await can("create", "secrets", "-n", namespace)).toBe("yes");
     expect(await can("update", "leases.coordination.k8s.io", "-n", operatorNamespace)).toBe("yes");
     expect(await can("list", "secrets", "-A")).toBe("no");
@@ -150,40 +168,79 @@ describe("an operator process", { timeout: 120_000 }, () => {
   it("takes the Lease, reconciles an Organization into the Cloud API as the operator, and reports Ready", async () => {
     first = start("operator-a");
     await eventually("operator-a leads", async () => (await leaseHolder()) === "operator-a");
-    await apply(organization("acme", { organizationId: orgId, settings: { name: "Acme from Git", approvalTtlSeconds: 3600, agentDisclosure: "conditions" } }));
+    await apply(
+      organization("acme", {
+        organizationId: orgId,
+        settings: { name: "Acme from Git", approvalTtlSeconds: 3600, agentDisclosure: "conditions" },
+      }),
+    );
     const acme = await eventually("acme Ready", async () => {
       const o = await getJson(["get", "organization.countersign.dev/acme", "-n", namespace]);
       return condition(o, "Ready")?.status === "True" && o;
     });
-    expect(acme.status).toMatchObject({ organizationName: "Acme from Git", observedGeneration: acme.metadata.generation });
-    expect(condition(acme, "Reconciled")).toMatchObject({ status: "True", observedGeneration: acme.metadata.generation });
+    expect(acme.status).toMatchObject({
+      organizationName: "Acme from Git",
+      observedGeneration: acme.metadata.generation,
+    });
+    expect(condition(acme, "Reconciled")).toMatchObject({
+      status: "True",
+      observedGeneration: acme.metadata.generation,
+    });
     const org = (await owner.get(`/orgs/${orgId}`)).body.organization;
-    expect(org).toMatchObject({ name: "Acme from Git", approval_ttl_seconds: 3600, agent_disclosure: "conditions" });
+    expect(org).toMatchObject({
+      name: "Acme from Git",
+      approval_ttl_seconds: 3600,
+      agent_disclosure: "conditions",
+    });
     const updates = await auditUpdates();
     expect(updates).toHaveLength(1);
     expect(updates[0]!.actor).toMatchObject({ type: "operator", id: operatorUsername });
-    const events = await getJson(["get", "events", "-n", namespace, "--field-selector", "involvedObject.name=acme"]);
+    const events = await getJson([
+      "get",
+      "events",
+      "-n",
+      namespace,
+      "--field-selector",
+      "involvedObject.name=acme",
+    ]);
     expect(events.items.map((e: { reason: string }) => e.reason)).toContain("SettingsUpdated");
   });
 
   it("repairs a change made outside Git on the next resync, with one write", async () => {
     expect((await owner.patch(`/orgs/${orgId}`, { name: "Renamed in the dashboard" })).status).toBe(200);
-    await eventually("name restored", async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "Acme from Git");
+    await eventually(
+      "name restored",
+      async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "Acme from Git",
+    );
     const updates = await auditUpdates();
     expect(updates.filter((u) => u.actor.type === "operator")).toHaveLength(2);
   });
 
   it("reports an organization it is not bound to as not Ready, with a Warning event, and writes nothing", async () => {
     const before = await auditUpdates();
-    await apply(organization("stranger", { organizationId: "5b0c6d1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", settings: { name: "Nope" } }));
+    await apply(
+      organization("stranger", {
+        organizationId: "5b0c6d1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e",
+        settings: { name: "Nope" },
+      }),
+    );
     const stranger = await eventually("stranger refused", async () => {
       const o = await getJson(["get", "organization.countersign.dev/stranger", "-n", namespace]);
       return condition(o, "Ready")?.status === "False" && o;
     });
     expect(condition(stranger, "Ready")).toMatchObject({ reason: "OrganizationNotFound" });
-    expect(condition(stranger, "Ready")!.message).toMatch(/does not exist or the operator is not bound to it/);
+    expect(condition(stranger, "Ready")!.message).toMatch(
+      /does not exist or the operator is not bound to it/,
+    );
     const events = await eventually("warning event", async () => {
-      const list = await getJson(["get", "events", "-n", namespace, "--field-selector", "involvedObject.name=stranger"]);
+      const list = await getJson([
+        "get",
+        "events",
+        "-n",
+        namespace,
+        "--field-selector",
+        "involvedObject.name=stranger",
+      ]);
       return list.items.length > 0 && list.items;
     });
     expect(events[0]).toMatchObject({ type: "Warning", reason: "OrganizationNotFound" });
@@ -192,8 +249,16 @@ describe("an operator process", { timeout: 120_000 }, () => {
 
   it("keeps working after the apiserver restarts: the same process reconciles the next change", async () => {
     await plane.restartApiServer();
-    await apply(organization("acme", { organizationId: orgId, settings: { name: "After the restart", approvalTtlSeconds: 3600, agentDisclosure: "conditions" } }));
-    await eventually("change after restart reconciled", async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "After the restart");
+    await apply(
+      organization("acme", {
+        organizationId: orgId,
+        settings: { name: "After the restart", approvalTtlSeconds: 3600, agentDisclosure: "conditions" },
+      }),
+    );
+    await eventually(
+      "change after restart reconciled",
+      async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "After the restart",
+    );
     expect(first.child.exitCode).toBeNull();
   });
 
@@ -201,9 +266,13 @@ describe("an operator process", { timeout: 120_000 }, () => {
     const port = await first.healthPort;
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     const metrics = await metricsOf(first);
-    expect(metrics).toMatch(/countersign_operator_reconciles_total\{kind="Organization",result="success"\} [1-9]/);
+    expect(metrics).toMatch(
+      /countersign_operator_reconciles_total\{kind="Organization",result="success"\} [1-9]/,
+    );
     expect(metrics).toMatch(/countersign_operator_queue_depth\{kind="Organization"\} \d/);
-    expect(metrics).toMatch(/countersign_operator_last_successful_sync_timestamp_seconds\{kind="Organization"\} \d/);
+    expect(metrics).toMatch(
+      /countersign_operator_last_successful_sync_timestamp_seconds\{kind="Organization"\} \d/,
+    );
     expect(metrics).toMatch(/countersign_operator_leader 1/);
   });
 
@@ -215,8 +284,16 @@ describe("an operator process", { timeout: 120_000 }, () => {
 
     // Both running: one change gives exactly one write, by the leader only.
     const before = (await auditUpdates()).length;
-    await apply(organization("acme", { organizationId: orgId, settings: { name: "Two replicas", approvalTtlSeconds: 3600, agentDisclosure: "conditions" } }));
-    await eventually("change reconciled", async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "Two replicas");
+    await apply(
+      organization("acme", {
+        organizationId: orgId,
+        settings: { name: "Two replicas", approvalTtlSeconds: 3600, agentDisclosure: "conditions" },
+      }),
+    );
+    await eventually(
+      "change reconciled",
+      async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "Two replicas",
+    );
     await new Promise((r) => setTimeout(r, 5000)); // two more resyncs of the leader: still one write
     expect(await auditUpdates()).toHaveLength(before + 1);
     const standby = await metricsOf(second);
@@ -226,8 +303,16 @@ describe("an operator process", { timeout: 120_000 }, () => {
     // The leader stops cleanly and releases the Lease; the standby takes over and reconciles.
     expect(await first.stop()).toBe(0);
     await eventually("operator-b leads", async () => (await leaseHolder()) === "operator-b", 30_000);
-    await apply(organization("acme", { organizationId: orgId, settings: { name: "After the handover", approvalTtlSeconds: 3600, agentDisclosure: "conditions" } }));
-    await eventually("change reconciled by b", async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "After the handover");
+    await apply(
+      organization("acme", {
+        organizationId: orgId,
+        settings: { name: "After the handover", approvalTtlSeconds: 3600, agentDisclosure: "conditions" },
+      }),
+    );
+    await eventually(
+      "change reconciled by b",
+      async () => (await owner.get(`/orgs/${orgId}`)).body.organization.name === "After the handover",
+    );
     await new Promise((r) => setTimeout(r, 5000));
     expect(await auditUpdates()).toHaveLength(before + 2);
     expect(await metricsOf(second)).toMatch(/countersign_operator_leader 1/);
@@ -238,7 +323,12 @@ describe("an operator process", { timeout: 120_000 }, () => {
 
   it("creates a WebhookEndpoint's endpoint with its finalizer and writes the signing secret only to the Secret", async () => {
     await plane.kubectl(["delete", "organization.countersign.dev/stranger", "-n", namespace]);
-    await apply(webhook({ url: "https://hooks.example.com/countersign", events: ["receipt.created", "policy.activated"] }));
+    await apply(
+      webhook({
+        url: "https://hooks.example.com/countersign",
+        events: ["receipt.created", "policy.activated"],
+      }),
+    );
     const ready = await eventually("webhook Ready", async () => {
       const o = await getJson(["get", "webhookendpoint.countersign.dev/payments-events", "-n", namespace]);
       return condition(o, "Ready")?.status === "True" && o;
@@ -246,14 +336,28 @@ describe("an operator process", { timeout: 120_000 }, () => {
     expect(ready.metadata.finalizers).toEqual(["countersign.dev/finalizer"]);
     const id = ready.status.webhookId;
     const endpoint = (await owner.get(`/orgs/${orgId}/webhooks/${id}`)).body.webhook;
-    expect(endpoint).toMatchObject({ url: "https://hooks.example.com/countersign", enabled: true, event_types: ["receipt.created", "policy.activated"] });
+    expect(endpoint).toMatchObject({
+      url: "https://hooks.example.com/countersign",
+      enabled: true,
+      event_types: ["receipt.created", "policy.activated"],
+    });
     expect(ready.status.deliveries).toEqual({ pending: 0, failed: 0 });
     const secret = await getJson(["get", "secret", "payments-webhook-secret", "-n", namespace]);
     const signing = Buffer.from(secret.data["signing-secret"], "base64").toString();
     expect(signing).toMatch(/^whsec_/);
-    expect(secret.metadata.ownerReferences[0]).toMatchObject({ kind: "WebhookEndpoint", name: "payments-events" });
+    expect(secret.metadata.ownerReferences[0]).toMatchObject({
+      kind: "WebhookEndpoint",
+      name: "payments-events",
+    });
     expect(JSON.stringify(ready)).not.toContain(signing);
-    const events = await getJson(["get", "events", "-n", namespace, "--field-selector", "involvedObject.name=payments-events"]);
+    const events = await getJson([
+      "get",
+      "events",
+      "-n",
+      namespace,
+      "--field-selector",
+      "involvedObject.name=payments-events",
+    ]);
     expect(JSON.stringify(events)).not.toContain(signing);
     expect(events.items.map((e: { reason: string }) => e.reason)).toContain("Created");
     const list = (await owner.get(`/orgs/${orgId}/webhooks`)).body.items;
@@ -263,14 +367,26 @@ describe("an operator process", { timeout: 120_000 }, () => {
   it("repairs a WebhookEndpoint changed or deleted outside Git, and rotates its secret on request", async () => {
     const first = await getJson(["get", "webhookendpoint.countersign.dev/payments-events", "-n", namespace]);
     const id = first.status.webhookId;
-    expect((await owner.patch(`/orgs/${orgId}/webhooks/${id}`, { enabled: false, event_types: ["action.denied"] })).status).toBe(200);
+    expect(
+      (await owner.patch(`/orgs/${orgId}/webhooks/${id}`, { enabled: false, event_types: ["action.denied"] }))
+        .status,
+    ).toBe(200);
     await eventually("drift repaired", async () => {
       const e = (await owner.get(`/orgs/${orgId}/webhooks/${id}`)).body.webhook;
       return e.enabled === true && e.event_types.length === 2;
     });
 
-    const before = Buffer.from((await getJson(["get", "secret", "payments-webhook-secret", "-n", namespace])).data["signing-secret"], "base64").toString();
-    await plane.kubectl(["annotate", "webhookendpoint.countersign.dev/payments-events", "-n", namespace, "countersign.dev/rotate-signing-secret=1"]);
+    const before = Buffer.from(
+      (await getJson(["get", "secret", "payments-webhook-secret", "-n", namespace])).data["signing-secret"],
+      "base64",
+    ).toString();
+    await plane.kubectl([
+      "annotate",
+      "webhookendpoint.countersign.dev/payments-events",
+      "-n",
+      namespace,
+      "countersign.dev/rotate-signing-secret=1",
+    ]);
     await eventually("secret rotated", async () => {
       const s = await getJson(["get", "secret", "payments-webhook-secret", "-n", namespace]);
       return Buffer.from(s.data["signing-secret"], "base64").toString() !== before;
@@ -283,11 +399,16 @@ describe("an operator process", { timeout: 120_000 }, () => {
       const o = await getJson(["get", "webhookendpoint.countersign.dev/payments-events", "-n", namespace]);
       return o.status.webhookId !== id && o;
     });
-    expect((await owner.get(`/orgs/${orgId}/webhooks`)).body.items.map((e: { id: string }) => e.id)).toEqual([recreated.status.webhookId]);
+    expect((await owner.get(`/orgs/${orgId}/webhooks`)).body.items.map((e: { id: string }) => e.id)).toEqual([
+      recreated.status.webhookId,
+    ]);
   });
 
   it("shows a refusal of the Cloud API in status and changes nothing there", async () => {
-    await apply({ ...webhook({ url: "https://127.0.0.1/hook", events: ["receipt.created"] }), metadata: { name: "loopback", namespace } });
+    await apply({
+      ...webhook({ url: "https://127.0.0.1/hook", events: ["receipt.created"] }),
+      metadata: { name: "loopback", namespace },
+    });
     const refused = await eventually("loopback refused", async () => {
       const o = await getJson(["get", "webhookendpoint.countersign.dev/loopback", "-n", namespace]);
       return condition(o, "Ready")?.status === "False" && o;
@@ -298,18 +419,44 @@ describe("an operator process", { timeout: 120_000 }, () => {
   });
 
   it("deletes the Cloud API endpoint and the Secret before the finalizer lets the WebhookEndpoint go", async () => {
-    const res = await plane.kubectl(["delete", "webhookendpoint.countersign.dev/payments-events", "webhookendpoint.countersign.dev/loopback", "-n", namespace, "--timeout=60s"]);
+    const res = await plane.kubectl([
+      "delete",
+      "webhookendpoint.countersign.dev/payments-events",
+      "webhookendpoint.countersign.dev/loopback",
+      "-n",
+      namespace,
+      "--timeout=60s",
+    ]);
     expect(res.code).toBe(0);
     expect((await owner.get(`/orgs/${orgId}/webhooks`)).body.items).toEqual([]);
-    const secret = await plane.kubectl(["get", "secret", "payments-webhook-secret", "-n", namespace, "--ignore-not-found", "-o", "name"]);
+    const secret = await plane.kubectl([
+      "get",
+      "secret",
+      "payments-webhook-secret",
+      "-n",
+      namespace,
+      "--ignore-not-found",
+      "-o",
+      "name",
+    ]);
     expect(secret.stdout).toBe("");
   });
 
   it("creates a decision-only integration with a draft tool a person authorizes, and an MCP server with its credential from a Secret; removes them on deletion", async () => {
     const credential = `Bearer upstream-${randomBytes(8).toString("hex")}`;
-    await plane.kubectl(["create", "secret", "generic", "payments-mcp-credential", "-n", namespace, `--from-literal=authorization=${credential}`]);
+    await plane.kubectl([
+      "create",
+      "secret",
+      "generic",
+      "payments-mcp-credential",
+      "-n",
+      namespace,
+      `--from-literal=authorization=${credential}`,
+    ]);
     // The MCP server's sample tool would be discovered from its (unreachable) upstream: only the server here.
-    const mcpServerOnly = parseAllDocuments(readFileSync(samples("mcp-server.yaml"), "utf8")).map((d) => d.toJS()).filter((o) => o.kind === "MCPServer");
+    const mcpServerOnly = parseAllDocuments(readFileSync(samples("mcp-server.yaml"), "utf8"))
+      .map((d) => d.toJS())
+      .filter((o) => o.kind === "MCPServer");
     await plane.kubectl(["apply", "-f", samples("decision-only-tool.yaml")]);
     await plane.kubectl(["apply", "-f", "-"], { input: stringify(mcpServerOnly[0]) });
     const ready = async (name: string) =>
@@ -320,7 +467,11 @@ describe("an operator process", { timeout: 120_000 }, () => {
     const integration = await ready("refund-service");
     const server = await ready("payments-mcp");
     const servers = (await owner.get(`/orgs/${orgId}/mcp-servers`)).body.items;
-    expect(servers.find((x: { id: string }) => x.id === integration.status.mcpServerId)).toMatchObject({ kind: "decision_only", name: "Refund service (decision only)", url: null });
+    expect(servers.find((x: { id: string }) => x.id === integration.status.mcpServerId)).toMatchObject({
+      kind: "decision_only",
+      name: "Refund service (decision only)",
+      url: null,
+    });
     expect(servers.find((x: { id: string }) => x.id === server.status.mcpServerId)).toMatchObject({
       kind: "mcp",
       name: "Payments MCP",
@@ -330,10 +481,24 @@ describe("an operator process", { timeout: 120_000 }, () => {
     expect(JSON.stringify(server)).not.toContain(credential);
 
     // A new credential in the Secret is sent again; a rename made in the dashboard is undone.
-    await plane.kubectl(["create", "secret", "generic", "payments-mcp-credential", "-n", namespace, "--from-literal=authorization=Bearer rotated", "--dry-run=client", "-o", "yaml"]).then((r) =>
-      plane.kubectl(["apply", "-f", "-"], { input: r.stdout }),
-    );
-    expect((await owner.patch(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`, { name: "Renamed" })).status).toBe(200);
+    await plane
+      .kubectl([
+        "create",
+        "secret",
+        "generic",
+        "payments-mcp-credential",
+        "-n",
+        namespace,
+        "--from-literal=authorization=Bearer rotated",
+        "--dry-run=client",
+        "-o",
+        "yaml",
+      ])
+      .then((r) => plane.kubectl(["apply", "-f", "-"], { input: r.stdout }));
+    expect(
+      (await owner.patch(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`, { name: "Renamed" }))
+        .status,
+    ).toBe(200);
     await eventually("credential re-sent and name restored", async () => {
       const s = (await owner.get(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`)).body.mcp_server;
       return s.credential.version === 2 && s.name === "Payments MCP";
@@ -360,10 +525,20 @@ describe("an operator process", { timeout: 120_000 }, () => {
       const o = await getJson(["get", "tool.countersign.dev/issue-refund", "-n", namespace]);
       return condition(o, "Ready")?.status === "True" && condition(o, "Authorized")?.status === "True";
     });
-    expect((await plane.kubectl(["delete", "tool.countersign.dev/issue-refund", "-n", namespace, "--timeout=60s"])).code).toBe(0);
+    expect(
+      (await plane.kubectl(["delete", "tool.countersign.dev/issue-refund", "-n", namespace, "--timeout=60s"]))
+        .code,
+    ).toBe(0);
     expect((await owner.get(toolPath)).body.tool.enabled).toBe(false);
 
-    const res = await plane.kubectl(["delete", "mcpserver.countersign.dev/refund-service", "mcpserver.countersign.dev/payments-mcp", "-n", namespace, "--timeout=60s"]);
+    const res = await plane.kubectl([
+      "delete",
+      "mcpserver.countersign.dev/refund-service",
+      "mcpserver.countersign.dev/payments-mcp",
+      "-n",
+      namespace,
+      "--timeout=60s",
+    ]);
     expect(res.code).toBe(0);
     expect((await owner.get(`/orgs/${orgId}/mcp-servers`)).body.items).toEqual([]);
     for (const p of processes) expect(p.output()).not.toContain(credential);

@@ -47,8 +47,18 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     const organizations = organizationObjects(kubeConfig, options.watchNamespace);
     controllers.push(
       new Controller({
-        reconciler: organizationReconciler({ kubeConfig, cloud: options.cloud, events, objects: organizations }),
-        informer: { kubeConfig, path: organizations.watchPath, list: () => organizations.list(), resyncMs: options.resyncMs },
+        reconciler: organizationReconciler({
+          kubeConfig,
+          cloud: options.cloud,
+          events,
+          objects: organizations,
+        }),
+        informer: {
+          kubeConfig,
+          path: organizations.watchPath,
+          list: () => organizations.list(),
+          resyncMs: options.resyncMs,
+        },
         metrics,
         log,
       }) as unknown as Controller<KubernetesObject>,
@@ -56,8 +66,19 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     const servers = mcpServerObjects(kubeConfig, options.watchNamespace);
     controllers.push(
       new Controller({
-        reconciler: mcpServerReconciler({ kubeConfig, cloud: options.cloud, events, objects: servers, organizationOf: organizationOfNamespace(kubeConfig) }),
-        informer: { kubeConfig, path: servers.watchPath, list: () => servers.list(), resyncMs: options.resyncMs },
+        reconciler: mcpServerReconciler({
+          kubeConfig,
+          cloud: options.cloud,
+          events,
+          objects: servers,
+          organizationOf: organizationOfNamespace(kubeConfig),
+        }),
+        informer: {
+          kubeConfig,
+          path: servers.watchPath,
+          list: () => servers.list(),
+          resyncMs: options.resyncMs,
+        },
         metrics,
         log,
       }) as unknown as Controller<KubernetesObject>,
@@ -66,7 +87,14 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     const serverReader = mcpServerObjects(kubeConfig);
     controllers.push(
       new Controller({
-        reconciler: toolReconciler({ kubeConfig, cloud: options.cloud, events, objects: tools, servers: serverReader, organizationOf: organizationOfNamespace(kubeConfig) }),
+        reconciler: toolReconciler({
+          kubeConfig,
+          cloud: options.cloud,
+          events,
+          objects: tools,
+          servers: serverReader,
+          organizationOf: organizationOfNamespace(kubeConfig),
+        }),
         informer: { kubeConfig, path: tools.watchPath, list: () => tools.list(), resyncMs: options.resyncMs },
         metrics,
         log,
@@ -82,7 +110,12 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
           objects: webhookEndpoints,
           organizationOf: organizationOfNamespace(kubeConfig),
         }),
-        informer: { kubeConfig, path: webhookEndpoints.watchPath, list: () => webhookEndpoints.list(), resyncMs: options.resyncMs },
+        informer: {
+          kubeConfig,
+          path: webhookEndpoints.watchPath,
+          list: () => webhookEndpoints.list(),
+          resyncMs: options.resyncMs,
+        },
         metrics,
         log,
       }) as unknown as Controller<KubernetesObject>,
@@ -113,7 +146,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       controllers.length = 0;
     },
   });
-  const health = options.health ? await startHealthServer(metrics, { ...options.health, healthy: () => true }) : undefined;
+  const health = options.health
+    ? await startHealthServer(metrics, { ...options.health, healthy: () => true })
+    : undefined;
   elector.start();
   return {
     metrics,

@@ -13,7 +13,9 @@ export function controlPlaneBinaries(): { kubeApiserver: string; etcd: string; k
   const kubeApiserver = path.join(dir, "kube-apiserver");
   const etcd = path.join(dir, "etcd");
   if (!existsSync(kubeApiserver) || !existsSync(etcd)) {
-    throw new Error(`no control plane in ${dir}: run \`make control-plane\` (builds kube-apiserver ${kubernetesVersion} once)`);
+    throw new Error(
+      `no control plane in ${dir}: run \`make control-plane\` (builds kube-apiserver ${kubernetesVersion} once)`,
+    );
   }
   return { kubeApiserver, etcd, kubectl: "kubectl" };
 }

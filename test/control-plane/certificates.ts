@@ -26,21 +26,57 @@ function signed(dir: string, name: string, subject: string, extensions: string):
   openssl(["req", "-new", "-key", `${name}.key`, "-subj", subject, "-out", `${name}.csr`], dir);
   writeFileSync(path.join(dir, `${name}.ext`), extensions);
   openssl(
-    ["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-extfile", `${name}.ext`, "-out", `${name}.crt`],
+    [
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      "ca.crt",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-days",
+      "2",
+      "-extfile",
+      `${name}.ext`,
+      "-out",
+      `${name}.crt`,
+    ],
     dir,
   );
 }
 
 export function makeCertificates(dir: string): Certificates {
   openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "ca.key"], dir);
-  openssl(["req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=countersign-test-ca", "-days", "2", "-out", "ca.crt"], dir);
+  openssl(
+    [
+      "req",
+      "-x509",
+      "-new",
+      "-key",
+      "ca.key",
+      "-subj",
+      "/CN=countersign-test-ca",
+      "-days",
+      "2",
+      "-out",
+      "ca.crt",
+    ],
+    dir,
+  );
   signed(
     dir,
     "serving",
     "/CN=kube-apiserver",
     "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n",
   );
-  signed(dir, "admin", "/O=system:masters/CN=countersign-test-admin", "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n");
+  signed(
+    dir,
+    "admin",
+    "/O=system:masters/CN=countersign-test-admin",
+    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=clientAuth\n",
+  );
   openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "sa.key"], dir);
   openssl(["pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub"], dir);
   const p = (f: string) => path.join(dir, f);

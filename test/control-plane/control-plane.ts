@@ -63,10 +63,15 @@ function kubeconfigText(server: string, certs: Certificates, options: Kubeconfig
 
 export function runKubectl(kubeconfig: string, args: string[], input?: string): Promise<KubectlResult> {
   return new Promise((resolve) => {
-    const child = execFile("kubectl", [`--kubeconfig=${kubeconfig}`, ...args], { maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    const child = execFile(
+      "kubectl",
+      [`--kubeconfig=${kubeconfig}`, ...args],
+      { maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
     if (input !== undefined) child.stdin!.end(input);
   });
 }

@@ -1,2 +1,9 @@
-export { applyCrds, runKubectl, startControlPlane, type ControlPlane, type KubeconfigOptions, type KubectlResult } from "./control-plane.js";
+export {
+  applyCrds,
+  runKubectl,
+  startControlPlane,
+  type ControlPlane,
+  type KubeconfigOptions,
+  type KubectlResult,
+} from "./control-plane.js";
 export { kubernetesVersion } from "./binaries.js";

@@ -13,7 +13,13 @@ export interface KubeApiserver {
   stop(): Promise<void>;
 }
 
-export function kubeApiserver(binary: string, dir: string, certs: Certificates, etcdUrl: string, port: number): KubeApiserver {
+export function kubeApiserver(
+  binary: string,
+  dir: string,
+  certs: Certificates,
+  etcdUrl: string,
+  port: number,
+): KubeApiserver {
   const url = `https://127.0.0.1:${port}`;
   const args = [
     `--etcd-servers=${etcdUrl}`,

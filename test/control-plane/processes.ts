@@ -46,10 +46,16 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `check` until it answers true, or fails with what the process logged. */
-export async function waitUntil(what: string, check: () => Promise<boolean>, child: Child, timeoutMs = 120_000): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean>,
+  child: Child,
+  timeoutMs = 120_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.process.exitCode !== null) throw new Error(`${what}: process exited with ${child.process.exitCode}\n${tail(child.log)}`);
+    if (child.process.exitCode !== null)
+      throw new Error(`${what}: process exited with ${child.process.exitCode}\n${tail(child.log)}`);
     if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -42,8 +42,16 @@ export class CloudApiClient {
       parsed = undefined;
     }
     if (!res.ok) {
-      const error = (parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined)?.error;
-      throw new CloudApiError(res.status, error?.code ?? "HTTP_ERROR", error?.message ?? `HTTP ${res.status}`, error?.details);
+      const error = (
+        parsed as
+          { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined
+      )?.error;
+      throw new CloudApiError(
+        res.status,
+        error?.code ?? "HTTP_ERROR",
+        error?.message ?? `HTTP ${res.status}`,
+        error?.details,
+      );
     }
     return parsed as T;
   }

@@ -12,6 +12,11 @@ export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointInput } from "./w
 
 /** The Cloud API as the operator uses it, one property per resource. */
 export function cloudApi(client: CloudApiClient) {
-  return { organizations: organizations(client), mcpServers: mcpServers(client), tools: tools(client), webhooks: webhooks(client) };
+  return {
+    organizations: organizations(client),
+    mcpServers: mcpServers(client),
+    tools: tools(client),
+    webhooks: webhooks(client),
+  };
 }
 export type CloudApi = ReturnType<typeof cloudApi>;

@@ -51,9 +51,15 @@ export function tools(client: CloudApiClient) {
     },
     /** Created as a disabled draft: enabling needs a signed-in owner or admin (SPEC 4.4). */
     async create(org: string, serverId: string, fields: ToolFields): Promise<Tool> {
-      return (await client.post<{ tool: Tool }>(base(org), { mcp_server_id: serverId, ...fields, enabled: false })).tool;
+      return (
+        await client.post<{ tool: Tool }>(base(org), { mcp_server_id: serverId, ...fields, enabled: false })
+      ).tool;
     },
-    async update(org: string, id: string, fields: Partial<ToolFields> & { enabled?: boolean }): Promise<Tool> {
+    async update(
+      org: string,
+      id: string,
+      fields: Partial<ToolFields> & { enabled?: boolean },
+    ): Promise<Tool> {
       return (await client.patch<{ tool: Tool }>(one(org, id), fields)).tool;
     },
   };

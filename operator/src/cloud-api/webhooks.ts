@@ -34,7 +34,11 @@ export function webhooks(client: CloudApiClient) {
     create(org: string, input: WebhookEndpointInput): Promise<{ webhook: WebhookEndpoint; secret: string }> {
       return client.post(base(org), input);
     },
-    update(org: string, id: string, update: Partial<WebhookEndpointInput>): Promise<{ webhook: WebhookEndpoint }> {
+    update(
+      org: string,
+      id: string,
+      update: Partial<WebhookEndpointInput>,
+    ): Promise<{ webhook: WebhookEndpoint }> {
       return client.patch(one(org, id), update);
     },
     rotateSecret(org: string, id: string): Promise<{ webhook: WebhookEndpoint; secret: string }> {
@@ -43,8 +47,17 @@ export function webhooks(client: CloudApiClient) {
     async delete(org: string, id: string): Promise<void> {
       await client.delete(one(org, id));
     },
-    async deliveries(org: string, id: string, state: WebhookDelivery["state"], limit = 100): Promise<WebhookDelivery[]> {
-      return (await client.get<{ items: WebhookDelivery[] }>(`${one(org, id)}/deliveries?state=${state}&limit=${limit}`)).items;
+    async deliveries(
+      org: string,
+      id: string,
+      state: WebhookDelivery["state"],
+      limit = 100,
+    ): Promise<WebhookDelivery[]> {
+      return (
+        await client.get<{ items: WebhookDelivery[] }>(
+          `${one(org, id)}/deliveries?state=${state}&limit=${limit}`,
+        )
+      ).items;
     },
   };
 }

@@ -72,7 +72,10 @@ export class Controller<T extends KubernetesObject> {
       if (key === undefined) return;
       const [namespace = "", name = ""] = key.split("/");
       try {
-        const result = await reconciler.reconcile({ namespace, name }, this.informer.get(name, namespace || undefined));
+        const result = await reconciler.reconcile(
+          { namespace, name },
+          this.informer.get(name, namespace || undefined),
+        );
         this.queue.forget(key);
         if (result?.requeueAfterMs !== undefined) {
           metrics.reconciles.inc({ kind, result: "requeue" });
@@ -96,7 +99,8 @@ export function describeError(error: unknown): string {
   if (error && typeof error === "object") {
     const e = error as { code?: unknown; statusCode?: unknown; message?: unknown; name?: unknown };
     const status = e.code ?? e.statusCode;
-    const message = typeof e.message === "string" ? e.message.split("\n")[0]!.slice(0, 300) : String(e.name ?? "error");
+    const message =
+      typeof e.message === "string" ? e.message.split("\n")[0]!.slice(0, 300) : String(e.name ?? "error");
     return status !== undefined ? `${String(status)} ${message}` : message;
   }
   return String(error);

@@ -8,7 +8,10 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-export async function startHealthServer(metrics: OperatorMetrics, options: { port: number; host?: string; healthy: () => boolean }): Promise<HealthServer> {
+export async function startHealthServer(
+  metrics: OperatorMetrics,
+  options: { port: number; host?: string; healthy: () => boolean },
+): Promise<HealthServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method === "GET" && path === "/metrics") {

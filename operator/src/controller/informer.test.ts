@@ -30,7 +30,12 @@ async function until(what: string, check: () => boolean, timeoutMs = 60_000): Pr
 }
 
 const org = (name: string) =>
-  stringify({ apiVersion: "countersign.dev/v1alpha1", kind: "Organization", metadata: { name, namespace }, spec: { organizationId: name } });
+  stringify({
+    apiVersion: "countersign.dev/v1alpha1",
+    kind: "Organization",
+    metadata: { name, namespace },
+    spec: { organizationId: name },
+  });
 
 describe("ResilientInformer", { timeout: 180_000 }, () => {
   it("survives an apiserver outage: restarts with backoff and sees what changed meanwhile", async () => {
@@ -59,7 +64,9 @@ describe("ResilientInformer", { timeout: 180_000 }, () => {
     expect(errors.every((ms) => ms <= 1000)).toBe(true);
     await plane.startApiServer();
     await plane.kubectl(["apply", "-f", "-"], { input: org("after") });
-    await until("the object created after the outage is seen", () => seen.some(([e, n]) => e === "add" && n === "after"));
+    await until("the object created after the outage is seen", () =>
+      seen.some(([e, n]) => e === "add" && n === "after"),
+    );
     await plane.kubectl(["delete", "organization.countersign.dev/before", "-n", namespace]);
     await until("the deletion is seen", () => seen.some(([e, n]) => e === "delete" && n === "before"));
     expect(syncs).toBeGreaterThanOrEqual(1);

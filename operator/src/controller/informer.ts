@@ -4,7 +4,14 @@
 // and stops for good. This wrapper restarts it with exponential backoff and jitter, keeps the
 // resourceVersion it had (so a restart resumes the watch, or relists when that is too old), and
 // hands every cached object to the handler again on each periodic resync.
-import { makeInformer, type Informer, type KubeConfig, type KubernetesListObject, type KubernetesObject, type ObjectCache } from "@kubernetes/client-node";
+import {
+  makeInformer,
+  type Informer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type ObjectCache,
+} from "@kubernetes/client-node";
 import { backoffDelay, type BackoffOptions } from "./backoff.js";
 
 export type InformerEvent = "add" | "update" | "delete" | "resync";

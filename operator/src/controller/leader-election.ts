@@ -76,7 +76,10 @@ export class LeaderElector {
         this.lastRenewal = this.now();
         if (!this.leading) {
           this.leading = true;
-          this.options.log.info({ lease: this.options.name, identity: this.options.identity }, "became leader");
+          this.options.log.info(
+            { lease: this.options.name, identity: this.options.identity },
+            "became leader",
+          );
           // Not awaited: starting the controllers (first lists) must not hold up the renewals.
           Promise.resolve(this.options.onStartedLeading()).catch((error) =>
             this.options.log.error({ error: describeError(error) }, "starting the controllers failed"),
@@ -84,7 +87,10 @@ export class LeaderElector {
         }
       } else if (this.leading && this.now() - this.lastRenewal > this.renewDeadlineMs) {
         this.leading = false;
-        this.options.log.error({ lease: this.options.name }, "could not renew the leader Lease in time; stopping");
+        this.options.log.error(
+          { lease: this.options.name },
+          "could not renew the leader Lease in time; stopping",
+        );
         await this.options.onStoppedLeading();
       }
       await new Promise<void>((resolve) => {
@@ -115,11 +121,15 @@ export class LeaderElector {
     };
     if (!lease) {
       try {
-        const created = await this.api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec } });
+        const created = await this.api.createNamespacedLease({
+          namespace,
+          body: { metadata: { name, namespace }, spec },
+        });
         this.observe(created);
         return true;
       } catch (error) {
-        if (statusOf(error) !== 409) this.options.log.warn({ error: describeError(error) }, "creating the leader Lease failed");
+        if (statusOf(error) !== 409)
+          this.options.log.warn({ error: describeError(error) }, "creating the leader Lease failed");
         return false;
       }
     }
@@ -140,7 +150,8 @@ export class LeaderElector {
       this.observe(updated);
       return true;
     } catch (error) {
-      if (statusOf(error) !== 409) this.options.log.warn({ error: describeError(error) }, "updating the leader Lease failed");
+      if (statusOf(error) !== 409)
+        this.options.log.warn({ error: describeError(error) }, "updating the leader Lease failed");
       return false;
     }
   }
@@ -151,7 +162,11 @@ export class LeaderElector {
       renewTime: String(lease.spec?.renewTime ?? ""),
       resourceVersion: lease.metadata?.resourceVersion ?? "",
     };
-    if (!this.observed || this.observed.holder !== record.holder || this.observed.renewTime !== record.renewTime) {
+    if (
+      !this.observed ||
+      this.observed.holder !== record.holder ||
+      this.observed.renewTime !== record.renewTime
+    ) {
       this.observedAt = this.now();
     }
     this.observed = record;
@@ -166,7 +181,16 @@ export class LeaderElector {
       await this.api.replaceNamespacedLease({
         name,
         namespace,
-        body: { ...lease, spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: now, acquireTime: now } },
+        body: {
+          ...lease,
+          spec: {
+            ...lease.spec,
+            holderIdentity: "",
+            leaseDurationSeconds: 1,
+            renewTime: now,
+            acquireTime: now,
+          },
+        },
       });
       this.options.log.info({ lease: name }, "released the leader Lease");
     } catch (error) {

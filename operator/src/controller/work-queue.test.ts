@@ -35,9 +35,13 @@ describe("WorkQueue", () => {
 
   it("delays failed keys exponentially per key and starts over after forget", () => {
     const q = new WorkQueue({ backoff: { baseMs: 100, maxMs: 1000, jitter: 0 } });
-    expect([q.addRateLimited("k"), q.addRateLimited("k"), q.addRateLimited("k"), q.addRateLimited("k"), q.addRateLimited("k")]).toEqual([
-      100, 200, 400, 800, 1000,
-    ]);
+    expect([
+      q.addRateLimited("k"),
+      q.addRateLimited("k"),
+      q.addRateLimited("k"),
+      q.addRateLimited("k"),
+      q.addRateLimited("k"),
+    ]).toEqual([100, 200, 400, 800, 1000]);
     expect(q.addRateLimited("other")).toBe(100);
     q.forget("k");
     expect(q.addRateLimited("k")).toBe(100);

@@ -17,15 +17,20 @@ export const delegation = z.object({
 });
 
 export const agentSpec = z.object({
-  name: displayName.optional().meta({ description: "Agent name in the Cloud API; defaults to metadata.name." }),
+  name: displayName
+    .optional()
+    .meta({ description: "Agent name in the Cloud API; defaults to metadata.name." }),
   disabled: z.boolean().default(false).meta({ description: "A disabled agent's gateway keys stop working." }),
-  policyRef: localObjectReference.optional().meta({ description: "Policy in this namespace that decides the agent's calls." }),
+  policyRef: localObjectReference
+    .optional()
+    .meta({ description: "Policy in this namespace that decides the agent's calls." }),
   delegations: z
     .array(delegation)
     .max(100)
     .default([])
     .meta({
-      description: "Delegations to keep active (at most 100 per agent, SPEC 8.5). A removed entry is revoked.",
+      description:
+        "Delegations to keep active (at most 100 per agent, SPEC 8.5). A removed entry is revoked.",
       "x-kubernetes-list-type": "map",
       "x-kubernetes-list-map-keys": ["name"],
     }),
@@ -49,7 +54,11 @@ export const agentStatus = z.object({
       id: cloudId,
       prefix: z.string().max(32),
       secretName: objectName,
-      rotation: z.string().max(253).optional().meta({ description: "Value of the rotation annotation last acted on." }),
+      rotation: z
+        .string()
+        .max(253)
+        .optional()
+        .meta({ description: "Value of the rotation annotation last acted on." }),
     })
     .optional()
     .meta({ description: "The key record only; the key itself is in the Secret." }),

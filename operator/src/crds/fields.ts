@@ -46,7 +46,9 @@ export const condition = z.object({
     .string()
     .min(1)
     .max(316)
-    .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/),
+    .regex(
+      /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/,
+    ),
   status: z.enum(["True", "False", "Unknown"]),
   observedGeneration: z.int().min(0).optional(),
   lastTransitionTime: timestamp,
@@ -59,10 +61,13 @@ export const condition = z.object({
 });
 export type Condition = z.infer<typeof condition>;
 
-export const conditions = z.array(condition).max(32).meta({
-  "x-kubernetes-list-type": "map",
-  "x-kubernetes-list-map-keys": ["type"],
-});
+export const conditions = z
+  .array(condition)
+  .max(32)
+  .meta({
+    "x-kubernetes-list-type": "map",
+    "x-kubernetes-list-map-keys": ["type"],
+  });
 
 /** The part every status shares: what generation was last acted on, and the conditions. */
 export const statusBase = {

@@ -117,9 +117,24 @@ export const kinds: KindDefinition[] = [
     spec: policySpec,
     status: policyStatus,
     columns: [
-      { name: "Stage", type: "string", jsonPath: ".status.stage", description: "Derived rollout stage (SPEC 3.5)." },
-      { name: "Active", type: "integer", jsonPath: ".status.activeVersion.number", description: "Active version number." },
-      { name: "Shadow", type: "integer", jsonPath: ".status.shadowVersion.number", description: "Shadow version number." },
+      {
+        name: "Stage",
+        type: "string",
+        jsonPath: ".status.stage",
+        description: "Derived rollout stage (SPEC 3.5).",
+      },
+      {
+        name: "Active",
+        type: "integer",
+        jsonPath: ".status.activeVersion.number",
+        description: "Active version number.",
+      },
+      {
+        name: "Shadow",
+        type: "integer",
+        jsonPath: ".status.shadowVersion.number",
+        description: "Shadow version number.",
+      },
       ...common,
     ],
   },
@@ -134,7 +149,12 @@ export const kinds: KindDefinition[] = [
     columns: [
       { name: "URL", type: "string", jsonPath: ".spec.url" },
       { name: "Enabled", type: "boolean", jsonPath: ".spec.enabled" },
-      { name: "Failed", type: "integer", jsonPath: ".status.deliveries.failed", description: "Deliveries that gave up." },
+      {
+        name: "Failed",
+        type: "integer",
+        jsonPath: ".status.deliveries.failed",
+        description: "Deliveries that gave up.",
+      },
       ...common,
     ],
   },

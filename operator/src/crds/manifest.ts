@@ -2,7 +2,6 @@
 import { category, group, version, type KindDefinition } from "./kinds.js";
 import { toOpenApi } from "./to-openapi.js";
 
-
 export function customResourceDefinition(def: KindDefinition): Record<string, unknown> {
   return {
     apiVersion: "apiextensions.k8s.io/v1",

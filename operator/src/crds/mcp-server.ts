@@ -15,11 +15,19 @@ export const mcpServerSpec = z
       .max(2048)
       .regex(/^https:\/\/[^\s]+$/, "an https URL")
       .optional()
-      .meta({ description: "Public https URL of the MCP server (Streamable HTTP). Required unless decisionOnly." }),
+      .meta({
+        description: "Public https URL of the MCP server (Streamable HTTP). Required unless decisionOnly.",
+      }),
     credentialSecretRef: secretKeySelector.optional().meta({
-      description: "Secret key holding the Authorization header value sent upstream. Stored encrypted by the Cloud API.",
+      description:
+        "Secret key holding the Authorization header value sent upstream. Stored encrypted by the Cloud API.",
     }),
-    serverKid: z.string().min(1).max(200).optional().meta({ description: "KID of the server's identity, when it signs." }),
+    serverKid: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: "KID of the server's identity, when it signs." }),
   })
   .meta({
     "x-kubernetes-validations": [
@@ -39,7 +47,9 @@ export const mcpServerStatus = z.object({
     .string()
     .max(64)
     .optional()
-    .meta({ description: "resourceVersion of the credential Secret last sent (never the credential itself)." }),
+    .meta({
+      description: "resourceVersion of the credential Secret last sent (never the credential itself).",
+    }),
 });
 
 export type MCPServerSpec = z.infer<typeof mcpServerSpec>;

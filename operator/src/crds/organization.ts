@@ -10,7 +10,10 @@ export const organizationSpec = z
     organizationId: cloudId.min(1).meta({
       description: "Id of the Cloud API organization this namespace is bound to. Immutable.",
       "x-kubernetes-validations": [
-        { rule: "self == oldSelf", message: "organizationId is immutable; create a new Organization instead" },
+        {
+          rule: "self == oldSelf",
+          message: "organizationId is immutable; create a new Organization instead",
+        },
       ],
     }),
     settings: z
@@ -44,7 +47,11 @@ export const organizationStatus = z.object({
   organizationName: z.string().max(200).optional(),
   slug: z.string().max(200).optional(),
   plan: z.string().max(64).optional(),
-  principalKid: z.string().max(200).optional().meta({ description: "KID of the organization principal in use." }),
+  principalKid: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({ description: "KID of the organization principal in use." }),
 });
 
 export type OrganizationSpec = z.infer<typeof organizationSpec>;

@@ -19,31 +19,47 @@ export const policyExample = z
       .string()
       .regex(/^-?[0-9]{1,40}(\.[0-9]{1,40})?$/, "a decimal of at most 40 digits before and after the point")
       .optional(),
-    currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .optional(),
     expectedOutcome: z.enum(["allowed", "requires_approval", "denied", "none"]),
-    expectedRule: z.string().max(128).default("").meta({ description: "Deciding rule id; empty means the default effect." }),
+    expectedRule: z
+      .string()
+      .max(128)
+      .default("")
+      .meta({ description: "Deciding rule id; empty means the default effect." }),
   })
   .meta({
-    "x-kubernetes-validations": [{ rule: "has(self.amount) == has(self.currency)", message: "an amount and its currency go together" }],
+    "x-kubernetes-validations": [
+      { rule: "has(self.amount) == has(self.currency)", message: "an amount and its currency go together" },
+    ],
   });
 
 export const observeWindow = z.object({
   agent: objectName.meta({ description: "Agent (metadata.name, same namespace) whose calls are observed." }),
-  hours: z.int().min(1).max(168).meta({ description: "Window length; never longer than the organization's observe_max_hours." }),
+  hours: z
+    .int()
+    .min(1)
+    .max(168)
+    .meta({ description: "Window length; never longer than the organization's observe_max_hours." }),
 });
 
 export const rolloutStages = ["Enforce", "Shadow", "RequireApproval"] as const;
 
 export const policySpec = z
   .object({
-    name: displayName.optional().meta({ description: "Policy name in the Cloud API; defaults to metadata.name." }),
+    name: displayName
+      .optional()
+      .meta({ description: "Policy name in the Cloud API; defaults to metadata.name." }),
     document: policyDocument,
     examples: z
       .array(policyExample)
       .max(200)
       .default([])
       .meta({
-        description: "Saved examples (at most 200). Activation is refused while one fails, unless acknowledged.",
+        description:
+          "Saved examples (at most 200). Activation is refused while one fails, unless acknowledged.",
         "x-kubernetes-list-type": "map",
         "x-kubernetes-list-map-keys": ["id"],
       }),
@@ -54,7 +70,9 @@ export const policySpec = z
           description:
             "Enforce: the document is activated. Shadow: the document stays active and candidate is evaluated in reports. RequireApproval: the require-approval copy of candidate is activated.",
         }),
-        candidate: policyDocument.optional().meta({ description: "Target document for Shadow and RequireApproval." }),
+        candidate: policyDocument
+          .optional()
+          .meta({ description: "Target document for Shadow and RequireApproval." }),
         acknowledgeFailingExamples: z
           .boolean()
           .default(false)
@@ -72,8 +90,14 @@ export const policySpec = z
       .prefault({ stage: "Enforce", acknowledgeFailingExamples: false, observe: [] })
       .meta({
         "x-kubernetes-validations": [
-          { rule: "self.stage == 'Enforce' || has(self.candidate)", message: "rollout.candidate is required for Shadow and RequireApproval" },
-          { rule: "self.stage != 'Enforce' || !has(self.candidate)", message: "rollout.candidate is only used with Shadow or RequireApproval" },
+          {
+            rule: "self.stage == 'Enforce' || has(self.candidate)",
+            message: "rollout.candidate is required for Shadow and RequireApproval",
+          },
+          {
+            rule: "self.stage != 'Enforce' || !has(self.candidate)",
+            message: "rollout.candidate is only used with Shadow or RequireApproval",
+          },
         ],
       }),
     rollbackToVersion: versionNumber.optional().meta({

@@ -34,7 +34,13 @@ describe("crds/", () => {
 
   it("shows a Policy's Stage, Active, Shadow, Ready and Age, in that order", () => {
     const policy = kinds.find((k) => k.kind === "Policy")!;
-    expect(policy.columns.filter((c) => !c.priority).map((c) => c.name)).toEqual(["Stage", "Active", "Shadow", "Ready", "Age"]);
+    expect(policy.columns.filter((c) => !c.priority).map((c) => c.name)).toEqual([
+      "Stage",
+      "Active",
+      "Shadow",
+      "Ready",
+      "Age",
+    ]);
   });
 
   it("uses no construct a structural schema forbids", () => {
@@ -45,7 +51,8 @@ describe("crds/", () => {
       for (const forbidden of ["anyOf", "oneOf", "allOf", "not", "$ref", "const", "nullable"]) {
         expect(o[forbidden], `${path}.${forbidden}`).toBeUndefined();
       }
-      if (o.properties) expect(o.additionalProperties, `${path} has properties and additionalProperties`).toBeUndefined();
+      if (o.properties)
+        expect(o.additionalProperties, `${path} has properties and additionalProperties`).toBeUndefined();
       for (const [k, v] of Object.entries(o)) if (k !== "default" && k !== "enum") walk(v, `${path}.${k}`);
     };
     for (const [name, text] of renderCrds()) walk(parse(text), name);
@@ -62,7 +69,12 @@ describe("the same schemas in the operator", () => {
 
   it("refuse what the CRD refuses", () => {
     expect(agentSpec.safeParse({ name: "two\nlines" }).success).toBe(false);
-    expect(policySpec.safeParse({ document: {}, examples: [{ id: "a", action: "x", tool: "t", expectedOutcome: "maybe" }] }).success).toBe(false);
+    expect(
+      policySpec.safeParse({
+        document: {},
+        examples: [{ id: "a", action: "x", tool: "t", expectedOutcome: "maybe" }],
+      }).success,
+    ).toBe(false);
   });
 });
 
@@ -70,8 +82,14 @@ describe("free-form members", () => {
   it("keep every member they were given (a tool's input schema, a policy document)", async () => {
     const { toolSpec } = await import("./tool.js");
     const schema = { type: "object", properties: { amount: { type: "string" } }, required: ["amount"] };
-    expect(toolSpec.parse({ mcpServerRef: { name: "s" }, exposedName: "t", action: "a", inputSchema: schema }).inputSchema).toEqual(schema);
+    expect(
+      toolSpec.parse({ mcpServerRef: { name: "s" }, exposedName: "t", action: "a", inputSchema: schema })
+        .inputSchema,
+    ).toEqual(schema);
     const document = { default_effect: "deny", rules: [{ id: "r", effect: "allow" }] };
-    expect(policySpec.parse({ document, rollout: { stage: "Shadow", candidate: document } })).toMatchObject({ document, rollout: { candidate: document } });
+    expect(policySpec.parse({ document, rollout: { stage: "Shadow", candidate: document } })).toMatchObject({
+      document,
+      rollout: { candidate: document },
+    });
   });
 });

@@ -37,5 +37,7 @@ function clean(node: unknown): unknown {
 }
 
 export function toOpenApi(schema: z.ZodType): Schema {
-  return clean(z.toJSONSchema(schema, { target: "openapi-3.0", io: "input", unrepresentable: "throw" })) as Schema;
+  return clean(
+    z.toJSONSchema(schema, { target: "openapi-3.0", io: "input", unrepresentable: "throw" }),
+  ) as Schema;
 }

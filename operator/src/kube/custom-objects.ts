@@ -1,6 +1,11 @@
 // Typed access to the countersign.dev objects of one kind: the list the informer starts from and
 // the status write through the /status subresource.
-import { CustomObjectsApi, type KubeConfig, type KubernetesListObject, type KubernetesObject } from "@kubernetes/client-node";
+import {
+  CustomObjectsApi,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from "@kubernetes/client-node";
 import { group, version, type KindDefinition } from "../crds/kinds.js";
 import type { Condition } from "../crds/fields.js";
 
@@ -40,7 +45,13 @@ export class CustomObjects<Spec, Status extends StatusBase> {
 
   async get(namespace: string, name: string): Promise<CustomObject<Spec, Status> | undefined> {
     try {
-      return (await this.api.getNamespacedCustomObject({ group, version, plural: this.definition.plural, namespace, name })) as CustomObject<Spec, Status>;
+      return (await this.api.getNamespacedCustomObject({
+        group,
+        version,
+        plural: this.definition.plural,
+        namespace,
+        name,
+      })) as CustomObject<Spec, Status>;
     } catch (error) {
       if ((error as { code?: number }).code === 404) return undefined;
       throw error;

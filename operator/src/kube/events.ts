@@ -45,7 +45,10 @@ export class EventRecorder {
         },
       });
     } catch (error) {
-      this.log.warn({ reason, object: `${meta.namespace}/${meta.name}`, status: (error as { code?: number }).code }, "could not record an event");
+      this.log.warn(
+        { reason, object: `${meta.namespace}/${meta.name}`, status: (error as { code?: number }).code },
+        "could not record an event",
+      );
     }
   }
 }

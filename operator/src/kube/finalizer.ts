@@ -8,10 +8,25 @@ export function hasFinalizer(object: { metadata?: { finalizers?: string[] } }): 
   return object.metadata?.finalizers?.includes(finalizer) ?? false;
 }
 
-export async function addFinalizer<S, T extends StatusBase>(objects: CustomObjects<S, T>, object: CustomObject<S, T>): Promise<void> {
-  await objects.replace({ ...object, metadata: { ...object.metadata, finalizers: [...(object.metadata?.finalizers ?? []), finalizer] } });
+export async function addFinalizer<S, T extends StatusBase>(
+  objects: CustomObjects<S, T>,
+  object: CustomObject<S, T>,
+): Promise<void> {
+  await objects.replace({
+    ...object,
+    metadata: { ...object.metadata, finalizers: [...(object.metadata?.finalizers ?? []), finalizer] },
+  });
 }
 
-export async function removeFinalizer<S, T extends StatusBase>(objects: CustomObjects<S, T>, object: CustomObject<S, T>): Promise<void> {
-  await objects.replace({ ...object, metadata: { ...object.metadata, finalizers: (object.metadata?.finalizers ?? []).filter((f) => f !== finalizer) } });
+export async function removeFinalizer<S, T extends StatusBase>(
+  objects: CustomObjects<S, T>,
+  object: CustomObject<S, T>,
+): Promise<void> {
+  await objects.replace({
+    ...object,
+    metadata: {
+      ...object.metadata,
+      finalizers: (object.metadata?.finalizers ?? []).filter((f) => f !== finalizer),
+    },
+  });
 }

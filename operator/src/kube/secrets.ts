@@ -23,7 +23,12 @@ export class SecretWriter {
   }
 
   /** Creates or replaces the Secret with exactly `data` (plain strings). */
-  async write(owner: KubernetesObject, name: string, cloudId: string, data: Record<string, string>): Promise<void> {
+  async write(
+    owner: KubernetesObject,
+    name: string,
+    cloudId: string,
+    data: Record<string, string>,
+  ): Promise<void> {
     const namespace = owner.metadata!.namespace!;
     const body: V1Secret = {
       apiVersion: "v1",
@@ -34,7 +39,15 @@ export class SecretWriter {
         namespace,
         labels: managedByLabel,
         annotations: { [cloudIdAnnotation]: cloudId },
-        ownerReferences: [{ apiVersion: owner.apiVersion!, kind: owner.kind!, name: owner.metadata!.name!, uid: owner.metadata!.uid!, controller: true }],
+        ownerReferences: [
+          {
+            apiVersion: owner.apiVersion!,
+            kind: owner.kind!,
+            name: owner.metadata!.name!,
+            uid: owner.metadata!.uid!,
+            controller: true,
+          },
+        ],
       },
       stringData: data,
     };
@@ -43,16 +56,28 @@ export class SecretWriter {
       await this.api.createNamespacedSecret({ namespace, body });
       return;
     }
-    if (existing.metadata?.labels?.["app.kubernetes.io/managed-by"] !== managedByLabel["app.kubernetes.io/managed-by"]) {
+    if (
+      existing.metadata?.labels?.["app.kubernetes.io/managed-by"] !==
+      managedByLabel["app.kubernetes.io/managed-by"]
+    ) {
       throw new SecretNotOursError(name);
     }
-    await this.api.replaceNamespacedSecret({ namespace, name, body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion } } });
+    await this.api.replaceNamespacedSecret({
+      namespace,
+      name,
+      body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion } },
+    });
   }
 
   /** Deletes the Secret if the operator made it; someone else's Secret of that name is left alone. */
   async deleteIfOurs(namespace: string, name: string): Promise<void> {
     const existing = await this.read(namespace, name);
-    if (!existing || existing.metadata?.labels?.["app.kubernetes.io/managed-by"] !== managedByLabel["app.kubernetes.io/managed-by"]) return;
+    if (
+      !existing ||
+      existing.metadata?.labels?.["app.kubernetes.io/managed-by"] !==
+        managedByLabel["app.kubernetes.io/managed-by"]
+    )
+      return;
     try {
       await this.api.deleteNamespacedSecret({ namespace, name });
     } catch (error) {

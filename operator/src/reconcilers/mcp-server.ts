@@ -27,7 +27,11 @@ interface Deps {
 }
 
 export function mcpServerObjects(kubeConfig: KubeConfig, namespace = "") {
-  return new CustomObjects<MCPServerSpec, MCPServerStatus>(kubeConfig, kindDefinition("MCPServer"), namespace);
+  return new CustomObjects<MCPServerSpec, MCPServerStatus>(
+    kubeConfig,
+    kindDefinition("MCPServer"),
+    namespace,
+  );
 }
 
 const notFound = (error: unknown) => error instanceof CloudApiError && error.status === 404;
@@ -41,19 +45,26 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
   const now = deps.now ?? (() => new Date());
 
   /** The credential and the Secret's resourceVersion; never logged or put in status. */
-  async function credential(namespace: string, spec: MCPServerSpec): Promise<{ value: string; version: string } | undefined> {
+  async function credential(
+    namespace: string,
+    spec: MCPServerSpec,
+  ): Promise<{ value: string; version: string } | undefined> {
     const ref = spec.credentialSecretRef;
     if (!ref) return undefined;
     let secret;
     try {
       secret = await core.readNamespacedSecret({ name: ref.name, namespace });
     } catch (error) {
-      if ((error as { code?: number }).code === 404) throw new MissingCredential(`Secret ${ref.name} does not exist`);
+      if ((error as { code?: number }).code === 404)
+        throw new MissingCredential(`Secret ${ref.name} does not exist`);
       throw error;
     }
     const data = secret.data?.[ref.key];
     if (!data) throw new MissingCredential(`Secret ${ref.name} has no key ${ref.key}`);
-    return { value: Buffer.from(data, "base64").toString("utf8").trim(), version: secret.metadata?.resourceVersion ?? "" };
+    return {
+      value: Buffer.from(data, "base64").toString("utf8").trim(),
+      version: secret.metadata?.resourceVersion ?? "",
+    };
   }
 
   return {
@@ -66,11 +77,13 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
       const name = spec.name ?? object.metadata!.name!;
       const kind = spec.decisionOnly ? "decision_only" : "mcp";
       let status: MCPServerStatus = { ...object.status, observedGeneration: generation };
-      const set = (c: ConditionInput) => (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
+      const set = (c: ConditionInput) =>
+        (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
       const fail = async (reason: string, message: string, requeueAfterMs?: number) => {
         set({ type: "Reconciled", status: "False", reason, message });
         set({ type: "Ready", status: "False", reason, message });
-        if (await writeStatusIfChanged(deps.objects, object, status)) await deps.events.record(object, "Warning", reason, message);
+        if (await writeStatusIfChanged(deps.objects, object, status))
+          await deps.events.record(object, "Warning", reason, message);
         return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
       };
       const org = await deps.organizationOf(namespace);
@@ -78,11 +91,21 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
       if (object.metadata?.deletionTimestamp) {
         if (!hasFinalizer(object)) return;
         if (status.mcpServerId) {
-          if ("problem" in org) return fail(org.problem.reason, `cannot delete the Cloud API server: ${org.problem.message}`, 30_000);
+          if ("problem" in org)
+            return fail(
+              org.problem.reason,
+              `cannot delete the Cloud API server: ${org.problem.message}`,
+              30_000,
+            );
           try {
             await deps.cloud.mcpServers.delete(org.organizationId, status.mcpServerId);
           } catch (error) {
-            if (refusal(error) && !notFound(error)) return fail("DeleteRefused", `the Cloud API refused the deletion: ${error.code}: ${error.message}`, 60_000);
+            if (refusal(error) && !notFound(error))
+              return fail(
+                "DeleteRefused",
+                `the Cloud API refused the deletion: ${error.code}: ${error.message}`,
+                60_000,
+              );
             if (!notFound(error)) throw error;
           }
         }
@@ -115,31 +138,55 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
         if (!server) {
           server = await deps.cloud.mcpServers.create(
             orgId,
-            kind === "mcp" ? { kind, name, url: spec.url!, ...(cred ? { authorization: cred.value } : {}) } : { kind, name },
+            kind === "mcp"
+              ? { kind, name, url: spec.url!, ...(cred ? { authorization: cred.value } : {}) }
+              : { kind, name },
           );
           status = { ...status, mcpServerId: server.id, credentialSecretVersion: cred?.version };
-          await deps.events.record(object, "Normal", "Created", `${kind === "mcp" ? "MCP server" : "Decision-only integration"} ${server.id} created`);
+          await deps.events.record(
+            object,
+            "Normal",
+            "Created",
+            `${kind === "mcp" ? "MCP server" : "Decision-only integration"} ${server.id} created`,
+          );
         } else {
           status = { ...status, mcpServerId: server.id };
           const update: { name?: string; url?: string; authorization?: string | null } = {};
           if (server.name !== name) update.name = name;
           if (kind === "mcp" && server.url !== spec.url) update.url = spec.url!;
-          if (kind === "mcp" && cred && cred.version !== status.credentialSecretVersion) update.authorization = cred.value;
+          if (kind === "mcp" && cred && cred.version !== status.credentialSecretVersion)
+            update.authorization = cred.value;
           if (kind === "mcp" && !cred && server.credential?.configured) update.authorization = null;
           if (Object.keys(update).length > 0) {
             server = await deps.cloud.mcpServers.update(orgId, server.id, update);
             status = { ...status, credentialSecretVersion: cred?.version };
-            await deps.events.record(object, "Normal", "Updated", `Set ${Object.keys(update).join(", ")} of ${server.id}`);
+            await deps.events.record(
+              object,
+              "Normal",
+              "Updated",
+              `Set ${Object.keys(update).join(", ")} of ${server.id}`,
+            );
           }
         }
         status = { ...status, serverStatus: server.status };
       } catch (error) {
         if (error instanceof MissingCredential) return fail("CredentialMissing", error.message, 30_000);
-        if (refusal(error)) return fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+        if (refusal(error))
+          return fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
         throw error;
       }
-      set({ type: "Reconciled", status: "True", reason: "Synced", message: `${status.mcpServerId} matches the spec` });
-      set({ type: "Ready", status: "True", reason: "Synced", message: kind === "mcp" ? "MCP server configured" : "decision-only integration configured" });
+      set({
+        type: "Reconciled",
+        status: "True",
+        reason: "Synced",
+        message: `${status.mcpServerId} matches the spec`,
+      });
+      set({
+        type: "Ready",
+        status: "True",
+        reason: "Synced",
+        message: kind === "mcp" ? "MCP server configured" : "decision-only integration configured",
+      });
       await writeStatusIfChanged(deps.objects, object, status);
     },
   };

@@ -4,7 +4,12 @@
 // delete, so deleting the resource changes nothing there and needs no finalizer.
 import { createPrivateKey } from "node:crypto";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
-import { type CloudApi, CloudApiError, type Organization, type OrganizationUpdate } from "../cloud-api/index.js";
+import {
+  type CloudApi,
+  CloudApiError,
+  type Organization,
+  type OrganizationUpdate,
+} from "../cloud-api/index.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { organizationSpec, type OrganizationSpec, type OrganizationStatus } from "../crds/organization.js";
@@ -24,7 +29,11 @@ interface Deps {
 }
 
 export function organizationObjects(kubeConfig: KubeConfig, namespace = "") {
-  return new CustomObjects<OrganizationSpec, OrganizationStatus>(kubeConfig, kindDefinition("Organization"), namespace);
+  return new CustomObjects<OrganizationSpec, OrganizationStatus>(
+    kubeConfig,
+    kindDefinition("Organization"),
+    namespace,
+  );
 }
 
 /** The PATCH that brings the organization to the spec's settings; empty when nothing differs. */
@@ -35,7 +44,8 @@ export function settingsDrift(spec: OrganizationSpec, org: Organization): Organi
   if (want.approvalTtlSeconds !== undefined && want.approvalTtlSeconds !== org.approval_ttl_seconds) {
     update.approval_ttl_seconds = want.approvalTtlSeconds;
   }
-  if (want.agentDisclosure !== undefined && want.agentDisclosure !== org.agent_disclosure) update.agent_disclosure = want.agentDisclosure;
+  if (want.agentDisclosure !== undefined && want.agentDisclosure !== org.agent_disclosure)
+    update.agent_disclosure = want.agentDisclosure;
   return update;
 }
 
@@ -43,7 +53,10 @@ export function organizationReconciler(deps: Deps): Reconciler<OrganizationObjec
   const core = deps.kubeConfig.makeApiClient(CoreV1Api);
   const now = deps.now ?? (() => new Date());
 
-  async function principalKeyCondition(namespace: string, spec: OrganizationSpec): Promise<ConditionInput | undefined> {
+  async function principalKeyCondition(
+    namespace: string,
+    spec: OrganizationSpec,
+  ): Promise<ConditionInput | undefined> {
     const ref = spec.principalKeySecretRef;
     if (!ref) return undefined;
     const type = "PrincipalKeyAvailable";
@@ -52,19 +65,40 @@ export function organizationReconciler(deps: Deps): Reconciler<OrganizationObjec
       data = (await core.readNamespacedSecret({ name: ref.name, namespace })).data;
     } catch (error) {
       if ((error as { code?: number }).code === 404) {
-        return { type, status: "False", reason: "SecretNotFound", message: `Secret ${ref.name} does not exist` };
+        return {
+          type,
+          status: "False",
+          reason: "SecretNotFound",
+          message: `Secret ${ref.name} does not exist`,
+        };
       }
       throw error;
     }
     const value = data?.[ref.key];
-    if (!value) return { type, status: "False", reason: "KeyNotFound", message: `Secret ${ref.name} has no key ${ref.key}` };
+    if (!value)
+      return {
+        type,
+        status: "False",
+        reason: "KeyNotFound",
+        message: `Secret ${ref.name} has no key ${ref.key}`,
+      };
     try {
       const key = createPrivateKey(Buffer.from(value, "base64"));
       if (key.asymmetricKeyType !== "ed25519") throw new Error("not ed25519");
     } catch {
-      return { type, status: "False", reason: "InvalidKey", message: `Secret ${ref.name} key ${ref.key} is not an Ed25519 private key (PKCS#8 PEM)` };
+      return {
+        type,
+        status: "False",
+        reason: "InvalidKey",
+        message: `Secret ${ref.name} key ${ref.key} is not an Ed25519 private key (PKCS#8 PEM)`,
+      };
     }
-    return { type, status: "True", reason: "Found", message: `Secret ${ref.name} holds the organization principal's key` };
+    return {
+      type,
+      status: "True",
+      reason: "Found",
+      message: `Secret ${ref.name} holds the organization principal's key`,
+    };
   }
 
   return {
@@ -75,7 +109,8 @@ export function organizationReconciler(deps: Deps): Reconciler<OrganizationObjec
       const namespace = object.metadata!.namespace!;
       const spec = organizationSpec.parse(object.spec);
       let status: OrganizationStatus = { ...object.status, observedGeneration: generation };
-      const set = (c: ConditionInput) => (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
+      const set = (c: ConditionInput) =>
+        (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
 
       let org: Organization;
       try {
@@ -83,27 +118,50 @@ export function organizationReconciler(deps: Deps): Reconciler<OrganizationObjec
         const update = settingsDrift(spec, org);
         if (Object.keys(update).length > 0) {
           org = await deps.cloud.organizations.update(spec.organizationId, update);
-          await deps.events.record(object, "Normal", "SettingsUpdated", `Set ${Object.keys(update).join(", ")} of organization ${org.id} in the Cloud API`);
+          await deps.events.record(
+            object,
+            "Normal",
+            "SettingsUpdated",
+            `Set ${Object.keys(update).join(", ")} of organization ${org.id} in the Cloud API`,
+          );
         }
       } catch (error) {
         if (!(error instanceof CloudApiError) || error.status >= 500 || error.status === 429) throw error;
-        const reason = error.status === 404 ? "OrganizationNotFound" : error.status === 401 || error.status === 403 ? "NotAuthorized" : "Refused";
+        const reason =
+          error.status === 404
+            ? "OrganizationNotFound"
+            : error.status === 401 || error.status === 403
+              ? "NotAuthorized"
+              : "Refused";
         const message =
           error.status === 404
             ? `organization ${spec.organizationId} does not exist or the operator is not bound to it`
             : `the Cloud API refused: ${error.code}: ${error.message}`;
         set({ type: "Reconciled", status: "False", reason, message });
         set({ type: "Ready", status: "False", reason, message });
-        if (await writeStatusIfChanged(deps.objects, object, status)) await deps.events.record(object, "Warning", reason, message);
+        if (await writeStatusIfChanged(deps.objects, object, status))
+          await deps.events.record(object, "Warning", reason, message);
         return;
       }
 
       status = { ...status, organizationName: org.name, slug: org.slug, plan: org.plan };
-      set({ type: "Reconciled", status: "True", reason: "Synced", message: `organization ${org.id} matches the spec` });
+      set({
+        type: "Reconciled",
+        status: "True",
+        reason: "Synced",
+        message: `organization ${org.id} matches the spec`,
+      });
       const principal = await principalKeyCondition(namespace, spec);
       if (principal) set(principal);
-      if (principal?.status === "False") set({ type: "Ready", status: "False", reason: principal.reason, message: principal.message });
-      else set({ type: "Ready", status: "True", reason: "Synced", message: `bound to organization ${org.name}` });
+      if (principal?.status === "False")
+        set({ type: "Ready", status: "False", reason: principal.reason, message: principal.message });
+      else
+        set({
+          type: "Ready",
+          status: "True",
+          reason: "Synced",
+          message: `bound to organization ${org.name}`,
+        });
       await writeStatusIfChanged(deps.objects, object, status);
     },
   };

@@ -6,7 +6,13 @@
 // its MCP server).
 import { isDeepStrictEqual } from "node:util";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { type CloudApi, CloudApiError, type AmountMapping, type Tool, type ToolFields } from "../cloud-api/index.js";
+import {
+  type CloudApi,
+  CloudApiError,
+  type AmountMapping,
+  type Tool,
+  type ToolFields,
+} from "../cloud-api/index.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { toolSpec, type ToolSpec, type ToolStatus } from "../crds/tool.js";
@@ -36,7 +42,12 @@ export function toolObjects(kubeConfig: KubeConfig, namespace = "") {
 
 export function toolFields(spec: ToolSpec): ToolFields {
   const amount: AmountMapping | null = spec.amount
-    ? { amount_path: spec.amount.path, ...(spec.amount.currency ? { currency: spec.amount.currency } : { currency_path: spec.amount.currencyPath! }) }
+    ? {
+        amount_path: spec.amount.path,
+        ...(spec.amount.currency
+          ? { currency: spec.amount.currency }
+          : { currency_path: spec.amount.currencyPath! }),
+      }
     : null;
   return {
     exposed_name: spec.exposedName,
@@ -53,8 +64,10 @@ export function toolDrift(want: ToolFields, tool: Tool): Partial<ToolFields> {
   if (want.exposed_name !== tool.exposed_name) update.exposed_name = want.exposed_name;
   if (want.upstream_name !== tool.upstream_name) update.upstream_name = want.upstream_name;
   if (want.action !== tool.action) update.action = want.action;
-  if (want.input_schema !== undefined && !isDeepStrictEqual(want.input_schema, tool.input_schema)) update.input_schema = want.input_schema;
-  if (!isDeepStrictEqual(want.amount_mapping ?? null, tool.amount_mapping ?? null)) update.amount_mapping = want.amount_mapping;
+  if (want.input_schema !== undefined && !isDeepStrictEqual(want.input_schema, tool.input_schema))
+    update.input_schema = want.input_schema;
+  if (!isDeepStrictEqual(want.amount_mapping ?? null, tool.amount_mapping ?? null))
+    update.amount_mapping = want.amount_mapping;
   return update;
 }
 
@@ -72,11 +85,13 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       const generation = object.metadata?.generation ?? 0;
       const spec = toolSpec.parse(object.spec);
       let status: ToolStatus = { ...object.status, observedGeneration: generation };
-      const set = (c: ConditionInput) => (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
+      const set = (c: ConditionInput) =>
+        (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
       const fail = async (reason: string, message: string, requeueAfterMs?: number) => {
         set({ type: "Reconciled", status: "False", reason, message });
         set({ type: "Ready", status: "False", reason, message });
-        if (await writeStatusIfChanged(deps.objects, object, status)) await deps.events.record(object, "Warning", reason, message);
+        if (await writeStatusIfChanged(deps.objects, object, status))
+          await deps.events.record(object, "Warning", reason, message);
         return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
       };
       const org = await deps.organizationOf(namespace);
@@ -101,7 +116,12 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       }
       const server = await deps.servers.get(namespace, spec.mcpServerRef.name);
       const serverId = server?.status?.mcpServerId;
-      if (!serverId) return fail("MCPServerNotReady", `MCPServer ${spec.mcpServerRef.name} has no Cloud API server yet`, 10_000);
+      if (!serverId)
+        return fail(
+          "MCPServerNotReady",
+          `MCPServer ${spec.mcpServerRef.name} has no Cloud API server yet`,
+          10_000,
+        );
       const orgId = org.organizationId;
       const want = toolFields(spec);
 
@@ -117,14 +137,24 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
         tool ??= await deps.cloud.tools.findByExposedName(orgId, serverId, spec.exposedName);
         if (!tool) {
           tool = await deps.cloud.tools.create(orgId, serverId, want);
-          await deps.events.record(object, "Normal", "Created", `Tool ${tool.id} created as a disabled draft`);
+          await deps.events.record(
+            object,
+            "Normal",
+            "Created",
+            `Tool ${tool.id} created as a disabled draft`,
+          );
         } else {
           const update: Partial<ToolFields> & { enabled?: boolean } = toolDrift(want, tool);
           // The operator may disable a tool, never enable one.
           if (!spec.enabled && tool.enabled) update.enabled = false;
           if (Object.keys(update).length > 0) {
             tool = await deps.cloud.tools.update(orgId, tool.id, update);
-            await deps.events.record(object, "Normal", "Updated", `Set ${Object.keys(update).join(", ")} of tool ${tool.id}`);
+            await deps.events.record(
+              object,
+              "Normal",
+              "Updated",
+              `Set ${Object.keys(update).join(", ")} of tool ${tool.id}`,
+            );
           }
         }
       } catch (error) {
@@ -135,15 +165,38 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
         throw error;
       }
       status = { ...status, toolId: tool.id, mcpServerId: serverId, enabled: tool.enabled };
-      set({ type: "Reconciled", status: "True", reason: "Synced", message: `tool ${tool.id} matches the spec` });
+      set({
+        type: "Reconciled",
+        status: "True",
+        reason: "Synced",
+        message: `tool ${tool.id} matches the spec`,
+      });
       const authorized = tool.enabled && tool.authorization.state === "authorized";
       if (spec.enabled && !authorized) {
         const message = `an owner or admin must enable and authorize tool ${spec.exposedName} in the dashboard (binding ${tool.binding.digest}); the operator creates drafts only`;
-        set({ type: "Authorized", status: "False", reason: tool.authorization.state === "reauthorization_required" ? "ReauthorizationRequired" : "AdminApprovalRequired", message });
+        set({
+          type: "Authorized",
+          status: "False",
+          reason:
+            tool.authorization.state === "reauthorization_required"
+              ? "ReauthorizationRequired"
+              : "AdminApprovalRequired",
+          message,
+        });
         set({ type: "Ready", status: "False", reason: "AwaitingAuthorization", message });
       } else {
-        set({ type: "Authorized", status: authorized ? "True" : "False", reason: authorized ? "Authorized" : "Disabled", message: authorized ? "the Gateway uses this tool" : "disabled draft, as the spec says" });
-        set({ type: "Ready", status: "True", reason: "Synced", message: authorized ? "tool enabled and authorized" : "tool kept as a disabled draft" });
+        set({
+          type: "Authorized",
+          status: authorized ? "True" : "False",
+          reason: authorized ? "Authorized" : "Disabled",
+          message: authorized ? "the Gateway uses this tool" : "disabled draft, as the spec says",
+        });
+        set({
+          type: "Ready",
+          status: "True",
+          reason: "Synced",
+          message: authorized ? "tool enabled and authorized" : "tool kept as a disabled draft",
+        });
       }
       await writeStatusIfChanged(deps.objects, object, status);
       // A person's authorization happens in the dashboard: look again soon while it is awaited.

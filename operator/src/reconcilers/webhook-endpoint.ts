@@ -4,7 +4,12 @@
 // it when the rotation annotation changes, summarises delivery health in status, and on deletion
 // removes the endpoint and the Secret before letting the finalizer go.
 import type { KubeConfig } from "@kubernetes/client-node";
-import { type CloudApi, CloudApiError, type WebhookEndpoint, type WebhookEndpointInput } from "../cloud-api/index.js";
+import {
+  type CloudApi,
+  CloudApiError,
+  type WebhookEndpoint,
+  type WebhookEndpointInput,
+} from "../cloud-api/index.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import {
@@ -34,15 +39,27 @@ interface Deps {
 }
 
 export function webhookEndpointObjects(kubeConfig: KubeConfig, namespace = "") {
-  return new CustomObjects<WebhookEndpointSpec, WebhookEndpointStatus>(kubeConfig, kindDefinition("WebhookEndpoint"), namespace);
+  return new CustomObjects<WebhookEndpointSpec, WebhookEndpointStatus>(
+    kubeConfig,
+    kindDefinition("WebhookEndpoint"),
+    namespace,
+  );
 }
 
 function desired(spec: WebhookEndpointSpec): WebhookEndpointInput {
-  return { url: spec.url, description: spec.description ?? "", enabled: spec.enabled, event_types: spec.events };
+  return {
+    url: spec.url,
+    description: spec.description ?? "",
+    enabled: spec.enabled,
+    event_types: spec.events,
+  };
 }
 
 /** The members of a PATCH that bring `actual` to `want`; empty when equal. */
-export function endpointDrift(want: WebhookEndpointInput, actual: WebhookEndpoint): Partial<WebhookEndpointInput> {
+export function endpointDrift(
+  want: WebhookEndpointInput,
+  actual: WebhookEndpoint,
+): Partial<WebhookEndpointInput> {
   const update: Partial<WebhookEndpointInput> = {};
   if (want.url !== actual.url) update.url = want.url;
   if (want.description !== actual.description) update.description = want.description;
@@ -69,11 +86,13 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
       const generation = object.metadata?.generation ?? 0;
       const spec = webhookEndpointSpec.parse(object.spec);
       let status: WebhookEndpointStatus = { ...object.status, observedGeneration: generation };
-      const set = (c: ConditionInput) => (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
+      const set = (c: ConditionInput) =>
+        (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
       const fail = async (reason: string, message: string, requeueAfterMs?: number) => {
         set({ type: "Reconciled", status: "False", reason, message });
         set({ type: "Ready", status: "False", reason, message });
-        if (await writeStatusIfChanged(deps.objects, object, status)) await deps.events.record(object, "Warning", reason, message);
+        if (await writeStatusIfChanged(deps.objects, object, status))
+          await deps.events.record(object, "Warning", reason, message);
         return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
       };
 
@@ -82,7 +101,12 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
       if (object.metadata?.deletionTimestamp) {
         if (!hasFinalizer(object)) return;
         if (status.webhookId) {
-          if ("problem" in org) return fail(org.problem.reason, `cannot delete the Cloud API endpoint: ${org.problem.message}`, 30_000);
+          if ("problem" in org)
+            return fail(
+              org.problem.reason,
+              `cannot delete the Cloud API endpoint: ${org.problem.message}`,
+              30_000,
+            );
           try {
             await deps.cloud.webhooks.delete(org.organizationId, status.webhookId);
           } catch (error) {
@@ -117,16 +141,28 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
         }
         if (!endpoint) {
           const created = await deps.cloud.webhooks.create(orgId, want);
-          await secrets.write(object, spec.secretName, created.webhook.id, { [signingSecretKey]: created.secret });
+          await secrets.write(object, spec.secretName, created.webhook.id, {
+            [signingSecretKey]: created.secret,
+          });
           endpoint = created.webhook;
           status = { ...status, webhookId: endpoint.id, secretRotation: rotation };
-          await deps.events.record(object, "Normal", knownId ? "Recreated" : "Created", `Webhook endpoint ${endpoint.id} ${knownId ? "was missing in the Cloud API and was created again" : "created"}; signing secret written to Secret ${spec.secretName}`);
+          await deps.events.record(
+            object,
+            "Normal",
+            knownId ? "Recreated" : "Created",
+            `Webhook endpoint ${endpoint.id} ${knownId ? "was missing in the Cloud API and was created again" : "created"}; signing secret written to Secret ${spec.secretName}`,
+          );
         } else {
           status = { ...status, webhookId: endpoint.id };
           const update = endpointDrift(want, endpoint);
           if (Object.keys(update).length > 0) {
             endpoint = (await deps.cloud.webhooks.update(orgId, endpoint.id, update)).webhook;
-            await deps.events.record(object, "Normal", "Updated", `Set ${Object.keys(update).join(", ")} of webhook endpoint ${endpoint.id}`);
+            await deps.events.record(
+              object,
+              "Normal",
+              "Updated",
+              `Set ${Object.keys(update).join(", ")} of webhook endpoint ${endpoint.id}`,
+            );
           }
           // A new rotation annotation, or a Secret that went missing: only a rotation gives a secret again.
           const secretMissing = !secret?.data?.[signingSecretKey];
@@ -134,7 +170,12 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
             const rotated = await deps.cloud.webhooks.rotateSecret(orgId, endpoint.id);
             await secrets.write(object, spec.secretName, endpoint.id, { [signingSecretKey]: rotated.secret });
             status = { ...status, secretRotation: rotation };
-            await deps.events.record(object, "Normal", "SecretRotated", `Signing secret of webhook endpoint ${endpoint.id} rotated${secretMissing ? " (the Secret was missing)" : ""}; written to Secret ${spec.secretName}`);
+            await deps.events.record(
+              object,
+              "Normal",
+              "SecretRotated",
+              `Signing secret of webhook endpoint ${endpoint.id} rotated${secretMissing ? " (the Secret was missing)" : ""}; written to Secret ${spec.secretName}`,
+            );
           }
         }
         const [pending, failed, delivered] = await Promise.all([
@@ -153,13 +194,31 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
         };
       } catch (error) {
         if (error instanceof SecretNotOursError) return fail("SecretNotOurs", error.message);
-        if (refusal(error)) return fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+        if (refusal(error))
+          return fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
         throw error;
       }
-      set({ type: "Reconciled", status: "True", reason: "Synced", message: `webhook endpoint ${status.webhookId} matches the spec` });
+      set({
+        type: "Reconciled",
+        status: "True",
+        reason: "Synced",
+        message: `webhook endpoint ${status.webhookId} matches the spec`,
+      });
       const failedCount = status.deliveries?.failed ?? 0;
-      if (!spec.enabled) set({ type: "Ready", status: "True", reason: "Disabled", message: "endpoint disabled; deliveries wait until it is enabled" });
-      else if (failedCount > 0) set({ type: "Ready", status: "True", reason: "DeliveriesFailed", message: `${failedCount} deliveries failed after every attempt` });
+      if (!spec.enabled)
+        set({
+          type: "Ready",
+          status: "True",
+          reason: "Disabled",
+          message: "endpoint disabled; deliveries wait until it is enabled",
+        });
+      else if (failedCount > 0)
+        set({
+          type: "Ready",
+          status: "True",
+          reason: "DeliveriesFailed",
+          message: `${failedCount} deliveries failed after every attempt`,
+        });
       else set({ type: "Ready", status: "True", reason: "Synced", message: "endpoint configured" });
       await writeStatusIfChanged(deps.objects, object, status);
     },

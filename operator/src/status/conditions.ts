@@ -14,7 +14,12 @@ export interface ConditionInput {
 /** Condition messages are for people: bounded, and never carrying a secret (callers' duty). */
 const MAX_MESSAGE = 32_768;
 
-export function setCondition(conditions: readonly Condition[] | undefined, input: ConditionInput, observedGeneration: number, now: Date): Condition[] {
+export function setCondition(
+  conditions: readonly Condition[] | undefined,
+  input: ConditionInput,
+  observedGeneration: number,
+  now: Date,
+): Condition[] {
   const list = [...(conditions ?? [])];
   const index = list.findIndex((c) => c.type === input.type);
   const previous = index >= 0 ? list[index] : undefined;
@@ -22,16 +27,21 @@ export function setCondition(conditions: readonly Condition[] | undefined, input
     type: input.type,
     status: input.status,
     reason: input.reason,
-    message: input.message.length > MAX_MESSAGE ? `${input.message.slice(0, MAX_MESSAGE - 1)}…` : input.message,
+    message:
+      input.message.length > MAX_MESSAGE ? `${input.message.slice(0, MAX_MESSAGE - 1)}…` : input.message,
     observedGeneration,
-    lastTransitionTime: previous && previous.status === input.status ? previous.lastTransitionTime : formatTime(now),
+    lastTransitionTime:
+      previous && previous.status === input.status ? previous.lastTransitionTime : formatTime(now),
   };
   if (index >= 0) list[index] = next;
   else list.push(next);
   return list;
 }
 
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): Condition | undefined {
   return conditions?.find((c) => c.type === type);
 }
 
