@@ -120,6 +120,6 @@ describe("countersign verify", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown option: --colour");
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("Usage: countersign verify");
+    expect(help.stdout).toContain("verify FILE.svcbundle");
   });
 });

@@ -1,0 +1,138 @@
+/**
+ * `countersign approvals list|show|approve|reject`: read approval requests,
+ * and decide one with the personal key, signing an APPROVAL or REJECTION that
+ * answers the request's PROPOSAL exactly (docs/evidence-api.md).
+ */
+import {
+  followingStep,
+  signObject,
+  timestamp,
+  type BodyOf,
+  type SignedObject,
+} from "@countersign/core/evidence";
+import { cloudRequest } from "../cloud/client.js";
+import { CliError } from "../cloud/errors.js";
+import { EXIT } from "../cloud/exit-codes.js";
+import { readKeyFile } from "../cloud/key-file.js";
+import { onlyFlags } from "../command-line.js";
+import {
+  creds,
+  done,
+  idArgument,
+  keyFilePath,
+  organization,
+  type CommandContext,
+  type CommandOutput,
+} from "./context.js";
+
+interface Approval {
+  id: string;
+  status: string;
+  expires_at: string;
+  approver_kids: string[];
+  action: {
+    id: string;
+    agent: { name: string };
+    tool: string;
+    action: string;
+    amount: { value: string; currency: string } | null;
+  } | null;
+  proposal: SignedObject<BodyOf<"PROPOSAL">>;
+}
+
+const line = (a: Approval) =>
+  `${a.id}  ${a.status.padEnd(10)}  ${a.action?.agent.name ?? "-"}  ${a.action?.tool ?? "-"}  ${a.action?.amount ? `${a.action.amount.value} ${a.action.amount.currency}` : ""}  expires ${a.expires_at}`;
+
+export async function approvalsList(ctx: CommandContext): Promise<CommandOutput> {
+  onlyFlags(ctx.line, ["org", "url", "status", "agent-id", "limit", "cursor"]);
+  const c = creds(ctx);
+  const query = new URLSearchParams();
+  for (const [flag, param] of [
+    ["status", "status"],
+    ["agent-id", "agent_id"],
+    ["limit", "limit"],
+    ["cursor", "cursor"],
+  ] as const) {
+    const v = ctx.line.flags.get(flag);
+    if (v !== undefined) query.set(param, v);
+  }
+  const qs = query.size ? `?${query}` : "";
+  const page = (
+    await cloudRequest(c, "GET", `/orgs/${encodeURIComponent(organization(ctx, c))}/approvals${qs}`)
+  ).body as { items: Approval[]; next_cursor: string | null };
+  const human = page.items.length ? page.items.map(line).join("\n") : "No approval requests.";
+  return done(ctx, page, page.next_cursor ? `${human}\nMore: --cursor ${page.next_cursor}` : human);
+}
+
+async function fetchApproval(
+  ctx: CommandContext,
+): Promise<{ approval: Approval; path: string; c: ReturnType<typeof creds> }> {
+  const c = creds(ctx);
+  const path = `/orgs/${encodeURIComponent(organization(ctx, c))}/approvals/${idArgument(ctx, "approval request")}`;
+  const { approval } = (await cloudRequest(c, "GET", path)).body as { approval: Approval };
+  return { approval, path, c };
+}
+
+export async function approvalsShow(ctx: CommandContext): Promise<CommandOutput> {
+  onlyFlags(ctx.line, ["org", "url"]);
+  const { approval } = await fetchApproval(ctx);
+  const call = approval.proposal.body.payload.call as { tool?: string; arguments_digest?: string };
+  const human = [
+    line(approval),
+    `action     ${approval.action?.id ?? "-"} (${approval.action?.action ?? "-"})`,
+    `call       ${call.tool ?? approval.action?.tool ?? "-"} ${call.arguments_digest ?? ""}`,
+    `approvers  ${approval.approver_kids.join(", ")}`,
+  ].join("\n");
+  return done(ctx, { approval }, human);
+}
+
+export async function approvalsDecide(
+  ctx: CommandContext,
+  type: "APPROVAL" | "REJECTION",
+): Promise<CommandOutput> {
+  onlyFlags(ctx.line, ["org", "url", "key-file", ...(type === "REJECTION" ? ["reason"] : [])]);
+  const signer = readKeyFile(keyFilePath(ctx));
+  const { approval, path, c } = await fetchApproval(ctx);
+  if (c.kind !== "session")
+    throw new CliError(
+      "deciding an approval needs a person: run `countersign signin` (management keys never decide)",
+      EXIT.auth,
+    );
+  if (!approval.approver_kids.includes(signer.kid)) {
+    throw new CliError(
+      `your key ${signer.kid} is not among this request's approvers (bind it before the request is created)`,
+      EXIT.refused,
+    );
+  }
+  const proposal = approval.proposal;
+  const common = {
+    actor: signer.kid,
+    on_behalf_of: proposal.body.on_behalf_of,
+    delegations: [],
+    issued_at: timestamp(new Date()),
+  };
+  const call = proposal.body.payload.call;
+  const body =
+    type === "APPROVAL"
+      ? followingStep(proposal, {
+          type: "APPROVAL",
+          ...common,
+          payload: { approval_request_id: approval.id, call, expires_at: approval.expires_at },
+        })
+      : followingStep(proposal, {
+          type: "REJECTION",
+          ...common,
+          payload: {
+            approval_request_id: approval.id,
+            call,
+            reason: ctx.line.flags.get("reason") ?? "rejected",
+          },
+        });
+  const answer = (await cloudRequest(c, "POST", `${path}/decision`, { decision: signObject(body, signer) }))
+    .body as { approval: Approval };
+  return done(
+    ctx,
+    answer,
+    `${type === "APPROVAL" ? "Approved" : "Rejected"} ${approval.id} (status ${answer.approval.status}).`,
+  );
+}

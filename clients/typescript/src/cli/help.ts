@@ -1,0 +1,65 @@
+/** Help for every command of `countersign` (exit statuses: cloud/exit-codes.ts, docs/clients.md). */
+import { usage as verifyUsage } from "./args.js";
+
+const common = `Common options:
+  --json          print the Cloud API's answer as JSON
+  --org ORG_ID    the organization (default COUNTERSIGN_ORG, then the session's current organization)
+  --url URL       the Cloud API base URL (with COUNTERSIGN_MANAGEMENT_KEY; default COUNTERSIGN_URL)
+Credentials: COUNTERSIGN_MANAGEMENT_KEY from the environment, else the session of \`countersign signin\`.
+Exit status: 0 done, 1 refused by the Cloud API, 2 usage error or local file problem,
+3 not signed in or credentials refused, 4 Cloud API unreachable or failing.`;
+
+export const help: Record<string, string> = {
+  "": `Usage: countersign COMMAND [ARGS] [OPTIONS]
+
+Commands:
+  verify FILE.svcbundle            verify an evidence bundle offline
+  signin --url URL --email EMAIL   sign in (password from --password-stdin or COUNTERSIGN_PASSWORD)
+  signout                          end the stored session
+  identity create                  create a personal Ed25519 key file (mode 0600)
+  identity bind                    bind the personal key to your account
+  approvals list|show|approve|reject
+  receipts get|download
+  actions cancel ID --principal-key-file FILE
+
+Run \`countersign COMMAND --help\` for a command's options.
+${common}`,
+  verify: verifyUsage,
+  signin: `Usage: countersign signin --url URL --email EMAIL [--password-stdin] [--dashboard-origin ORIGIN]
+
+Signs in with e-mail and password and stores the session (mode 0600) in $COUNTERSIGN_CONFIG_DIR
+(default ~/.config/countersign/session.json). The password is read from standard input with
+--password-stdin, else from COUNTERSIGN_PASSWORD; it is never a flag. Unsafe requests carry the
+dashboard's Origin: --dashboard-origin or COUNTERSIGN_DASHBOARD_ORIGIN, default the URL's origin.
+${common}`,
+  signout: `Usage: countersign signout
+
+Ends the stored session on the Cloud API and deletes it locally.
+${common}`,
+  identity: `Usage: countersign identity create|bind [--key-file FILE]
+
+  create   writes a new Ed25519 personal key to FILE (default $COUNTERSIGN_KEY_FILE, then
+           ~/.config/countersign/personal-key.json), mode 0600, never over an existing file
+  bind     binds the key to the signed-in person (POST /me/identity-challenges, /me/identities);
+           --name NAME sets the name in the identity document
+${common}`,
+  approvals: `Usage: countersign approvals list [--status STATUS] [--agent-id ID] [--limit N] [--cursor C]
+       countersign approvals show ID
+       countersign approvals approve ID [--key-file FILE]
+       countersign approvals reject ID [--key-file FILE] [--reason TEXT]
+
+approve and reject sign an APPROVAL or REJECTION of the request's proposal with your personal key
+(it must have been bound before the request was created) and need a signed-in session.
+${common}`,
+  receipts: `Usage: countersign receipts get ID
+       countersign receipts download ID [--out FILE]
+
+download saves the bundle (default receipt-<receipt_object_id>.svcbundle) only when its SHA-256
+matches the Cloud API's x-service-bundle-sha256; it never overwrites a file.
+${common}`,
+  actions: `Usage: countersign actions cancel ID --principal-key-file FILE [--reason TEXT]
+
+Cancels a pending or approved action with a CANCELLATION signed by the organization principal's
+key (a key file in the format \`identity create\` writes). Needs a signed-in owner or admin.
+${common}`,
+};
