@@ -493,3 +493,31 @@ describe("unknown ids and an api without the Gateway signing key", () => {
     }
   });
 });
+
+describe("a closure receipt that cannot be stored", () => {
+  it("records nothing of the rejection or the cancellation (500, the request stays pending)", async () => {
+    const { approvalId, actionId } = await pendingCall(w);
+    const rejection = await signDecision(db.pool, approvalId, w.approver.signer, "REJECTION");
+    const cancellation = await signCancellation(db.pool, actionId, w.principal);
+    // The database refuses every new receipt, as a full disk or a broken constraint would.
+    await db.pool.query(
+      `create function refuse_receipt() returns trigger language plpgsql as $$ begin raise exception 'no room for receipts'; end $$`,
+    );
+    await db.pool.query(
+      "create trigger refuse_receipt before insert on receipts for each row execute function refuse_receipt()",
+    );
+    try {
+      await refusedUnchanged(() => decide(approvalId, rejection), 500, "INTERNAL_ERROR");
+      await refusedUnchanged(
+        () => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation }),
+        500,
+        "INTERNAL_ERROR",
+      );
+    } finally {
+      await db.pool.query("drop trigger refuse_receipt on receipts");
+      await db.pool.query("drop function refuse_receipt()");
+    }
+    // Once receipts can be stored again the same signed rejection is accepted.
+    expect((await decide(approvalId, rejection)).body.approval.status).toBe("rejected");
+  });
+});
