@@ -248,6 +248,27 @@ describe("re-checks before running (SPEC 1.7, 2.3, 3.3, 3.9)", () => {
     await pending.agent.close();
   });
 
+  it("SUPERSEDED: a rollback with supersede_all covers the allowed call, even before its closer ran", async () => {
+    const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
+    const pending = await allowedNotRun(w);
+    await pending.fix();
+    const v2 = await db.pool.query(
+      `insert into policy_versions (policy_id, organization_id, number, document, document_size, digest, language_revision, status)
+       select policy_id, organization_id, 2, document, document_size, digest, language_revision, 'active' from policy_versions where id = $1 returning id`,
+      [w.versionId],
+    );
+    await db.pool.query("update policies set active_version_id = $2 where id = $1", [w.policyId, v2.rows[0].id]);
+    await db.pool.query("insert into policy_supersessions (organization_id, policy_id, version_id, scope, reason) values ($1, $2, $3, 'supersede_all', 'rollback')", [
+      w.organizationId,
+      w.policyId,
+      v2.rows[0].id,
+    ]);
+    const before = up.calls.refund ?? 0;
+    expect(service(await pending.again())).toMatchObject({ status: "expired", code: "SUPERSEDED" });
+    expect(up.calls.refund ?? 0).toBe(before);
+    await pending.agent.close();
+  });
+
   it("UPSTREAM_CHANGED: the tool's binding changed since the decision", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const pending = await allowedNotRun(w);

@@ -35,11 +35,7 @@ export interface ApprovalDecision {
 const LOCK = `
   select ar.id, ar.status, ar.expires_at, ar.approver_kids, ar.protected_action_id,
          pa.status as action_status, pa.task_object_id, pa.proposal_object_id, pa.delegation_id, d.object as delegation_object,
-         -- a rollback or emergency stop that covers this action, even one the closer has not reached yet (SPEC 3.6)
-         -- (decided under a version older than the one it put in force, or before the stop)
-         exists (select 1 from policy_supersessions s left join policy_versions sv on sv.id = s.version_id
-                  where s.policy_id = pa.policy_id
-                    and ((s.version_id is null and pa.created_at <= s.created_at) or sv.number > pa.policy_version)) as superseded
+         covered_by_supersession(pa.policy_id, pa.policy_version, pa.created_at, true) as superseded
     from approval_requests ar
     join protected_actions pa on pa.id = ar.protected_action_id
     left join delegations d on d.id = pa.delegation_id

@@ -17,7 +17,8 @@ const LOCK = `
          pa.task_object_id, pa.proposal_object_id, ag.name as agent_name,
          d.revoked_at, d.expires_at <= now() as delegation_expired, d.object as delegation_object,
          p.emergency_stopped_at, ar.decision_object_id,
-         (t.id is not null and t.enabled and t.authorized_binding = t.binding) as tool_ready
+         (t.id is not null and t.enabled and t.authorized_binding = t.binding) as tool_ready,
+         covered_by_supersession(pa.policy_id, pa.policy_version, pa.created_at, false) as superseded
     from protected_actions pa
     join agents ag on ag.id = pa.agent_id
     join delegations d on d.id = pa.delegation_id
@@ -48,6 +49,16 @@ export async function handOutApproved(pool: Pool, identity: GatewayIdentity, act
         [actionId, code, detail],
       );
     };
+    if (a.superseded) {
+      // A rollback (supersede_all) or stop covers it, even before the closer reached it (SPEC 3.6).
+      await db.query(
+        `update protected_actions set status = 'expired', decision_code = 'SUPERSEDED', updated_at = now(),
+                decision_detail = 'a rollback or emergency stop of the policy closed this call before it was authorized; a new call gets a new decision'
+          where id = $1`,
+        [actionId],
+      );
+      return undefined;
+    }
     if (a.emergency_stopped_at) {
       await close("POLICY_CHANGED", "an emergency stop of the policy closed this approved call; the identical call with a new idempotency key gets a new decision");
       return undefined;

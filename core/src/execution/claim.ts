@@ -31,14 +31,15 @@ export type Claim =
   | { ok: false; code: GatewayCode | null; detail: string; state: string };
 
 const LOCK = `
-  select pa.id, pa.organization_id, pa.status, pa.expires_at, pa.policy_id, pa.policy_version_id, pa.relaxed, pa.binding_digest,
+  select pa.id, pa.organization_id, pa.status, pa.expires_at, pa.policy_id, pa.policy_version_id, pa.policy_version, pa.created_at, pa.relaxed, pa.binding_digest,
          pa.approval_request_id, pa.task_object_id, pa.proposal_object_id, pa.agent_id, pa.tool_name, pa.action, pa.environment,
          pa.amount, pa.currency, ag.name as agent_name,
          d.revoked_at, d.expires_at <= $2 as delegation_expired, d.object as delegation_object,
          p.emergency_stopped_at, p.active_version_id, ar.decision_object_id,
          t.enabled as tool_enabled, t.binding, t.authorized_binding, t.upstream_name,
          s.id as server_id, s.url, s.credential_encrypted, s.status as server_status,
-         w.ended_at as window_ended_at, w.ends_at <= $2 as window_over
+         w.ended_at as window_ended_at, w.ends_at <= $2 as window_over,
+         covered_by_supersession(pa.policy_id, pa.policy_version, pa.created_at, false) as superseded
     from protected_actions pa
     join agents ag on ag.id = pa.agent_id
     join delegations d on d.id = pa.delegation_id
@@ -81,6 +82,10 @@ export async function claimExecution(pool: Pool, identity: GatewayIdentity, c: C
     if (a.status !== "approved") return { ok: false, code: null, detail: "", state: a.status };
     const approved = a.approval_request_id !== null;
 
+    // A rollback (supersede_all) or stop covers it, even before the closer reached it (SPEC 3.6).
+    if (a.superseded) {
+      return close(db, a.id, "expired", "SUPERSEDED", "a rollback or emergency stop of the policy closed this call before it ran; the identical call gets a new decision");
+    }
     if (a.emergency_stopped_at) {
       return close(db, a.id, "denied", "POLICY_CHANGED", "an emergency stop of the policy closed this call before it ran; the identical call gets a new decision");
     }
