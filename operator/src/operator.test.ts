@@ -544,6 +544,74 @@ describe("an operator process", { timeout: 120_000 }, () => {
     for (const p of processes) expect(p.output()).not.toContain(credential);
   });
 
+  it("activates a Policy's document through the gates, blocks a failing example visibly, and moves through Shadow to Enforce", async () => {
+    const policyDoc = parseAllDocuments(readFileSync(samples("policy.yaml"), "utf8"))[0]!.toJS();
+    await plane.kubectl(["apply", "-f", "-"], { input: stringify(policyDoc) });
+    const policyState = () => getJson(["get", "policy.countersign.dev/payments", "-n", namespace]);
+    const enforced = await eventually("policy enforced", async () => {
+      const o = await policyState();
+      return condition(o, "Ready")?.status === "True" && o;
+    });
+    expect(enforced.status).toMatchObject({ stage: "Enforce", activeVersion: { number: 1 } });
+    expect(condition(enforced, "ExamplesPassing")).toMatchObject({ status: "True" });
+    const table = await plane.kubectl(["get", "policies.countersign.dev", "-n", namespace]);
+    expect(table.stdout).toMatch(/payments\s+Enforce\s+1\s+True/);
+    const policyPath = `/orgs/${orgId}/policies/${enforced.status.policyId}`;
+    expect((await owner.get(policyPath)).body.examples.map((e: { id: string }) => e.id)).toEqual([
+      "small-payment",
+      "large-payment",
+      "unknown-tool",
+    ]);
+
+    // A document that breaks an example: no activation, ExamplesPassing False naming it.
+    const broken = structuredClone(policyDoc);
+    broken.spec.document.rules = broken.spec.document.rules.filter(
+      (r: { id: string }) => r.id !== "payments",
+    );
+    await plane.kubectl(["apply", "-f", "-"], { input: stringify(broken) });
+    const blocked = await eventually("examples gate blocks", async () => {
+      const o = await policyState();
+      return condition(o, "ExamplesPassing")?.status === "False" && o;
+    });
+    expect(blocked.status.activeVersion.number).toBe(1);
+    expect(blocked.status.gates.examples.failing).toEqual([
+      { id: "small-payment", expected: "allowed by payments", actual: "denied by the default" },
+    ]);
+    expect(condition(blocked, "Ready")).toMatchObject({ status: "False", reason: "ExamplesFailing" });
+    expect((await owner.get(policyPath)).body.policy.active_version_id).toBe(
+      enforced.status.activeVersion.id,
+    );
+
+    // Back to the good document, with a candidate in Shadow; then promote the candidate.
+    const candidate = structuredClone(policyDoc.spec.document);
+    candidate.rules[1].conditions[0].threshold = "50.00";
+    candidate.rules[0].conditions[0].threshold = "50.00";
+    const shadowing = structuredClone(policyDoc);
+    shadowing.spec.rollout = { stage: "Shadow", candidate };
+    shadowing.spec.examples = shadowing.spec.examples.filter((e: { id: string }) => e.id !== "small-payment");
+    await plane.kubectl(["apply", "-f", "-"], { input: stringify(shadowing) });
+    const shadowed = await eventually("stage Shadow", async () => {
+      const o = await policyState();
+      return o.status.stage === "Shadow" && condition(o, "Ready")?.status === "True" && o;
+    });
+    expect(shadowed.status.activeVersion.number).toBe(1);
+    expect(shadowed.status.shadowVersion.number).toBeGreaterThan(1);
+    const promoted = structuredClone(shadowing);
+    promoted.spec.document = candidate;
+    promoted.spec.rollout = { stage: "Enforce" };
+    await plane.kubectl(["apply", "-f", "-"], { input: stringify(promoted) });
+    const after = await eventually("candidate enforced", async () => {
+      const o = await policyState();
+      return (
+        o.status.stage === "Enforce" &&
+        o.status.activeVersion?.number === shadowed.status.shadowVersion.number &&
+        o
+      );
+    });
+    expect(after.status.shadowVersion).toBeUndefined();
+    expect(after.status.activeVersion.digest).toBe(shadowed.status.shadowVersion.digest);
+  });
+
   it("never logs the ServiceAccount token", () => {
     for (const p of processes) expect(p.output()).not.toContain(identity.token);
     expect(api.logs.join("\n")).not.toContain(identity.token);

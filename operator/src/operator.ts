@@ -12,6 +12,7 @@ import type { Logger } from "./log.js";
 import { organizationObjects, organizationReconciler } from "./reconcilers/organization.js";
 import { organizationOfNamespace } from "./reconcilers/organization-of.js";
 import { mcpServerObjects, mcpServerReconciler } from "./reconcilers/mcp-server.js";
+import { policyObjects, policyReconciler } from "./reconcilers/policy.js";
 import { toolObjects, toolReconciler } from "./reconcilers/tool.js";
 import { webhookEndpointObjects, webhookEndpointReconciler } from "./reconcilers/webhook-endpoint.js";
 
@@ -96,6 +97,26 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
           organizationOf: organizationOfNamespace(kubeConfig),
         }),
         informer: { kubeConfig, path: tools.watchPath, list: () => tools.list(), resyncMs: options.resyncMs },
+        metrics,
+        log,
+      }) as unknown as Controller<KubernetesObject>,
+    );
+    const policies = policyObjects(kubeConfig, options.watchNamespace);
+    controllers.push(
+      new Controller({
+        reconciler: policyReconciler({
+          kubeConfig,
+          cloud: options.cloud,
+          events,
+          objects: policies,
+          organizationOf: organizationOfNamespace(kubeConfig),
+        }),
+        informer: {
+          kubeConfig,
+          path: policies.watchPath,
+          list: () => policies.list(),
+          resyncMs: options.resyncMs,
+        },
         metrics,
         log,
       }) as unknown as Controller<KubernetesObject>,

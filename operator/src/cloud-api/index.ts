@@ -1,12 +1,14 @@
 import { CloudApiClient } from "./client.js";
 import { mcpServers } from "./mcp-servers.js";
 import { organizations } from "./organizations.js";
+import { policies } from "./policies.js";
 import { tools } from "./tools.js";
 import { webhooks } from "./webhooks.js";
 
 export { CloudApiClient, CloudApiError, type CloudApiClientOptions } from "./client.js";
 export type { McpServer, McpServerCreate, McpServerUpdate } from "./mcp-servers.js";
 export type { Organization, OrganizationUpdate } from "./organizations.js";
+export type { Policy, PolicyExampleWire, PolicyStatusItem, PolicyVersion, VersionBrief } from "./policies.js";
 export type { AmountMapping, Tool, ToolFields } from "./tools.js";
 export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointInput } from "./webhooks.js";
 
@@ -16,6 +18,7 @@ export function cloudApi(client: CloudApiClient) {
     organizations: organizations(client),
     mcpServers: mcpServers(client),
     tools: tools(client),
+    policies: policies(client),
     webhooks: webhooks(client),
   };
 }

@@ -43,13 +43,9 @@ export const mcpServerStatus = z.object({
   ...statusBase,
   mcpServerId: cloudId.optional(),
   serverStatus: z.string().max(64).optional().meta({ description: "Status the Cloud API reports." }),
-  credentialSecretVersion: z
-    .string()
-    .max(64)
-    .optional()
-    .meta({
-      description: "resourceVersion of the credential Secret last sent (never the credential itself).",
-    }),
+  credentialSecretVersion: z.string().max(64).optional().meta({
+    description: "resourceVersion of the credential Secret last sent (never the credential itself).",
+  }),
 });
 
 export type MCPServerSpec = z.infer<typeof mcpServerSpec>;

@@ -15,12 +15,10 @@ export const toolSpec = z.object({
   exposedName: toolName.meta({
     description: "Name agents call; unique within the organization, 1 to 128 chars.",
   }),
-  upstreamName: toolName
-    .optional()
-    .meta({
-      description:
-        "Tool name at the upstream server, or the operation name of a decision-only tool; defaults to exposedName.",
-    }),
+  upstreamName: toolName.optional().meta({
+    description:
+      "Tool name at the upstream server, or the operation name of a decision-only tool; defaults to exposedName.",
+  }),
   action: z.string().min(1).max(200).meta({ description: "Action name policies and delegations match." }),
   inputSchema: z.looseObject({}).optional().meta({
     description: "MCP object schema of the arguments (at most 64 KiB). Optional for decision-only tools.",
