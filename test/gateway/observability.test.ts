@@ -6,7 +6,8 @@
 import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DecisionService } from "../../core/src/decision/index.js";
 import { generateSeed, nodeSigner } from "../../core/src/evidence/index.js";
 import { createLogger } from "../../core/src/server/index.js";
@@ -57,6 +58,24 @@ describe("traces", () => {
 });
 
 describe("database unavailable", () => {
+  it("503 DATABASE_UNAVAILABLE when the Gateway's database was dropped under it", async () => {
+    const doomed = await createTestDatabase();
+    const g = await startTestGateway(doomed);
+    const w = await createAuthorizationWorld(doomed.pool, g.keyHashSecret);
+    try {
+      const admin = new pg.Client({ connectionString: inject("postgresUrl") });
+      await admin.connect();
+      await admin.query(`drop database ${new URL(doomed.url).pathname.slice(1)} with (force)`);
+      await admin.end();
+      const res = await g.authorize(w.key, { tool: w.tool, arguments: { amount: 5 } });
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
+    } finally {
+      await g.close();
+      await doomed.pool.end().catch(() => undefined);
+    }
+  });
+
   it("503 unavailable / DATABASE_UNAVAILABLE with Retry-After: 5, retryable", async () => {
     const nowhere = `postgres://nobody@127.0.0.1:${await freePort()}/none`;
     const pool = createPool(nowhere, { applicationName: "test-down" });

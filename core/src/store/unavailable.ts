@@ -9,8 +9,9 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown };
   if (typeof e.code === "string") {
     if (networkCodes.has(e.code)) return true;
-    // SQLSTATE class 08 (connection exception), 57P01-57P03 (admin shutdown, crash, cannot connect now), 53300 too many connections
-    if (/^08/.test(e.code) || /^57P0[1-3]$/.test(e.code) || e.code === "53300") return true;
+    // SQLSTATE class 08 (connection exception), 57P01-57P03 (admin shutdown, crash, cannot connect now),
+    // 53300 too many connections, 3D000 the database does not exist (dropped or not created yet)
+    if (/^08/.test(e.code) || /^57P0[1-3]$/.test(e.code) || e.code === "53300" || e.code === "3D000") return true;
   }
   const message = typeof e.message === "string" ? e.message : "";
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
