@@ -90,10 +90,10 @@ describe("several api processes", () => {
       "select count(*) as n, max(number) as max from webhook_attempts",
     );
     expect(rows[0]).toEqual({ n: String(total), max: 1 });
-    // Both processes took part.
+    // What the two processes sent adds up to every delivery once. (How the work splits between
+    // them depends on who polls first: one may take it all, so the split is not asserted.)
     const sentBy = [a!, b!].map((p) => (p.output().match(/"msg":"webhook attempt"/g) ?? []).length);
     expect(sentBy[0]! + sentBy[1]!).toBe(total);
-    expect(Math.min(...sentBy)).toBeGreaterThan(0);
     // Their metrics count what each sent.
     const metrics = await (await fetch(`${a!.url}/metrics`)).text();
     expect(metrics).toContain(`countersign_webhook_attempts_total{outcome="success"} ${sentBy[0]}`);
