@@ -499,10 +499,15 @@ describe("an operator process", { timeout: 120_000 }, () => {
       (await owner.patch(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`, { name: "Renamed" }))
         .status,
     ).toBe(200);
-    await eventually("credential re-sent and name restored", async () => {
-      const s = (await owner.get(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`)).body.mcp_server;
-      return s.credential.version === 2 && s.name === "Payments MCP";
-    });
+    // A reconcile refused or in conflict meanwhile is retried after up to 60 s: wait past one retry.
+    await eventually(
+      "credential re-sent and name restored",
+      async () => {
+        const s = (await owner.get(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`)).body.mcp_server;
+        return s.credential.version === 2 && s.name === "Payments MCP";
+      },
+      150_000,
+    );
 
     // The decision-only tool: created as a disabled draft, waiting for a person to authorize it.
     const awaiting = await eventually("tool awaiting authorization", async () => {
@@ -542,7 +547,7 @@ describe("an operator process", { timeout: 120_000 }, () => {
     expect(res.code).toBe(0);
     expect((await owner.get(`/orgs/${orgId}/mcp-servers`)).body.items).toEqual([]);
     for (const p of processes) expect(p.output()).not.toContain(credential);
-  });
+  }, 300_000);
 
   it("activates a Policy's document through the gates, blocks a failing example visibly, and moves through Shadow to Enforce", async () => {
     const policyDoc = parseAllDocuments(readFileSync(samples("policy.yaml"), "utf8"))[0]!.toJS();
