@@ -249,7 +249,8 @@ describe("a dry run and a real /v1/authorize agree", () => {
           expect(predicted.explanation).toEqual(stored.explanation);
         }
       }),
-      { numRuns: 30 },
+      // A fixed seed keeps CI reproducible; change it to explore (a failing seed is printed).
+      { numRuns: 30, seed: 1 },
     );
     expect(runs).toBe(30);
   }, 240_000);
