@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { ACTION_CHANNEL } from "../decision/authorize.js";
 import { issueStoredReceipt } from "../decision/evidence.js";
-import { receiptCreated } from "../decision/events.js";
+import { storeReceipt } from "../decision/store-receipt.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedObjects } from "../decision/stored-evidence.js";
 import { ServiceError } from "../errors/index.js";
@@ -110,40 +109,8 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
       principal.documents,
       now,
     );
-    const receiptId = randomUUID();
-    await db.query(
-      `insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
-                             workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
-       values ($1, $2, $3, $4, $5, $6, $7, 'service/task-approval@0.1', $8, $9, $10, $11, $12)`,
-      [
-        receiptId,
-        input.organizationId,
-        a.id,
-        issued.kind,
-        issued.receiptObjectId,
-        issued.threadId,
-        issued.headObjectId,
-        issued.outcome,
-        input.identity.signer.kid,
-        issued.file,
-        issued.bundleSha256,
-        issued.bundleSize,
-      ],
-    );
     // SPEC 6.1: cancelling has no event of its own, only its receipt's.
-    const event = receiptCreated({
-      receipt_id: receiptId,
-      protected_action_id: a.id,
-      receipt_object_id: issued.receiptObjectId,
-      thread_id: issued.threadId,
-      outcome: issued.outcome,
-      bundle_sha256: issued.bundleSha256,
-    });
-    await db.query("insert into events (organization_id, type, data) values ($1, $2, $3)", [
-      input.organizationId,
-      event.type,
-      JSON.stringify(event.data),
-    ]);
+    const receiptId = await storeReceipt(db, { organizationId: input.organizationId, actionId: a.id, issuerKid: input.identity.signer.kid, issued });
     if (a.approval_request_id) {
       await db.query(
         "update approval_requests set status = 'cancelled' where id = $1 and status in ('pending', 'approved')",

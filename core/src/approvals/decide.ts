@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { canonicalJson } from "../canonical/index.js";
 import { ACTION_CHANNEL } from "../decision/authorize.js";
 import { issueStoredReceipt } from "../decision/evidence.js";
-import { receiptCreated } from "../decision/events.js";
+import { storeReceipt } from "../decision/store-receipt.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
 import { ServiceError } from "../errors/index.js";
@@ -118,23 +117,12 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
     if (type === "REJECTION") {
       const principalLogs = await storedIdentityLogs(db, [task.body.on_behalf_of!]);
       const issued = issueStoredReceipt(input.identity, [task, proposal, object], r.delegation_object ? [r.delegation_object] : [], [...principalLogs, ...logs], now);
-      const receiptId = randomUUID();
-      await db.query(
-        `insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
-                               workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
-         values ($1, $2, $3, $4, $5, $6, $7, 'service/task-approval@0.1', $8, $9, $10, $11, $12)`,
-        [receiptId, input.organizationId, r.protected_action_id, issued.kind, issued.receiptObjectId, issued.threadId, issued.headObjectId,
-         issued.outcome, input.identity.signer.kid, issued.file, issued.bundleSha256, issued.bundleSize],
-      );
-      const event = receiptCreated({
-        receipt_id: receiptId,
-        protected_action_id: r.protected_action_id,
-        receipt_object_id: issued.receiptObjectId,
-        thread_id: issued.threadId,
-        outcome: issued.outcome,
-        bundle_sha256: issued.bundleSha256,
+      const receiptId = await storeReceipt(db, {
+        organizationId: input.organizationId,
+        actionId: r.protected_action_id,
+        issuerKid: input.identity.signer.kid,
+        issued,
       });
-      await db.query("insert into events (organization_id, type, data) values ($1, $2, $3)", [input.organizationId, event.type, JSON.stringify(event.data)]);
       receipt = { id: receiptId, receiptObjectId: issued.receiptObjectId, outcome: issued.outcome };
     }
     await db.query(
