@@ -4,15 +4,15 @@
 // whose id was lost is adopted by its name (unique within the organization), so none is created
 // twice. Deletion removes it from the Cloud API before the finalizer goes.
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
-import { type CloudApi, CloudApiError, type McpServer } from "../cloud-api/index.js";
+import type { CloudApi, McpServer } from "../cloud-api/index.js";
+import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { mcpServerSpec, type MCPServerSpec, type MCPServerStatus } from "../crds/mcp-server.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
 import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
-import { setCondition, type ConditionInput } from "../status/conditions.js";
-import { writeStatusIfChanged } from "../status/write.js";
+import { StatusDraft } from "../status/status-draft.js";
 import type { OrganizationLookup } from "./organization-of.js";
 
 export type MCPServerObject = CustomObject<MCPServerSpec, MCPServerStatus>;
@@ -33,10 +33,6 @@ export function mcpServerObjects(kubeConfig: KubeConfig, namespace = "") {
     namespace,
   );
 }
-
-const notFound = (error: unknown) => error instanceof CloudApiError && error.status === 404;
-const refusal = (error: unknown): error is CloudApiError =>
-  error instanceof CloudApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
 
 class MissingCredential extends Error {}
 
@@ -72,47 +68,39 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
     async reconcile(_key, object) {
       if (!object) return;
       const namespace = object.metadata!.namespace!;
-      const generation = object.metadata?.generation ?? 0;
       const spec = mcpServerSpec.parse(object.spec);
       const name = spec.name ?? object.metadata!.name!;
       const kind = spec.decisionOnly ? "decision_only" : "mcp";
-      let status: MCPServerStatus = { ...object.status, observedGeneration: generation };
-      const set = (c: ConditionInput) =>
-        (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
-      const fail = async (reason: string, message: string, requeueAfterMs?: number) => {
-        set({ type: "Reconciled", status: "False", reason, message });
-        set({ type: "Ready", status: "False", reason, message });
-        if (await writeStatusIfChanged(deps.objects, object, status))
-          await deps.events.record(object, "Warning", reason, message);
-        return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
-      };
+      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
       const org = await deps.organizationOf(namespace);
 
       if (object.metadata?.deletionTimestamp) {
         if (!hasFinalizer(object)) return;
-        if (status.mcpServerId) {
+        if (draft.status.mcpServerId) {
           if ("problem" in org)
-            return fail(
+            return draft.fail(
               org.problem.reason,
               `cannot delete the Cloud API server: ${org.problem.message}`,
               30_000,
             );
           try {
-            await deps.cloud.mcpServers.delete(org.organizationId, status.mcpServerId);
+            await deps.cloud.mcpServers.delete(org.organizationId, draft.status.mcpServerId);
           } catch (error) {
-            if (refusal(error) && !notFound(error))
-              return fail(
+            if (isNotFound(error)) {
+              // Already gone there: nothing to delete.
+            } else if (isRefusal(error))
+              return draft.fail(
                 "DeleteRefused",
                 `the Cloud API refused the deletion: ${error.code}: ${error.message}`,
                 60_000,
               );
-            if (!notFound(error)) throw error;
+            else throw error;
           }
         }
         await removeFinalizer(deps.objects, object);
         return;
       }
-      if ("problem" in org) return fail(org.problem.reason, org.problem.message, 30_000);
+      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
       if (!hasFinalizer(object)) {
         await addFinalizer(deps.objects, object);
         return;
@@ -122,11 +110,11 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
       try {
         const cred = kind === "mcp" ? await credential(namespace, spec) : undefined;
         let server: McpServer | undefined;
-        if (status.mcpServerId) {
+        if (draft.status.mcpServerId) {
           try {
-            server = await deps.cloud.mcpServers.get(orgId, status.mcpServerId);
+            server = await deps.cloud.mcpServers.get(orgId, draft.status.mcpServerId);
           } catch (error) {
-            if (!notFound(error)) throw error;
+            if (!isNotFound(error)) throw error;
           }
         }
         server ??= await deps.cloud.mcpServers.findByName(orgId, name);
@@ -142,7 +130,7 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
               ? { kind, name, url: spec.url!, ...(cred ? { authorization: cred.value } : {}) }
               : { kind, name },
           );
-          status = { ...status, mcpServerId: server.id, credentialSecretVersion: cred?.version };
+          draft.update({ mcpServerId: server.id, credentialSecretVersion: cred?.version });
           await deps.events.record(
             object,
             "Normal",
@@ -150,16 +138,16 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
             `${kind === "mcp" ? "MCP server" : "Decision-only integration"} ${server.id} created`,
           );
         } else {
-          status = { ...status, mcpServerId: server.id };
+          draft.update({ mcpServerId: server.id });
           const update: { name?: string; url?: string; authorization?: string | null } = {};
           if (server.name !== name) update.name = name;
           if (kind === "mcp" && server.url !== spec.url) update.url = spec.url!;
-          if (kind === "mcp" && cred && cred.version !== status.credentialSecretVersion)
+          if (kind === "mcp" && cred && cred.version !== draft.status.credentialSecretVersion)
             update.authorization = cred.value;
           if (kind === "mcp" && !cred && server.credential?.configured) update.authorization = null;
           if (Object.keys(update).length > 0) {
             server = await deps.cloud.mcpServers.update(orgId, server.id, update);
-            status = { ...status, credentialSecretVersion: cred?.version };
+            draft.update({ credentialSecretVersion: cred?.version });
             await deps.events.record(
               object,
               "Normal",
@@ -168,26 +156,26 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
             );
           }
         }
-        status = { ...status, serverStatus: server.status };
+        draft.update({ serverStatus: server.status });
       } catch (error) {
-        if (error instanceof MissingCredential) return fail("CredentialMissing", error.message, 30_000);
-        if (refusal(error))
-          return fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+        if (error instanceof MissingCredential) return draft.fail("CredentialMissing", error.message, 30_000);
+        if (isRefusal(error))
+          return draft.fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
         throw error;
       }
-      set({
+      draft.set({
         type: "Reconciled",
         status: "True",
         reason: "Synced",
-        message: `${status.mcpServerId} matches the spec`,
+        message: `${draft.status.mcpServerId} matches the spec`,
       });
-      set({
+      draft.set({
         type: "Ready",
         status: "True",
         reason: "Synced",
         message: kind === "mcp" ? "MCP server configured" : "decision-only integration configured",
       });
-      await writeStatusIfChanged(deps.objects, object, status);
+      await draft.write();
     },
   };
 }

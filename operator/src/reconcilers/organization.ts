@@ -15,8 +15,8 @@ import { kindDefinition } from "../crds/kinds.js";
 import { organizationSpec, type OrganizationSpec, type OrganizationStatus } from "../crds/organization.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
-import { setCondition, type ConditionInput } from "../status/conditions.js";
-import { writeStatusIfChanged } from "../status/write.js";
+import type { ConditionInput } from "../status/conditions.js";
+import { StatusDraft } from "../status/status-draft.js";
 
 export type OrganizationObject = CustomObject<OrganizationSpec, OrganizationStatus>;
 
@@ -105,12 +105,9 @@ export function organizationReconciler(deps: Deps): Reconciler<OrganizationObjec
     kind: "Organization",
     async reconcile(_key, object) {
       if (!object || object.metadata?.deletionTimestamp) return;
-      const generation = object.metadata?.generation ?? 0;
       const namespace = object.metadata!.namespace!;
       const spec = organizationSpec.parse(object.spec);
-      let status: OrganizationStatus = { ...object.status, observedGeneration: generation };
-      const set = (c: ConditionInput) =>
-        (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
+      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
 
       let org: Organization;
       try {
@@ -137,32 +134,31 @@ export function organizationReconciler(deps: Deps): Reconciler<OrganizationObjec
           error.status === 404
             ? `organization ${spec.organizationId} does not exist or the operator is not bound to it`
             : `the Cloud API refused: ${error.code}: ${error.message}`;
-        set({ type: "Reconciled", status: "False", reason, message });
-        set({ type: "Ready", status: "False", reason, message });
-        if (await writeStatusIfChanged(deps.objects, object, status))
-          await deps.events.record(object, "Warning", reason, message);
+        draft.set({ type: "Reconciled", status: "False", reason, message });
+        draft.set({ type: "Ready", status: "False", reason, message });
+        if (await draft.write()) await deps.events.record(object, "Warning", reason, message);
         return;
       }
 
-      status = { ...status, organizationName: org.name, slug: org.slug, plan: org.plan };
-      set({
+      draft.update({ organizationName: org.name, slug: org.slug, plan: org.plan });
+      draft.set({
         type: "Reconciled",
         status: "True",
         reason: "Synced",
         message: `organization ${org.id} matches the spec`,
       });
       const principal = await principalKeyCondition(namespace, spec);
-      if (principal) set(principal);
+      if (principal) draft.set(principal);
       if (principal?.status === "False")
-        set({ type: "Ready", status: "False", reason: principal.reason, message: principal.message });
+        draft.set({ type: "Ready", status: "False", reason: principal.reason, message: principal.message });
       else
-        set({
+        draft.set({
           type: "Ready",
           status: "True",
           reason: "Synced",
           message: `bound to organization ${org.name}`,
         });
-      await writeStatusIfChanged(deps.objects, object, status);
+      await draft.write();
     },
   };
 }

@@ -15,13 +15,13 @@ import {
   type PolicyExampleWire,
   type PolicyVersion,
 } from "../cloud-api/index.js";
+import { isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { policySpec, type PolicySpec, type PolicyStatus } from "../crds/policy.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
-import { setCondition, type ConditionInput } from "../status/conditions.js";
-import { writeStatusIfChanged } from "../status/write.js";
+import { StatusDraft } from "../status/status-draft.js";
 import type { OrganizationLookup } from "./organization-of.js";
 
 export type PolicyObject = CustomObject<PolicySpec, PolicyStatus>;
@@ -67,9 +67,6 @@ interface FailingExample {
 const describeOutcome = (o: { outcome: string; rule_id: string | null }) =>
   `${o.outcome} by ${o.rule_id ?? "the default"}`;
 
-const refusal = (error: unknown): error is CloudApiError =>
-  error instanceof CloudApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
-
 export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
   const now = deps.now ?? (() => new Date());
   return {
@@ -80,34 +77,25 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
       const generation = object.metadata?.generation ?? 0;
       const spec = policySpec.parse(object.spec);
       const name = spec.name ?? object.metadata!.name!;
-      let status: PolicyStatus = { ...object.status, observedGeneration: generation };
-      const set = (c: ConditionInput) =>
-        (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
-      const fail = async (reason: string, message: string, requeueAfterMs?: number) => {
-        set({ type: "Reconciled", status: "False", reason, message });
-        set({ type: "Ready", status: "False", reason, message });
-        if (await writeStatusIfChanged(deps.objects, object, status))
-          await deps.events.record(object, "Warning", reason, message);
-        return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
-      };
+      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
       const org = await deps.organizationOf(namespace);
-      if ("problem" in org) return fail(org.problem.reason, org.problem.message, 30_000);
+      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
       const orgId = org.organizationId;
       const api = deps.cloud.policies;
 
       try {
         // The policy: by id, else adopted by name (unique), else created.
         let policy: Policy | undefined;
-        if (status.policyId) {
+        if (draft.status.policyId) {
           try {
-            policy = (await api.get(orgId, status.policyId)).policy;
+            policy = (await api.get(orgId, draft.status.policyId)).policy;
           } catch (error) {
             if (!(error instanceof CloudApiError && error.status === 404)) throw error;
           }
         }
         policy ??= await api.findByName(orgId, name);
         policy ??= await api.create(orgId, { name, agent_disclosure: spec.agentDisclosure });
-        status = { ...status, policyId: policy.id };
+        draft.update({ policyId: policy.id });
         let detail = await api.get(orgId, policy.id);
 
         if (detail.policy.agent_disclosure !== spec.agentDisclosure)
@@ -138,13 +126,13 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
               acknowledge_failing_examples: spec.rollout.acknowledgeFailingExamples,
               expected_active_version_id: detail.policy.active_version_id,
             });
-            set({
+            draft.set({
               type: "ExamplesPassing",
               status: "True",
               reason: "Passed",
               message: `version ${wanted.number} passed the examples gate`,
             });
-            status = { ...status, gates: { ...status.gates, examples: { passing: true } } };
+            draft.update({ gates: { ...draft.status.gates, examples: { passing: true } } });
             await deps.events.record(
               object,
               "Normal",
@@ -161,15 +149,15 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
               const message = `version ${wanted.number} not activated: ${failing.length} saved example(s) fail: ${failing
                 .map((f) => `${f.id} (expected ${f.expected}, got ${f.actual})`)
                 .join("; ")}`;
-              set({ type: "ExamplesPassing", status: "False", reason: "ExamplesFailing", message });
-              status = { ...status, gates: { ...status.gates, examples: { passing: false, failing } } };
-              await refreshVersions(status, orgId, policy.id);
-              return fail("ExamplesFailing", message, 60_000);
+              draft.set({ type: "ExamplesPassing", status: "False", reason: "ExamplesFailing", message });
+              draft.update({ gates: { ...draft.status.gates, examples: { passing: false, failing } } });
+              await refreshVersions(orgId, policy.id);
+              return draft.fail("ExamplesFailing", message, 60_000);
             }
             throw error;
           }
-        } else if (!status.conditions?.some((c) => c.type === "ExamplesPassing")) {
-          set({
+        } else if (!draft.status.conditions?.some((c) => c.type === "ExamplesPassing")) {
+          draft.set({
             type: "ExamplesPassing",
             status: "True",
             reason: "Passed",
@@ -196,48 +184,47 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
         } else if (spec.rollout.stage === "Enforce" && detail.policy.shadow_version_id) {
           await api.clearShadow(orgId, policy.id);
         } else if (spec.rollout.stage === "RequireApproval") {
-          await refreshVersions(status, orgId, policy.id);
-          return fail(
+          await refreshVersions(orgId, policy.id);
+          return draft.fail(
             "NotSupported",
             "rollout stage RequireApproval is not reconciled by this operator version",
             300_000,
           );
         }
       } catch (error) {
-        if (refusal(error))
-          return fail(
+        if (isRefusal(error))
+          return draft.fail(
             error.code === "POLICY_INVALID" ? "PolicyInvalid" : "Refused",
             `the Cloud API refused: ${error.code}: ${error.message}`,
             60_000,
           );
         throw error;
       }
-      status = await refreshVersions(status, orgId, status.policyId!);
-      set({
+      await refreshVersions(orgId, draft.status.policyId!);
+      draft.set({
         type: "Reconciled",
         status: "True",
         reason: "Synced",
-        message: `policy ${status.policyId} matches the spec`,
+        message: `policy ${draft.status.policyId} matches the spec`,
       });
-      set({
+      draft.set({
         type: "Ready",
         status: "True",
         reason: "Synced",
-        message: `stage ${status.stage}, active version ${status.activeVersion?.number ?? "none"}`,
+        message: `stage ${draft.status.stage}, active version ${draft.status.activeVersion?.number ?? "none"}`,
       });
-      await writeStatusIfChanged(deps.objects, object, status);
+      await draft.write();
 
-      async function refreshVersions(s: PolicyStatus, org: string, policyId: string): Promise<PolicyStatus> {
+      /** The derived stage and the active and shadow versions, as the Cloud API reports them. */
+      async function refreshVersions(org: string, policyId: string): Promise<void> {
         const item = (await deps.cloud.policies.status(org)).find((p) => p.policy_id === policyId);
         const brief = (v: { id: string; number: number; digest: string } | null | undefined) =>
           v ? { id: v.id, number: v.number, digest: v.digest } : undefined;
-        status = {
-          ...s,
+        draft.update({
           stage: item ? stages[item.stage] : undefined,
           activeVersion: brief(item?.active_version),
           shadowVersion: brief(item?.shadow_version),
-        };
-        return status;
+        });
       }
     },
   };

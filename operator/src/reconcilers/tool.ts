@@ -6,21 +6,15 @@
 // its MCP server).
 import { isDeepStrictEqual } from "node:util";
 import type { KubeConfig } from "@kubernetes/client-node";
-import {
-  type CloudApi,
-  CloudApiError,
-  type AmountMapping,
-  type Tool,
-  type ToolFields,
-} from "../cloud-api/index.js";
+import { type CloudApi, type AmountMapping, type Tool, type ToolFields } from "../cloud-api/index.js";
+import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { toolSpec, type ToolSpec, type ToolStatus } from "../crds/tool.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
 import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
-import { setCondition, type ConditionInput } from "../status/conditions.js";
-import { writeStatusIfChanged } from "../status/write.js";
+import { StatusDraft } from "../status/status-draft.js";
 import type { MCPServerObject } from "./mcp-server.js";
 import type { OrganizationLookup } from "./organization-of.js";
 
@@ -71,10 +65,6 @@ export function toolDrift(want: ToolFields, tool: Tool): Partial<ToolFields> {
   return update;
 }
 
-const notFound = (error: unknown) => error instanceof CloudApiError && error.status === 404;
-const refusal = (error: unknown): error is CloudApiError =>
-  error instanceof CloudApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
-
 export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
   const now = deps.now ?? (() => new Date());
   return {
@@ -82,34 +72,24 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
     async reconcile(_key, object) {
       if (!object) return;
       const namespace = object.metadata!.namespace!;
-      const generation = object.metadata?.generation ?? 0;
       const spec = toolSpec.parse(object.spec);
-      let status: ToolStatus = { ...object.status, observedGeneration: generation };
-      const set = (c: ConditionInput) =>
-        (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
-      const fail = async (reason: string, message: string, requeueAfterMs?: number) => {
-        set({ type: "Reconciled", status: "False", reason, message });
-        set({ type: "Ready", status: "False", reason, message });
-        if (await writeStatusIfChanged(deps.objects, object, status))
-          await deps.events.record(object, "Warning", reason, message);
-        return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
-      };
+      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
       const org = await deps.organizationOf(namespace);
 
       if (object.metadata?.deletionTimestamp) {
         if (!hasFinalizer(object)) return;
-        if (status.toolId && !("problem" in org)) {
+        if (draft.status.toolId && !("problem" in org)) {
           try {
-            const tool = await deps.cloud.tools.get(org.organizationId, status.toolId);
+            const tool = await deps.cloud.tools.get(org.organizationId, draft.status.toolId);
             if (tool.enabled) await deps.cloud.tools.update(org.organizationId, tool.id, { enabled: false });
           } catch (error) {
-            if (!notFound(error)) throw error;
+            if (!isNotFound(error)) throw error;
           }
         }
         await removeFinalizer(deps.objects, object);
         return;
       }
-      if ("problem" in org) return fail(org.problem.reason, org.problem.message, 30_000);
+      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
       if (!hasFinalizer(object)) {
         await addFinalizer(deps.objects, object);
         return;
@@ -117,7 +97,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       const server = await deps.servers.get(namespace, spec.mcpServerRef.name);
       const serverId = server?.status?.mcpServerId;
       if (!serverId)
-        return fail(
+        return draft.fail(
           "MCPServerNotReady",
           `MCPServer ${spec.mcpServerRef.name} has no Cloud API server yet`,
           10_000,
@@ -127,11 +107,11 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
 
       let tool: Tool | undefined;
       try {
-        if (status.toolId) {
+        if (draft.status.toolId) {
           try {
-            tool = await deps.cloud.tools.get(orgId, status.toolId);
+            tool = await deps.cloud.tools.get(orgId, draft.status.toolId);
           } catch (error) {
-            if (!notFound(error)) throw error;
+            if (!isNotFound(error)) throw error;
           }
         }
         tool ??= await deps.cloud.tools.findByExposedName(orgId, serverId, spec.exposedName);
@@ -158,14 +138,14 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
           }
         }
       } catch (error) {
-        if (refusal(error)) {
-          if (tool) status = { ...status, toolId: tool.id, mcpServerId: serverId, enabled: tool.enabled };
-          return fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+        if (isRefusal(error)) {
+          if (tool) draft.update({ toolId: tool.id, mcpServerId: serverId, enabled: tool.enabled });
+          return draft.fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
         }
         throw error;
       }
-      status = { ...status, toolId: tool.id, mcpServerId: serverId, enabled: tool.enabled };
-      set({
+      draft.update({ toolId: tool.id, mcpServerId: serverId, enabled: tool.enabled });
+      draft.set({
         type: "Reconciled",
         status: "True",
         reason: "Synced",
@@ -174,7 +154,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       const authorized = tool.enabled && tool.authorization.state === "authorized";
       if (spec.enabled && !authorized) {
         const message = `an owner or admin must enable and authorize tool ${spec.exposedName} in the dashboard (binding ${tool.binding.digest}); the operator creates drafts only`;
-        set({
+        draft.set({
           type: "Authorized",
           status: "False",
           reason:
@@ -183,22 +163,22 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
               : "AdminApprovalRequired",
           message,
         });
-        set({ type: "Ready", status: "False", reason: "AwaitingAuthorization", message });
+        draft.set({ type: "Ready", status: "False", reason: "AwaitingAuthorization", message });
       } else {
-        set({
+        draft.set({
           type: "Authorized",
           status: authorized ? "True" : "False",
           reason: authorized ? "Authorized" : "Disabled",
           message: authorized ? "the Gateway uses this tool" : "disabled draft, as the spec says",
         });
-        set({
+        draft.set({
           type: "Ready",
           status: "True",
           reason: "Synced",
           message: authorized ? "tool enabled and authorized" : "tool kept as a disabled draft",
         });
       }
-      await writeStatusIfChanged(deps.objects, object, status);
+      await draft.write();
       // A person's authorization happens in the dashboard: look again soon while it is awaited.
       return spec.enabled && !authorized ? { requeueAfterMs: 30_000 } : undefined;
     },

@@ -4,12 +4,8 @@
 // it when the rotation annotation changes, summarises delivery health in status, and on deletion
 // removes the endpoint and the Secret before letting the finalizer go.
 import type { KubeConfig } from "@kubernetes/client-node";
-import {
-  type CloudApi,
-  CloudApiError,
-  type WebhookEndpoint,
-  type WebhookEndpointInput,
-} from "../cloud-api/index.js";
+import { type CloudApi, type WebhookEndpoint, type WebhookEndpointInput } from "../cloud-api/index.js";
+import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import {
@@ -22,8 +18,7 @@ import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
 import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
 import { cloudIdAnnotation, SecretNotOursError, SecretWriter } from "../kube/secrets.js";
-import { setCondition, type ConditionInput } from "../status/conditions.js";
-import { writeStatusIfChanged } from "../status/write.js";
+import { StatusDraft } from "../status/status-draft.js";
 import type { OrganizationLookup } from "./organization-of.js";
 
 export type WebhookEndpointObject = CustomObject<WebhookEndpointSpec, WebhookEndpointStatus>;
@@ -69,10 +64,7 @@ export function endpointDrift(
   return update;
 }
 
-const notFound = (error: unknown) => error instanceof CloudApiError && error.status === 404;
 /** A refusal the spec must change to fix (4xx other than rate limits): shown, not retried hot. */
-const refusal = (error: unknown): error is CloudApiError =>
-  error instanceof CloudApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
 
 export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpointObject> {
   const secrets = new SecretWriter(deps.kubeConfig);
@@ -83,41 +75,31 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
     async reconcile(_key, object) {
       if (!object) return;
       const namespace = object.metadata!.namespace!;
-      const generation = object.metadata?.generation ?? 0;
       const spec = webhookEndpointSpec.parse(object.spec);
-      let status: WebhookEndpointStatus = { ...object.status, observedGeneration: generation };
-      const set = (c: ConditionInput) =>
-        (status = { ...status, conditions: setCondition(status.conditions, c, generation, now()) });
-      const fail = async (reason: string, message: string, requeueAfterMs?: number) => {
-        set({ type: "Reconciled", status: "False", reason, message });
-        set({ type: "Ready", status: "False", reason, message });
-        if (await writeStatusIfChanged(deps.objects, object, status))
-          await deps.events.record(object, "Warning", reason, message);
-        return requeueAfterMs === undefined ? undefined : { requeueAfterMs };
-      };
+      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
 
       const org = await deps.organizationOf(namespace);
 
       if (object.metadata?.deletionTimestamp) {
         if (!hasFinalizer(object)) return;
-        if (status.webhookId) {
+        if (draft.status.webhookId) {
           if ("problem" in org)
-            return fail(
+            return draft.fail(
               org.problem.reason,
               `cannot delete the Cloud API endpoint: ${org.problem.message}`,
               30_000,
             );
           try {
-            await deps.cloud.webhooks.delete(org.organizationId, status.webhookId);
+            await deps.cloud.webhooks.delete(org.organizationId, draft.status.webhookId);
           } catch (error) {
-            if (!notFound(error)) throw error;
+            if (!isNotFound(error)) throw error;
           }
         }
         await secrets.deleteIfOurs(namespace, spec.secretName);
         await removeFinalizer(deps.objects, object);
         return;
       }
-      if ("problem" in org) return fail(org.problem.reason, org.problem.message, 30_000);
+      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
       if (!hasFinalizer(object)) {
         await addFinalizer(deps.objects, object); // the update comes back as an event
         return;
@@ -130,13 +112,13 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
         const secret = await secrets.read(namespace, spec.secretName);
         // A status lost after a create (e.g. a conflict on the status write) is recovered from the
         // Secret's annotation, so the endpoint is never created twice.
-        const knownId = status.webhookId ?? secret?.metadata?.annotations?.[cloudIdAnnotation];
+        const knownId = draft.status.webhookId ?? secret?.metadata?.annotations?.[cloudIdAnnotation];
         let endpoint: WebhookEndpoint | undefined;
         if (knownId) {
           try {
             endpoint = await deps.cloud.webhooks.get(orgId, knownId);
           } catch (error) {
-            if (!notFound(error)) throw error;
+            if (!isNotFound(error)) throw error;
           }
         }
         if (!endpoint) {
@@ -145,7 +127,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
             [signingSecretKey]: created.secret,
           });
           endpoint = created.webhook;
-          status = { ...status, webhookId: endpoint.id, secretRotation: rotation };
+          draft.update({ webhookId: endpoint.id, secretRotation: rotation });
           await deps.events.record(
             object,
             "Normal",
@@ -153,7 +135,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
             `Webhook endpoint ${endpoint.id} ${knownId ? "was missing in the Cloud API and was created again" : "created"}; signing secret written to Secret ${spec.secretName}`,
           );
         } else {
-          status = { ...status, webhookId: endpoint.id };
+          draft.update({ webhookId: endpoint.id });
           const update = endpointDrift(want, endpoint);
           if (Object.keys(update).length > 0) {
             endpoint = (await deps.cloud.webhooks.update(orgId, endpoint.id, update)).webhook;
@@ -166,10 +148,10 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           }
           // A new rotation annotation, or a Secret that went missing: only a rotation gives a secret again.
           const secretMissing = !secret?.data?.[signingSecretKey];
-          if (rotation !== status.secretRotation || secretMissing) {
+          if (rotation !== draft.status.secretRotation || secretMissing) {
             const rotated = await deps.cloud.webhooks.rotateSecret(orgId, endpoint.id);
             await secrets.write(object, spec.secretName, endpoint.id, { [signingSecretKey]: rotated.secret });
-            status = { ...status, secretRotation: rotation };
+            draft.update({ secretRotation: rotation });
             await deps.events.record(
               object,
               "Normal",
@@ -183,44 +165,43 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           deps.cloud.webhooks.deliveries(orgId, endpoint.id, "failed"),
           deps.cloud.webhooks.deliveries(orgId, endpoint.id, "delivered", 1),
         ]);
-        status = {
-          ...status,
+        draft.update({
           deliveries: {
             pending: pending.length,
             failed: failed.length,
             lastDeliveredAt: delivered[0]?.delivered_at ?? undefined,
             lastFailedAt: failed[0]?.failed_at ?? undefined,
           },
-        };
+        });
       } catch (error) {
-        if (error instanceof SecretNotOursError) return fail("SecretNotOurs", error.message);
-        if (refusal(error))
-          return fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+        if (error instanceof SecretNotOursError) return draft.fail("SecretNotOurs", error.message);
+        if (isRefusal(error))
+          return draft.fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
         throw error;
       }
-      set({
+      draft.set({
         type: "Reconciled",
         status: "True",
         reason: "Synced",
-        message: `webhook endpoint ${status.webhookId} matches the spec`,
+        message: `webhook endpoint ${draft.status.webhookId} matches the spec`,
       });
-      const failedCount = status.deliveries?.failed ?? 0;
+      const failedCount = draft.status.deliveries?.failed ?? 0;
       if (!spec.enabled)
-        set({
+        draft.set({
           type: "Ready",
           status: "True",
           reason: "Disabled",
           message: "endpoint disabled; deliveries wait until it is enabled",
         });
       else if (failedCount > 0)
-        set({
+        draft.set({
           type: "Ready",
           status: "True",
           reason: "DeliveriesFailed",
           message: `${failedCount} deliveries failed after every attempt`,
         });
-      else set({ type: "Ready", status: "True", reason: "Synced", message: "endpoint configured" });
-      await writeStatusIfChanged(deps.objects, object, status);
+      else draft.set({ type: "Ready", status: "True", reason: "Synced", message: "endpoint configured" });
+      await draft.write();
     },
   };
 }
