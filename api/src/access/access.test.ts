@@ -126,6 +126,52 @@ describe("operator identity (TokenReview)", () => {
   });
 });
 
+describe("operator admin changes (docs/access.md)", () => {
+  it("lets an operator assign an agent's policy only when an owner bound it as admin with allow_admin_changes", async () => {
+    const owner = api.browser();
+    await owner.signUpAndIn(api.smtp);
+    const org = (await owner.post("/orgs", { name: "GitOps" })).body.organization.id;
+    const policy = (await owner.post(`/orgs/${org}/policies`, { name: "p" })).body.policy.id;
+    const operator = (method: string, path: string, body?: unknown) =>
+      new Browser(api.base, randomIp(), null).request(method, path, body, { authorization: `Bearer ${OPERATOR_TOKEN}` });
+    const username = "system:serviceaccount:countersign-system:operator";
+    const bindings = async () => (await owner.get(`/orgs/${org}/operator-bindings`)).body.items;
+
+    // the grant needs the admin role: refused, and no binding is made
+    const wrong = await owner.post(`/orgs/${org}/operator-bindings`, { username, role: "developer", allow_admin_changes: true });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.code).toBe("VALIDATION_FAILED");
+    expect(wrong.body.error.details.issues[0].path).toBe("allow_admin_changes");
+    expect(await bindings()).toEqual([]);
+
+    // bound as admin without the grant: the policy assignment is a person's, and nothing is created
+    const plain = await owner.post(`/orgs/${org}/operator-bindings`, { username, role: "admin" });
+    expect(plain.body.binding.allow_admin_changes).toBe(false);
+    const refused = await operator("POST", `/orgs/${org}/agents`, { name: "bot", policy_id: policy });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("ADMIN_REQUIRED");
+    expect((await owner.get(`/orgs/${org}/agents`)).body.items).toEqual([]);
+    const agent = await operator("POST", `/orgs/${org}/agents`, { name: "bot" });
+    expect(agent.status).toBe(201);
+    const id = agent.body.agent.id;
+    expect((await operator("PATCH", `/orgs/${org}/agents/${id}`, { policy_id: policy })).body.error.code).toBe("ADMIN_REQUIRED");
+    expect((await owner.get(`/orgs/${org}/agents/${id}`)).body.agent.policy).toBeNull();
+
+    // rebound with the grant: the same switch goes through, audited with the operator as actor
+    await owner.delete(`/orgs/${org}/operator-bindings/${plain.body.binding.id}`);
+    const granted = await owner.post(`/orgs/${org}/operator-bindings`, { username, role: "admin", allow_admin_changes: true });
+    expect(granted.status).toBe(201);
+    expect(granted.body.binding.allow_admin_changes).toBe(true);
+    const switched = await operator("PATCH", `/orgs/${org}/agents/${id}`, { policy_id: policy });
+    expect(switched.status).toBe(200);
+    expect(switched.body.agent.policy.id).toBe(policy);
+    const audit = await owner.get(`/orgs/${org}/audit?action=agent.policy_switched`);
+    expect(audit.body.items[0].actor).toMatchObject({ type: "operator", id: username });
+    const bound = await owner.get(`/orgs/${org}/audit?action=operator.bound`);
+    expect(bound.body.items.map((i: { details: { allow_admin_changes: boolean } }) => i.details.allow_admin_changes).sort()).toEqual([false, true]);
+  });
+});
+
 describe("no secret in any response, log line or audit entry", () => {
   it("never shows a password, key secret, session token or link token after it was handed over", async () => {
     const password = "sw0rdfish-unique-password-9f3";

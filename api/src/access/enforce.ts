@@ -18,6 +18,8 @@ export interface OrganizationAccess {
   plan: Plan;
   /** The caller's role; null for a management key (keys have scopes, not roles). */
   role: Role | null;
+  /** A bound operator the owner allowed the "Admins, signed in" changes (docs/access.md). */
+  operatorAdminChanges: boolean;
 }
 
 declare module "fastify" {
@@ -46,10 +48,11 @@ function orgIdOf(request: FastifyRequest): string | undefined {
 async function loadOrganization(ctx: ApiContext, id: string, p: Principal) {
   const member = p.kind === "session" ? p.userId : null;
   const operator = p.kind === "operator" ? p.username : null;
-  const { rows } = await ctx.pool.query<{ name: string; plan: string | null; role: Role | null }>(
+  const { rows } = await ctx.pool.query<{ name: string; plan: string | null; role: Role | null; operator_admin_changes: boolean | null }>(
     `select o.name, o.plan,
             coalesce((select role from memberships m where m.organization_id = o.id and m.user_id = $2),
-                     (select role from operator_bindings b where b.organization_id = o.id and b.username = $3)) as role
+                     (select role from operator_bindings b where b.organization_id = o.id and b.username = $3)) as role,
+            (select allow_admin_changes from operator_bindings b where b.organization_id = o.id and b.username = $3) as operator_admin_changes
        from organizations o where o.id = $1`,
     [id, member, operator],
   );
@@ -110,6 +113,7 @@ async function accessPlugin(app: FastifyInstance, ctx: ApiContext) {
         name: row!.name,
         plan: isPlan(row!.plan) ? row!.plan : ctx.defaultPlan,
         role: row!.role,
+        operatorAdminChanges: row!.operator_admin_changes === true,
       };
     }
     if (ctx.accessProbe && request.headers["x-access-probe"] === "1") {

@@ -5,11 +5,15 @@ import { isAdmin, organizationOf } from "../routes/shared.js";
 /**
  * "Admins, signed in" (SPEC 4.4): switching an agent's policy, enabling or
  * authorizing a tool, changing what an enabled tool is bound to. A person with
- * the owner or admin role in a browser session; a management key or an
- * operator never, whatever its scopes or role (403 ADMIN_REQUIRED).
+ * the owner or admin role in a browser session; a management key never,
+ * whatever its scopes (403 ADMIN_REQUIRED). An operator only when an owner
+ * bound it as admin with `allow_admin_changes` (docs/access.md): GitOps
+ * teams review these changes in Git, and the owner chose to trust that review.
  */
 export function isAdminSignedIn(request: FastifyRequest): boolean {
-  return request.principal.kind === "session" && isAdmin(organizationOf(request).role);
+  const o = organizationOf(request);
+  if (request.principal.kind === "session") return isAdmin(o.role);
+  return request.principal.kind === "operator" && o.role === "admin" && o.operatorAdminChanges;
 }
 
 export function requireAdminSignedIn(request: FastifyRequest, what: string): void {

@@ -10,6 +10,7 @@ interface BindingRow {
   id: string;
   username: string;
   role: string;
+  allow_admin_changes: boolean;
   created_by: string | null;
   created_at: Date;
 }
@@ -19,7 +20,9 @@ const bindingJson = (b: BindingRow) => ({ ...b, created_at: b.created_at.toISOSt
  * Operator bindings (DESIGN "Kubernetes"; not in SPEC 4.4): an owner binds a
  * Kubernetes ServiceAccount, as the cluster's TokenReview names it, to the
  * organization with a role below owner. The operator then calls the Cloud API
- * with its ServiceAccount token and acts with that role.
+ * with its ServiceAccount token and acts with that role; with
+ * `allow_admin_changes` (admin only) it may also make the changes SPEC 4.4
+ * reserves for admins signed in (admin-signed-in.ts).
  */
 export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
@@ -27,7 +30,7 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
   r.get("/orgs/:org_id/operator-bindings", { schema: { params, querystring: z.strictObject({}) } }, async (request) => {
     const o = organizationOf(request);
     const { rows } = await ctx.pool.query<BindingRow>(
-      "select id, username, role, created_by, created_at from operator_bindings where organization_id = $1 order by created_at, id",
+      "select id, username, role, allow_admin_changes, created_by, created_at from operator_bindings where organization_id = $1 order by created_at, id",
       [o.id],
     );
     return { items: rows.map(bindingJson), next_cursor: null };
@@ -41,25 +44,31 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
         body: z.strictObject({
           username: z.string().max(300).regex(/^system:serviceaccount:[a-z0-9]([-a-z0-9]*[a-z0-9])?:[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, "system:serviceaccount:<namespace>:<name>"),
           role: z.enum(["admin", "approver", "developer", "viewer"]),
+          allow_admin_changes: z.boolean().default(false),
         }),
       },
     },
     async (request, reply) => {
       const o = organizationOf(request);
       const s = request.principal.kind === "session" ? request.principal.userId : null;
+      if (request.body.allow_admin_changes && request.body.role !== "admin") {
+        throw new ServiceError("VALIDATION_FAILED", "allow_admin_changes needs the admin role", {
+          issues: [{ path: "allow_admin_changes", code: "invalid_value", message: "only an operator bound as admin may make admin changes" }],
+        });
+      }
       const binding = await inTransaction(ctx.pool, async (db) => {
         let row: BindingRow;
         try {
           const { rows } = await db.query<BindingRow>(
-            "insert into operator_bindings (organization_id, username, role, created_by) values ($1, $2, $3, $4) returning id, username, role, created_by, created_at",
-            [o.id, request.body.username, request.body.role, s],
+            "insert into operator_bindings (organization_id, username, role, allow_admin_changes, created_by) values ($1, $2, $3, $4, $5) returning id, username, role, allow_admin_changes, created_by, created_at",
+            [o.id, request.body.username, request.body.role, request.body.allow_admin_changes, s],
           );
           row = rows[0]!;
         } catch (err) {
           if (isUniqueViolation(err)) throw new ServiceError("CONFLICT", "this ServiceAccount is already bound", { reason: "ALREADY_BOUND" });
           throw err;
         }
-        await audit(db, { organizationId: o.id, action: "operator.bound", actor: actorOf(request.principal), target: { type: "operator", id: row.username }, details: { role: row.role } });
+        await audit(db, { organizationId: o.id, action: "operator.bound", actor: actorOf(request.principal), target: { type: "operator", id: row.username }, details: { role: row.role, allow_admin_changes: row.allow_admin_changes } });
         return row;
       });
       return reply.code(201).send({ binding: bindingJson(binding) });
