@@ -5,9 +5,8 @@ import {
   generateSeed,
   identityGenesis,
   nodeSigner,
-  objectBody,
   signIdentity,
-  signObject,
+  signDelegation,
   timestamp,
   toBase64url,
   type Signer,
@@ -178,19 +177,7 @@ export function mcpToolBinding(serverId: string, url: string, mapping: unknown) 
 /** The principal's DELEGATION of `payments.*` to the agent for a year. */
 async function delegate(db: Queryable, orgId: string, agentId: string, principal: Signer): Promise<void> {
   const expiresAt = new Date(Date.now() + 365 * 86400_000);
-  const object = signObject(
-    objectBody({
-      type: "DELEGATION",
-      actor: principal.kid,
-      on_behalf_of: null,
-      thread: null,
-      parent: null,
-      delegations: [],
-      issued_at: timestamp(Date.now()),
-      payload: { organization_id: orgId, agent_id: agentId, permissions: ["payments.*"], expires_at: timestamp(expiresAt) },
-    }),
-    principal,
-  );
+  const object = signDelegation(principal, { organization_id: orgId, agent_id: agentId, permissions: ["payments.*"], expires_at: expiresAt });
   await db.query("insert into delegations (organization_id, agent_id, object_id, object, permissions, expires_at) values ($1, $2, $3, $4, $5, $6)", [
     orgId,
     agentId,
