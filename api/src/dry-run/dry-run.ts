@@ -3,6 +3,7 @@ import {
   answerFor,
   checkArguments,
   decideCall,
+  deniedForApprovers,
   loadDecisionContext,
   readActionView,
   resolveApprovers,
@@ -115,10 +116,7 @@ export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRun
         : { resolved: false, code: resolved.code, detail: resolved.detail }),
     };
     // As the Gateway does: no approvers is a denial with the approval rule's explanation.
-    if (!resolved.ok) {
-      const explanation = verdict.evaluation.agentExplanation;
-      verdict = { kind: "denied", code: resolved.code, detail: resolved.detail, facts: verdict.facts, evaluation: verdict.evaluation, agentExplanation: explanation ? { ...explanation, decision: "denied" } : null };
-    }
+    if (!resolved.ok) verdict = deniedForApprovers(verdict, resolved);
   }
 
   const plan = await planUsage(db, ctx);

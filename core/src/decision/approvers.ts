@@ -1,4 +1,5 @@
 import type { Queryable } from "../store/queryable.js";
+import type { Verdict } from "./pipeline.js";
 
 /** Limits of SPEC 2.7 / 8.5. */
 export const MAX_APPROVER_IDENTITIES = 32;
@@ -44,4 +45,21 @@ export async function resolveApprovers(
     return { ok: false, code: "TOO_MANY_APPROVERS", detail: `the approving roles admit more than ${MAX_APPROVER_IDENTITIES} approver identities` };
   }
   return { ok: true, approvers, kids };
+}
+
+/**
+ * An approval verdict whose approvers do not resolve: denied with the
+ * resolution's code (NO_APPROVERS, TOO_MANY_APPROVERS) and the approval
+ * rule's explanation, as the agent gets it from the Gateway and the dry run.
+ */
+export function deniedForApprovers(verdict: Extract<Verdict, { kind: "approval" }>, resolved: Extract<ApproverResolution, { ok: false }>): Extract<Verdict, { kind: "denied" }> {
+  const explanation = verdict.evaluation.agentExplanation;
+  return {
+    kind: "denied",
+    code: resolved.code,
+    detail: resolved.detail,
+    facts: verdict.facts,
+    evaluation: verdict.evaluation,
+    agentExplanation: explanation ? { ...explanation, decision: "denied" } : null,
+  };
 }

@@ -6,7 +6,7 @@ import type { NotificationHub, Pool } from "../store/index.js";
 import { inSpan, inSpanSync } from "../telemetry/index.js";
 import { readActionView, type ActionView } from "./action-view.js";
 import { answerFor, unrecordedAnswer } from "./answers.js";
-import { resolveApprovers } from "./approvers.js";
+import { deniedForApprovers, resolveApprovers } from "./approvers.js";
 import { expireLapsedApproval } from "./close.js";
 import { loadDecisionContext, type DecisionContext } from "./context.js";
 import { issueStoredReceipt, signedCall, signProposal, signTask } from "./evidence.js";
@@ -16,6 +16,7 @@ import { handOutApproved } from "./hand-out.js";
 import { decideCall, type Evaluation, type Verdict } from "./pipeline.js";
 import { PolicyCache } from "./policy-cache.js";
 import { recordDecision, type ActionRecord, type DecisionWrite, type EventRecord, type ObjectRecord } from "./record.js";
+import { verdictOutcome, verdictView, type RecordedIds, type RecordedVerdict, type VerdictOutcome } from "./verdict-view.js";
 import type { AuthorizeAnswer, AuthorizeCall, AuthorizeService } from "./service.js";
 import type { GatewayCode } from "../errors/index.js";
 
@@ -131,34 +132,23 @@ export class DecisionService implements AuthorizeService {
       const { roles, approverCount } = verdict;
       const resolved = await inSpan("decision.approvers", () => resolveApprovers(this.pool, ctx.organization.id, roles, approverCount));
       if (resolved.ok) approvers = resolved.kids;
-      else {
-        const explanation = verdict.evaluation.agentExplanation;
-        verdict = {
-          kind: "denied",
-          code: resolved.code,
-          detail: resolved.detail,
-          facts: verdict.facts,
-          evaluation: verdict.evaluation,
-          agentExplanation: explanation ? { ...explanation, decision: "denied" } : null,
-        };
-      }
+      else verdict = deniedForApprovers(verdict, resolved);
     }
 
     const decided = verdict;
-    const write = inSpanSync("decision.sign", () => this.decisionWrite(ctx, call, decided, { argumentsDigest, fingerprint, approvers, now }));
-    const outcome = await inSpan("decision.record", (span) => {
+    const outcome = verdictOutcome(ctx, decided, call.execution, now);
+    const write = inSpanSync("decision.sign", () => this.decisionWrite(ctx, call, decided, outcome, { argumentsDigest, fingerprint, approvers, now }));
+    const stored = await inSpan("decision.record", (span) => {
       span.setAttribute("countersign.status", write.action.status);
       return recordDecision(this.pool, write);
     });
-    if (outcome === "plan_limit") return unrecorded("PLAN_LIMIT_EXCEEDED", "the organization reached its plan's monthly protected actions");
-    if (outcome === "idempotency_conflict") {
+    if (stored === "plan_limit") return unrecorded("PLAN_LIMIT_EXCEEDED", "the organization reached its plan's monthly protected actions");
+    if (stored === "idempotency_conflict") {
       // Another replica recorded this key first: this call is a repeat of its decision.
       const again = await load();
       return this.resume(again!.existingActionId!, fingerprint, call, true);
     }
-    const view = viewOf(write);
-    const window = verdict.evaluation?.observeWindow;
-    if (window) view.observeEndsAt = new Date(window.endsAt);
+    const view = verdictView(ctx, outcome, { execution: call.execution, requestFingerprint: fingerprint, argumentsDigest }, idsOf(write));
     if (view.status === "pending_approval" && call.waitSeconds > 0) {
       return { kind: "recorded", view: await inSpan("decision.wait", () => this.waitForPerson(view, call)), resumed: false, raced: false };
     }
@@ -226,7 +216,8 @@ export class DecisionService implements AuthorizeService {
   private decisionWrite(
     ctx: DecisionContext,
     call: DecisionCall,
-    verdict: Exclude<Verdict, { kind: "refused" }>,
+    verdict: RecordedVerdict,
+    outcome: VerdictOutcome,
     x: { argumentsDigest: `sha256:${string}`; fingerprint: string; approvers: string[]; now: Date },
   ): DecisionWrite {
     const { now } = x;
@@ -266,9 +257,9 @@ export class DecisionService implements AuthorizeService {
       action: tool.action,
       execution: call.execution,
       environment: call.key.environment,
-      status: "denied",
-      decisionCode: null,
-      decisionDetail: null,
+      status: outcome.status,
+      decisionCode: outcome.decisionCode,
+      decisionDetail: outcome.decisionDetail,
       argumentsDigest: x.argumentsDigest,
       requestFingerprint: x.fingerprint,
       idempotencyKey: call.idempotencyKey,
@@ -285,14 +276,14 @@ export class DecisionService implements AuthorizeService {
             enforcement: evaluation.enforcement,
           }
         : null,
-      agentExplanation: verdict.kind === "denied" ? verdict.agentExplanation : (evaluation?.agentExplanation ?? null),
+      agentExplanation: outcome.agentExplanation,
       explanation: evaluation?.explanation ?? null,
       delegationId: delegation?.id ?? null,
       taskObjectId: null,
       proposalObjectId: null,
-      expiresAt: null,
+      expiresAt: outcome.expiresAt,
       observeWindowId: evaluation?.observeWindow?.id ?? null,
-      relaxed: evaluation?.relaxed ?? false,
+      relaxed: outcome.relaxed,
       gatewayInstanceId: this.opts.instanceId,
       gatewayLanguageRevision: LANGUAGE_REVISION,
       bindingDigest: tool.binding == null ? null : digestOf(tool.binding),
@@ -327,18 +318,15 @@ export class DecisionService implements AuthorizeService {
     }
 
     if (verdict.kind === "denied") {
-      action.decisionCode = verdict.code;
-      action.decisionDetail = verdict.detail;
       write.events.push(actionDenied(eventAction, { code: verdict.code, message: verdict.detail, policy: policyObject }));
       return write;
     }
 
     const ev = verdict.evaluation;
     const d = verdict.facts.delegation;
-    const delegationEnds = Date.parse(d.expiresAt);
+    // How long the authorization or the approval request lasts is the outcome's (verdict-view.ts).
+    const expiresAt = outcome.expiresAt!;
     if (verdict.kind === "approval") {
-      // An approval request never outlives the delegation (SPEC 2.1).
-      const expiresAt = new Date(Math.min(now.getTime() + verdict.ttlSeconds * 1000, delegationEnds));
       const approvalId = randomUUID();
       const proposal = signProposal(this.opts.identity, task!, {
         call: signedCall(tool.exposedName, tool.action, x.argumentsDigest, amount),
@@ -350,7 +338,7 @@ export class DecisionService implements AuthorizeService {
         now,
       });
       write.objects.push(objectRecord(proposal));
-      Object.assign(action, { status: "pending_approval", decisionCode: "APPROVAL_PENDING", proposalObjectId: proposal.id, expiresAt });
+      action.proposalObjectId = proposal.id;
       write.approval = { id: approvalId, roles: verdict.roles, approverCount: verdict.approverCount, approverKids: x.approvers, expiresAt };
       write.events.push(
         approvalRequested(eventAction, { approval_request_id: approvalId, expires_at: expiresAt.toISOString(), roles: verdict.roles, approver_count: verdict.approverCount, policy: policyObject! }),
@@ -358,8 +346,7 @@ export class DecisionService implements AuthorizeService {
       return write;
     }
 
-    // Allowed: executable until the organization's default lifetime ends (SPEC 2.1), never past the delegation.
-    const expiresAt = new Date(Math.min(now.getTime() + ctx.organization.approvalTtlSeconds * 1000, delegationEnds));
+    // Allowed: executable until expiresAt.
     const proposal = signProposal(this.opts.identity, task!, {
       call: signedCall(tool.exposedName, tool.action, x.argumentsDigest, amount),
       policyEffect: ev.decision.effect,
@@ -372,14 +359,14 @@ export class DecisionService implements AuthorizeService {
     write.objects.push(objectRecord(proposal));
     if (call.execution === "gateway") {
       // Allowed, not executed yet: the receipt comes with the RESULT (core/src/execution).
-      Object.assign(action, { status: "approved", proposalObjectId: proposal.id, expiresAt });
+      action.proposalObjectId = proposal.id;
       write.events.push(actionAllowed(eventAction, policyObject!));
       if (ev.relaxed) write.events.push(observeOverride(eventAction, policyObject!));
       return write;
     }
     const receipt = issueStoredReceipt(this.opts.identity, [task!, proposal], [d.object], ctx.principal!.documents, now);
     const receiptId = randomUUID();
-    Object.assign(action, { status: "authorized", proposalObjectId: proposal.id, expiresAt });
+    action.proposalObjectId = proposal.id;
     write.receipt = {
       id: receiptId,
       kind: receipt.kind,
@@ -414,32 +401,13 @@ function objectRecord(o: { id: string; body: { type: string } }): ObjectRecord {
   return { objectId: o.id, type: o.body.type, object: o };
 }
 
-/** The view of an action just written, without reading it back. */
-function viewOf(w: DecisionWrite): ActionView {
-  const a = w.action;
+/** The ids a decision write created, for the view answered without reading it back. */
+function idsOf(w: DecisionWrite): RecordedIds {
   return {
-    id: a.id,
-    organizationId: a.organizationId,
-    agentId: a.agentId,
-    status: a.status,
-    execution: a.execution,
-    decisionCode: a.decisionCode,
-    decisionDetail: a.decisionDetail,
-    requestFingerprint: a.requestFingerprint,
-    argumentsDigest: a.argumentsDigest,
-    expiresAt: a.expiresAt,
-    taskObjectId: a.taskObjectId,
-    proposalObjectId: a.proposalObjectId,
-    agentExplanation: a.agentExplanation,
-    enforcement: a.policy?.enforcement ?? null,
-    relaxed: a.relaxed,
-    policyEffect: a.policy?.effect ?? null,
-    ruleId: a.policy?.ruleId ?? null,
-    observeEndsAt: null,
-    approval: w.approval ? { id: w.approval.id, status: "pending", expiresAt: w.approval.expiresAt, decisionObjectId: null } : null,
+    id: w.action.id,
+    taskObjectId: w.action.taskObjectId,
+    proposalObjectId: w.action.proposalObjectId,
+    approvalId: w.approval?.id ?? null,
     receipt: w.receipt ? { id: w.receipt.id, receiptObjectId: w.receipt.receiptObjectId, outcome: w.receipt.outcome } : null,
-    errorCode: null,
-    result: null,
-    resultObjectId: null,
   };
 }

@@ -5,7 +5,7 @@
  */
 export { checkArguments, argumentLimits, type ArgumentCheck, type ArgumentProblem } from "./argument-limits.js";
 export { mapAmount, amountMapping, type AmountMapping, type MappedAmount } from "./amount.js";
-export { resolveApprovers, MAX_APPROVER_IDENTITIES, IDENTITIES_PER_MEMBER, type Approver, type ApproverResolution } from "./approvers.js";
+export { resolveApprovers, deniedForApprovers, MAX_APPROVER_IDENTITIES, IDENTITIES_PER_MEMBER, type Approver, type ApproverResolution } from "./approvers.js";
 export { loadDecisionContext, type DecisionContext } from "./context.js";
 export { decideCall, type CallInput, type Verdict, type Evaluation, type DecidedFacts, type CallFacts } from "./pipeline.js";
 export { PolicyCache } from "./policy-cache.js";
@@ -13,6 +13,7 @@ export { registerGatewayIdentity, type GatewayIdentity } from "./gateway-identit
 export { DecisionService, ACTION_CHANNEL, LANGUAGE_REVISION, type DecisionServiceOptions } from "./authorize.js";
 export { WaitLimits } from "./wait-limits.js";
 export { readActionView, type ActionView } from "./action-view.js";
+export { verdictOutcome, verdictView, NOTHING_RECORDED, type RecordedVerdict, type VerdictOutcome, type RecordedIds } from "./verdict-view.js";
 export { answerFor, unrecordedAnswer, observePolicyOf, recordedRefusal, AUTHORIZATION_NOTE, type RecordedRefusal } from "./answers.js";
 export { type DecisionCall, type Decided } from "./authorize.js";
 export { issueStoredReceipt, type IssuedReceipt } from "./evidence.js";
