@@ -1,13 +1,18 @@
+import { agents } from "./agents.js";
+import { apiKeys } from "./api-keys.js";
 import { CloudApiClient } from "./client.js";
 import { mcpServers } from "./mcp-servers.js";
+import { observeWindows } from "./observe.js";
 import { organizations } from "./organizations.js";
 import { policies } from "./policies.js";
 import { tools } from "./tools.js";
 import { webhooks } from "./webhooks.js";
 
 export { CloudApiClient, CloudApiError, type CloudApiClientOptions } from "./client.js";
+export type { Agent, AgentInput, Delegation } from "./agents.js";
+export type { ApiKey } from "./api-keys.js";
 export type { McpServer, McpServerCreate, McpServerUpdate } from "./mcp-servers.js";
-export type { Organization, OrganizationUpdate } from "./organizations.js";
+export type { Organization, OrganizationUpdate, Principal } from "./organizations.js";
 export type { Policy, PolicyExampleWire, PolicyStatusItem, PolicyVersion, VersionBrief } from "./policies.js";
 export type { AmountMapping, Tool, ToolFields } from "./tools.js";
 export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointInput } from "./webhooks.js";
@@ -16,9 +21,12 @@ export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointInput } from "./w
 export function cloudApi(client: CloudApiClient) {
   return {
     organizations: organizations(client),
+    agents: agents(client),
+    apiKeys: apiKeys(client),
     mcpServers: mcpServers(client),
     tools: tools(client),
     policies: policies(client),
+    observeWindows: observeWindows(client),
     webhooks: webhooks(client),
   };
 }

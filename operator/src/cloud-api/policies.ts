@@ -10,6 +10,35 @@ export interface VersionBrief {
 
 export interface PolicyVersion extends VersionBrief {
   status: "draft" | "active" | "superseded";
+  origin: "document" | "template" | "require_approval_copy" | "rollback";
+  /** The version a copy (require-approval or rollback) was made from. */
+  source_version_id: string | null;
+}
+
+/** A saved example's result under a version (the engine's, docs/policy-language.md 6). */
+export interface ExampleResult {
+  id: string;
+  /** Null when the example states no expectation. */
+  passed: boolean | null;
+  expected: { outcome: string; rule_id: string | null };
+  actual: { outcome: string; rule_id: string | null };
+}
+
+/** The answer of POST .../activate: the version and what the gates found. */
+export interface Activation {
+  version: PolicyVersion;
+  examples: { failed: number; results: ExampleResult[] } | null;
+}
+
+/** The answer of POST .../rollback (docs/policy-rollout.md). */
+export interface Rollback {
+  version: PolicyVersion;
+  restored_version: PolicyVersion;
+  previous_version_id: string | null;
+  open_actions: "keep" | "supersede_pending" | "supersede_all";
+  closed_actions: number;
+  shadow_cleared: boolean;
+  warnings: Array<{ code: string; message: string }>;
 }
 
 export interface Policy {
@@ -81,13 +110,40 @@ export function policies(client: CloudApiClient) {
       return (await client.post<{ version: PolicyVersion }>(`${one(org, id)}/versions`, { document, note }))
         .version;
     },
+    /** The require-approval draft of a version (SPEC 3.5); 409 DRAFT_EXISTS names an equal draft. */
+    async createRequireApprovalCopy(
+      org: string,
+      id: string,
+      sourceVersionId: string,
+      note: string,
+    ): Promise<PolicyVersion> {
+      return (
+        await client.post<{ version: PolicyVersion }>(`${one(org, id)}/versions`, {
+          require_approval_copy_of: sourceVersionId,
+          note,
+        })
+      ).version;
+    },
+    /** A rollback (SPEC 3.6): a new version copying a superseded one, activated without the gates. */
+    rollback(
+      org: string,
+      id: string,
+      body: {
+        expected_active_version_id: string | null;
+        to_version_id: string;
+        note: string;
+        open_actions: Rollback["open_actions"];
+      },
+    ): Promise<Rollback> {
+      return client.post<Rollback>(`${one(org, id)}/rollback`, body);
+    },
     activate(
       org: string,
       id: string,
       versionId: string,
       body: { acknowledge_failing_examples: boolean; expected_active_version_id: string | null },
     ) {
-      return client.post<{ version: PolicyVersion }>(
+      return client.post<Activation>(
         `${one(org, id)}/versions/${encodeURIComponent(versionId)}/activate`,
         body,
       );

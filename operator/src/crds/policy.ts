@@ -2,7 +2,7 @@
 // about through the Cloud API's gates (SPEC 3.3-3.5). The document is the policy language of
 // docs/policy-language.md; the apiserver keeps it as given and the Cloud API validates it.
 import { z } from "zod";
-import { cloudId, displayName, objectName, statusBase, versionNumber } from "./fields.js";
+import { cloudId, displayName, objectName, statusBase, timestamp, versionNumber } from "./fields.js";
 
 const policyDocument = z.looseObject({}).meta({
   description: "Policy document (docs/policy-language.md), at most 256 KiB. Validated by the Cloud API.",
@@ -146,6 +146,34 @@ export const policyStatus = z.object({
     })
     .optional()
     .meta({ description: "Results of the activation gates of SPEC 3.4 for the last attempted version." }),
+  rollback: z
+    .object({
+      toVersion: versionNumber.meta({ description: "The declared rollbackToVersion acted on." }),
+      version: versionNumber.meta({ description: "The version the rollback created (a copy of toVersion)." }),
+      closedActions: z
+        .int()
+        .min(0)
+        .meta({ description: "Open actions the rollback closed (open_actions keep: 0)." }),
+    })
+    .optional()
+    .meta({ description: "The last rollback the operator made for the declared rollbackToVersion." }),
+  observeWindows: z
+    .array(
+      z.object({
+        agent: objectName.meta({ description: "Agent resource (same namespace)." }),
+        agentId: cloudId,
+        windowId: cloudId,
+        hours: z.int().min(1).max(168),
+        endsAt: timestamp,
+        state: z.enum(["open", "ended"]),
+      }),
+    )
+    .max(100)
+    .optional()
+    .meta({
+      description:
+        "The window opened (or found open) for each rollout.observe entry. An ended window is not reopened while its entry stays.",
+    }),
 });
 
 export type PolicySpec = z.infer<typeof policySpec>;

@@ -1,11 +1,15 @@
 // Policy reconciler: keeps the Cloud API policy's examples and disclosure as the spec says, and
-// brings about the desired rollout through the Cloud API's own gates (SPEC 3.4): a document whose
-// digest is not the active version's becomes a version (an existing draft with that digest is
-// reused) and is activated; a failing examples gate shows ExamplesPassing=False with the failing
-// examples and activates nothing. Stage Shadow sets the candidate's version as shadow; Enforce
-// clears a shadow. Status reports the derived stage (GET policy-status) and the active and shadow
-// versions. Policies and versions are never deleted in the Cloud API (SPEC 2.4), so deleting the
-// resource changes nothing there. Not yet: RequireApproval, observe windows, rollbackToVersion.
+// brings about the desired rollout through the Cloud API's own gates (SPEC 3.3-3.6, 3.9):
+// - Enforce: the document's version (an existing one with its digest, else a new one) is activated
+//   through the gates (policy-activation.ts); a shadow is cleared.
+// - Shadow: the document stays active, the candidate's version is the shadow.
+// - RequireApproval: the candidate's version is the shadow and its require-approval copy is
+//   activated, which is what the derived stage RequireApproval means (SPEC 3.5).
+// - rollbackToVersion: a rollback instead of any activation (policy-rollback.ts).
+// - rollout.observe: observe windows for named Agents (policy-observe.ts).
+// Status reports the derived stage (GET policy-status) and the active and shadow versions.
+// Policies and versions are never deleted in the Cloud API (SPEC 2.4), so deleting the resource
+// changes nothing there.
 import { isDeepStrictEqual } from "node:util";
 import type { KubeConfig } from "@kubernetes/client-node";
 import {
@@ -17,12 +21,22 @@ import {
 } from "../cloud-api/index.js";
 import { isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
+import type { AgentSpec, AgentStatus } from "../crds/agent.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { policySpec, type PolicySpec, type PolicyStatus } from "../crds/policy.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
+import type { ConditionInput } from "../status/conditions.js";
 import { StatusDraft } from "../status/status-draft.js";
 import type { OrganizationLookup } from "./organization-of.js";
+import { activateThroughGates } from "./policy-activation.js";
+import {
+  agentReader,
+  nextWindowEnd,
+  reconcileObserveWindows,
+  type ObserveOutcome,
+} from "./policy-observe.js";
+import { bringAboutRollback } from "./policy-rollback.js";
 
 export type PolicyObject = CustomObject<PolicySpec, PolicyStatus>;
 
@@ -33,6 +47,8 @@ interface Deps {
   objects: CustomObjects<PolicySpec, PolicyStatus>;
   organizationOf: (namespace: string) => Promise<OrganizationLookup>;
   now?: () => Date;
+  /** Agent resources, read for their status.agentId (default: all namespaces, through kubeConfig). */
+  agents?: Pick<CustomObjects<AgentSpec, AgentStatus>, "get">;
 }
 
 export function policyObjects(kubeConfig: KubeConfig, namespace = "") {
@@ -59,21 +75,15 @@ const stages = {
   enforce: "Enforce",
 } as const;
 
-interface FailingExample {
-  id: string;
-  expected: { outcome: string; rule_id: string | null };
-  actual: { outcome: string; rule_id: string | null };
-}
-const describeOutcome = (o: { outcome: string; rule_id: string | null }) =>
-  `${o.outcome} by ${o.rule_id ?? "the default"}`;
-
 export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
   const now = deps.now ?? (() => new Date());
+  const agents = deps.agents ?? agentReader(deps.kubeConfig);
   return {
     kind: "Policy",
     async reconcile(_key, object) {
       if (!object || object.metadata?.deletionTimestamp) return;
       const namespace = object.metadata!.namespace!;
+      const resource = `${namespace}/${object.metadata!.name}`;
       const generation = object.metadata?.generation ?? 0;
       const spec = policySpec.parse(object.spec);
       const name = spec.name ?? object.metadata!.name!;
@@ -82,6 +92,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
       if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
       const orgId = org.organizationId;
       const api = deps.cloud.policies;
+      let observe: ObserveOutcome;
 
       try {
         // The policy: by id, else adopted by name (unique), else created.
@@ -95,102 +106,187 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
         }
         policy ??= await api.findByName(orgId, name);
         policy ??= await api.create(orgId, { name, agent_disclosure: spec.agentDisclosure });
-        draft.update({ policyId: policy.id });
-        let detail = await api.get(orgId, policy.id);
+        const policyId = policy.id;
+        draft.update({ policyId });
+        let detail = await api.get(orgId, policyId);
 
         if (detail.policy.agent_disclosure !== spec.agentDisclosure)
-          await api.update(orgId, policy.id, { agent_disclosure: spec.agentDisclosure });
+          await api.update(orgId, policyId, { agent_disclosure: spec.agentDisclosure });
         const examples = examplesWire(spec);
         const normalise = (list: PolicyExampleWire[]) =>
           JSON.parse(JSON.stringify(list.map((e) => ({ ...e, label: e.label ?? undefined }))));
         if (!isDeepStrictEqual(normalise(detail.examples ?? []), normalise(examples)))
-          await api.putExamples(orgId, policy.id, examples);
+          await api.putExamples(orgId, policyId, examples);
 
+        const refresh = async () => (detail = await api.get(orgId, policyId));
+        /** The version holding `document`: a version not superseded with its digest, else a new one. */
         const versionFor = async (document: unknown, note: string): Promise<PolicyVersion> => {
           const digest = await api.digestOf(orgId, document);
           const existing = detail.versions.find((v) => v.digest === digest && v.status !== "superseded");
           if (existing) return existing;
-          const created = await api.createVersion(orgId, policy.id, document, note);
-          detail = await api.get(orgId, policy.id);
+          const created = await api.createVersion(orgId, policyId, document, note);
+          await refresh();
           return created;
         };
-
-        // Enforce the document (every stage keeps it active).
-        const wanted = await versionFor(
-          spec.document,
-          `from ${namespace}/${object.metadata!.name} generation ${generation}`,
-        );
-        if (wanted.status !== "active") {
+        /** The require-approval copy of `target` (SPEC 3.5): one made earlier and not superseded, else a new one. */
+        const requireApprovalCopyOf = async (target: PolicyVersion): Promise<PolicyVersion> => {
+          const existing = detail.versions.find(
+            (v) =>
+              v.origin === "require_approval_copy" &&
+              v.source_version_id === target.id &&
+              v.status !== "superseded",
+          );
+          if (existing) return existing;
           try {
-            await api.activate(orgId, policy.id, wanted.id, {
-              acknowledge_failing_examples: spec.rollout.acknowledgeFailingExamples,
-              expected_active_version_id: detail.policy.active_version_id,
+            const created = await api.createRequireApprovalCopy(
+              orgId,
+              policyId,
+              target.id,
+              `require-approval copy of version ${target.number}, from ${resource}`,
+            );
+            await refresh();
+            return created;
+          } catch (error) {
+            // A draft with the copy's digest exists already (made another way): that is the copy.
+            if (!(error instanceof CloudApiError && error.code === "DRAFT_EXISTS")) throw error;
+            await refresh();
+            const same = detail.versions.find((v) => v.id === error.details?.version_id);
+            if (!same) throw error;
+            return same;
+          }
+        };
+        const setShadow = async (version: PolicyVersion) => {
+          if (detail.policy.shadow_version_id === version.id) return;
+          await api.setShadow(orgId, policyId, version.id);
+          await refresh();
+          await deps.events.record(
+            object,
+            "Normal",
+            "ShadowSet",
+            `Version ${version.number} is the shadow version`,
+          );
+        };
+
+        if (spec.rollbackToVersion !== undefined) {
+          // A declared rollback replaces activating the document (policy-rollback.ts).
+          const outcome = await bringAboutRollback({
+            api,
+            orgId,
+            detail,
+            toVersion: spec.rollbackToVersion,
+            note: `rollbackToVersion ${spec.rollbackToVersion} from ${resource} generation ${generation}`,
+          }).catch((error: unknown) => {
+            if (isRefusal(error))
+              draft.set({
+                type: "RolledBack",
+                status: "False",
+                reason: "Refused",
+                message: `rollback to version ${spec.rollbackToVersion} refused: ${error.code}: ${error.message}`,
+              });
+            throw error;
+          });
+          if (outcome.state === "unknown_version") {
+            draft.set({
+              type: "RolledBack",
+              status: "False",
+              reason: "UnknownVersion",
+              message: outcome.message,
             });
+            await refreshVersions(orgId, policyId);
+            return draft.fail("UnknownVersion", outcome.message, 300_000);
+          }
+          if (outcome.made) {
+            const made = outcome.made;
+            draft.update({
+              rollback: {
+                toVersion: spec.rollbackToVersion,
+                version: made.version.number,
+                closedActions: made.closed_actions,
+              },
+            });
+            await deps.events.record(
+              object,
+              "Normal",
+              "RolledBack",
+              `Rolled back to version ${made.restored_version.number}: version ${made.version.number} is active (open actions ${made.open_actions}, ${made.closed_actions} closed)${
+                made.warnings.length ? `; warnings: ${made.warnings.map((w) => w.code).join(", ")}` : ""
+              }`,
+            );
+          }
+          const done =
+            draft.status.rollback?.toVersion === spec.rollbackToVersion ? draft.status.rollback : undefined;
+          draft.set({
+            type: "RolledBack",
+            status: "True",
+            reason: "RolledBack",
+            message: done
+              ? `version ${done.toVersion} restored as version ${done.version} (${done.closedActions} open action(s) closed); the document is not activated while rollbackToVersion is set`
+              : `version ${spec.rollbackToVersion}'s content is active (version ${outcome.active.number}); the document is not activated while rollbackToVersion is set`,
+          });
+          await refresh();
+        } else {
+          draft.update({ rollback: undefined });
+          draft.update({ conditions: draft.status.conditions?.filter((c) => c.type !== "RolledBack") });
+
+          // The version to enforce: the document, or in RequireApproval the require-approval copy
+          // of the candidate, with the candidate as shadow (that pair is the derived stage, SPEC 3.5).
+          let wanted: PolicyVersion;
+          let label: string;
+          if (spec.rollout.stage === "RequireApproval" && spec.rollout.candidate) {
+            const candidate = await versionFor(spec.rollout.candidate, `candidate from ${resource}`);
+            await setShadow(candidate);
+            wanted = await requireApprovalCopyOf(candidate);
+            label = `the require-approval copy of version ${candidate.number} (version ${wanted.number})`;
+          } else {
+            wanted = await versionFor(spec.document, `from ${resource} generation ${generation}`);
+            label = `version ${wanted.number}`;
+          }
+          if (wanted.status !== "active") {
+            const activation = await activateThroughGates({
+              api,
+              orgId,
+              policyId,
+              activeVersionId: detail.policy.active_version_id,
+              version: wanted,
+              label,
+              acknowledgeFailingExamples: spec.rollout.acknowledgeFailingExamples,
+              draft,
+              events: deps.events,
+              object,
+            });
+            if (!activation.activated) {
+              await refreshVersions(orgId, policyId);
+              return draft.fail(activation.reason, activation.message, 60_000);
+            }
+            await refresh();
+          } else if (!draft.status.conditions?.some((c) => c.type === "ExamplesPassing")) {
             draft.set({
               type: "ExamplesPassing",
               status: "True",
               reason: "Passed",
-              message: `version ${wanted.number} passed the examples gate`,
+              message: `${label} is active`,
             });
-            draft.update({ gates: { ...draft.status.gates, examples: { passing: true } } });
-            await deps.events.record(
-              object,
-              "Normal",
-              "Activated",
-              `Version ${wanted.number} (${wanted.digest}) activated`,
-            );
-          } catch (error) {
-            if (error instanceof CloudApiError && error.code === "EXAMPLES_FAILING") {
-              const failing = ((error.details?.failing as FailingExample[] | undefined) ?? []).map((f) => ({
-                id: f.id,
-                expected: describeOutcome(f.expected),
-                actual: describeOutcome(f.actual),
-              }));
-              const message = `version ${wanted.number} not activated: ${failing.length} saved example(s) fail: ${failing
-                .map((f) => `${f.id} (expected ${f.expected}, got ${f.actual})`)
-                .join("; ")}`;
-              draft.set({ type: "ExamplesPassing", status: "False", reason: "ExamplesFailing", message });
-              draft.update({ gates: { ...draft.status.gates, examples: { passing: false, failing } } });
-              await refreshVersions(orgId, policy.id);
-              return draft.fail("ExamplesFailing", message, 60_000);
-            }
-            throw error;
           }
-        } else if (!draft.status.conditions?.some((c) => c.type === "ExamplesPassing")) {
-          draft.set({
-            type: "ExamplesPassing",
-            status: "True",
-            reason: "Passed",
-            message: `active version ${wanted.number} is the document`,
-          });
-        }
 
-        // Shadow: the candidate's version as shadow; other stages clear it.
-        detail = await api.get(orgId, policy.id);
-        if (spec.rollout.stage === "Shadow" && spec.rollout.candidate) {
-          const candidate = await versionFor(
-            spec.rollout.candidate,
-            `candidate from ${namespace}/${object.metadata!.name}`,
-          );
-          if (detail.policy.shadow_version_id !== candidate.id) {
-            await api.setShadow(orgId, policy.id, candidate.id);
-            await deps.events.record(
-              object,
-              "Normal",
-              "ShadowSet",
-              `Version ${candidate.number} is the shadow version`,
-            );
-          }
-        } else if (spec.rollout.stage === "Enforce" && detail.policy.shadow_version_id) {
-          await api.clearShadow(orgId, policy.id);
-        } else if (spec.rollout.stage === "RequireApproval") {
-          await refreshVersions(orgId, policy.id);
-          return draft.fail(
-            "NotSupported",
-            "rollout stage RequireApproval is not reconciled by this operator version",
-            300_000,
-          );
+          // Shadow: the candidate's version as shadow; Enforce clears one.
+          if (spec.rollout.stage === "Shadow" && spec.rollout.candidate)
+            await setShadow(await versionFor(spec.rollout.candidate, `candidate from ${resource}`));
         }
+        if (spec.rollout.stage === "Enforce" && detail.policy.shadow_version_id)
+          await api.clearShadow(orgId, policyId);
+
+        observe = await reconcileObserveWindows({
+          cloud: deps.cloud,
+          orgId,
+          namespace,
+          declaredBy: resource,
+          declared: spec.rollout.observe,
+          recorded: draft.status.observeWindows,
+          agents,
+        });
+        for (const change of observe.changes)
+          await deps.events.record(object, "Normal", change.reason, change.message);
+        draft.update({ observeWindows: observe.windows.length ? observe.windows : undefined });
       } catch (error) {
         if (isRefusal(error))
           return draft.fail(
@@ -201,19 +297,29 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
         throw error;
       }
       await refreshVersions(orgId, draft.status.policyId!);
-      draft.set({
-        type: "Reconciled",
+      const summary = `stage ${draft.status.stage}, active version ${draft.status.activeVersion?.number ?? "none"}`;
+      const observing = observeCondition(observe);
+      if (observing) draft.set(observing);
+      else draft.update({ conditions: draft.status.conditions?.filter((c) => c.type !== "ObserveWindows") });
+      if (observe.waiting.length || observe.refused.length) {
+        draft.synced(`policy ${draft.status.policyId} matches the spec but for observe windows`, {
+          status: "False",
+          reason: observing!.reason,
+          message: `${summary}; ${observing!.message}`,
+        });
+        if (await draft.write())
+          await deps.events.record(object, "Warning", observing!.reason, observing!.message);
+        // An Agent's status.agentId is no watch event of this Policy: look again soon.
+        return { requeueAfterMs: observe.waiting.length ? 10_000 : 60_000 };
+      }
+      draft.synced(`policy ${draft.status.policyId} matches the spec`, {
         status: "True",
         reason: "Synced",
-        message: `policy ${draft.status.policyId} matches the spec`,
-      });
-      draft.set({
-        type: "Ready",
-        status: "True",
-        reason: "Synced",
-        message: `stage ${draft.status.stage}, active version ${draft.status.activeVersion?.number ?? "none"}`,
+        message: summary,
       });
       await draft.write();
+      const nextEnd = nextWindowEnd(observe.windows, now());
+      return nextEnd === undefined ? undefined : { requeueAfterMs: nextEnd };
 
       /** The derived stage and the active and shadow versions, as the Cloud API reports them. */
       async function refreshVersions(org: string, policyId: string): Promise<void> {
@@ -227,5 +333,33 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
         });
       }
     },
+  };
+}
+
+/** The ObserveWindows condition, when windows are declared or shown. */
+function observeCondition(o: ObserveOutcome): ConditionInput | undefined {
+  if (o.waiting.length)
+    return {
+      type: "ObserveWindows",
+      status: "False",
+      reason: "AgentNotReconciled",
+      message: `waiting for Agent ${o.waiting.join(", ")} to be reconciled (no status.agentId yet); no window opened for it`,
+    };
+  if (o.refused.length)
+    return {
+      type: "ObserveWindows",
+      status: "False",
+      reason: "ObserveRefused",
+      message: `the Cloud API refused an observe window: ${o.refused.join("; ")}`,
+    };
+  if (!o.windows.length) return undefined;
+  const open = o.windows.filter((w) => w.state === "open");
+  return {
+    type: "ObserveWindows",
+    status: "True",
+    reason: open.length ? "Open" : "Ended",
+    message: o.windows
+      .map((w) => (w.state === "open" ? `${w.agent}: open until ${w.endsAt}` : `${w.agent}: ended`))
+      .join("; "),
   };
 }

@@ -1,0 +1,45 @@
+// Observe windows of agents (SPEC 3.9; api/src/routes/observe): one open window per agent, never
+// extended; started by an admin (the operator when bound as admin), ended by the end call or expiry.
+import type { CloudApiClient } from "./client.js";
+
+export interface ObserveWindow {
+  id: string;
+  agent: { id: string; name: string };
+  policy_id: string | null;
+  state: "open" | "ended";
+  hours: number;
+  live: boolean;
+  started_at: string;
+  ends_at: string;
+  ended_at: string | null;
+  end_reason: string | null;
+}
+
+export function observeWindows(client: CloudApiClient) {
+  const agent = (org: string, agentId: string) =>
+    `/orgs/${encodeURIComponent(org)}/agents/${encodeURIComponent(agentId)}`;
+  return {
+    /** The agent's name, which a start must repeat as its confirmation. */
+    async agentName(org: string, agentId: string): Promise<string> {
+      return (await client.get<{ agent: { name: string } }>(agent(org, agentId))).agent.name;
+    },
+    /** The open window (if any) and the latest windows of the agent. */
+    of(org: string, agentId: string): Promise<{ open: ObserveWindow | null; items: ObserveWindow[] }> {
+      return client.get(`${agent(org, agentId)}/observe`);
+    },
+    /** 409 OBSERVE_ACTIVE when the agent has an open window already (it is never extended). */
+    async start(
+      org: string,
+      agentId: string,
+      body: { hours: number; confirmation: string; reason?: string },
+    ): Promise<ObserveWindow> {
+      return (await client.post<{ observe_window: ObserveWindow }>(`${agent(org, agentId)}/observe`, body))
+        .observe_window;
+    },
+    /** 404 NO_OPEN_WINDOW when nothing is open. */
+    async end(org: string, agentId: string): Promise<ObserveWindow> {
+      return (await client.post<{ observe_window: ObserveWindow }>(`${agent(org, agentId)}/observe/end`))
+        .observe_window;
+    },
+  };
+}
