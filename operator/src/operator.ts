@@ -1,14 +1,15 @@
 // One operator process: campaigns for the leader Lease, and while leading runs one controller per
 // kind that has a reconciler. /healthz and /metrics are served whether or not it leads, so a
 // standby replica is healthy too.
-import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
+import type { KubeConfig, KubernetesListObject, KubernetesObject } from "@kubernetes/client-node";
 import type { CloudApi } from "./cloud-api/index.js";
-import { Controller } from "./controller/controller.js";
+import { Controller, type Reconciler } from "./controller/controller.js";
 import { startHealthServer, type HealthServer } from "./controller/health-server.js";
 import { LeaderElector } from "./controller/leader-election.js";
 import { OperatorMetrics } from "./controller/metrics.js";
 import { EventRecorder } from "./kube/events.js";
 import type { Logger } from "./log.js";
+import { agentObjects, agentReconciler } from "./reconcilers/agent.js";
 import { organizationObjects, organizationReconciler } from "./reconcilers/organization.js";
 import { organizationOfNamespace } from "./reconcilers/organization-of.js";
 import { mcpServerObjects, mcpServerReconciler } from "./reconcilers/mcp-server.js";
@@ -45,101 +46,46 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   const controllers: Controller<KubernetesObject>[] = [];
 
   function makeControllers() {
-    const organizations = organizationObjects(kubeConfig, options.watchNamespace);
-    controllers.push(
-      new Controller({
-        reconciler: organizationReconciler({
-          kubeConfig,
-          cloud: options.cloud,
-          events,
-          objects: organizations,
-        }),
-        informer: {
-          kubeConfig,
-          path: organizations.watchPath,
-          list: () => organizations.list(),
-          resyncMs: options.resyncMs,
-        },
-        metrics,
-        log,
-      }) as unknown as Controller<KubernetesObject>,
+    const organizationOf = organizationOfNamespace(kubeConfig);
+    const common = { kubeConfig, cloud: options.cloud, events };
+    const watch = <T extends KubernetesObject>(
+      objects: { watchPath: string; list(): Promise<KubernetesListObject<T>> },
+      reconciler: Reconciler<T>,
+    ) =>
+      controllers.push(
+        new Controller<T>({
+          reconciler,
+          informer: {
+            kubeConfig,
+            path: objects.watchPath,
+            list: () => objects.list(),
+            resyncMs: options.resyncMs,
+          },
+          metrics,
+          log,
+        }) as unknown as Controller<KubernetesObject>,
+      );
+    const ns = options.watchNamespace;
+    const organizations = organizationObjects(kubeConfig, ns);
+    watch(organizations, organizationReconciler({ ...common, objects: organizations }));
+    const servers = mcpServerObjects(kubeConfig, ns);
+    watch(servers, mcpServerReconciler({ ...common, objects: servers, organizationOf }));
+    const tools = toolObjects(kubeConfig, ns);
+    watch(
+      tools,
+      toolReconciler({ ...common, objects: tools, servers: mcpServerObjects(kubeConfig), organizationOf }),
     );
-    const servers = mcpServerObjects(kubeConfig, options.watchNamespace);
-    controllers.push(
-      new Controller({
-        reconciler: mcpServerReconciler({
-          kubeConfig,
-          cloud: options.cloud,
-          events,
-          objects: servers,
-          organizationOf: organizationOfNamespace(kubeConfig),
-        }),
-        informer: {
-          kubeConfig,
-          path: servers.watchPath,
-          list: () => servers.list(),
-          resyncMs: options.resyncMs,
-        },
-        metrics,
-        log,
-      }) as unknown as Controller<KubernetesObject>,
+    const policies = policyObjects(kubeConfig, ns);
+    watch(policies, policyReconciler({ ...common, objects: policies, organizationOf }));
+    const agents = agentObjects(kubeConfig, ns);
+    watch(
+      agents,
+      agentReconciler({ ...common, objects: agents, policies: policyObjects(kubeConfig), organizationOf }),
     );
-    const tools = toolObjects(kubeConfig, options.watchNamespace);
-    const serverReader = mcpServerObjects(kubeConfig);
-    controllers.push(
-      new Controller({
-        reconciler: toolReconciler({
-          kubeConfig,
-          cloud: options.cloud,
-          events,
-          objects: tools,
-          servers: serverReader,
-          organizationOf: organizationOfNamespace(kubeConfig),
-        }),
-        informer: { kubeConfig, path: tools.watchPath, list: () => tools.list(), resyncMs: options.resyncMs },
-        metrics,
-        log,
-      }) as unknown as Controller<KubernetesObject>,
-    );
-    const policies = policyObjects(kubeConfig, options.watchNamespace);
-    controllers.push(
-      new Controller({
-        reconciler: policyReconciler({
-          kubeConfig,
-          cloud: options.cloud,
-          events,
-          objects: policies,
-          organizationOf: organizationOfNamespace(kubeConfig),
-        }),
-        informer: {
-          kubeConfig,
-          path: policies.watchPath,
-          list: () => policies.list(),
-          resyncMs: options.resyncMs,
-        },
-        metrics,
-        log,
-      }) as unknown as Controller<KubernetesObject>,
-    );
-    const webhookEndpoints = webhookEndpointObjects(kubeConfig, options.watchNamespace);
-    controllers.push(
-      new Controller({
-        reconciler: webhookEndpointReconciler({
-          kubeConfig,
-          cloud: options.cloud,
-          events,
-          objects: webhookEndpoints,
-          organizationOf: organizationOfNamespace(kubeConfig),
-        }),
-        informer: {
-          kubeConfig,
-          path: webhookEndpoints.watchPath,
-          list: () => webhookEndpoints.list(),
-          resyncMs: options.resyncMs,
-        },
-        metrics,
-        log,
-      }) as unknown as Controller<KubernetesObject>,
+    const webhookEndpoints = webhookEndpointObjects(kubeConfig, ns);
+    watch(
+      webhookEndpoints,
+      webhookEndpointReconciler({ ...common, objects: webhookEndpoints, organizationOf }),
     );
   }
 

@@ -1,5 +1,6 @@
 // MCP servers and decision-only integrations (SPEC 2.3, 4.4). The credential is write-only.
 import type { CloudApiClient } from "./client.js";
+import { allPages } from "./pages.js";
 
 export interface McpServer {
   id: string;
@@ -30,16 +31,7 @@ export function mcpServers(client: CloudApiClient) {
     },
     /** Names are unique within an organization: used to adopt a server whose id was lost. */
     async findByName(org: string, name: string): Promise<McpServer | undefined> {
-      let cursor: string | null = null;
-      do {
-        const page: { items: McpServer[]; next_cursor: string | null } = await client.get(
-          `${base(org)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-        );
-        const found = page.items.find((s) => s.name === name);
-        if (found) return found;
-        cursor = page.next_cursor;
-      } while (cursor);
-      return undefined;
+      return (await allPages<McpServer>(client, base(org))).find((s) => s.name === name);
     },
     async create(org: string, body: McpServerCreate): Promise<McpServer> {
       return (await client.post<{ mcp_server: McpServer }>(base(org), body)).mcp_server;

@@ -1,4 +1,4 @@
-// GET and PATCH /orgs/<org_id> (SPEC 2.1, 4.4, 4.5).
+// GET and PATCH /orgs/<org_id>, and its principal (SPEC 2.1, 4.4, 4.5).
 import type { CloudApiClient } from "./client.js";
 
 export interface Organization {
@@ -19,6 +19,13 @@ export interface OrganizationUpdate {
   agent_disclosure?: "none" | "rule" | "conditions";
 }
 
+/** The organization principal as GET /orgs/<id>/principal shows it: public material only. */
+export interface Principal {
+  kid: string;
+  status: string;
+  valid: boolean;
+}
+
 export function organizations(client: CloudApiClient) {
   const path = (id: string) => `/orgs/${encodeURIComponent(id)}`;
   return {
@@ -27,6 +34,9 @@ export function organizations(client: CloudApiClient) {
     },
     async update(id: string, update: OrganizationUpdate): Promise<Organization> {
       return (await client.patch<{ organization: Organization }>(path(id), update)).organization;
+    },
+    async principal(id: string): Promise<Principal | null> {
+      return (await client.get<{ principal: Principal | null }>(`${path(id)}/principal`)).principal;
     },
   };
 }

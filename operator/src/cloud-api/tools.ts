@@ -1,5 +1,6 @@
 // Tools of MCP servers and decision-only tools (SPEC 2.3, 4.4). The API has no tool deletion: a
 // tool goes with its server, or is disabled.
+import { allPages } from "./pages.js";
 import type { CloudApiClient } from "./client.js";
 
 export interface AmountMapping {
@@ -32,28 +33,28 @@ export interface ToolFields {
 export function tools(client: CloudApiClient) {
   const base = (org: string) => `/orgs/${encodeURIComponent(org)}/tools`;
   const one = (org: string, id: string) => `${base(org)}/${encodeURIComponent(id)}`;
+  /** The tools of one server. */
+  const listOf = (org: string, serverId: string) =>
+    allPages<Tool>(client, `${base(org)}?mcp_server_id=${encodeURIComponent(serverId)}`);
   return {
     async get(org: string, id: string): Promise<Tool> {
       return (await client.get<{ tool: Tool }>(one(org, id))).tool;
     },
+    listOf,
     /** Exposed names are unique within an organization: used to adopt a tool whose id was lost. */
     async findByExposedName(org: string, serverId: string, exposedName: string): Promise<Tool | undefined> {
-      let cursor: string | null = null;
-      do {
-        const page: { items: Tool[]; next_cursor: string | null } = await client.get(
-          `${base(org)}?limit=100&mcp_server_id=${serverId}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-        );
-        const found = page.items.find((t) => t.exposed_name === exposedName);
-        if (found) return found;
-        cursor = page.next_cursor;
-      } while (cursor);
-      return undefined;
+      return (await listOf(org, serverId)).find((t) => t.exposed_name === exposedName);
     },
     /** Created as a disabled draft: enabling needs a signed-in owner or admin (SPEC 4.4). */
     async create(org: string, serverId: string, fields: ToolFields): Promise<Tool> {
       return (
         await client.post<{ tool: Tool }>(base(org), { mcp_server_id: serverId, ...fields, enabled: false })
       ).tool;
+    },
+    /** Authorizes the binding shown by `digest` (BINDING_CHANGED if it moved meanwhile). */
+    async authorize(org: string, id: string, digest: string): Promise<Tool> {
+      return (await client.post<{ tool: Tool }>(`${one(org, id)}/authorize`, { binding_digest: digest }))
+        .tool;
     },
     async update(
       org: string,

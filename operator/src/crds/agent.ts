@@ -54,6 +54,7 @@ export const agentStatus = z.object({
       id: cloudId,
       prefix: z.string().max(32),
       secretName: objectName,
+      environment: z.enum(["live", "test"]).optional(),
       rotation: z
         .string()
         .max(253)

@@ -88,6 +88,19 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
           } catch (error) {
             if (isNotFound(error)) {
               // Already gone there: nothing to delete.
+            } else if (isRefusal(error) && error.code === "IN_USE") {
+              // Its tools have recorded actions, whose evidence keeps it (SPEC 7.3): it stays in the
+              // Cloud API with every tool disabled, and the resource goes.
+              const orgId = org.organizationId;
+              const serverId = draft.status.mcpServerId;
+              for (const tool of await deps.cloud.tools.listOf(orgId, serverId))
+                if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
+              await deps.events.record(
+                object,
+                "Warning",
+                "KeptInUse",
+                `${serverId} stays in the Cloud API because its tools have recorded actions; its tools are disabled`,
+              );
             } else if (isRefusal(error))
               return draft.fail(
                 "DeleteRefused",

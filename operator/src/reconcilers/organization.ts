@@ -1,9 +1,10 @@
 // Organization reconciler: checks the operator can reach the bound organization, keeps the
 // settings Git holds (repairing changes made elsewhere on the next pass), checks the principal key
 // Secret, and reports it all in status. The Cloud API organization is a person's to create and
-// delete, so deleting the resource changes nothing there and needs no finalizer.
-import { createPrivateKey } from "node:crypto";
-import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
+// delete, so deleting the resource changes nothing there; its finalizer only holds it until the
+// namespace's other resources, which reach the Cloud API through it, have cleaned up their side
+// (`kubectl delete -f config/samples/` deletes them all at once, in any order).
+import type { KubeConfig } from "@kubernetes/client-node";
 import {
   type CloudApi,
   CloudApiError,
@@ -15,8 +16,13 @@ import { kindDefinition } from "../crds/kinds.js";
 import { organizationSpec, type OrganizationSpec, type OrganizationStatus } from "../crds/organization.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
+import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
+import { principalKeyReader } from "../kube/principal-key.js";
 import type { ConditionInput } from "../status/conditions.js";
 import { StatusDraft } from "../status/status-draft.js";
+
+/** Kinds whose reconcilers reach the Cloud API through their namespace's Organization. */
+const dependentKinds = ["Agent", "MCPServer", "Tool", "Policy", "WebhookEndpoint"] as const;
 
 export type OrganizationObject = CustomObject<OrganizationSpec, OrganizationStatus>;
 
@@ -50,64 +56,94 @@ export function settingsDrift(spec: OrganizationSpec, org: Organization): Organi
 }
 
 export function organizationReconciler(deps: Deps): Reconciler<OrganizationObject> {
-  const core = deps.kubeConfig.makeApiClient(CoreV1Api);
+  const readPrincipalKey = principalKeyReader(deps.kubeConfig);
   const now = deps.now ?? (() => new Date());
 
   async function principalKeyCondition(
     namespace: string,
     spec: OrganizationSpec,
-  ): Promise<ConditionInput | undefined> {
+  ): Promise<{ condition: ConditionInput; kid?: string } | undefined> {
     const ref = spec.principalKeySecretRef;
     if (!ref) return undefined;
     const type = "PrincipalKeyAvailable";
-    let data: Record<string, string> | undefined;
-    try {
-      data = (await core.readNamespacedSecret({ name: ref.name, namespace })).data;
-    } catch (error) {
-      if ((error as { code?: number }).code === 404) {
-        return {
+    const key = await readPrincipalKey(namespace, ref);
+    if ("problem" in key) return { condition: { type, status: "False", ...key.problem } };
+    const principal = await deps.cloud.organizations.principal(spec.organizationId);
+    if (!principal?.valid)
+      return {
+        condition: {
           type,
           status: "False",
-          reason: "SecretNotFound",
-          message: `Secret ${ref.name} does not exist`,
-        };
-      }
-      throw error;
-    }
-    const value = data?.[ref.key];
-    if (!value)
-      return {
-        type,
-        status: "False",
-        reason: "KeyNotFound",
-        message: `Secret ${ref.name} has no key ${ref.key}`,
+          reason: "NoPrincipal",
+          message: `the organization has no valid principal; an owner registers the one whose key is in Secret ${ref.name} (${key.signer.kid})`,
+        },
       };
-    try {
-      const key = createPrivateKey(Buffer.from(value, "base64"));
-      if (key.asymmetricKeyType !== "ed25519") throw new Error("not ed25519");
-    } catch {
+    if (principal.kid !== key.signer.kid)
       return {
-        type,
-        status: "False",
-        reason: "InvalidKey",
-        message: `Secret ${ref.name} key ${ref.key} is not an Ed25519 private key (PKCS#8 PEM)`,
+        condition: {
+          type,
+          status: "False",
+          reason: "PrincipalMismatch",
+          message: `Secret ${ref.name} holds the key of ${key.signer.kid}, but the organization's principal is ${principal.kid}`,
+        },
       };
-    }
     return {
-      type,
-      status: "True",
-      reason: "Found",
-      message: `Secret ${ref.name} holds the organization principal's key`,
+      condition: {
+        type,
+        status: "True",
+        reason: "Found",
+        message: `Secret ${ref.name} holds the organization principal's key`,
+      },
+      kid: key.signer.kid,
     };
+  }
+
+  /**
+   * The resources of the namespace that still need this Organization to reach the Cloud API (to
+   * delete what they created there). None when another live Organization serves the namespace.
+   */
+  async function dependentsOf(object: OrganizationObject): Promise<string[]> {
+    const namespace = object.metadata!.namespace!;
+    const others = (await deps.objects.list()).items.filter(
+      (o) =>
+        o.metadata?.namespace === namespace &&
+        o.metadata?.uid !== object.metadata?.uid &&
+        !o.metadata?.deletionTimestamp,
+    );
+    if (others.length > 0) return [];
+    const counts = await Promise.all(
+      dependentKinds.map(async (kind) => {
+        const list = await new CustomObjects(deps.kubeConfig, kindDefinition(kind), namespace).list();
+        return list.items.length > 0 ? [`${list.items.length} ${kind}`] : [];
+      }),
+    );
+    return counts.flat();
   }
 
   return {
     kind: "Organization",
     async reconcile(_key, object) {
-      if (!object || object.metadata?.deletionTimestamp) return;
+      if (!object) return;
       const namespace = object.metadata!.namespace!;
       const spec = organizationSpec.parse(object.spec);
       const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
+
+      if (object.metadata?.deletionTimestamp) {
+        if (!hasFinalizer(object)) return;
+        const waiting = await dependentsOf(object);
+        if (waiting.length > 0) {
+          const message = `waiting for ${waiting.join(", ")} to clean up the Cloud API side first`;
+          draft.set({ type: "Ready", status: "False", reason: "Deleting", message });
+          await draft.write();
+          return { requeueAfterMs: 5_000 };
+        }
+        await removeFinalizer(deps.objects, object);
+        return;
+      }
+      if (!hasFinalizer(object)) {
+        await addFinalizer(deps.objects, object);
+        return;
+      }
 
       let org: Organization;
       try {
@@ -147,8 +183,11 @@ export function organizationReconciler(deps: Deps): Reconciler<OrganizationObjec
         reason: "Synced",
         message: `organization ${org.id} matches the spec`,
       });
-      const principal = await principalKeyCondition(namespace, spec);
+      const principalCheck = await principalKeyCondition(namespace, spec);
+      // The KID shown is the one delegations are signed with: only when the Secret's key is it.
+      const principal = principalCheck?.condition;
       if (principal) draft.set(principal);
+      draft.update({ principalKid: principalCheck?.kid });
       if (principal?.status === "False")
         draft.set({ type: "Ready", status: "False", reason: principal.reason, message: principal.message });
       else

@@ -1,7 +1,8 @@
-// Tool reconciler: keeps a Cloud API tool as the spec says, under the MCPServer it names. The
-// operator creates tools as disabled drafts and never enables one: enabling a tool, or changing
-// what an enabled tool is bound to, needs a signed-in owner or admin (SPEC 2.3, 4.4), so a spec
-// asking for an enabled tool shows `Authorized=False` until a person authorizes it in the dashboard.
+// Tool reconciler: keeps a Cloud API tool as the spec says, under the MCPServer it names. Tools are
+// created as disabled drafts. Enabling a tool, authorizing its binding, or changing what an enabled
+// tool is bound to needs a signed-in owner or admin (SPEC 2.3, 4.4): the operator does it only when
+// an owner bound it with allow_admin_changes (docs/access.md); otherwise a spec asking for an
+// enabled tool shows `Authorized=False` until a person authorizes it in the dashboard.
 // The Cloud API has no tool deletion: deleting the resource disables the tool (it is deleted with
 // its MCP server).
 import { isDeepStrictEqual } from "node:util";
@@ -144,6 +145,22 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
         }
         throw error;
       }
+      if (spec.enabled && !(tool.enabled && tool.authorization.state === "authorized")) {
+        try {
+          if (tool.authorization.state === "reauthorization_required")
+            tool = await deps.cloud.tools.authorize(orgId, tool.id, tool.binding.digest);
+          if (!tool.enabled) tool = await deps.cloud.tools.update(orgId, tool.id, { enabled: true });
+          await deps.events.record(
+            object,
+            "Normal",
+            "Authorized",
+            `Tool ${tool.id} enabled with binding ${tool.binding.digest} authorized`,
+          );
+        } catch (error) {
+          // Without the owner's grant this is a person's to do: shown below, looked at again later.
+          if (!(isRefusal(error) && error.code === "ADMIN_REQUIRED")) throw error;
+        }
+      }
       draft.update({ toolId: tool.id, mcpServerId: serverId, enabled: tool.enabled });
       draft.set({
         type: "Reconciled",
@@ -153,7 +170,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       });
       const authorized = tool.enabled && tool.authorization.state === "authorized";
       if (spec.enabled && !authorized) {
-        const message = `an owner or admin must enable and authorize tool ${spec.exposedName} in the dashboard (binding ${tool.binding.digest}); the operator creates drafts only`;
+        const message = `an owner or admin must enable and authorize tool ${spec.exposedName} in the dashboard (binding ${tool.binding.digest}), or bind the operator with allow_admin_changes (docs/access.md)`;
         draft.set({
           type: "Authorized",
           status: "False",

@@ -1,0 +1,32 @@
+// Gateway keys (SPEC 2.2, 4.4): the secret leaves the Cloud API once, in the creation answer, and
+// the operator puts it straight into the agent's Secret.
+import { allPages } from "./pages.js";
+import type { CloudApiClient } from "./client.js";
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  kind: "gateway" | "management";
+  environment: "live" | "test";
+  prefix: string;
+  agent_id: string | null;
+  state: "active" | "expired" | "revoked";
+}
+
+export function apiKeys(client: CloudApiClient) {
+  const base = (o: string) => `/orgs/${encodeURIComponent(o)}/api-keys`;
+  return {
+    async findGatewayKey(o: string, id: string): Promise<ApiKey | undefined> {
+      return (await allPages<ApiKey>(client, `${base(o)}?kind=gateway`)).find((k) => k.id === id);
+    },
+    createGatewayKey(
+      o: string,
+      input: { name: string; agent_id: string; environment: "live" | "test" },
+    ): Promise<{ api_key: ApiKey; secret: string }> {
+      return client.post(base(o), { kind: "gateway", ...input });
+    },
+    async revoke(o: string, id: string): Promise<ApiKey> {
+      return (await client.post<{ api_key: ApiKey }>(`${base(o)}/${encodeURIComponent(id)}/revoke`)).api_key;
+    },
+  };
+}
