@@ -49,12 +49,17 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     const organizationOf = organizationOfNamespace(kubeConfig);
     const common = { kubeConfig, cloud: options.cloud, events };
     const watch = <T extends KubernetesObject>(
-      objects: { watchPath: string; list(): Promise<KubernetesListObject<T>> },
+      objects: {
+        watchPath: string;
+        list(): Promise<KubernetesListObject<T>>;
+        get(namespace: string, name: string): Promise<T | undefined>;
+      },
       reconciler: Reconciler<T>,
     ) =>
       controllers.push(
         new Controller<T>({
           reconciler,
+          read: ({ namespace, name }) => objects.get(namespace, name),
           informer: {
             kubeConfig,
             path: objects.watchPath,

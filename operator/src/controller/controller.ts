@@ -25,6 +25,13 @@ export interface ControllerOptions<T extends KubernetesObject> {
   log: Logger;
   workers?: number;
   queue?: WorkQueue;
+  /**
+   * Reads the object as the apiserver has it now (undefined once gone); without it, the informer's
+   * cache. A resync can run right after our own status write, before that write's watch event has
+   * reached the cache: acting on the older status would repeat a Cloud API write that cannot be
+   * compared afterwards (a credential sent again, a key or secret rotated twice).
+   */
+  read?: (key: { namespace: string; name: string }) => Promise<T | undefined>;
 }
 
 export function objectKey(object: KubernetesObject): string {
@@ -72,10 +79,10 @@ export class Controller<T extends KubernetesObject> {
       if (key === undefined) return;
       const [namespace = "", name = ""] = key.split("/");
       try {
-        const result = await reconciler.reconcile(
-          { namespace, name },
-          this.informer.get(name, namespace || undefined),
-        );
+        const object = this.options.read
+          ? await this.options.read({ namespace, name })
+          : this.informer.get(name, namespace || undefined);
+        const result = await reconciler.reconcile({ namespace, name }, object);
         this.queue.forget(key);
         if (result?.requeueAfterMs !== undefined) {
           metrics.reconciles.inc({ kind, result: "requeue" });
