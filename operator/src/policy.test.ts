@@ -1,0 +1,401 @@
+/**
+ * The Policy reconciler against a real kube-apiserver and a real Cloud API, through an operator
+ * process running under the chart's ClusterRole: the rollout walk Enforce -> Shadow ->
+ * RequireApproval -> Enforce (each stage in `kubectl get policies` and in GET policy-status), the
+ * examples gate blocking an activation visibly, a rollback declared by version (exactly one
+ * rollback however many resyncs), an unknown version refused, and observe windows for named Agents.
+ * Every refusal is checked in both halves: status and events say why, the Cloud API is unchanged.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments, stringify } from "yaml";
+import { startControlPlane, type ControlPlane } from "../../test/control-plane/index.js";
+import { startCloudApi, type Browser, type CloudApi } from "../../test/fixtures/cloud-api.js";
+import {
+  kubernetesTokenReviewer,
+  operatorUsername,
+  setUpOperatorIdentity,
+  startOperatorProcess,
+  type OperatorIdentity,
+  type OperatorProcess,
+} from "../../test/fixtures/operator.js";
+import { createTestDatabase, type TestDatabase } from "../../test/setup/database.js";
+
+const namespace = "payments-team";
+let plane: ControlPlane;
+let identity: OperatorIdentity;
+let db: TestDatabase;
+let api: CloudApi;
+let owner: Browser;
+let orgId: string;
+let operator: OperatorProcess;
+
+async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what}: not reached in ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ""}`);
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+
+async function getJson(args: string[]): Promise<Json> {
+  const res = await plane.kubectl([...args, "-o", "json"]);
+  if (res.code !== 0) throw new Error(res.stderr);
+  return JSON.parse(res.stdout);
+}
+
+async function apply(object: unknown): Promise<void> {
+  const res = await plane.kubectl(["apply", "-f", "-"], { input: stringify(object) });
+  if (res.code !== 0) throw new Error(res.stderr);
+}
+
+const condition = (o: Json, type: string) =>
+  o.status?.conditions?.find((c: { type: string }) => c.type === type) as
+    { status: string; reason: string; message: string } | undefined;
+
+const policyState = (): Promise<Json> => getJson(["get", "policy.countersign.dev/payments", "-n", namespace]);
+
+/**
+ * The printer columns as a person sees them (NAME STAGE ACTIVE SHADOW READY AGE), read by the
+ * header's column positions, so an empty column reads as "".
+ */
+async function tableRow(): Promise<Record<string, string>> {
+  const res = await plane.kubectl(["get", "policies.countersign.dev", "-n", namespace]);
+  expect(res.code).toBe(0);
+  const [header, ...rows] = res.stdout.trimEnd().split("\n");
+  const starts = [...header!.matchAll(/\S+/g)].map((m) => ({ name: m[0], at: m.index }));
+  const row = rows.find((r) => r.startsWith("payments "))!;
+  return Object.fromEntries(
+    starts.map((c, i) => [c.name, row.slice(c.at, starts[i + 1]?.at ?? row.length).trim()]),
+  );
+}
+const columns = async () => {
+  const r = await tableRow();
+  return { STAGE: r.STAGE, ACTIVE: r.ACTIVE, SHADOW: r.SHADOW, READY: r.READY };
+};
+
+async function policyStatusItem(policyId: string): Promise<Json> {
+  const res = await owner.get(`/orgs/${orgId}/policy-status`);
+  expect(res.status).toBe(200);
+  return res.body.items.find((p: { policy_id: string }) => p.policy_id === policyId);
+}
+
+async function policyDetail(policyId: string): Promise<Json> {
+  const res = await owner.get(`/orgs/${orgId}/policies/${policyId}`);
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+async function audit(action: string): Promise<Json[]> {
+  const res = await owner.get(`/orgs/${orgId}/audit?action=${action}&limit=100`);
+  expect(res.status).toBe(200);
+  return res.body.items;
+}
+
+async function eventReasons(name: string): Promise<string[]> {
+  const list = await getJson([
+    "get",
+    "events",
+    "-n",
+    namespace,
+    "--field-selector",
+    `involvedObject.name=${name}`,
+  ]);
+  return list.items.map((e: { reason: string }) => e.reason);
+}
+
+/** What a refused pass must leave as it was in the Cloud API. */
+async function cloudSnapshot(policyId: string) {
+  const detail = await policyDetail(policyId);
+  return {
+    policy: {
+      active: detail.policy.active_version_id,
+      shadow: detail.policy.shadow_version_id,
+    },
+    versions: detail.versions.map((v: Json) => `${v.number}:${v.status}`),
+    activated: (await audit("policy.activated")).length,
+    rolledBack: (await audit("policy.rolled_back")).length,
+  };
+}
+
+/** Waits for two more resync passes (the operator resyncs every 2 s). */
+const twoResyncs = () => new Promise((r) => setTimeout(r, 5000));
+
+const samples = (file: string) => fileURLToPath(new URL(`../../config/samples/${file}`, import.meta.url));
+const sample: Json = parseAllDocuments(readFileSync(samples("policy.yaml"), "utf8"))[0]!.toJS();
+
+/** The candidate of the walk: payments allowed up to 50 only, approval above. */
+const candidate = structuredClone(sample.spec.document);
+candidate.rules[0].conditions[0].threshold = "50.00";
+candidate.rules[1].conditions[0].threshold = "50.00";
+
+const withSpec = (spec: Record<string, unknown>) => ({ ...sample, spec: { ...sample.spec, ...spec } });
+
+beforeAll(async () => {
+  plane = await startControlPlane();
+  identity = await setUpOperatorIdentity(plane);
+  await plane.kubectl(["create", "namespace", namespace]);
+  db = await createTestDatabase();
+  api = await startCloudApi(db, {
+    extra: { tokenReviewer: kubernetesTokenReviewer(plane, plane.adminCredentials) },
+  });
+  owner = api.browser();
+  await owner.signUpAndIn(api.smtp);
+  const created = await owner.post("/orgs", { name: "Payments org" });
+  expect(created.status).toBe(201);
+  orgId = created.body.organization.id;
+  const bound = await owner.post(`/orgs/${orgId}/operator-bindings`, {
+    username: operatorUsername,
+    role: "admin",
+  });
+  expect(bound.status).toBe(201);
+  await apply({
+    apiVersion: "countersign.dev/v1alpha1",
+    kind: "Organization",
+    metadata: { name: "payments-org", namespace },
+    spec: { organizationId: orgId },
+  });
+  operator = startOperatorProcess({
+    identity: "operator-policy",
+    kubeconfig: identity.kubeconfig,
+    apiUrl: api.base,
+    tokenFile: identity.tokenFile,
+    resyncSeconds: 2,
+  });
+}, 180_000);
+
+afterAll(async () => {
+  if (process.env.OPERATOR_TEST_DEBUG) console.log(operator?.output().slice(-8000));
+  await operator?.stop();
+  await api?.close();
+  await db?.drop();
+  await plane?.stop();
+});
+
+describe("a Policy resource", { timeout: 180_000 }, () => {
+  let policyId: string;
+  const versionIds: Record<number, string> = {};
+
+  it("activates its document through the gates: stage Enforce, version 1, in kubectl and in policy-status", async () => {
+    await apply(sample);
+    const enforced = await eventually("policy enforced", async () => {
+      const o = await policyState();
+      return condition(o, "Ready")?.status === "True" && o;
+    });
+    policyId = enforced.status.policyId;
+    versionIds[1] = enforced.status.activeVersion.id;
+    expect(enforced.status).toMatchObject({ stage: "Enforce", activeVersion: { number: 1 } });
+    expect(condition(enforced, "ExamplesPassing")).toMatchObject({ status: "True" });
+    expect(await columns()).toEqual({ STAGE: "Enforce", ACTIVE: "1", SHADOW: "", READY: "True" });
+    expect(await policyStatusItem(policyId)).toMatchObject({
+      stage: "enforce",
+      active_version: { number: 1 },
+      shadow_version: null,
+    });
+    expect((await policyDetail(policyId)).examples.map((e: { id: string }) => e.id)).toEqual([
+      "small-payment",
+      "large-payment",
+      "unknown-tool",
+    ]);
+  });
+
+  it("blocks a document whose example fails: ExamplesPassing False naming it, a Warning event, nothing activated", async () => {
+    const before = await cloudSnapshot(policyId);
+    const broken = structuredClone(sample.spec.document);
+    broken.rules = broken.rules.filter((r: { id: string }) => r.id !== "payments");
+    await apply(withSpec({ document: broken }));
+    const blocked = await eventually("examples gate blocks", async () => {
+      const o = await policyState();
+      return condition(o, "ExamplesPassing")?.status === "False" && o;
+    });
+    expect(blocked.status.gates.examples.failing).toEqual([
+      { id: "small-payment", expected: "allowed by payments", actual: "denied by the default" },
+    ]);
+    expect(condition(blocked, "Ready")).toMatchObject({ status: "False", reason: "ExamplesFailing" });
+    expect(condition(blocked, "Ready")!.message).toMatch(/small-payment \(expected allowed by payments/);
+    expect(await eventReasons("payments")).toContain("ExamplesFailing");
+    expect(await columns()).toEqual({ STAGE: "Enforce", ACTIVE: "1", SHADOW: "", READY: "False" });
+    const wide = await plane.kubectl(["get", "policies.countersign.dev", "-n", namespace, "-o", "wide"]);
+    expect(wide.stdout.split("\n")[0]).toMatch(/READY\s+AGE\s+MESSAGE$/);
+    expect(wide.stdout).toMatch(/small-payment \(expected allowed by payments, got denied by the default\)/);
+    await twoResyncs();
+    const after = await cloudSnapshot(policyId);
+    // The refused document is kept as one draft (reused by every later pass); nothing else changed.
+    expect(after).toEqual({ ...before, versions: ["2:draft", ...before.versions] });
+    expect((await policyStatusItem(policyId)).active_version.number).toBe(1);
+  });
+
+  it("Shadow: the document stays active and the candidate's version is the shadow", async () => {
+    await apply(withSpec({ rollout: { stage: "Shadow", candidate } }));
+    const shadowed = await eventually("stage Shadow", async () => {
+      const o = await policyState();
+      return o.status.stage === "Shadow" && condition(o, "Ready")?.status === "True" && o;
+    });
+    expect(shadowed.status.activeVersion.number).toBe(1);
+    expect(shadowed.status.shadowVersion.number).toBe(3);
+    versionIds[3] = shadowed.status.shadowVersion.id;
+    expect(await columns()).toEqual({ STAGE: "Shadow", ACTIVE: "1", SHADOW: "3", READY: "True" });
+    expect(await policyStatusItem(policyId)).toMatchObject({
+      stage: "shadow",
+      active_version: { number: 1 },
+      shadow_version: { number: 3 },
+    });
+  });
+
+  it("RequireApproval: the examples gate blocks the require-approval copy visibly and activates nothing", async () => {
+    const before = await cloudSnapshot(policyId);
+    await apply(withSpec({ rollout: { stage: "RequireApproval", candidate } }));
+    const blocked = await eventually("require-approval copy blocked", async () => {
+      const o = await policyState();
+      return condition(o, "Ready")?.reason === "ExamplesFailing" && o;
+    });
+    // The copy turns the default deny into require_approval: the unknown-tool example fails.
+    expect(blocked.status.gates.examples.failing).toEqual([
+      { id: "unknown-tool", expected: "denied by the default", actual: "requires_approval by the default" },
+    ]);
+    expect(condition(blocked, "ExamplesPassing")!.message).toMatch(/require-approval copy of version 3/);
+    expect(blocked.status).toMatchObject({ stage: "Shadow", activeVersion: { number: 1 } });
+    await twoResyncs();
+    const after = await cloudSnapshot(policyId);
+    expect(after).toEqual({ ...before, versions: ["4:draft", ...before.versions] });
+    const copy = (await policyDetail(policyId)).versions.find((v: Json) => v.number === 4);
+    expect(copy).toMatchObject({ origin: "require_approval_copy", source_version_id: versionIds[3] });
+  });
+
+  it("RequireApproval with the failing examples acknowledged: the copy is active, stage RequireApproval", async () => {
+    await apply(
+      withSpec({ rollout: { stage: "RequireApproval", candidate, acknowledgeFailingExamples: true } }),
+    );
+    const requiring = await eventually("stage RequireApproval", async () => {
+      const o = await policyState();
+      return o.status.stage === "RequireApproval" && condition(o, "Ready")?.status === "True" && o;
+    });
+    expect(requiring.status.activeVersion.number).toBe(4);
+    expect(requiring.status.shadowVersion.number).toBe(3);
+    // Acknowledged is not passing: the condition still says which example fails.
+    expect(condition(requiring, "ExamplesPassing")).toMatchObject({
+      status: "False",
+      reason: "FailingAcknowledged",
+    });
+    expect(await columns()).toEqual({ STAGE: "RequireApproval", ACTIVE: "4", SHADOW: "3", READY: "True" });
+    expect(await policyStatusItem(policyId)).toMatchObject({
+      stage: "require_approval",
+      active_version: { number: 4 },
+      shadow_version: { number: 3 },
+    });
+    const activations = await audit("policy.activated");
+    expect(activations.find((a) => a.details.version === 4)).toMatchObject({
+      actor: { type: "operator" },
+      details: { version: 4, acknowledged_failing_examples: true },
+    });
+  });
+
+  it("Enforce with the candidate as document: the candidate is activated and the shadow cleared", async () => {
+    await apply(withSpec({ document: candidate, rollout: { stage: "Enforce" } }));
+    const enforced = await eventually("candidate enforced", async () => {
+      const o = await policyState();
+      return o.status.stage === "Enforce" && o.status.activeVersion?.number === 3 && o;
+    });
+    expect(enforced.status.shadowVersion).toBeUndefined();
+    expect(condition(enforced, "ExamplesPassing")).toMatchObject({ status: "True", reason: "Passed" });
+    expect(await columns()).toEqual({ STAGE: "Enforce", ACTIVE: "3", SHADOW: "", READY: "True" });
+    expect(await policyStatusItem(policyId)).toMatchObject({
+      stage: "enforce",
+      active_version: { number: 3 },
+      shadow_version: null,
+    });
+  });
+
+  it("refuses a rollback to a version that does not exist, visibly, and changes nothing", async () => {
+    const before = await cloudSnapshot(policyId);
+    await apply(withSpec({ document: candidate, rollbackToVersion: 99 }));
+    const refused = await eventually("unknown version refused", async () => {
+      const o = await policyState();
+      return condition(o, "RolledBack")?.reason === "UnknownVersion" && o;
+    });
+    expect(condition(refused, "RolledBack")).toMatchObject({ status: "False" });
+    expect(condition(refused, "RolledBack")!.message).toMatch(
+      /rollbackToVersion 99: the policy has no such version \(versions 1 to 4\); nothing was rolled back/,
+    );
+    expect(condition(refused, "Ready")).toMatchObject({ status: "False", reason: "UnknownVersion" });
+    expect(await eventReasons("payments")).toContain("UnknownVersion");
+    await twoResyncs();
+    expect(await cloudSnapshot(policyId)).toEqual(before);
+  });
+
+  it("refuses a rollback to a version that was never active (a draft), visibly, and changes nothing", async () => {
+    const before = await cloudSnapshot(policyId);
+    await apply(withSpec({ document: candidate, rollbackToVersion: 2 }));
+    const refused = await eventually("draft refused", async () => {
+      const o = await policyState();
+      return condition(o, "RolledBack")?.reason === "Refused" && o;
+    });
+    expect(condition(refused, "RolledBack")!.message).toMatch(/INVALID_STATE/);
+    expect(condition(refused, "Ready")).toMatchObject({ status: "False", reason: "Refused" });
+    await twoResyncs();
+    expect(await cloudSnapshot(policyId)).toEqual(before);
+  });
+
+  it("rolls back to a declared version exactly once, however many resyncs, and shows it", async () => {
+    await apply(withSpec({ document: candidate, rollbackToVersion: 1 }));
+    const rolled = await eventually("rolled back", async () => {
+      const o = await policyState();
+      return condition(o, "RolledBack")?.status === "True" && condition(o, "Ready")?.status === "True" && o;
+    });
+    expect(rolled.status).toMatchObject({
+      stage: "Enforce",
+      activeVersion: { number: 5 },
+      rollback: { toVersion: 1, version: 5, closedActions: 0 },
+    });
+    expect(condition(rolled, "RolledBack")!.message).toMatch(
+      /version 1 restored as version 5 \(0 open action\(s\) closed\)/,
+    );
+    expect(await columns()).toEqual({ STAGE: "Enforce", ACTIVE: "5", SHADOW: "", READY: "True" });
+    const detail = await policyDetail(policyId);
+    expect(detail.versions.find((v: Json) => v.number === 5)).toMatchObject({
+      status: "active",
+      origin: "rollback",
+      source_version_id: versionIds[1],
+    });
+    expect(detail.versions.find((v: Json) => v.number === 5).digest).toBe(
+      detail.versions.find((v: Json) => v.number === 1).digest,
+    );
+    await twoResyncs();
+    await twoResyncs();
+    const rollbacks = await audit("policy.rolled_back");
+    expect(rollbacks).toHaveLength(1);
+    expect(rollbacks[0].actor).toMatchObject({ type: "operator", id: operatorUsername });
+    expect((await policyDetail(policyId)).versions).toHaveLength(5);
+    expect(await eventReasons("payments")).toContain("RolledBack");
+  });
+
+  it("resumes activating the document when rollbackToVersion is removed", async () => {
+    await apply(withSpec({ document: candidate }));
+    const resumed = await eventually("document active again", async () => {
+      const o = await policyState();
+      return o.status.activeVersion?.number === 6 && condition(o, "Ready")?.status === "True" && o;
+    });
+    expect(condition(resumed, "RolledBack")).toBeUndefined();
+    expect(resumed.status.rollback).toBeUndefined();
+    const detail = await policyDetail(policyId);
+    expect(detail.versions.find((v: Json) => v.number === 6).digest).toBe(
+      detail.versions.find((v: Json) => v.number === 3).digest,
+    );
+    expect(await audit("policy.rolled_back")).toHaveLength(1);
+  });
+});
