@@ -14,13 +14,13 @@ import { kindDefinition } from "../crds/kinds.js";
 import type { PolicySpec, PolicyStatus } from "../crds/policy.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
-import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
 import { principalKeyReader, type PrincipalKey } from "../kube/principal-key.js";
 import { SecretNotOursError, SecretWriter } from "../kube/secrets.js";
 import type { ConditionInput } from "../status/conditions.js";
 import { StatusDraft } from "../status/status-draft.js";
 import { syncDelegations } from "./agent-delegations.js";
 import { removeGatewayKey, syncGatewayKey } from "./agent-gateway-key.js";
+import { finalizerLifecycle } from "./lifecycle.js";
 import type { OrganizationLookup } from "./organization-of.js";
 
 export type AgentObject = CustomObject<AgentSpec, AgentStatus>;
@@ -95,43 +95,30 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
         return readPrincipalKey(namespace, ref);
       };
 
-      if (object.metadata?.deletionTimestamp) {
-        if (!hasFinalizer(object)) return;
-        const agentId = draft.status.agentId;
-        if (agentId) {
-          if ("problem" in org)
-            return draft.fail(
-              org.problem.reason,
-              `cannot clean up the Cloud API agent: ${org.problem.message}`,
-              30_000,
-            );
-          const c = {
-            cloud: deps.cloud,
-            secrets,
-            events: deps.events,
-            object,
-            draft,
-            orgId: org.organizationId,
-          };
+      const step = await finalizerLifecycle({
+        object,
+        objects: deps.objects,
+        draft,
+        org,
+        created: !!draft.status.agentId,
+        // No agent deletion in the Cloud API: its key and delegations are revoked, and it is disabled.
+        cleanUp: async (orgId) => {
+          const agentId = draft.status.agentId;
+          if (!orgId || !agentId) return;
+          const c = { cloud: deps.cloud, secrets, events: deps.events, object, draft, orgId };
           try {
             await removeGatewayKey(c);
             const left = await syncDelegations({ ...c, agentId, principalKey, now }, []);
             if (left.status === "False")
               await deps.events.record(object, "Warning", left.reason, left.message);
-            await deps.cloud.agents.update(org.organizationId, agentId, { status: "disabled" });
+            await deps.cloud.agents.update(orgId, agentId, { status: "disabled" });
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
-        }
-        await removeFinalizer(deps.objects, object);
-        return;
-      }
-      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
-      if (!hasFinalizer(object)) {
-        await addFinalizer(deps.objects, object);
-        return;
-      }
-      const orgId = org.organizationId;
+        },
+      });
+      if ("stop" in step) return step.stop;
+      const { orgId } = step;
       const status = spec.disabled ? "disabled" : "active";
       const conditions: ConditionInput[] = [];
 

@@ -11,8 +11,8 @@ import { kindDefinition } from "../crds/kinds.js";
 import { mcpServerSpec, type MCPServerSpec, type MCPServerStatus } from "../crds/mcp-server.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
-import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
 import { StatusDraft } from "../status/status-draft.js";
+import { finalizerLifecycle } from "./lifecycle.js";
 import type { OrganizationLookup } from "./organization-of.js";
 
 export type MCPServerObject = CustomObject<MCPServerSpec, MCPServerStatus>;
@@ -74,51 +74,41 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
       const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
       const org = await deps.organizationOf(namespace);
 
-      if (object.metadata?.deletionTimestamp) {
-        if (!hasFinalizer(object)) return;
-        if (draft.status.mcpServerId) {
-          if ("problem" in org)
-            return draft.fail(
-              org.problem.reason,
-              `cannot delete the Cloud API server: ${org.problem.message}`,
-              30_000,
-            );
+      const step = await finalizerLifecycle({
+        object,
+        objects: deps.objects,
+        draft,
+        org,
+        created: !!draft.status.mcpServerId,
+        cleanUp: async (orgId) => {
+          const serverId = draft.status.mcpServerId;
+          if (!orgId || !serverId) return;
           try {
-            await deps.cloud.mcpServers.delete(org.organizationId, draft.status.mcpServerId);
+            await deps.cloud.mcpServers.delete(orgId, serverId);
           } catch (error) {
-            if (isNotFound(error)) {
-              // Already gone there: nothing to delete.
-            } else if (isRefusal(error) && error.code === "IN_USE") {
-              // Its tools have recorded actions, whose evidence keeps it (SPEC 7.3): it stays in the
-              // Cloud API with every tool disabled, and the resource goes.
-              const orgId = org.organizationId;
-              const serverId = draft.status.mcpServerId;
-              for (const tool of await deps.cloud.tools.listOf(orgId, serverId))
-                if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
-              await deps.events.record(
-                object,
-                "Warning",
-                "KeptInUse",
-                `${serverId} stays in the Cloud API because its tools have recorded actions; its tools are disabled`,
-              );
-            } else if (isRefusal(error))
+            if (isNotFound(error)) return; // already gone there
+            if (!isRefusal(error)) throw error;
+            if (error.code !== "IN_USE")
               return draft.fail(
                 "DeleteRefused",
                 `the Cloud API refused the deletion: ${error.code}: ${error.message}`,
                 60_000,
               );
-            else throw error;
+            // Its tools have recorded actions, whose evidence keeps it (SPEC 7.3): it stays in the
+            // Cloud API with every tool disabled, and the resource goes.
+            for (const tool of await deps.cloud.tools.listOf(orgId, serverId))
+              if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
+            await deps.events.record(
+              object,
+              "Warning",
+              "KeptInUse",
+              `${serverId} stays in the Cloud API because its tools have recorded actions; its tools are disabled`,
+            );
           }
-        }
-        await removeFinalizer(deps.objects, object);
-        return;
-      }
-      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
-      if (!hasFinalizer(object)) {
-        await addFinalizer(deps.objects, object);
-        return;
-      }
-      const orgId = org.organizationId;
+        },
+      });
+      if ("stop" in step) return step.stop;
+      const { orgId } = step;
 
       try {
         const cred = kind === "mcp" ? await credential(namespace, spec) : undefined;

@@ -14,9 +14,9 @@ import { kindDefinition } from "../crds/kinds.js";
 import { toolSpec, type ToolSpec, type ToolStatus } from "../crds/tool.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
-import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
 import { StatusDraft } from "../status/status-draft.js";
 import type { MCPServerObject } from "./mcp-server.js";
+import { finalizerLifecycle } from "./lifecycle.js";
 import type { OrganizationLookup } from "./organization-of.js";
 
 export type ToolObject = CustomObject<ToolSpec, ToolStatus>;
@@ -77,24 +77,24 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
       const org = await deps.organizationOf(namespace);
 
-      if (object.metadata?.deletionTimestamp) {
-        if (!hasFinalizer(object)) return;
-        if (draft.status.toolId && !("problem" in org)) {
+      const step = await finalizerLifecycle({
+        object,
+        objects: deps.objects,
+        draft,
+        org,
+        created: !!draft.status.toolId,
+        // The Cloud API has no tool deletion: the tool is disabled (and goes with its server).
+        cleanUp: async (orgId) => {
+          if (!orgId || !draft.status.toolId) return;
           try {
-            const tool = await deps.cloud.tools.get(org.organizationId, draft.status.toolId);
-            if (tool.enabled) await deps.cloud.tools.update(org.organizationId, tool.id, { enabled: false });
+            const tool = await deps.cloud.tools.get(orgId, draft.status.toolId);
+            if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
-        }
-        await removeFinalizer(deps.objects, object);
-        return;
-      }
-      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
-      if (!hasFinalizer(object)) {
-        await addFinalizer(deps.objects, object);
-        return;
-      }
+        },
+      });
+      if ("stop" in step) return step.stop;
       const server = await deps.servers.get(namespace, spec.mcpServerRef.name);
       const serverId = server?.status?.mcpServerId;
       if (!serverId)
@@ -103,7 +103,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
           `MCPServer ${spec.mcpServerRef.name} has no Cloud API server yet`,
           10_000,
         );
-      const orgId = org.organizationId;
+      const { orgId } = step;
       const want = toolFields(spec);
 
       let tool: Tool | undefined;

@@ -16,9 +16,9 @@ import {
 } from "../crds/webhook-endpoint.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
-import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
 import { cloudIdAnnotation, SecretNotOursError, SecretWriter } from "../kube/secrets.js";
 import { StatusDraft } from "../status/status-draft.js";
+import { finalizerLifecycle } from "./lifecycle.js";
 import type { OrganizationLookup } from "./organization-of.js";
 
 export type WebhookEndpointObject = CustomObject<WebhookEndpointSpec, WebhookEndpointStatus>;
@@ -80,31 +80,25 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
 
       const org = await deps.organizationOf(namespace);
 
-      if (object.metadata?.deletionTimestamp) {
-        if (!hasFinalizer(object)) return;
-        if (draft.status.webhookId) {
-          if ("problem" in org)
-            return draft.fail(
-              org.problem.reason,
-              `cannot delete the Cloud API endpoint: ${org.problem.message}`,
-              30_000,
-            );
-          try {
-            await deps.cloud.webhooks.delete(org.organizationId, draft.status.webhookId);
-          } catch (error) {
-            if (!isNotFound(error)) throw error;
+      const step = await finalizerLifecycle({
+        object,
+        objects: deps.objects,
+        draft,
+        org,
+        created: !!draft.status.webhookId,
+        cleanUp: async (orgId) => {
+          if (orgId && draft.status.webhookId) {
+            try {
+              await deps.cloud.webhooks.delete(orgId, draft.status.webhookId);
+            } catch (error) {
+              if (!isNotFound(error)) throw error;
+            }
           }
-        }
-        await secrets.deleteIfOurs(namespace, spec.secretName);
-        await removeFinalizer(deps.objects, object);
-        return;
-      }
-      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
-      if (!hasFinalizer(object)) {
-        await addFinalizer(deps.objects, object); // the update comes back as an event
-        return;
-      }
-      const orgId = org.organizationId;
+          await secrets.deleteIfOurs(namespace, spec.secretName);
+        },
+      });
+      if ("stop" in step) return step.stop;
+      const { orgId } = step;
       const want = desired(spec);
       const rotation = object.metadata?.annotations?.[rotateSigningSecretAnnotation];
 
