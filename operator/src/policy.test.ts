@@ -162,8 +162,11 @@ beforeAll(async () => {
   const bound = await owner.post(`/orgs/${orgId}/operator-bindings`, {
     username: operatorUsername,
     role: "admin",
+    // The Agents of the observe tests are assigned this policy by the operator.
+    allow_admin_changes: true,
   });
   expect(bound.status).toBe(201);
+  expect((await owner.patch(`/orgs/${orgId}`, { observe_max_hours: 24 })).status).toBe(200);
   await apply({
     apiVersion: "countersign.dev/v1alpha1",
     kind: "Organization",
@@ -397,5 +400,143 @@ describe("a Policy resource", { timeout: 180_000 }, () => {
       detail.versions.find((v: Json) => v.number === 3).digest,
     );
     expect(await audit("policy.rolled_back")).toHaveLength(1);
+  });
+
+  describe("observe windows", () => {
+    const agentObject = (name: string) => ({
+      apiVersion: "countersign.dev/v1alpha1",
+      kind: "Agent",
+      metadata: { name, namespace },
+      spec: { policyRef: { name: "payments" } },
+    });
+    const agentIdOf = async (name: string): Promise<string> =>
+      (await getJson(["get", `agent.countersign.dev/${name}`, "-n", namespace])).status.agentId;
+    const openWindows = async (): Promise<Json[]> => {
+      const res = await owner.get(`/orgs/${orgId}/observe-windows?state=open`);
+      expect(res.status).toBe(200);
+      return res.body.items;
+    };
+    const observe = (entries: Array<{ agent: string; hours: number }>) =>
+      withSpec({ document: candidate, rollout: { stage: "Enforce", observe: entries } });
+
+    it("waits for an Agent the operator has not reconciled yet, says so, and opens nothing", async () => {
+      await apply(observe([{ agent: "payments-bot", hours: 4 }]));
+      const waiting = await eventually("waiting for the agent", async () => {
+        const o = await policyState();
+        return condition(o, "ObserveWindows")?.reason === "AgentNotReconciled" && o;
+      });
+      expect(condition(waiting, "ObserveWindows")).toMatchObject({ status: "False" });
+      expect(condition(waiting, "ObserveWindows")!.message).toMatch(/waiting for Agent payments-bot/);
+      expect(condition(waiting, "Ready")).toMatchObject({ status: "False", reason: "AgentNotReconciled" });
+      expect(await eventReasons("payments")).toContain("AgentNotReconciled");
+      expect(await openWindows()).toEqual([]);
+      expect(await audit("observe_window.started")).toEqual([]);
+    });
+
+    it("opens the window once the Agent is reconciled: stage Observe, the window in status, never reopened", async () => {
+      await apply(agentObject("payments-bot"));
+      const observing = await eventually(
+        "stage Observe",
+        async () => {
+          const o = await policyState();
+          return o.status.stage === "Observe" && condition(o, "Ready")?.status === "True" && o;
+        },
+        90_000,
+      );
+      const agentId = await agentIdOf("payments-bot");
+      const [open] = await openWindows();
+      expect(open).toMatchObject({ agent: { id: agentId, name: "payments-bot" }, hours: 4, live: false });
+      expect(observing.status.observeWindows).toEqual([
+        {
+          agent: "payments-bot",
+          agentId,
+          windowId: open.id,
+          hours: 4,
+          endsAt: open.ends_at.replace(/\.\d{3}Z$/, "Z"),
+          state: "open",
+        },
+      ]);
+      expect(condition(observing, "ObserveWindows")).toMatchObject({ status: "True", reason: "Open" });
+      expect(await columns()).toMatchObject({ STAGE: "Observe", ACTIVE: "6", READY: "True" });
+      expect((await policyStatusItem(policyId)).stage).toBe("observe");
+      expect(await eventReasons("payments")).toContain("ObserveStarted");
+      await twoResyncs();
+      const started = await audit("observe_window.started");
+      expect(started).toHaveLength(1);
+      expect(started[0].actor).toMatchObject({ type: "operator", id: operatorUsername });
+      expect(await openWindows()).toHaveLength(1);
+    });
+
+    it("shows a window the Cloud API refuses (longer than observe_max_hours) and opens nothing for it", async () => {
+      await apply(agentObject("refund-bot"));
+      await eventually("refund-bot reconciled", async () => !!(await agentIdOf("refund-bot")));
+      await apply(
+        observe([
+          { agent: "payments-bot", hours: 4 },
+          { agent: "refund-bot", hours: 48 },
+        ]),
+      );
+      const refused = await eventually("window refused", async () => {
+        const o = await policyState();
+        return condition(o, "ObserveWindows")?.reason === "ObserveRefused" && o;
+      });
+      expect(condition(refused, "ObserveWindows")!.message).toMatch(/refund-bot: OBSERVE_WINDOW_TOO_LONG/);
+      expect(condition(refused, "Ready")).toMatchObject({ status: "False", reason: "ObserveRefused" });
+      await twoResyncs();
+      expect((await openWindows()).map((w) => w.agent.name)).toEqual(["payments-bot"]);
+      expect(await audit("observe_window.started")).toHaveLength(1);
+    });
+
+    it("takes a window a person opened as the entry's, without extending it", async () => {
+      const refundBotId = await agentIdOf("refund-bot");
+      const opened = await owner.post(`/orgs/${orgId}/agents/${refundBotId}/observe`, {
+        hours: 2,
+        confirmation: "refund-bot",
+      });
+      expect(opened.status).toBe(201);
+      await apply(
+        observe([
+          { agent: "payments-bot", hours: 4 },
+          { agent: "refund-bot", hours: 8 },
+        ]),
+      );
+      const both = await eventually("both windows shown", async () => {
+        const o = await policyState();
+        return o.status.observeWindows?.length === 2 && condition(o, "Ready")?.status === "True" && o;
+      });
+      expect(both.status.observeWindows[1]).toMatchObject({
+        agent: "refund-bot",
+        windowId: opened.body.observe_window.id,
+        hours: 2,
+        state: "open",
+      });
+      await twoResyncs();
+      expect(await audit("observe_window.started")).toHaveLength(2); // the operator's and the person's
+      expect((await openWindows()).find((w) => w.agent.name === "refund-bot").hours).toBe(2);
+    });
+
+    it("ends an agent's window when its entry is removed, and the stage returns to Enforce once none is open", async () => {
+      await apply(observe([{ agent: "refund-bot", hours: 8 }]));
+      const one = await eventually("payments-bot's window ended", async () => {
+        const o = await policyState();
+        return o.status.observeWindows?.length === 1 && o;
+      });
+      expect(one.status.observeWindows[0].agent).toBe("refund-bot");
+      expect((await openWindows()).map((w) => w.agent.name)).toEqual(["refund-bot"]);
+      const ended = await owner.get(`/orgs/${orgId}/agents/${await agentIdOf("payments-bot")}/observe`);
+      expect(ended.body.open).toBeNull();
+      expect(ended.body.items[0]).toMatchObject({ state: "ended", end_reason: "ended" });
+      expect(await eventReasons("payments")).toContain("ObserveEnded");
+
+      await apply(observe([]));
+      const enforced = await eventually("stage Enforce again", async () => {
+        const o = await policyState();
+        return o.status.stage === "Enforce" && !o.status.observeWindows && o;
+      });
+      expect(condition(enforced, "ObserveWindows")).toBeUndefined();
+      expect(await openWindows()).toEqual([]);
+      expect(await columns()).toMatchObject({ STAGE: "Enforce", ACTIVE: "6", READY: "True" });
+      expect(await audit("observe_window.ended")).toHaveLength(2);
+    });
   });
 });
