@@ -515,14 +515,27 @@ describe("a Policy resource", { timeout: 180_000 }, () => {
       expect((await openWindows()).find((w) => w.agent.name === "refund-bot").hours).toBe(2);
     });
 
+    it("does not reopen a window that ended while its entry stays", async () => {
+      const refundBotId = await agentIdOf("refund-bot");
+      expect((await owner.post(`/orgs/${orgId}/agents/${refundBotId}/observe/end`)).status).toBe(200);
+      const ended = await eventually("refund-bot's window shown ended", async () => {
+        const o = await policyState();
+        return o.status.observeWindows?.find((w: Json) => w.agent === "refund-bot")?.state === "ended" && o;
+      });
+      expect(condition(ended, "ObserveWindows")!.message).toMatch(/refund-bot: ended/);
+      await twoResyncs();
+      expect((await openWindows()).map((w) => w.agent.name)).toEqual(["payments-bot"]);
+      expect(await audit("observe_window.started")).toHaveLength(2);
+    });
+
     it("ends an agent's window when its entry is removed, and the stage returns to Enforce once none is open", async () => {
       await apply(observe([{ agent: "refund-bot", hours: 8 }]));
       const one = await eventually("payments-bot's window ended", async () => {
         const o = await policyState();
         return o.status.observeWindows?.length === 1 && o;
       });
-      expect(one.status.observeWindows[0].agent).toBe("refund-bot");
-      expect((await openWindows()).map((w) => w.agent.name)).toEqual(["refund-bot"]);
+      expect(one.status.observeWindows[0]).toMatchObject({ agent: "refund-bot", state: "ended" });
+      expect(await openWindows()).toEqual([]);
       const ended = await owner.get(`/orgs/${orgId}/agents/${await agentIdOf("payments-bot")}/observe`);
       expect(ended.body.open).toBeNull();
       expect(ended.body.items[0]).toMatchObject({ state: "ended", end_reason: "ended" });
@@ -536,7 +549,26 @@ describe("a Policy resource", { timeout: 180_000 }, () => {
       expect(condition(enforced, "ObserveWindows")).toBeUndefined();
       expect(await openWindows()).toEqual([]);
       expect(await columns()).toMatchObject({ STAGE: "Enforce", ACTIVE: "6", READY: "True" });
-      expect(await audit("observe_window.ended")).toHaveLength(2);
+      // payments-bot's by the operator, refund-bot's by the person; none ended twice.
+      expect((await audit("observe_window.ended")).map((e) => e.actor.type).sort()).toEqual([
+        "operator",
+        "user",
+      ]);
     });
+  });
+
+  it("shows a closed language gate (a revision-2 document, no Gateway reporting) and activates nothing", async () => {
+    const before = await cloudSnapshot(policyId);
+    const described = structuredClone(candidate);
+    described.rules[0].description = "Large payments wait for a person";
+    await apply(withSpec({ document: described }));
+    const refused = await eventually("language gate closed", async () => {
+      const o = await policyState();
+      return condition(o, "Ready")?.reason === "GatewaysNotUpgraded" && o;
+    });
+    expect(refused.status.gates.language).toMatchObject({ passing: false });
+    expect(condition(refused, "Ready")!.message).toMatch(/version 7 not activated/);
+    await twoResyncs();
+    expect(await cloudSnapshot(policyId)).toEqual({ ...before, versions: ["7:draft", ...before.versions] });
   });
 });
