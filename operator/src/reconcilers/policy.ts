@@ -37,6 +37,7 @@ import {
   type ObserveOutcome,
 } from "./policy-observe.js";
 import { bringAboutRollback } from "./policy-rollback.js";
+import { PolicyVersions } from "./policy-versions.js";
 
 export type PolicyObject = CustomObject<PolicySpec, PolicyStatus>;
 
@@ -108,63 +109,23 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
         policy ??= await api.create(orgId, { name, agent_disclosure: spec.agentDisclosure });
         const policyId = policy.id;
         draft.update({ policyId });
-        let detail = await api.get(orgId, policyId);
-
-        if (detail.policy.agent_disclosure !== spec.agentDisclosure)
+        const versions = await PolicyVersions.load(api, orgId, policyId, resource);
+        if (versions.detail.policy.agent_disclosure !== spec.agentDisclosure)
           await api.update(orgId, policyId, { agent_disclosure: spec.agentDisclosure });
         const examples = examplesWire(spec);
         const normalise = (list: PolicyExampleWire[]) =>
           JSON.parse(JSON.stringify(list.map((e) => ({ ...e, label: e.label ?? undefined }))));
-        if (!isDeepStrictEqual(normalise(detail.examples ?? []), normalise(examples)))
+        if (!isDeepStrictEqual(normalise(versions.detail.examples ?? []), normalise(examples)))
           await api.putExamples(orgId, policyId, examples);
 
-        const refresh = async () => (detail = await api.get(orgId, policyId));
-        /** The version holding `document`: a version not superseded with its digest, else a new one. */
-        const versionFor = async (document: unknown, note: string): Promise<PolicyVersion> => {
-          const digest = await api.digestOf(orgId, document);
-          const existing = detail.versions.find((v) => v.digest === digest && v.status !== "superseded");
-          if (existing) return existing;
-          const created = await api.createVersion(orgId, policyId, document, note);
-          await refresh();
-          return created;
-        };
-        /** The require-approval copy of `target` (SPEC 3.5): one made earlier and not superseded, else a new one. */
-        const requireApprovalCopyOf = async (target: PolicyVersion): Promise<PolicyVersion> => {
-          const existing = detail.versions.find(
-            (v) =>
-              v.origin === "require_approval_copy" &&
-              v.source_version_id === target.id &&
-              v.status !== "superseded",
-          );
-          if (existing) return existing;
-          try {
-            const created = await api.createRequireApprovalCopy(
-              orgId,
-              policyId,
-              target.id,
-              `require-approval copy of version ${target.number}, from ${resource}`,
-            );
-            await refresh();
-            return created;
-          } catch (error) {
-            // A draft with the copy's digest exists already (made another way): that is the copy.
-            if (!(error instanceof CloudApiError && error.code === "DRAFT_EXISTS")) throw error;
-            await refresh();
-            const same = detail.versions.find((v) => v.id === error.details?.version_id);
-            if (!same) throw error;
-            return same;
-          }
-        };
         const setShadow = async (version: PolicyVersion) => {
-          if (detail.policy.shadow_version_id === version.id) return;
-          await api.setShadow(orgId, policyId, version.id);
-          await refresh();
-          await deps.events.record(
-            object,
-            "Normal",
-            "ShadowSet",
-            `Version ${version.number} is the shadow version`,
-          );
+          if (await versions.setShadow(version))
+            await deps.events.record(
+              object,
+              "Normal",
+              "ShadowSet",
+              `Version ${version.number} is the shadow version`,
+            );
         };
 
         if (spec.rollbackToVersion !== undefined) {
@@ -172,7 +133,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
           const outcome = await bringAboutRollback({
             api,
             orgId,
-            detail,
+            detail: versions.detail,
             toVersion: spec.rollbackToVersion,
             note: `rollbackToVersion ${spec.rollbackToVersion} from ${resource} generation ${generation}`,
           }).catch((error: unknown) => {
@@ -223,7 +184,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
               ? `version ${done.toVersion} restored as version ${done.version} (${done.closedActions} open action(s) closed); the document is not activated while rollbackToVersion is set`
               : `version ${spec.rollbackToVersion}'s content is active (version ${outcome.active.number}); the document is not activated while rollbackToVersion is set`,
           });
-          await refresh();
+          await versions.refresh();
         } else {
           draft.update({ rollback: undefined });
           draft.update({ conditions: draft.status.conditions?.filter((c) => c.type !== "RolledBack") });
@@ -233,12 +194,12 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
           let wanted: PolicyVersion;
           let label: string;
           if (spec.rollout.stage === "RequireApproval" && spec.rollout.candidate) {
-            const candidate = await versionFor(spec.rollout.candidate, `candidate from ${resource}`);
+            const candidate = await versions.of(spec.rollout.candidate, `candidate from ${resource}`);
             await setShadow(candidate);
-            wanted = await requireApprovalCopyOf(candidate);
+            wanted = await versions.requireApprovalCopyOf(candidate);
             label = `the require-approval copy of version ${candidate.number} (version ${wanted.number})`;
           } else {
-            wanted = await versionFor(spec.document, `from ${resource} generation ${generation}`);
+            wanted = await versions.of(spec.document, `from ${resource} generation ${generation}`);
             label = `version ${wanted.number}`;
           }
           if (wanted.status !== "active") {
@@ -246,7 +207,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
               api,
               orgId,
               policyId,
-              activeVersionId: detail.policy.active_version_id,
+              activeVersionId: versions.detail.policy.active_version_id,
               version: wanted,
               label,
               acknowledgeFailingExamples: spec.rollout.acknowledgeFailingExamples,
@@ -258,7 +219,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
               await refreshVersions(orgId, policyId);
               return draft.fail(activation.reason, activation.message, 60_000);
             }
-            await refresh();
+            await versions.refresh();
           } else if (!draft.status.conditions?.some((c) => c.type === "ExamplesPassing")) {
             draft.set({
               type: "ExamplesPassing",
@@ -270,9 +231,9 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
 
           // Shadow: the candidate's version as shadow; Enforce clears one.
           if (spec.rollout.stage === "Shadow" && spec.rollout.candidate)
-            await setShadow(await versionFor(spec.rollout.candidate, `candidate from ${resource}`));
+            await setShadow(await versions.of(spec.rollout.candidate, `candidate from ${resource}`));
         }
-        if (spec.rollout.stage === "Enforce" && detail.policy.shadow_version_id)
+        if (spec.rollout.stage === "Enforce" && versions.detail.policy.shadow_version_id)
           await api.clearShadow(orgId, policyId);
 
         observe = await reconcileObserveWindows({
