@@ -21,6 +21,7 @@ import {
   type OperatorIdentity,
   type OperatorProcess,
 } from "../../test/fixtures/operator.js";
+import { applyObject, conditionOf, eventually, kubectlJson } from "../../test/fixtures/kube.js";
 import { createTestDatabase, type TestDatabase } from "../../test/setup/database.js";
 
 const namespace = "payments-team";
@@ -32,31 +33,7 @@ let owner: Browser;
 let orgId: string;
 const processes: OperatorProcess[] = [];
 
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: not reached in ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ""}`);
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function getJson(args: string[]): Promise<any> {
-  const res = await plane.kubectl([...args, "-o", "json"]);
-  if (res.code !== 0) throw new Error(res.stderr);
-  return JSON.parse(res.stdout);
-}
+const getJson = (args: string[]) => kubectlJson(plane, args);
 
 const organization = (name: string, spec: Record<string, unknown>) => ({
   apiVersion: "countersign.dev/v1alpha1",
@@ -72,14 +49,9 @@ const webhook = (spec: Record<string, unknown>) => ({
   spec: { secretName: "payments-webhook-secret", ...spec },
 });
 
-async function apply(object: unknown): Promise<void> {
-  const res = await plane.kubectl(["apply", "-f", "-"], { input: stringify(object) });
-  if (res.code !== 0) throw new Error(res.stderr);
-}
+const apply = (object: unknown) => applyObject(plane, object);
 
-const condition = (o: { status?: { conditions?: Array<{ type: string }> } }, type: string) =>
-  o.status?.conditions?.find((c) => c.type === type) as
-    { status: string; reason: string; message: string; observedGeneration: number } | undefined;
+const condition = conditionOf;
 
 async function auditUpdates(): Promise<Array<{ actor: { type: string; id: string } }>> {
   const res = await owner.get(`/orgs/${orgId}/audit?action=organization.updated&limit=100`);
@@ -503,7 +475,8 @@ describe("an operator process", { timeout: 120_000 }, () => {
     await eventually(
       "credential re-sent and name restored",
       async () => {
-        const s = (await owner.get(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`)).body.mcp_server;
+        const s = (await owner.get(`/orgs/${orgId}/mcp-servers/${server.status.mcpServerId}`)).body
+          .mcp_server;
         return s.credential.version === 2 && s.name === "Payments MCP";
       },
       150_000,

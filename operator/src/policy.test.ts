@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseAllDocuments, stringify } from "yaml";
+import { parseAllDocuments } from "yaml";
 import { startControlPlane, type ControlPlane } from "../../test/control-plane/index.js";
 import { startCloudApi, type Browser, type CloudApi } from "../../test/fixtures/cloud-api.js";
 import {
@@ -20,6 +20,7 @@ import {
   type OperatorIdentity,
   type OperatorProcess,
 } from "../../test/fixtures/operator.js";
+import { applyObject, conditionOf, eventually, kubectlJson } from "../../test/fixtures/kube.js";
 import { createTestDatabase, type TestDatabase } from "../../test/setup/database.js";
 
 const namespace = "payments-team";
@@ -31,42 +32,14 @@ let owner: Browser;
 let orgId: string;
 let operator: OperatorProcess;
 
-async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: not reached in ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ""}`);
-}
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 
-async function getJson(args: string[]): Promise<Json> {
-  const res = await plane.kubectl([...args, "-o", "json"]);
-  if (res.code !== 0) throw new Error(res.stderr);
-  return JSON.parse(res.stdout);
-}
+const getJson = (args: string[]) => kubectlJson(plane, args);
 
-async function apply(object: unknown): Promise<void> {
-  const res = await plane.kubectl(["apply", "-f", "-"], { input: stringify(object) });
-  if (res.code !== 0) throw new Error(res.stderr);
-}
+const apply = (object: unknown) => applyObject(plane, object);
 
-const condition = (o: Json, type: string) =>
-  o.status?.conditions?.find((c: { type: string }) => c.type === type) as
-    { status: string; reason: string; message: string } | undefined;
+const condition = conditionOf;
 
 const policyState = (): Promise<Json> => getJson(["get", "policy.countersign.dev/payments", "-n", namespace]);
 
