@@ -12,26 +12,18 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
-import { startControlPlane, type ControlPlane } from "../../test/control-plane/index.js";
-import { startCloudApi, type Browser, type CloudApi } from "../../test/fixtures/cloud-api.js";
+import type { ControlPlane } from "../../test/control-plane/index.js";
+import type { Browser, CloudApi } from "../../test/fixtures/cloud-api.js";
 import { newPrincipalWithPem, signDelegation, type TestIdentity } from "../../test/fixtures/identities.js";
 import { applyObject, conditionOf, eventually, kubectlJson, kubectlOk } from "../../test/fixtures/kube.js";
-import {
-  kubernetesTokenReviewer,
-  operatorUsername,
-  setUpOperatorIdentity,
-  startOperatorProcess,
-  type OperatorIdentity,
-  type OperatorProcess,
-} from "../../test/fixtures/operator.js";
+import type { OperatorProcess } from "../../test/fixtures/operator.js";
+import { startOperatorWorld, type OperatorWorld } from "../../test/fixtures/operator-world.js";
 import { authorizeAt, startGatewayProcess, type GatewayProcess } from "../../test/multi-replica/gateway-process.js";
-import { createTestDatabase, type TestDatabase } from "../../test/setup/database.js";
 
 const namespace = "payments-team";
 const samplesDir = fileURLToPath(new URL("../../config/samples/", import.meta.url));
+let world: OperatorWorld;
 let plane: ControlPlane;
-let identity: OperatorIdentity;
-let db: TestDatabase;
 let api: CloudApi;
 let owner: Browser;
 let orgId: string;
@@ -39,9 +31,6 @@ let principal: TestIdentity;
 let principalPem: string;
 let gateway: GatewayProcess;
 let operator: OperatorProcess;
-let bindingId: string;
-
-const publicAddress = async () => [{ address: "93.184.216.34", family: 4 as const }];
 
 /** The sample documents, the Organization pointed at the organization the owner made. */
 function samples(): Record<string, unknown>[] {
@@ -80,46 +69,21 @@ const principalSecret = () => ({
   stringData: { "private-key.pem": principalPem },
 });
 
-async function bindOperator(allowAdminChanges: boolean): Promise<void> {
-  if (bindingId) expect((await owner.delete(`/orgs/${orgId}/operator-bindings/${bindingId}`)).status).toBe(204);
-  const bound = await owner.post(`/orgs/${orgId}/operator-bindings`, { username: operatorUsername, role: "admin", allow_admin_changes: allowAdminChanges });
-  expect(bound.status).toBe(201);
-  bindingId = bound.body.binding.id;
-}
-
 beforeAll(async () => {
-  plane = await startControlPlane();
-  identity = await setUpOperatorIdentity(plane);
-  await kubectlOk(plane, ["create", "namespace", namespace]);
-  db = await createTestDatabase();
-  api = await startCloudApi(db, {
-    extra: {
-      tokenReviewer: kubernetesTokenReviewer(plane, plane.adminCredentials),
-      // The samples' receivers and MCP server resolve to a public address; nothing is sent to them.
-      webhooks: { credentialKey: randomBytes(32), allowLoopbackUrls: false, resolve: publicAddress },
-      mcp: { credentialKey: randomBytes(32), allowLoopbackUrls: false, resolve: publicAddress },
-    },
-  });
-  owner = api.browser();
-  await owner.signUpAndIn(api.smtp);
-  orgId = (await owner.post("/orgs", { name: "Acme" })).body.organization.id;
+  world = await startOperatorWorld({ namespace, allowAdminChanges: true });
+  ({ plane, api, owner, orgId } = world);
   ({ identity: principal, pem: principalPem } = newPrincipalWithPem(orgId));
   expect((await owner.post(`/orgs/${orgId}/principal`, { document: principal.documents[0] })).status).toBe(201);
-  await bindOperator(true);
   // The Secrets a person creates: the principal's key backup and the MCP server's credential.
   await applyObject(plane, principalSecret());
   await kubectlOk(plane, ["create", "secret", "generic", "payments-mcp-credential", "-n", namespace, "--from-literal=authorization=Bearer upstream-token"]);
-  gateway = await startGatewayProcess({ databaseUrl: db.url, keyHashSecret: api.keyHashSecret, signingKey: randomBytes(32) });
-  operator = startOperatorProcess({ identity: "operator-a", kubeconfig: identity.kubeconfig, apiUrl: api.base, tokenFile: identity.tokenFile, resyncSeconds: 2 });
+  gateway = await startGatewayProcess({ databaseUrl: world.db.url, keyHashSecret: api.keyHashSecret, signingKey: randomBytes(32) });
+  operator = world.startOperator("operator-a");
 }, 180_000);
 
 afterAll(async () => {
-  if (process.env.OPERATOR_TEST_DEBUG) console.log(operator?.output().slice(-8000));
-  await operator?.stop();
   await gateway?.stop();
-  await api?.close();
-  await db?.drop();
-  await plane?.stop();
+  await world?.stop();
 });
 
 describe("config/samples/ through the operator", { timeout: 150_000 }, () => {
@@ -205,7 +169,7 @@ describe("config/samples/ through the operator", { timeout: 150_000 }, () => {
   });
 
   it("without allow_admin_changes leaves the policy to a person, says so, and follows once a person assigns it", async () => {
-    await bindOperator(false);
+    await world.bind(false);
     await applyObject(plane, {
       apiVersion: "countersign.dev/v1alpha1",
       kind: "Agent",
@@ -224,7 +188,7 @@ describe("config/samples/ through the operator", { timeout: 150_000 }, () => {
     const policyId = (await get("policy", "payments")).status.policyId;
     expect((await owner.patch(`/orgs/${orgId}/agents/${agentId}`, { policy_id: policyId })).status).toBe(200);
     await eventually("audit-bot Ready", () => ready("agent", "audit-bot"));
-    await bindOperator(true);
+    await world.bind(true);
   });
 
   it("shows a missing principal key and signs nothing until it is back", async () => {

@@ -10,28 +10,19 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
-import { startControlPlane, type ControlPlane } from "../../test/control-plane/index.js";
-import { startCloudApi, type Browser, type CloudApi } from "../../test/fixtures/cloud-api.js";
-import {
-  kubernetesTokenReviewer,
-  operatorNamespace,
-  operatorUsername,
-  setUpOperatorIdentity,
-  startOperatorProcess,
-  type OperatorIdentity,
-  type OperatorProcess,
-} from "../../test/fixtures/operator.js";
+import type { ControlPlane } from "../../test/control-plane/index.js";
+import type { Browser, CloudApi } from "../../test/fixtures/cloud-api.js";
+import { operatorNamespace, operatorUsername, type OperatorIdentity, type OperatorProcess } from "../../test/fixtures/operator.js";
+import { startOperatorWorld, type OperatorWorld } from "../../test/fixtures/operator-world.js";
 import { applyObject, conditionOf, eventually, kubectlJson } from "../../test/fixtures/kube.js";
-import { createTestDatabase, type TestDatabase } from "../../test/setup/database.js";
 
 const namespace = "payments-team";
+let world: OperatorWorld;
 let plane: ControlPlane;
 let identity: OperatorIdentity;
-let db: TestDatabase;
 let api: CloudApi;
 let owner: Browser;
 let orgId: string;
-const processes: OperatorProcess[] = [];
 
 const getJson = (args: string[]) => kubectlJson(plane, args);
 
@@ -68,53 +59,17 @@ async function metricsOf(p: OperatorProcess): Promise<string> {
   return (await fetch(`http://127.0.0.1:${await p.healthPort}/metrics`)).text();
 }
 
-function start(name: string): OperatorProcess {
-  const p = startOperatorProcess({
-    identity: name,
-    kubeconfig: identity.kubeconfig,
-    apiUrl: api.base,
-    tokenFile: identity.tokenFile,
-    resyncSeconds: 2,
-  });
-  processes.push(p);
-  return p;
-}
+const start = (name: string): OperatorProcess => world.startOperator(name);
 
 const samples = (file: string) => fileURLToPath(new URL(`../../config/samples/${file}`, import.meta.url));
-const publicAddress = async () => [{ address: "93.184.216.34", family: 4 as const }];
 
 beforeAll(async () => {
-  plane = await startControlPlane();
-  identity = await setUpOperatorIdentity(plane);
-  await plane.kubectl(["create", "namespace", namespace]);
-  db = await createTestDatabase();
-  api = await startCloudApi(db, {
-    extra: {
-      tokenReviewer: kubernetesTokenReviewer(plane, plane.adminCredentials),
-      // Receivers' names resolve to a public address (nothing is delivered in these tests).
-      webhooks: { credentialKey: randomBytes(32), allowLoopbackUrls: false, resolve: publicAddress },
-      ...{ mcp: { credentialKey: randomBytes(32), allowLoopbackUrls: false, resolve: publicAddress } },
-    },
-  });
-  owner = api.browser();
-  await owner.signUpAndIn(api.smtp);
-  const created = await owner.post("/orgs", { name: "Made in the dashboard" });
-  expect(created.status).toBe(201);
-  orgId = created.body.organization.id;
-  const bound = await owner.post(`/orgs/${orgId}/operator-bindings`, {
-    username: operatorUsername,
-    role: "admin",
-  });
-  expect(bound.status).toBe(201);
+  world = await startOperatorWorld({ namespace });
+  ({ plane, identity, api, owner, orgId } = world);
 }, 180_000);
 
 afterAll(async () => {
-  if (process.env.OPERATOR_TEST_DEBUG)
-    for (const p of processes) console.log(p.identity, p.output().slice(-6000));
-  await Promise.all(processes.map((p) => p.stop()));
-  await api?.close();
-  await db?.drop();
-  await plane?.stop();
+  await world?.stop();
 });
 
 describe("the operator's RBAC", () => {
@@ -519,11 +474,11 @@ describe("an operator process", { timeout: 120_000 }, () => {
     ]);
     expect(res.code).toBe(0);
     expect((await owner.get(`/orgs/${orgId}/mcp-servers`)).body.items).toEqual([]);
-    for (const p of processes) expect(p.output()).not.toContain(credential);
+    for (const p of world.processes) expect(p.output()).not.toContain(credential);
   }, 300_000);
 
   it("never logs the ServiceAccount token", () => {
-    for (const p of processes) expect(p.output()).not.toContain(identity.token);
+    for (const p of world.processes) expect(p.output()).not.toContain(identity.token);
     expect(api.logs.join("\n")).not.toContain(identity.token);
   });
 });

@@ -10,27 +10,17 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { startControlPlane, type ControlPlane } from "../../test/control-plane/index.js";
-import { startCloudApi, type Browser, type CloudApi } from "../../test/fixtures/cloud-api.js";
-import {
-  kubernetesTokenReviewer,
-  operatorUsername,
-  setUpOperatorIdentity,
-  startOperatorProcess,
-  type OperatorIdentity,
-  type OperatorProcess,
-} from "../../test/fixtures/operator.js";
+import type { ControlPlane } from "../../test/control-plane/index.js";
+import type { Browser } from "../../test/fixtures/cloud-api.js";
+import { operatorUsername } from "../../test/fixtures/operator.js";
+import { startOperatorWorld, type OperatorWorld } from "../../test/fixtures/operator-world.js";
 import { applyObject, conditionOf, eventually, kubectlJson } from "../../test/fixtures/kube.js";
-import { createTestDatabase, type TestDatabase } from "../../test/setup/database.js";
 
 const namespace = "payments-team";
+let world: OperatorWorld;
 let plane: ControlPlane;
-let identity: OperatorIdentity;
-let db: TestDatabase;
-let api: CloudApi;
 let owner: Browser;
 let orgId: string;
-let operator: OperatorProcess;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -120,25 +110,9 @@ candidate.rules[1].conditions[0].threshold = "50.00";
 const withSpec = (spec: Record<string, unknown>) => ({ ...sample, spec: { ...sample.spec, ...spec } });
 
 beforeAll(async () => {
-  plane = await startControlPlane();
-  identity = await setUpOperatorIdentity(plane);
-  await plane.kubectl(["create", "namespace", namespace]);
-  db = await createTestDatabase();
-  api = await startCloudApi(db, {
-    extra: { tokenReviewer: kubernetesTokenReviewer(plane, plane.adminCredentials) },
-  });
-  owner = api.browser();
-  await owner.signUpAndIn(api.smtp);
-  const created = await owner.post("/orgs", { name: "Payments org" });
-  expect(created.status).toBe(201);
-  orgId = created.body.organization.id;
-  const bound = await owner.post(`/orgs/${orgId}/operator-bindings`, {
-    username: operatorUsername,
-    role: "admin",
-    // The Agents of the observe tests are assigned this policy by the operator.
-    allow_admin_changes: true,
-  });
-  expect(bound.status).toBe(201);
+  // The Agents of the observe tests are assigned this policy by the operator.
+  world = await startOperatorWorld({ namespace, allowAdminChanges: true });
+  ({ plane, owner, orgId } = world);
   expect((await owner.patch(`/orgs/${orgId}`, { observe_max_hours: 24 })).status).toBe(200);
   await apply({
     apiVersion: "countersign.dev/v1alpha1",
@@ -146,21 +120,11 @@ beforeAll(async () => {
     metadata: { name: "payments-org", namespace },
     spec: { organizationId: orgId },
   });
-  operator = startOperatorProcess({
-    identity: "operator-policy",
-    kubeconfig: identity.kubeconfig,
-    apiUrl: api.base,
-    tokenFile: identity.tokenFile,
-    resyncSeconds: 2,
-  });
+  world.startOperator("operator-policy");
 }, 180_000);
 
 afterAll(async () => {
-  if (process.env.OPERATOR_TEST_DEBUG) console.log(operator?.output().slice(-8000));
-  await operator?.stop();
-  await api?.close();
-  await db?.drop();
-  await plane?.stop();
+  await world?.stop();
 });
 
 describe("a Policy resource", { timeout: 180_000 }, () => {
