@@ -5,7 +5,7 @@
  * as processes started with exactly the program and environment of their installed Deployments
  * (Secrets read back from the cluster), the api reviewing tokens as the chart's api
  * ServiceAccount and the operator impersonating its own, a decision through the gateway and the
- * sample Organization reconciled; the CRD upgrade Job's command under its ServiceAccount,
+ * decision-only samples reconciled to a decision with the key the operator wrote to a Secret; the CRD upgrade Job's command under its ServiceAccount,
  * `helm upgrade` with a changed CRD, and `helm uninstall` keeping the CRDs.
  */
 import { spawn } from "node:child_process";
@@ -17,6 +17,7 @@ import { parse, stringify } from "yaml";
 import { startControlPlane, type ControlPlane } from "../control-plane/index.js";
 import { freePort } from "../control-plane/processes.js";
 import { Browser, randomIp } from "../fixtures/cloud-api.js";
+import { newPrincipalWithPem } from "../fixtures/identities.js";
 import { startSmtpServer, type SmtpCapture } from "../fixtures/smtp.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { allOptionsValues, chartDir, helm, parseObjects, problems, releaseNamespace as ns, root, type K8sObject } from "./helm.js";
@@ -210,6 +211,7 @@ describe("the servers as the chart runs them", () => {
   let apiEnv: Record<string, string>;
   let apiBase: string;
   let gatewayBase: string;
+  let sampleGatewayKey = "";
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
@@ -278,13 +280,17 @@ describe("the servers as the chart runs them", () => {
     expect(await refused.json()).toMatchObject({ allowed: false, status: "denied", code: "POLICY_DENIED" });
   }, 180_000);
 
-  it("the operator, impersonating its ServiceAccount, takes the Lease and reconciles the sample Organization into the api process, which reviews its token as the api's ServiceAccount", async () => {
+  it("the operator, impersonating its ServiceAccount, takes the Lease and reconciles the samples into the api process (which reviews its token as the api's ServiceAccount); the Agent's gateway key from its Secret gets a decision", async () => {
     const owner = new Browser(apiBase, randomIp(), apiEnv.COUNTERSIGN_DASHBOARD_ORIGIN!);
     await owner.signUpAndIn(smtp);
     const created = await owner.post("/orgs", { name: "Made in the dashboard" });
     expect(created.status).toBe(201);
     const orgId = created.body.organization.id;
-    expect((await owner.post(`/orgs/${orgId}/operator-bindings`, { username: serviceAccount("operator"), role: "admin" })).status).toBe(201);
+    // As NOTES.txt tells the owner: the operator bound as admin, allowed the changes an admin makes
+    // signed in (assigning policies, enabling tools), and the principal registered, its key a Secret.
+    expect((await owner.post(`/orgs/${orgId}/operator-bindings`, { username: serviceAccount("operator"), role: "admin", allow_admin_changes: true })).status).toBe(201);
+    const { identity: principal, pem: principalPem } = newPrincipalWithPem(orgId);
+    expect((await owner.post(`/orgs/${orgId}/principal`, { document: principal.documents[0] })).status).toBe(201);
 
     // The token the chart projects into the operator's pods: its ServiceAccount, the api's audience.
     const operator = await chartContainer("countersign-operator", "countersign-operator-0");
@@ -309,12 +315,14 @@ describe("the servers as the chart runs them", () => {
     await eventually("the operator leads", async () => JSON.parse(await kubectl(["get", "lease", operator.env.COUNTERSIGN_OPERATOR_LEASE!, "-n", ns, "-o", "json"])).spec.holderIdentity === "countersign-operator-0");
     expect((await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status).toBe(200);
 
-    // config/samples/organization.yaml, bound to the organization just created (its principal key
-    // Secret is the owner's to create; this test leaves the key out).
+    // config/samples/organization.yaml, bound to the organization just created, and the principal
+    // key Secret it names, as the owner creates it.
     const sample = parse(readFileSync(path.join(root, "config/samples/organization.yaml"), "utf8"));
     sample.spec.organizationId = orgId;
-    delete sample.spec.principalKeySecretRef;
-    await kubectl(["create", "namespace", sample.metadata.namespace]);
+    const samplesNs = sample.metadata.namespace as string;
+    await kubectl(["create", "namespace", samplesNs]);
+    const { name: keySecret, key: keyName } = sample.spec.principalKeySecretRef;
+    await kubectl(["create", "secret", "generic", keySecret, "-n", samplesNs, `--from-literal=${keyName}=${principalPem}`]);
     await kubectl(["apply", "-f", "-"], { input: stringify(sample) });
     const ready = await eventually("the sample Organization is Ready", async () => {
       const o = JSON.parse(await kubectl(["get", "organization.countersign.dev", sample.metadata.name, "-n", sample.metadata.namespace, "-o", "json"]));
@@ -324,7 +332,39 @@ describe("the servers as the chart runs them", () => {
     expect((await owner.get(`/orgs/${orgId}`)).body.organization.name).toBe(sample.spec.settings.name);
     const audit = await owner.get(`/orgs/${orgId}/audit?action=organization.updated&limit=10`);
     expect(audit.body.items[0].actor).toMatchObject({ type: "operator", id: serviceAccount("operator") });
-  }, 120_000);
+    expect(ready.status.conditions.find((c: { type: string }) => c.type === "PrincipalKeyAvailable")).toMatchObject({ status: "True" });
+
+    // The decision-only samples (the MCP server with a network upstream and the webhook endpoint
+    // would have this api process reach example.com): policy, agents, tool, through to a decision
+    // by the gateway process with the key the operator wrote to the Agent's Secret.
+    for (const file of ["policy.yaml", "agents.yaml", "decision-only-tool.yaml"]) {
+      await kubectl(["apply", "-f", path.join(root, "config/samples", file)]);
+    }
+    const status = async (kind: string, name: string) => JSON.parse(await kubectl(["get", `${kind}.countersign.dev/${name}`, "-n", samplesNs, "-o", "json"]));
+    const isReady = (o: { status?: { conditions?: Array<{ type: string; status: string }> } }) => o.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+    const worker = await eventually("Agent refund-worker is Ready", async () => isReady(await status("agent", "refund-worker")) && status("agent", "refund-worker"), 120_000);
+    await eventually("Tool issue-refund is Ready", async () => isReady(await status("tool", "issue-refund")));
+    const secret = JSON.parse(await kubectl(["get", "secret", worker.status.gatewayKey.secretName, "-n", samplesNs, "-o", "json"]));
+    sampleGatewayKey = Buffer.from(secret.data["api-key"], "base64").toString();
+    expect(sampleGatewayKey).toContain(`_${worker.status.gatewayKey.prefix}_`);
+    const refund = (amount: unknown, key: string) =>
+      fetch(`${gatewayBase}/v1/authorize`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${sampleGatewayKey}` },
+        body: JSON.stringify({ tool: "refunds.issue", arguments: { amount, currency: "USD" }, idempotency_key: key }),
+      });
+    const allowed = await refund("20.00", "chart-samples-1");
+    const body = await allowed.json();
+    expect(allowed.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ allowed: true, status: "authorized", execution: "caller" });
+    // The same agent asking for a tool its delegation does not cover: refused.
+    const outside = await fetch(`${gatewayBase}/v1/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${sampleGatewayKey}` },
+      body: JSON.stringify({ tool: "payments.send", arguments: { amount: "5.00", currency: "USD" }, idempotency_key: "chart-samples-2" }),
+    });
+    expect(await outside.json()).toMatchObject({ allowed: false });
+  }, 240_000);
 
   it("never print an installation secret or a token", async () => {
     await Promise.all(servers.map((s) => s.stop()));
@@ -334,6 +374,8 @@ describe("the servers as the chart runs them", () => {
       expect(output).not.toContain(apiEnv[key]!);
     }
     expect(output).not.toContain(readFileSync(path.join(scratch, "operator-token"), "utf8"));
+    expect(sampleGatewayKey).not.toBe("");
+    expect(output).not.toContain(sampleGatewayKey);
   });
 });
 
