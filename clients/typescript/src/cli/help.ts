@@ -21,6 +21,7 @@ Commands:
   approvals list|show|approve|reject
   receipts get|download
   actions cancel ID --principal-key-file FILE
+  principal create|register|show   the organization principal's key file and registration
 
 Run \`countersign COMMAND --help\` for a command's options.
 ${common}`,
@@ -60,6 +61,18 @@ ${common}`,
   actions: `Usage: countersign actions cancel ID --principal-key-file FILE [--reason TEXT]
 
 Cancels a pending or approved action with a CANCELLATION signed by the organization principal's
-key (a key file in the format \`identity create\` writes). Needs a signed-in owner or admin.
+key (a key file in the format \`principal create\` writes). Needs a signed-in owner or admin.
+${common}`,
+  principal: `Usage: countersign principal create --key-file FILE
+       countersign principal register --key-file FILE [--name NAME] [--pem-out FILE]
+       countersign principal show
+
+  create    writes a new Ed25519 key for the organization principal to FILE, mode 0600, never over
+            an existing file
+  register  signs the principal's identity document with the key and sets it as the organization's
+            principal (POST /orgs/<id>/principal; a signed-in owner). --pem-out FILE also writes the
+            key as PKCS#8 PEM (mode 0600) for the Secret an Organization resource names:
+              kubectl create secret generic org-principal --from-file=private-key.pem=FILE
+  show      the current principal's KID, status and validity
 ${common}`,
 };

@@ -7,6 +7,7 @@ import { actionsCancel } from "./commands/actions.js";
 import { approvalsDecide, approvalsList, approvalsShow } from "./commands/approvals.js";
 import type { CommandContext, CommandOutput } from "./commands/context.js";
 import { identityBind, identityCreate } from "./commands/identity.js";
+import { principalCreate, principalRegister, principalShow } from "./commands/principal.js";
 import { receiptsDownload, receiptsGet } from "./commands/receipts.js";
 import { signin, signout } from "./commands/signin.js";
 import { help } from "./help.js";
@@ -24,6 +25,9 @@ const commands: Record<string, (ctx: CommandContext) => Promise<CommandOutput>> 
   "receipts get": receiptsGet,
   "receipts download": receiptsDownload,
   "actions cancel": actionsCancel,
+  "principal create": principalCreate,
+  "principal register": principalRegister,
+  "principal show": principalShow,
 };
 
 const readStdin = async (): Promise<string> => {

@@ -1,0 +1,230 @@
+/**
+ * `countersign principal create|register|show` as a real process against a real Cloud API on real
+ * PostgreSQL: an owner makes the principal's key file, registers it, and gets the PKCS#8 PEM the
+ * operator reads from the Organization's Secret; every refusal (no key file flag, a management
+ * key, an admin, a PEM path that exists) leaves the organization without a principal.
+ */
+import { spawn } from "node:child_process";
+import { createPrivateKey } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeSigner } from "../../core/src/evidence/index.js";
+import { DASHBOARD, startCloudApi, type Browser, type CloudApi } from "../fixtures/cloud-api.js";
+import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+let db: TestDatabase;
+let api: CloudApi;
+let owner: Browser;
+let org: string;
+let dir: string;
+const people: Record<"owner" | "admin", { email: string; password: string }> = {} as never;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI from its TypeScript source as a child process, with a config folder per person. */
+function countersign(who: "owner" | "admin", env: Record<string, string>, ...args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--conditions=countersign-source", "--import", "tsx", "clients/typescript/src/cli/main.ts", ...args],
+      {
+        cwd: repo,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: {
+          PATH: process.env.PATH,
+          HOME: dir,
+          COUNTERSIGN_CONFIG_DIR: join(dir, who),
+          COUNTERSIGN_PASSWORD: people[who].password,
+          COUNTERSIGN_DASHBOARD_ORIGIN: DASHBOARD,
+          ...env,
+        },
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+const asOwner = (...args: string[]) => countersign("owner", {}, ...args);
+const noPrincipal = async () => expect((await owner.get(`/orgs/${org}/principal`)).body.principal).toBeNull();
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startCloudApi(db);
+  dir = mkdtempSync(join(tmpdir(), "countersign-cli-principal-"));
+  owner = api.browser();
+  people.owner = await owner.signUpAndIn(api.smtp);
+  const created = await owner.post("/orgs", { name: "Principal from the CLI" });
+  expect(created.status).toBe(201);
+  org = created.body.organization.id;
+  const admin = api.browser();
+  people.admin = await admin.signUpAndIn(api.smtp);
+  expect(
+    (await owner.post(`/orgs/${org}/invitations`, { email: people.admin.email, role: "admin" })).status,
+  ).toBe(201);
+  expect(
+    (
+      await admin.post("/invitations/accept", {
+        token: api.smtp.lastToken(people.admin.email, "invitations/accept"),
+      })
+    ).status,
+  ).toBe(200);
+  for (const who of ["owner", "admin"] as const) {
+    const signedIn = await countersign(who, {}, "signin", "--url", api.base, "--email", people[who].email);
+    expect(signedIn.code, signedIn.stderr).toBe(0);
+  }
+});
+afterAll(async () => {
+  await api?.close();
+  await db?.drop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("countersign principal", () => {
+  let kid: string;
+  const keyFile = () => join(dir, "keys", "principal.json");
+
+  it("create writes a new key file (0600) and never overwrites one", async () => {
+    const created = await asOwner("principal", "create", "--key-file", keyFile(), "--json");
+    expect(created.code, created.stderr).toBe(0);
+    const out = JSON.parse(created.stdout);
+    kid = out.kid;
+    expect(kid).toMatch(/^kid_/);
+    expect(statSync(keyFile()).mode & 0o777).toBe(0o600);
+    const before = readFileSync(keyFile(), "utf8");
+    expect(created.stdout).not.toContain(JSON.parse(before).seed);
+
+    const again = await asOwner("principal", "create", "--key-file", keyFile());
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("never overwritten");
+    expect(readFileSync(keyFile(), "utf8")).toBe(before);
+    const noPath = await asOwner("principal", "create");
+    expect(noPath.code).toBe(2);
+    expect(noPath.stderr).toContain("--key-file FILE is required");
+  });
+
+  it("register is refused, changing nothing, without a person, for an admin, and when the PEM path exists", async () => {
+    const withKey = await countersign(
+      "owner",
+      { COUNTERSIGN_MANAGEMENT_KEY: "csk_live_x_not-sent", COUNTERSIGN_URL: api.base },
+      "principal",
+      "register",
+      "--key-file",
+      keyFile(),
+      "--org",
+      org,
+    );
+    expect(withKey.code).toBe(3);
+    expect(withKey.stderr).toContain("signed-in owner");
+    await noPrincipal();
+
+    const admin = await countersign(
+      "admin",
+      {},
+      "principal",
+      "register",
+      "--key-file",
+      keyFile(),
+      "--org",
+      org,
+      "--json",
+    );
+    expect(admin.code).toBe(1);
+    expect(JSON.parse(admin.stdout).answer.error.code).toBe("FORBIDDEN");
+    await noPrincipal();
+
+    const taken = join(dir, "taken.pem");
+    writeFileSync(taken, "something else\n");
+    const exists = await asOwner(
+      "principal",
+      "register",
+      "--key-file",
+      keyFile(),
+      "--org",
+      org,
+      "--pem-out",
+      taken,
+    );
+    expect(exists.code).toBe(2);
+    expect(exists.stderr).toContain("never overwritten");
+    expect(readFileSync(taken, "utf8")).toBe("something else\n");
+    await noPrincipal();
+
+    const notAKey = await asOwner("principal", "register", "--key-file", taken, "--org", org);
+    expect(notAKey.code).toBe(2);
+    await noPrincipal();
+  });
+
+  it("register sets the principal and writes the same key as PKCS#8 PEM for the Organization's Secret", async () => {
+    const pem = join(dir, "principal.pem");
+    const registered = await asOwner(
+      "principal",
+      "register",
+      "--key-file",
+      keyFile(),
+      "--org",
+      org,
+      "--name",
+      "Acme",
+      "--pem-out",
+      pem,
+      "--json",
+    );
+    expect(registered.code, registered.stderr).toBe(0);
+    expect(JSON.parse(registered.stdout).principal).toMatchObject({ kid, status: "active", valid: true });
+    const got = (await owner.get(`/orgs/${org}/principal`)).body.principal;
+    expect(got).toMatchObject({ kid, valid: true });
+    expect(got.documents[0].body.subject).toEqual({ organization_id: org, id: org, name: "Acme" });
+
+    // What the operator does with its Secret's value: the same key, the same KID.
+    expect(statSync(pem).mode & 0o777).toBe(0o600);
+    const text = readFileSync(pem, "utf8");
+    expect(text).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
+    expect(nodeSigner(createPrivateKey(text)).kid).toBe(kid);
+    expect(registered.stdout + registered.stderr).not.toContain(text.split("\n")[1]);
+
+    const shown = await asOwner("principal", "show", "--org", org);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`${kid}  active`);
+    // The same key again (a rerun script): nothing is signed or sent, so the principal is not
+    // made to equivocate with a second first document.
+    const again = await asOwner(
+      "principal",
+      "register",
+      "--key-file",
+      keyFile(),
+      "--org",
+      org,
+      "--name",
+      "Other",
+    );
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("is already the principal");
+    const after = (await owner.get(`/orgs/${org}/principal`)).body;
+    expect(after.principal).toMatchObject({ kid, status: "active", valid: true });
+    expect(after.principal.documents).toEqual(got.documents);
+  });
+
+  it("register with another key is refused while the principal stands, which stays as it was", async () => {
+    const other = join(dir, "keys", "other.json");
+    expect((await asOwner("principal", "create", "--key-file", other)).code).toBe(0);
+    const refused = await asOwner("principal", "register", "--key-file", other, "--org", org, "--json");
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout).answer.error).toMatchObject({
+      code: "CONFLICT",
+      details: { reason: "PRINCIPAL_EXISTS", current_kid: kid },
+    });
+    expect((await owner.get(`/orgs/${org}/principal`)).body.principal).toMatchObject({ kid, valid: true });
+  });
+});
