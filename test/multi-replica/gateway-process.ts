@@ -23,11 +23,13 @@ export async function startGatewayProcess(opts: {
   env?: Record<string, string>;
   /** Run the built JavaScript (gateway/dist, as a container does) instead of the sources through tsx. */
   built?: boolean;
+  /** With `built`: the folder holding gateway/dist (an image's /app), else the repository. */
+  cwd?: string;
 }): Promise<GatewayProcess> {
   const port = await freePort();
-  const args = opts.built ? ["gateway/dist/main.js"] : ["--conditions=countersign-source", "--import", "tsx", "gateway/src/main.ts"];
+  const args = opts.built ? ["--enable-source-maps", "gateway/dist/main.js"] : ["--conditions=countersign-source", "--import", "tsx", "gateway/src/main.ts"];
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, {
-    cwd: root,
+    cwd: opts.cwd ?? root,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/root",
