@@ -7,11 +7,9 @@
  * receipts, cancel with a principal key file, management keys, help, exit
  * statuses.
  */
-import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSeed, nodeSigner, toBase64url } from "../../core/src/evidence/index.js";
 import { insertApiKey } from "../../core/src/keys/index.js";
@@ -20,8 +18,8 @@ import { DASHBOARD, startCloudApi, type CloudApi } from "../fixtures/cloud-api.j
 import { createAuthorizationWorld, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { recorded, startTestGateway, type TestGateway } from "../gateway/harness.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+import { runCountersign, type CliRun as Run } from "../fixtures/cli.js";
 
-const repo = fileURLToPath(new URL("../../", import.meta.url));
 const PASSWORD = "correct horse battery staple";
 let db: TestDatabase;
 let api: CloudApi;
@@ -63,32 +61,9 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI from its TypeScript source as a child process, as a user runs the binary. */
-function countersign(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=countersign-source", "--import", "tsx", "clients/typescript/src/cli/main.ts", ...args],
-      {
-        cwd: repo,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { PATH: process.env.PATH, HOME: dir, ...env },
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The CLI as a user runs the binary, with only the given environment (HOME the test folder). */
+const countersign = (env: Record<string, string>, ...args: string[]): Promise<Run> =>
+  runCountersign(args, { PATH: process.env.PATH, HOME: dir, ...env });
 
 const approverEnv = () => ({
   COUNTERSIGN_CONFIG_DIR: join(dir, "approver"),

@@ -4,18 +4,16 @@
  * operator reads from the Organization's Secret; every refusal (no key file flag, a management
  * key, an admin, a PEM path that exists) leaves the organization without a principal.
  */
-import { spawn } from "node:child_process";
 import { createPrivateKey } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeSigner } from "../../core/src/evidence/index.js";
 import { DASHBOARD, startCloudApi, type Browser, type CloudApi } from "../fixtures/cloud-api.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+import { runCountersign, type CliRun as Run } from "../fixtures/cli.js";
 
-const repo = fileURLToPath(new URL("../../", import.meta.url));
 let db: TestDatabase;
 let api: CloudApi;
 let owner: Browser;
@@ -23,39 +21,16 @@ let org: string;
 let dir: string;
 const people: Record<"owner" | "admin", { email: string; password: string }> = {} as never;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI from its TypeScript source as a child process, with a config folder per person. */
-function countersign(who: "owner" | "admin", env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=countersign-source", "--import", "tsx", "clients/typescript/src/cli/main.ts", ...args],
-      {
-        cwd: repo,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: {
-          PATH: process.env.PATH,
-          HOME: dir,
-          COUNTERSIGN_CONFIG_DIR: join(dir, who),
-          COUNTERSIGN_PASSWORD: people[who].password,
-          COUNTERSIGN_DASHBOARD_ORIGIN: DASHBOARD,
-          ...env,
-        },
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+/** The CLI as a user runs the binary, with a config folder per person. */
+const countersign = (who: "owner" | "admin", env: Record<string, string>, ...args: string[]): Promise<Run> =>
+  runCountersign(args, {
+    PATH: process.env.PATH,
+    HOME: dir,
+    COUNTERSIGN_CONFIG_DIR: join(dir, who),
+    COUNTERSIGN_PASSWORD: people[who].password,
+    COUNTERSIGN_DASHBOARD_ORIGIN: DASHBOARD,
+    ...env,
   });
-}
 const asOwner = (...args: string[]) => countersign("owner", {}, ...args);
 const noPrincipal = async () => expect((await owner.get(`/orgs/${org}/principal`)).body.principal).toBeNull();
 

@@ -6,11 +6,9 @@
  * operations (principal, personal identity, delegation, approval) are
  * signed here as the dashboard would sign them.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sha256Digest } from "../../core/src/canonical/index.js";
 import {
@@ -25,8 +23,8 @@ import { startCloudApi, type Answer, type CloudApi } from "../fixtures/cloud-api
 import { newIdentity, signChallenge, signDelegation } from "../fixtures/identities.js";
 import { startTestGateway, type TestGateway } from "../gateway/harness.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+import { runCountersign } from "../fixtures/cli.js";
 
-const repo = fileURLToPath(new URL("../../", import.meta.url));
 let db: TestDatabase;
 let api: CloudApi;
 let gw: TestGateway;
@@ -50,24 +48,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function countersign(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=countersign-source", "--import", "tsx", "clients/typescript/src/cli/main.ts", ...args],
-      {
-        cwd: repo,
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const countersign = (...args: string[]) => runCountersign(args);
 
 const ok = (res: Answer, status = 200) => {
   expect(res.status, res.text).toBe(status);

@@ -1,30 +1,16 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { verificationResultSchema } from "@countersign/core/evidence";
+import { runCountersign } from "../../../../test/fixtures/cli.js";
 
 const repo = fileURLToPath(new URL("../../../../", import.meta.url));
 const vectors = join(repo, "test/vectors/evidence");
 
-/** Runs the CLI from its TypeScript source in a child process, as a user would run the binary. */
-function countersign(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--conditions=countersign-source", "--import", "tsx", "clients/typescript/src/cli/main.ts", ...args],
-      { cwd: repo, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The CLI as a user runs the binary, from its TypeScript source. */
+const countersign = (...args: string[]) => runCountersign(args);
 
 describe("countersign verify", () => {
   it("exits 0 and prints a human summary for a valid bundle", async () => {
