@@ -6,35 +6,28 @@
 // PolicyAssigned=False saying who must act. The Cloud API has no agent deletion: deleting the
 // resource revokes its gateway key and delegations, disables the agent, and removes the Secret.
 import type { KubeConfig } from "@kubernetes/client-node";
-import type { Agent, CloudApi } from "../cloud-api/index.js";
+import type { Agent } from "../cloud-api/index.js";
 import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { agentSpec, type AgentSpec, type AgentStatus } from "../crds/agent.js";
 import { kindDefinition } from "../crds/kinds.js";
 import type { PolicySpec, PolicyStatus } from "../crds/policy.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import type { EventRecorder } from "../kube/events.js";
 import { principalKeyReader, type PrincipalKey } from "../kube/principal-key.js";
 import { SecretNotOursError, SecretWriter } from "../kube/secrets.js";
 import type { ConditionInput } from "../status/conditions.js";
 import { StatusDraft } from "../status/status-draft.js";
 import { syncDelegations } from "./agent-delegations.js";
 import { removeGatewayKey, syncGatewayKey } from "./agent-gateway-key.js";
+import type { ReconcilerDeps } from "./deps.js";
 import { finalizerLifecycle } from "./lifecycle.js";
-import type { OrganizationLookup } from "./organization-of.js";
 
 export type AgentObject = CustomObject<AgentSpec, AgentStatus>;
 
-interface Deps {
-  kubeConfig: KubeConfig;
-  cloud: CloudApi;
-  events: EventRecorder;
-  objects: CustomObjects<AgentSpec, AgentStatus>;
+interface Deps extends ReconcilerDeps<AgentSpec, AgentStatus> {
   policies: {
     get(namespace: string, name: string): Promise<CustomObject<PolicySpec, PolicyStatus> | undefined>;
   };
-  organizationOf: (namespace: string) => Promise<OrganizationLookup>;
-  now?: () => Date;
 }
 
 export function agentObjects(kubeConfig: KubeConfig, namespace = "") {

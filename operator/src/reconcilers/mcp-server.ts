@@ -4,27 +4,19 @@
 // whose id was lost is adopted by its name (unique within the organization), so none is created
 // twice. Deletion removes it from the Cloud API before the finalizer goes.
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
-import type { CloudApi, McpServer } from "../cloud-api/index.js";
+import type { McpServer } from "../cloud-api/index.js";
 import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { mcpServerSpec, type MCPServerSpec, type MCPServerStatus } from "../crds/mcp-server.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import type { EventRecorder } from "../kube/events.js";
 import { StatusDraft } from "../status/status-draft.js";
+import type { ReconcilerDeps } from "./deps.js";
 import { finalizerLifecycle } from "./lifecycle.js";
-import type { OrganizationLookup } from "./organization-of.js";
 
 export type MCPServerObject = CustomObject<MCPServerSpec, MCPServerStatus>;
 
-interface Deps {
-  kubeConfig: KubeConfig;
-  cloud: CloudApi;
-  events: EventRecorder;
-  objects: CustomObjects<MCPServerSpec, MCPServerStatus>;
-  organizationOf: (namespace: string) => Promise<OrganizationLookup>;
-  now?: () => Date;
-}
+type Deps = ReconcilerDeps<MCPServerSpec, MCPServerStatus>;
 
 export function mcpServerObjects(kubeConfig: KubeConfig, namespace = "") {
   return new CustomObjects<MCPServerSpec, MCPServerStatus>(

@@ -5,34 +5,23 @@
 // namespace's other resources, which reach the Cloud API through it, have cleaned up their side
 // (`kubectl delete -f config/samples/` deletes them all at once, in any order).
 import type { KubeConfig } from "@kubernetes/client-node";
-import {
-  type CloudApi,
-  CloudApiError,
-  type Organization,
-  type OrganizationUpdate,
-} from "../cloud-api/index.js";
+import { CloudApiError, type Organization, type OrganizationUpdate } from "../cloud-api/index.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { organizationSpec, type OrganizationSpec, type OrganizationStatus } from "../crds/organization.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import type { EventRecorder } from "../kube/events.js";
 import { addFinalizer, hasFinalizer, removeFinalizer } from "../kube/finalizer.js";
 import { principalKeyReader } from "../kube/principal-key.js";
 import type { ConditionInput } from "../status/conditions.js";
 import { StatusDraft } from "../status/status-draft.js";
+import type { ReconcilerDeps } from "./deps.js";
 
 /** Kinds whose reconcilers reach the Cloud API through their namespace's Organization. */
 const dependentKinds = ["Agent", "MCPServer", "Tool", "Policy", "WebhookEndpoint"] as const;
 
 export type OrganizationObject = CustomObject<OrganizationSpec, OrganizationStatus>;
 
-interface Deps {
-  kubeConfig: KubeConfig;
-  cloud: CloudApi;
-  events: EventRecorder;
-  objects: CustomObjects<OrganizationSpec, OrganizationStatus>;
-  now?: () => Date;
-}
+type Deps = Omit<ReconcilerDeps<OrganizationSpec, OrganizationStatus>, "organizationOf">;
 
 export function organizationObjects(kubeConfig: KubeConfig, namespace = "") {
   return new CustomObjects<OrganizationSpec, OrganizationStatus>(

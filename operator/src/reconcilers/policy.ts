@@ -13,7 +13,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { KubeConfig } from "@kubernetes/client-node";
 import {
-  type CloudApi,
   CloudApiError,
   type Policy,
   type PolicyExampleWire,
@@ -25,10 +24,8 @@ import type { AgentSpec, AgentStatus } from "../crds/agent.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { policySpec, type PolicySpec, type PolicyStatus } from "../crds/policy.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import type { EventRecorder } from "../kube/events.js";
 import type { ConditionInput } from "../status/conditions.js";
 import { StatusDraft } from "../status/status-draft.js";
-import type { OrganizationLookup } from "./organization-of.js";
 import { activateThroughGates } from "./policy-activation.js";
 import {
   agentReader,
@@ -38,16 +35,11 @@ import {
 } from "./policy-observe.js";
 import { bringAboutRollback } from "./policy-rollback.js";
 import { PolicyVersions } from "./policy-versions.js";
+import type { ReconcilerDeps } from "./deps.js";
 
 export type PolicyObject = CustomObject<PolicySpec, PolicyStatus>;
 
-interface Deps {
-  kubeConfig: KubeConfig;
-  cloud: CloudApi;
-  events: EventRecorder;
-  objects: CustomObjects<PolicySpec, PolicyStatus>;
-  organizationOf: (namespace: string) => Promise<OrganizationLookup>;
-  now?: () => Date;
+interface Deps extends ReconcilerDeps<PolicySpec, PolicyStatus> {
   /** Agent resources, read for their status.agentId (default: all namespaces, through kubeConfig). */
   agents?: Pick<CustomObjects<AgentSpec, AgentStatus>, "get">;
 }

@@ -7,28 +7,21 @@
 // its MCP server).
 import { isDeepStrictEqual } from "node:util";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { type CloudApi, type AmountMapping, type Tool, type ToolFields } from "../cloud-api/index.js";
+import { type AmountMapping, type Tool, type ToolFields } from "../cloud-api/index.js";
 import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { toolSpec, type ToolSpec, type ToolStatus } from "../crds/tool.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import type { EventRecorder } from "../kube/events.js";
 import { StatusDraft } from "../status/status-draft.js";
 import type { MCPServerObject } from "./mcp-server.js";
+import type { ReconcilerDeps } from "./deps.js";
 import { finalizerLifecycle } from "./lifecycle.js";
-import type { OrganizationLookup } from "./organization-of.js";
 
 export type ToolObject = CustomObject<ToolSpec, ToolStatus>;
 
-interface Deps {
-  kubeConfig: KubeConfig;
-  cloud: CloudApi;
-  events: EventRecorder;
-  objects: CustomObjects<ToolSpec, ToolStatus>;
+interface Deps extends ReconcilerDeps<ToolSpec, ToolStatus> {
   servers: { get(namespace: string, name: string): Promise<MCPServerObject | undefined> };
-  organizationOf: (namespace: string) => Promise<OrganizationLookup>;
-  now?: () => Date;
 }
 
 export function toolObjects(kubeConfig: KubeConfig, namespace = "") {

@@ -4,7 +4,7 @@
 // it when the rotation annotation changes, summarises delivery health in status, and on deletion
 // removes the endpoint and the Secret before letting the finalizer go.
 import type { KubeConfig } from "@kubernetes/client-node";
-import { type CloudApi, type WebhookEndpoint, type WebhookEndpointInput } from "../cloud-api/index.js";
+import { type WebhookEndpoint, type WebhookEndpointInput } from "../cloud-api/index.js";
 import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
@@ -15,23 +15,15 @@ import {
   type WebhookEndpointStatus,
 } from "../crds/webhook-endpoint.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import type { EventRecorder } from "../kube/events.js";
 import { cloudIdAnnotation, SecretNotOursError, SecretWriter } from "../kube/secrets.js";
 import { StatusDraft } from "../status/status-draft.js";
+import type { ReconcilerDeps } from "./deps.js";
 import { finalizerLifecycle } from "./lifecycle.js";
-import type { OrganizationLookup } from "./organization-of.js";
 
 export type WebhookEndpointObject = CustomObject<WebhookEndpointSpec, WebhookEndpointStatus>;
 export const signingSecretKey = "signing-secret";
 
-interface Deps {
-  kubeConfig: KubeConfig;
-  cloud: CloudApi;
-  events: EventRecorder;
-  objects: CustomObjects<WebhookEndpointSpec, WebhookEndpointStatus>;
-  organizationOf: (namespace: string) => Promise<OrganizationLookup>;
-  now?: () => Date;
-}
+type Deps = ReconcilerDeps<WebhookEndpointSpec, WebhookEndpointStatus>;
 
 export function webhookEndpointObjects(kubeConfig: KubeConfig, namespace = "") {
   return new CustomObjects<WebhookEndpointSpec, WebhookEndpointStatus>(
@@ -63,8 +55,6 @@ export function endpointDrift(
   if (sorted(want.event_types) !== sorted(actual.event_types)) update.event_types = want.event_types;
   return update;
 }
-
-/** A refusal the spec must change to fix (4xx other than rate limits): shown, not retried hot. */
 
 export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpointObject> {
   const secrets = new SecretWriter(deps.kubeConfig);
