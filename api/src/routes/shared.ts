@@ -57,6 +57,21 @@ export function decodeCursor<T>(cursor: string | undefined, shape: z.ZodType<T>)
   }
 }
 
+/** One page of a keyset list read with limit + 1 rows: its items, and a cursor after the last when more follow. */
+export function keysetPage<Row, Item>(
+  rows: Row[],
+  limit: number,
+  item: (row: Row) => Item,
+  cursorOf: (last: Row) => unknown,
+): { items: Item[]; next_cursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map((row) => item(row)),
+    next_cursor: rows.length > limit && last ? encodeCursor(cursorOf(last)) : null,
+  };
+}
+
 /** pg unique violation of a named constraint or index. */
 export function isUniqueViolation(err: unknown, name?: string): boolean {
   const e = err as { code?: string; constraint?: string };

@@ -6,7 +6,7 @@ import { actorOf, audit } from "../../audit/record.js";
 import { ACTION_COLUMNS, ACTION_FROM, actionJson, type ActionRow } from "../../actions/action-json.js";
 import type { ApiContext } from "../../context.js";
 import { gatewayIdentityOf } from "../../evidence/options.js";
-import { decodeCursor, encodeCursor, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 
 const statuses = [
   "denied",
@@ -89,13 +89,7 @@ export async function actionRoutes(app: FastifyInstance, ctx: ApiContext) {
           q.limit + 1,
         ],
       );
-      const page = rows.slice(0, q.limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map(actionJson),
-        next_cursor:
-          rows.length > q.limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null,
-      };
+      return keysetPage(rows, q.limit, actionJson, (last) => [last.created_at.toISOString(), last.id]);
     },
   );
 

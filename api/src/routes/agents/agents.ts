@@ -6,7 +6,7 @@ import { actorOf, audit } from "../../audit/record.js";
 import { requireAdminSignedIn } from "../../configuration/admin-signed-in.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
-import { decodeCursor, encodeCursor, isUniqueViolation, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, isUniqueViolation, keysetPage, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
 import { AGENT_COLUMNS, AGENT_FROM, agentJson, type AgentRow } from "./agent-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
@@ -50,9 +50,7 @@ export async function agentRoutes(app: FastifyInstance, ctx: ApiContext) {
        order by a.created_at desc, a.id desc limit $5`,
       [o.id, request.query.status ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { items: page.map(agentJson), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null };
+    return keysetPage(rows, limit, agentJson, (last) => [last.created_at.toISOString(), last.id]);
   });
 
   r.get("/orgs/:org_id/agents/:agent_id", { schema: { params: agentParams, querystring: z.strictObject({}) } }, async (request) => {

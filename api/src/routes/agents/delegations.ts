@@ -6,7 +6,7 @@ import { principalOf, isPrincipalValid, storedIdentity } from "@countersign/core
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { decodeCursor, encodeCursor, isUniqueViolation, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { readAgent } from "./agents.js";
 
 /** SPEC 2.5, 8.5. */
@@ -69,9 +69,12 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
        order by created_at desc, id desc limit $5`,
       [request.params.agent_id, o.id, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { items: page.map((d) => delegationJson(d)), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null };
+    return keysetPage(
+      rows,
+      limit,
+      (d) => delegationJson(d),
+      (last) => [last.created_at.toISOString(), last.id],
+    );
   });
 
   r.post(

@@ -7,7 +7,7 @@ import { scopes } from "../../access/types.js";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
-import { decodeCursor, encodeCursor, isAdmin, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, isAdmin, keysetPage, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
 
 interface KeyRow {
   id: string;
@@ -85,9 +85,7 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
          order by created_at desc, id desc limit $5`,
         [o.id, kinds, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return { items: page.map(keyJson), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null };
+      return keysetPage(rows, limit, keyJson, (last) => [last.created_at.toISOString(), last.id]);
     },
   );
 

@@ -13,7 +13,7 @@ import {
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { gatewayIdentityOf } from "../../evidence/options.js";
-import { decodeCursor, encodeCursor, organizationOf, pageQuery, sessionOf, typed } from "../shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, sessionOf, typed } from "../shared.js";
 
 interface ApprovalRow extends ActionRow {
   ar_id: string;
@@ -122,13 +122,12 @@ export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
           order by ar.created_at desc, ar.id desc limit $7`,
         [o.id, status ?? null, now, agent_id ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((a) => approvalJson(a, now.getTime())),
-        next_cursor:
-          rows.length > limit && last ? encodeCursor([last.ar_created_at.toISOString(), last.ar_id]) : null,
-      };
+      return keysetPage(
+        rows,
+        limit,
+        (a) => approvalJson(a, now.getTime()),
+        (last) => [last.ar_created_at.toISOString(), last.ar_id],
+      );
     },
   );
 

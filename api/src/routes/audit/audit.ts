@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { ApiContext } from "../../context.js";
-import { decodeCursor, encodeCursor, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 
 /** GET /orgs/<org_id>/audit (Admins): newest first, paged, optionally one action. */
 export async function auditRoute(app: FastifyInstance, ctx: ApiContext) {
@@ -28,18 +28,19 @@ export async function auditRoute(app: FastifyInstance, ctx: ApiContext) {
           order by id desc limit $4`,
         [o.id, action ?? null, before ?? null, limit + 1],
       );
-      const page = rows.slice(0, limit);
-      return {
-        items: page.map((e) => ({
+      return keysetPage(
+        rows,
+        limit,
+        (e) => ({
           id: e.id,
           action: e.action,
           actor: { type: e.actor_type, id: e.actor_id, label: e.actor_label },
           target: e.target_type ? { type: e.target_type, id: e.target_id } : null,
           details: e.details,
           created_at: e.created_at.toISOString(),
-        })),
-        next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.id) : null,
-      };
+        }),
+        (last) => last.id,
+      );
     },
   );
 }

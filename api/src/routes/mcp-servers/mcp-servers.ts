@@ -13,7 +13,7 @@ import { withDiscoverySlot } from "../../mcp/discovery-slots.js";
 import { mcpOptionsOf, type McpOptions } from "../../mcp/options.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { sameBinding, toolBinding } from "../../tools/binding.js";
-import { decodeCursor, encodeCursor, isUniqueViolation, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, isUniqueViolation, keysetPage, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
 import { SERVER_COLUMNS, serverJson, type ServerRow } from "./server-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
@@ -89,9 +89,7 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
        order by created_at desc, id desc limit $5`,
       [o.id, kind ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { items: page.map(serverJson), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null };
+    return keysetPage(rows, limit, serverJson, (last) => [last.created_at.toISOString(), last.id]);
   });
 
   r.get("/orgs/:org_id/mcp-servers/:server_id", { schema: { params: serverParams, querystring: z.strictObject({}) } }, async (request) => {

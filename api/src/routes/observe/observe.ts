@@ -8,7 +8,7 @@ import { looksLikeSecret } from "../../observe/secret-like.js";
 import { closeExpiredWindows, endWindows, WINDOW_COLUMNS, WINDOW_FROM, windowJson, type WindowRow } from "../../observe/windows.js";
 import { enforceAnalysisLimit } from "../../policies/analysis-limit.js";
 import { readAgent } from "../agents/agents.js";
-import { decodeCursor, encodeCursor, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 
 /** SPEC 8.5: observe windows shown per agent. */
 export const WINDOWS_SHOWN_PER_AGENT = 20;
@@ -135,9 +135,7 @@ export async function observeRoutes(app: FastifyInstance, ctx: ApiContext) {
          order by w.started_at desc, w.id desc limit $6`,
         [o.id, state ?? null, agent_id ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return { items: page.map(windowJson), next_cursor: rows.length > limit && last ? encodeCursor([last.started_at.toISOString(), last.id]) : null };
+      return keysetPage(rows, limit, windowJson, (last) => [last.started_at.toISOString(), last.id]);
     },
   );
 

@@ -9,7 +9,7 @@ import { enforceAnalysisLimit } from "../../policies/analysis-limit.js";
 import { rolloutOf } from "../../policies/options.js";
 import { mapTools, runSimulation, type SimulationRequest } from "../../policies/simulation.js";
 import { compiledVersion, loadPolicy, loadVersion, namedVersion } from "../../policies/store.js";
-import { decodeCursor, encodeCursor, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { policyParams, reportQuery, simulationBody, versionParams } from "./schemas.js";
 
 /** SPEC 8.3, 8.4: saved simulations are kept 400 days; 100 per policy per 24 hours. */
@@ -184,13 +184,12 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
        order by created_at desc, id desc limit $5`,
         [p.id, rollout.now(), after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((s) => simulationJson(s, false)),
-        next_cursor:
-          rows.length > limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null,
-      };
+      return keysetPage(
+        rows,
+        limit,
+        (s) => simulationJson(s, false),
+        (last) => [last.created_at.toISOString(), last.id],
+      );
     },
   );
 

@@ -26,8 +26,8 @@ import {
 import { insertVersion, validDocument } from "../../policies/versions.js";
 import {
   decodeCursor,
-  encodeCursor,
   isUniqueViolation,
+  keysetPage,
   organizationOf,
   orgParams,
   pageQuery,
@@ -141,19 +141,17 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
          and ($2::text is null or (name, id) > ($2::text, $3::uuid)) order by name, id limit $4`,
         [o.id, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      const page = rows.slice(0, limit);
       const versions = await versionsById(
         ctx.pool,
-        page.flatMap((p) => [p.active_version_id, p.shadow_version_id]),
+        rows.slice(0, limit).flatMap((p) => [p.active_version_id, p.shadow_version_id]),
       );
       const at = (id: string | null) => (id ? (versions.get(id) ?? null) : null);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((p) =>
-          policyJson(p, { active: at(p.active_version_id), shadow: at(p.shadow_version_id) }),
-        ),
-        next_cursor: rows.length > limit && last ? encodeCursor([last.name, last.id]) : null,
-      };
+      return keysetPage(
+        rows,
+        limit,
+        (p) => policyJson(p, { active: at(p.active_version_id), shadow: at(p.shadow_version_id) }),
+        (last) => [last.name, last.id],
+      );
     },
   );
 

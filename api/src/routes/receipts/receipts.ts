@@ -13,7 +13,7 @@ import {
   type ReceiptRow,
 } from "../../receipts/stored-receipt.js";
 import { verifyStoredBundle } from "../../receipts/verify.js";
-import { decodeCursor, encodeCursor, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 
 const receiptParams = z.strictObject({ org_id: z.uuid(), receipt_id: z.uuid() });
 
@@ -63,13 +63,10 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ApiContext) {
           q.limit + 1,
         ],
       );
-      const page = rows.slice(0, q.limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map(receiptListItemJson),
-        next_cursor:
-          rows.length > q.limit && last ? encodeCursor([last.r_created_at.toISOString(), last.r_id]) : null,
-      };
+      return keysetPage(rows, q.limit, receiptListItemJson, (last) => [
+        last.r_created_at.toISOString(),
+        last.r_id,
+      ]);
     },
   );
 

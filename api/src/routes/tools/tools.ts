@@ -11,7 +11,7 @@ import { checkQuota } from "../../orgs/quota.js";
 import { bindingDigest, sameBinding, toolBinding } from "../../tools/binding.js";
 import { discoverServer, readServer } from "../mcp-servers/mcp-servers.js";
 import type { ServerRow } from "../mcp-servers/server-json.js";
-import { decodeCursor, encodeCursor, isUniqueViolation, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { TOOL_COLUMNS, toolJson, type ToolRow } from "./tool-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
@@ -91,9 +91,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
          order by created_at desc, id desc limit $6`,
         [o.id, mcp_server_id ?? null, enabled === undefined ? null : enabled === "true", after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return { items: page.map(toolJson), next_cursor: rows.length > limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null };
+      return keysetPage(rows, limit, toolJson, (last) => [last.created_at.toISOString(), last.id]);
     },
   );
 

@@ -5,7 +5,7 @@ import { inTransaction, type Queryable } from "@countersign/core/store";
 import { TEST_EVENT_TYPE } from "@countersign/core/webhooks";
 import type { ApiContext } from "../../context.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
-import { decodeCursor, encodeCursor, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { DELIVERY_SELECT, deliveryJson, type DeliveryRow } from "./serialize.js";
 
 const params = z.strictObject({ org_id: z.uuid(), webhook_id: z.uuid() });
@@ -69,13 +69,7 @@ export async function webhookDeliveryRoutes(app: FastifyInstance, ctx: ApiContex
           order by d.created_at desc, d.id desc limit $5`,
         [request.params.webhook_id, state ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map(deliveryJson),
-        next_cursor:
-          rows.length > limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null,
-      };
+      return keysetPage(rows, limit, deliveryJson, (last) => [last.created_at.toISOString(), last.id]);
     },
   );
 

@@ -9,7 +9,7 @@ import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { sealSecret } from "../../webhooks/endpoint-secrets.js";
 import type { WebhookOptions } from "../../webhooks/options.js";
-import { decodeCursor, encodeCursor, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { ENDPOINT_COLUMNS, endpointJson, type EndpointRow } from "./serialize.js";
 import { requirePublicUrl } from "./url-check.js";
 
@@ -62,14 +62,13 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: ApiContex
        order by created_at, id limit $4`,
         [o.id, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
       const now = clock(ctx);
-      return {
-        items: page.map((e) => endpointJson(e, now)),
-        next_cursor:
-          rows.length > limit && last ? encodeCursor([last.created_at.toISOString(), last.id]) : null,
-      };
+      return keysetPage(
+        rows,
+        limit,
+        (e) => endpointJson(e, now),
+        (last) => [last.created_at.toISOString(), last.id],
+      );
     },
   );
 
