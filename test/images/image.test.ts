@@ -18,7 +18,13 @@ import { freePort } from "../control-plane/processes.js";
 import { createAuthorizationWorld } from "../fixtures/authorization.js";
 import { Browser, randomIp } from "../fixtures/cloud-api.js";
 import { conditionOf, eventually, kubectlJson, kubectlOk } from "../fixtures/kube.js";
-import { operatorAudience, operatorUsername, setUpOperatorIdentity, startOperatorProcess, type OperatorProcess } from "../fixtures/operator.js";
+import {
+  operatorAudience,
+  operatorUsername,
+  setUpOperatorIdentity,
+  startOperatorProcess,
+  type OperatorProcess,
+} from "../fixtures/operator.js";
 import { startSmtpServer, type SmtpCapture } from "../fixtures/smtp.js";
 import { authorizeAt, startGatewayProcess, type GatewayProcess } from "../multi-replica/gateway-process.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
@@ -76,7 +82,11 @@ beforeAll(async () => {
   app = path.join(runtime.rootfs, runtime.workdir);
   // A read-only root filesystem, as the chart runs the image (only /tmp is written).
   execFileSync("chmod", ["-R", "a-w", runtime.rootfs]);
-  [db, plane, smtp] = await Promise.all([createTestDatabase({ migrate: false }), startControlPlane(), startSmtpServer()]);
+  [db, plane, smtp] = await Promise.all([
+    createTestDatabase({ migrate: false }),
+    startControlPlane(),
+    startSmtpServer(),
+  ]);
 }, 1_800_000);
 
 afterAll(async () => {
@@ -95,20 +105,34 @@ describe("the image built from images/Dockerfile", () => {
     expect(runtime.user).toMatch(/^[1-9]\d*(:\d+)?$/);
     expect(runtime.entrypoint[0]).toBe("node");
     const files = walk(app);
-    const modules = new Set(files.filter((f) => /(^|\/)node_modules\/(@[^/]+\/)?[^/@]+$/.test(f)).map((f) => f.replace(/^(.*\/)?node_modules\//, "")));
+    const modules = new Set(
+      files
+        .filter((f) => /(^|\/)node_modules\/(@[^/]+\/)?[^/@]+$/.test(f))
+        .map((f) => f.replace(/^(.*\/)?node_modules\//, "")),
+    );
     expect(modules.has("fastify")).toBe(true);
     expect(modules.has("@kubernetes/client-node")).toBe(true);
     // Every dev dependency of the repository and its workspaces, except type packages (@types/node
     // is a production dependency of protobufjs and @kubernetes/client-node).
     const devOnly = ["", "core/", "api/", "gateway/", "operator/", "local/", "test/", "clients/typescript/"]
-      .flatMap((w) => Object.keys(JSON.parse(readFileSync(path.join(root, w, "package.json"), "utf8")).devDependencies ?? {}))
+      .flatMap((w) =>
+        Object.keys(
+          JSON.parse(readFileSync(path.join(root, w, "package.json"), "utf8")).devDependencies ?? {},
+        ),
+      )
       .filter((name) => !name.startsWith("@types/"));
     expect(devOnly).toEqual(expect.arrayContaining(["typescript", "vitest", "smtp-server"]));
     for (const dev of devOnly) expect(modules.has(dev), dev).toBe(false);
     const ours = files.filter((f) => !f.includes("node_modules/"));
     expect(ours.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
     expect(ours.some((f) => /^(test|local|clients)(\/|$)/.test(f))).toBe(false);
-    for (const program of ["api/dist/main.js", "api/dist/migrate-main.js", "gateway/dist/main.js", "operator/dist/main.js"]) expect(existsSync(path.join(app, program)), program).toBe(true);
+    for (const program of [
+      "api/dist/main.js",
+      "api/dist/migrate-main.js",
+      "gateway/dist/main.js",
+      "operator/dist/main.js",
+    ])
+      expect(existsSync(path.join(app, program)), program).toBe(true);
     // Nothing the user could write: the programs cannot change their own code.
     expect(statSync(path.join(app, "api/dist/main.js")).mode & 0o222).toBe(0);
   });
@@ -117,7 +141,9 @@ describe("the image built from images/Dockerfile", () => {
     const run = runImage("api/dist/migrate-main.js", { DATABASE_URL: db.url, COUNTERSIGN_LOG_LEVEL: "info" });
     expect(await run.exited, run.output()).toBe(0);
     const files = readdirSync(path.join(app, "core/migrations")).filter((f) => f.endsWith(".sql"));
-    expect((await db.pool.query("select count(*)::int as n from schema_migrations")).rows[0].n).toBe(files.length);
+    expect((await db.pool.query("select count(*)::int as n from schema_migrations")).rows[0].n).toBe(
+      files.length,
+    );
   }, 120_000);
 
   describe("its servers", () => {
@@ -130,8 +156,16 @@ describe("the image built from images/Dockerfile", () => {
     it("the api starts, reviewing tokens through the apiserver, and the gateway decides", async () => {
       // The api's ServiceAccount, allowed to review tokens (the chart's tokenreview Secret).
       await kubectlOk(plane, ["create", "serviceaccount", "countersign-api", "-n", "default"]);
-      await kubectlOk(plane, ["create", "clusterrolebinding", "countersign-api-reviewer", "--clusterrole=system:auth-delegator", "--serviceaccount=default:countersign-api"]);
-      const reviewerToken = (await kubectlOk(plane, ["create", "token", "countersign-api", "-n", "default"])).trim();
+      await kubectlOk(plane, [
+        "create",
+        "clusterrolebinding",
+        "countersign-api-reviewer",
+        "--clusterrole=system:auth-delegator",
+        "--serviceaccount=default:countersign-api",
+      ]);
+      const reviewerToken = (
+        await kubectlOk(plane, ["create", "token", "countersign-api", "-n", "default"])
+      ).trim();
       const caFile = path.join(work, "apiserver-ca.crt");
       writeFileSync(caFile, plane.caCert);
       const port = await freePort();
@@ -152,35 +186,92 @@ describe("the image built from images/Dockerfile", () => {
       });
       stops.push(api.stop);
       apiBase = `http://127.0.0.1:${port}`;
-      await eventually(`the api is ready (${api.output().slice(-500)})`, async () => (await fetch(`${apiBase}/readyz`)).status === 200, 90_000);
+      await eventually(
+        `the api is ready (${api.output().slice(-500)})`,
+        async () => (await fetch(`${apiBase}/readyz`)).status === 200,
+        90_000,
+      );
 
-      gateway = await startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey, built: true, cwd: app, env: runtime.env });
+      gateway = await startGatewayProcess({
+        databaseUrl: db.url,
+        keyHashSecret,
+        signingKey,
+        built: true,
+        cwd: app,
+        env: runtime.env,
+      });
       stops.push(() => gateway.stop());
       const world = await createAuthorizationWorld(db.pool, keyHashSecret);
-      const allowed = await authorizeAt(gateway.url, world.key, { tool: world.tool, arguments: { order: "image-1", amount: 50 }, idempotency_key: "image-1" });
-      expect(allowed.body, JSON.stringify(allowed.body)).toMatchObject({ allowed: true, status: "authorized" });
-      const denied = await authorizeAt(gateway.url, world.key, { tool: world.tool, arguments: { order: "image-2", amount: 50000 }, idempotency_key: "image-2" });
+      const allowed = await authorizeAt(gateway.url, world.key, {
+        tool: world.tool,
+        arguments: { order: "image-1", amount: 50 },
+        idempotency_key: "image-1",
+      });
+      expect(allowed.body, JSON.stringify(allowed.body)).toMatchObject({
+        allowed: true,
+        status: "authorized",
+      });
+      const denied = await authorizeAt(gateway.url, world.key, {
+        tool: world.tool,
+        arguments: { order: "image-2", amount: 50000 },
+        idempotency_key: "image-2",
+      });
       expect(denied.body).toMatchObject({ allowed: false, status: "denied", code: "POLICY_DENIED" });
     }, 180_000);
 
     it("the operator leads its Lease and reconciles an Organization into the api, signed in as its ServiceAccount", async () => {
       const identity = await setUpOperatorIdentity(plane);
-      operator = startOperatorProcess({ identity: "image-operator-0", kubeconfig: identity.kubeconfig, apiUrl: apiBase, tokenFile: identity.tokenFile, image: { app } });
+      operator = startOperatorProcess({
+        identity: "image-operator-0",
+        kubeconfig: identity.kubeconfig,
+        apiUrl: apiBase,
+        tokenFile: identity.tokenFile,
+        image: { app },
+      });
       stops.push(() => operator.stop());
-      const healthPort = await operator.healthPort;
+      // An operator that cannot start (a module the image lacks) fails here with its output.
+      const died = new Promise<never>((_, reject) =>
+        operator.child.once("exit", (code) =>
+          reject(new Error(`the operator exited ${code}: ${operator.output().slice(-2000)}`)),
+        ),
+      );
+      died.catch(() => undefined); // its stop at the end is no failure
+      const healthPort = await Promise.race([operator.healthPort, died]);
       expect((await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status).toBe(200);
-      await eventually("the operator leads", async () => (await kubectlJson(plane, ["get", "lease", "countersign-operator", "-n", "countersign-system"])).spec.holderIdentity === "image-operator-0");
+      await eventually(
+        "the operator leads",
+        async () =>
+          (await kubectlJson(plane, ["get", "lease", "countersign-operator", "-n", "countersign-system"]))
+            .spec.holderIdentity === "image-operator-0",
+      );
 
       const owner = new Browser(apiBase, randomIp(), DASHBOARD);
       await owner.signUpAndIn(smtp);
       const orgId = (await owner.post("/orgs", { name: "Made for the image" })).body.organization.id;
-      expect((await owner.post(`/orgs/${orgId}/operator-bindings`, { username: operatorUsername, role: "admin" })).status).toBe(201);
+      expect(
+        (await owner.post(`/orgs/${orgId}/operator-bindings`, { username: operatorUsername, role: "admin" }))
+          .status,
+      ).toBe(201);
       const sample = parse(readFileSync(path.join(root, "config/samples/organization.yaml"), "utf8"));
       sample.spec.organizationId = orgId;
       delete sample.spec.principalKeySecretRef;
       await kubectlOk(plane, ["create", "namespace", sample.metadata.namespace]);
       await kubectlOk(plane, ["apply", "-f", "-"], stringify(sample));
-      await eventually("the Organization is Ready", async () => conditionOf(await kubectlJson(plane, ["get", "organization.countersign.dev", sample.metadata.name, "-n", sample.metadata.namespace]), "Ready")?.status === "True", 90_000);
+      await eventually(
+        "the Organization is Ready",
+        async () =>
+          conditionOf(
+            await kubectlJson(plane, [
+              "get",
+              "organization.countersign.dev",
+              sample.metadata.name,
+              "-n",
+              sample.metadata.namespace,
+            ]),
+            "Ready",
+          )?.status === "True",
+        90_000,
+      );
       expect((await owner.get(`/orgs/${orgId}`)).body.organization.name).toBe(sample.spec.settings.name);
       expect(operator.output()).not.toMatch(/ERR_MODULE_NOT_FOUND|Cannot find (module|package)/);
       expect(operator.output()).not.toContain(identity.token);
