@@ -1,6 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 import type { GatewayCode } from "../errors/index.js";
 import type { AddressRules } from "../net/index.js";
@@ -30,6 +31,11 @@ export type UpstreamFailureCode = Extract<
   GatewayCode,
   "UPSTREAM_UNREACHABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_HTTP_ERROR" | "UPSTREAM_PROTOCOL_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_RESPONSE_TOO_LARGE" | "UPSTREAM_ERROR"
 >;
+
+// The SDK client builds an Ajv instance for every Client it makes unless it is given one; this
+// client only sends tools/call (never listTools, whose output schemas it would compile and keep),
+// so one validator serves every upstream call and the Gateway stops paying Ajv's setup per call.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** A tools/call result as MCP defines it: content items, optional structured content, isError. */
 const toolResult = z.looseObject({ content: z.array(z.unknown()).optional(), isError: z.boolean().optional() });
@@ -69,7 +75,7 @@ export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome
     fetch: upstreamFetch({ rules: c.rules, ca: c.ca, budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes), signal: abort.signal, failure }),
     requestInit: c.authorization ? { headers: { authorization: c.authorization } } : undefined,
   });
-  const client = new Client({ name: "countersign-gateway", version: "0.1.0" });
+  const client = new Client({ name: "countersign-gateway", version: "0.1.0" }, { jsonSchemaValidator });
   try {
     await client.connect(transport, { timeout: timeoutMs, signal: abort.signal });
     const raw = await client.request({ method: "tools/call", params: { name: c.tool, arguments: c.arguments } }, toolResult, {

@@ -2,6 +2,7 @@ import type { AuthenticatedKey } from "@countersign/core/keys";
 import { inSpan } from "@countersign/core/telemetry";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { GatewayContext, McpContext } from "../context.js";
 import { callTool } from "./tools-call.js";
 import { listTools } from "./tools-list.js";
@@ -11,8 +12,12 @@ import { listTools } from "./tools-list.js";
  * stateless, SPEC 4.2): the SDK handles initialize, ping and the JSON-RPC
  * framing; tools/list and tools/call are ours, for the authenticated key.
  */
+// The SDK's Server builds an Ajv instance per Server unless given one, and this endpoint makes a
+// Server per request; it validates nothing with it (no elicitation), so one serves them all.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 export function gatewayMcpServer(ctx: GatewayContext & { mcp: McpContext }, key: AuthenticatedKey): Server {
-  const server = new Server({ name: "countersign-gateway", version: "0.1.0" }, { capabilities: { tools: { listChanged: false } } });
+  const server = new Server({ name: "countersign-gateway", version: "0.1.0" }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator });
   server.setRequestHandler(ListToolsRequestSchema, (request) => inSpan("mcp.tools_list", () => listTools(ctx.pool, key, request.params?.cursor)));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     inSpan("mcp.tools_call", () => callTool(ctx, key, request.params as Parameters<typeof callTool>[2], extra.signal)),
