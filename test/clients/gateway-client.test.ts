@@ -5,6 +5,7 @@
  * with `throwOnRefusal`, paging to at most 1000 pages, and the errors.
  */
 import { randomBytes } from "node:crypto";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideApproval } from "../../core/src/approvals/index.js";
 import {
@@ -252,6 +253,56 @@ describe("errors (SPEC 7.4)", () => {
       expect(err).toMatchObject({ code: "NETWORK_ERROR", outcomeUnknown: true });
     } finally {
       await server.close();
+    }
+  });
+
+  it("TIMEOUT when the Gateway holds a call past the client's timeout: outcome unknown, the Gateway's record kept", async () => {
+    const call = { name: tool, arguments: { order: "o-timeout", amount: 500 }, idempotencyKey: opKey() };
+    const first = await gateway.callTool(call);
+    if (first.ok) throw new Error("expected approval_pending");
+    // The Gateway waits up to 4 s for the person; the client gives up after 1 s.
+    const err = await thrown(gateway.callTool({ ...call, waitSeconds: 4, timeoutMs: 1000 }));
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect(err).toMatchObject({ code: "TIMEOUT", outcomeUnknown: true });
+    // Asking again with the same key answers what the Gateway recorded: still pending.
+    const again = await gateway.callTool(call);
+    expect(again.ok).toBe(false);
+    if (!again.ok)
+      expect(again.refusal).toMatchObject({
+        status: "approval_pending",
+        protectedActionId: first.refusal.protectedActionId,
+      });
+  });
+
+  it("a JSON-RPC error marked unavailable is RPC_UNAVAILABLE (outcome known); any other JSON-RPC error is a protocol error", async () => {
+    const failing = await startUpstream({
+      tools: {
+        unavailable: () => {
+          throw new McpError(-32000, "the database is unavailable", {
+            service: { status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true },
+          });
+        },
+        broken: () => {
+          throw new McpError(-32603, "internal error");
+        },
+      },
+    });
+    try {
+      const c = await connectGateway({ gatewayUrl: failing.url.replace(/\/mcp$/, ""), apiKey: world.key });
+      try {
+        const unavailable = await thrown(c.callTool({ name: "unavailable", arguments: {} }));
+        expect(unavailable).toBeInstanceOf(ServiceUnavailableError);
+        expect(unavailable).toMatchObject({ code: "RPC_UNAVAILABLE", outcomeUnknown: false });
+        expect(unavailable.message).toContain("DATABASE_UNAVAILABLE");
+        const broken = await thrown(c.callTool({ name: "broken", arguments: {} }));
+        expect(broken).toBeInstanceOf(ServiceProtocolError);
+        expect(broken.message).toContain("-32603");
+      } finally {
+        await c.close();
+      }
+      expect(failing.calls).toMatchObject({ unavailable: 1, broken: 1 });
+    } finally {
+      await failing.close();
     }
   });
 
