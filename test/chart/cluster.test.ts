@@ -8,7 +8,6 @@
  * decision-only samples reconciled to a decision with the key the operator wrote to a Secret; the CRD upgrade Job's command under its ServiceAccount,
  * `helm upgrade` with a changed CRD, and `helm uninstall` keeping the CRDs.
  */
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +17,10 @@ import { startControlPlane, type ControlPlane } from "../control-plane/index.js"
 import { freePort } from "../control-plane/processes.js";
 import { Browser, randomIp } from "../fixtures/cloud-api.js";
 import { newPrincipalWithPem } from "../fixtures/identities.js";
+import { conditionOf, eventually, kubectlJson } from "../fixtures/kube.js";
+import { fromSource, startNodeProcess, type NodeProcess } from "../fixtures/node-process.js";
 import { startSmtpServer, type SmtpCapture } from "../fixtures/smtp.js";
+import { authorizeAt } from "../multi-replica/gateway-process.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { allOptionsValues, chartDir, helm, parseObjects, problems, releaseNamespace as ns, root, type K8sObject } from "./helm.js";
 
@@ -42,42 +44,13 @@ async function kubectl(args: string[], options: { input?: string; kubeconfig?: s
   return res.stdout;
 }
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what}: not reached in ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ""}`);
-}
-
 /** Runs a TypeScript program of the repository to its end with the given environment. */
-function runProgram(file: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", path.join(root, file)], {
-      cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (c) => (output += c));
-    child.stderr.on("data", (c) => (output += c));
-    child.on("exit", (code) => resolve({ code, output }));
-  });
+async function runProgram(file: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const run = startNodeProcess(fromSource(path.join(root, file)), { env });
+  return { code: await run.exited, output: run.output() };
 }
 
 const runMigrations = (databaseUrl: string) => runProgram("api/src/migrate-main.ts", { DATABASE_URL: databaseUrl, COUNTERSIGN_LOG_LEVEL: "info" });
-
-interface Server {
-  output(): string;
-  stop(): Promise<void>;
-}
 
 /**
  * A container's program and environment as the installed Deployment declares them, read back
@@ -104,25 +77,9 @@ async function chartContainer(deployment: string, podName = `${deployment}-0`): 
 }
 
 /** Starts the image's program (`api/dist/main.js`) from its sources with only the given environment. */
-function startServer(args: string[], env: Record<string, string>): Server {
+function startServer(args: string[], env: Record<string, string>): NodeProcess {
   const program = path.join(root, args[0]!.replace("/dist/", "/src/").replace(/\.js$/, ".ts"));
-  const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
-  const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", program], {
-    cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...clean },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (c) => (output += c));
-  child.stderr.on("data", (c) => (output += c));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return {
-    output: () => output,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  return startNodeProcess(fromSource(program), { env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== "")) });
 }
 
 beforeAll(async () => {
@@ -207,7 +164,7 @@ describe("the migrations Job's program", () => {
 
 describe("the servers as the chart runs them", () => {
   let smtp: SmtpCapture;
-  const servers: Server[] = [];
+  const servers: NodeProcess[] = [];
   let apiEnv: Record<string, string>;
   let apiBase: string;
   let gatewayBase: string;
@@ -324,15 +281,17 @@ describe("the servers as the chart runs them", () => {
     const { name: keySecret, key: keyName } = sample.spec.principalKeySecretRef;
     await kubectl(["create", "secret", "generic", keySecret, "-n", samplesNs, `--from-literal=${keyName}=${principalPem}`]);
     await kubectl(["apply", "-f", "-"], { input: stringify(sample) });
-    const ready = await eventually("the sample Organization is Ready", async () => {
-      const o = JSON.parse(await kubectl(["get", "organization.countersign.dev", sample.metadata.name, "-n", sample.metadata.namespace, "-o", "json"]));
-      return o.status?.conditions?.some((c: { type: string; status: string }) => c.type === "Ready" && c.status === "True") && o;
-    });
+    /** The resource once its Ready condition is True. */
+    const readyResource = (kind: string, name: string) => async () => {
+      const o = await kubectlJson(plane, ["get", `${kind}.countersign.dev/${name}`, "-n", samplesNs]);
+      return conditionOf(o, "Ready")?.status === "True" && o;
+    };
+    const ready = await eventually("the sample Organization is Ready", readyResource("organization", sample.metadata.name));
     expect(ready.status.organizationName).toBe(sample.spec.settings.name);
     expect((await owner.get(`/orgs/${orgId}`)).body.organization.name).toBe(sample.spec.settings.name);
     const audit = await owner.get(`/orgs/${orgId}/audit?action=organization.updated&limit=10`);
     expect(audit.body.items[0].actor).toMatchObject({ type: "operator", id: serviceAccount("operator") });
-    expect(ready.status.conditions.find((c: { type: string }) => c.type === "PrincipalKeyAvailable")).toMatchObject({ status: "True" });
+    expect(conditionOf(ready, "PrincipalKeyAvailable")).toMatchObject({ status: "True" });
 
     // The decision-only samples (the MCP server with a network upstream and the webhook endpoint
     // would have this api process reach example.com): policy, agents, tool, through to a decision
@@ -340,30 +299,17 @@ describe("the servers as the chart runs them", () => {
     for (const file of ["policy.yaml", "agents.yaml", "decision-only-tool.yaml"]) {
       await kubectl(["apply", "-f", path.join(root, "config/samples", file)]);
     }
-    const status = async (kind: string, name: string) => JSON.parse(await kubectl(["get", `${kind}.countersign.dev/${name}`, "-n", samplesNs, "-o", "json"]));
-    const isReady = (o: { status?: { conditions?: Array<{ type: string; status: string }> } }) => o.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
-    const worker = await eventually("Agent refund-worker is Ready", async () => isReady(await status("agent", "refund-worker")) && status("agent", "refund-worker"), 120_000);
-    await eventually("Tool issue-refund is Ready", async () => isReady(await status("tool", "issue-refund")));
-    const secret = JSON.parse(await kubectl(["get", "secret", worker.status.gatewayKey.secretName, "-n", samplesNs, "-o", "json"]));
+    const worker = await eventually("Agent refund-worker is Ready", readyResource("agent", "refund-worker"), 120_000);
+    await eventually("Tool issue-refund is Ready", readyResource("tool", "issue-refund"));
+    const secret = await kubectlJson(plane, ["get", "secret", worker.status.gatewayKey.secretName, "-n", samplesNs]);
     sampleGatewayKey = Buffer.from(secret.data["api-key"], "base64").toString();
     expect(sampleGatewayKey).toContain(`_${worker.status.gatewayKey.prefix}_`);
-    const refund = (amount: unknown, key: string) =>
-      fetch(`${gatewayBase}/v1/authorize`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${sampleGatewayKey}` },
-        body: JSON.stringify({ tool: "refunds.issue", arguments: { amount, currency: "USD" }, idempotency_key: key }),
-      });
-    const allowed = await refund("20.00", "chart-samples-1");
-    const body = await allowed.json();
-    expect(allowed.status, JSON.stringify(body)).toBe(200);
-    expect(body).toMatchObject({ allowed: true, status: "authorized", execution: "caller" });
+    const allowed = await authorizeAt(gatewayBase, sampleGatewayKey, { tool: "refunds.issue", arguments: { amount: "20.00", currency: "USD" }, idempotency_key: "chart-samples-1" });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    expect(allowed.body).toMatchObject({ allowed: true, status: "authorized", execution: "caller" });
     // The same agent asking for a tool its delegation does not cover: refused.
-    const outside = await fetch(`${gatewayBase}/v1/authorize`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${sampleGatewayKey}` },
-      body: JSON.stringify({ tool: "payments.send", arguments: { amount: "5.00", currency: "USD" }, idempotency_key: "chart-samples-2" }),
-    });
-    expect(await outside.json()).toMatchObject({ allowed: false });
+    const outside = await authorizeAt(gatewayBase, sampleGatewayKey, { tool: "payments.send", arguments: { amount: "5.00", currency: "USD" }, idempotency_key: "chart-samples-2" });
+    expect(outside.body).toMatchObject({ allowed: false });
   }, 240_000);
 
   it("never print an installation secret or a token", async () => {

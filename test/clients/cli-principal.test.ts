@@ -32,6 +32,22 @@ const countersign = (who: "owner" | "admin", env: Record<string, string>, ...arg
     ...env,
   });
 const asOwner = (...args: string[]) => countersign("owner", {}, ...args);
+/** `principal register --key-file FILE --org ORG ...` as one person (the owner unless said). */
+const register = (
+  o: { keyFile: string; who?: "owner" | "admin"; env?: Record<string, string> },
+  ...more: string[]
+) =>
+  countersign(
+    o.who ?? "owner",
+    o.env ?? {},
+    "principal",
+    "register",
+    "--key-file",
+    o.keyFile,
+    "--org",
+    org,
+    ...more,
+  );
 const noPrincipal = async () => expect((await owner.get(`/orgs/${org}/principal`)).body.principal).toBeNull();
 
 beforeAll(async () => {
@@ -90,72 +106,35 @@ describe("countersign principal", () => {
   });
 
   it("register is refused, changing nothing, without a person, for an admin, and when the PEM path exists", async () => {
-    const withKey = await countersign(
-      "owner",
-      { COUNTERSIGN_MANAGEMENT_KEY: "csk_live_x_not-sent", COUNTERSIGN_URL: api.base },
-      "principal",
-      "register",
-      "--key-file",
-      keyFile(),
-      "--org",
-      org,
-    );
+    const withKey = await register({
+      keyFile: keyFile(),
+      env: { COUNTERSIGN_MANAGEMENT_KEY: "csk_live_x_not-sent", COUNTERSIGN_URL: api.base },
+    });
     expect(withKey.code).toBe(3);
     expect(withKey.stderr).toContain("signed-in owner");
     await noPrincipal();
 
-    const admin = await countersign(
-      "admin",
-      {},
-      "principal",
-      "register",
-      "--key-file",
-      keyFile(),
-      "--org",
-      org,
-      "--json",
-    );
+    const admin = await register({ keyFile: keyFile(), who: "admin" }, "--json");
     expect(admin.code).toBe(1);
     expect(JSON.parse(admin.stdout).answer.error.code).toBe("FORBIDDEN");
     await noPrincipal();
 
     const taken = join(dir, "taken.pem");
     writeFileSync(taken, "something else\n");
-    const exists = await asOwner(
-      "principal",
-      "register",
-      "--key-file",
-      keyFile(),
-      "--org",
-      org,
-      "--pem-out",
-      taken,
-    );
+    const exists = await register({ keyFile: keyFile() }, "--pem-out", taken);
     expect(exists.code).toBe(2);
     expect(exists.stderr).toContain("never overwritten");
     expect(readFileSync(taken, "utf8")).toBe("something else\n");
     await noPrincipal();
 
-    const notAKey = await asOwner("principal", "register", "--key-file", taken, "--org", org);
+    const notAKey = await register({ keyFile: taken });
     expect(notAKey.code).toBe(2);
     await noPrincipal();
   });
 
   it("register sets the principal and writes the same key as PKCS#8 PEM for the Organization's Secret", async () => {
     const pem = join(dir, "principal.pem");
-    const registered = await asOwner(
-      "principal",
-      "register",
-      "--key-file",
-      keyFile(),
-      "--org",
-      org,
-      "--name",
-      "Acme",
-      "--pem-out",
-      pem,
-      "--json",
-    );
+    const registered = await register({ keyFile: keyFile() }, "--name", "Acme", "--pem-out", pem, "--json");
     expect(registered.code, registered.stderr).toBe(0);
     expect(JSON.parse(registered.stdout).principal).toMatchObject({ kid, status: "active", valid: true });
     const got = (await owner.get(`/orgs/${org}/principal`)).body.principal;
@@ -174,16 +153,7 @@ describe("countersign principal", () => {
     expect(shown.stdout).toContain(`${kid}  active`);
     // The same key again (a rerun script): nothing is signed or sent, so the principal is not
     // made to equivocate with a second first document.
-    const again = await asOwner(
-      "principal",
-      "register",
-      "--key-file",
-      keyFile(),
-      "--org",
-      org,
-      "--name",
-      "Other",
-    );
+    const again = await register({ keyFile: keyFile() }, "--name", "Other");
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain("is already the principal");
     const after = (await owner.get(`/orgs/${org}/principal`)).body;
@@ -194,7 +164,7 @@ describe("countersign principal", () => {
   it("register with another key is refused while the principal stands, which stays as it was", async () => {
     const other = join(dir, "keys", "other.json");
     expect((await asOwner("principal", "create", "--key-file", other)).code).toBe(0);
-    const refused = await asOwner("principal", "register", "--key-file", other, "--org", org, "--json");
+    const refused = await register({ keyFile: other }, "--json");
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout).answer.error).toMatchObject({
       code: "CONFLICT",

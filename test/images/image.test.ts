@@ -6,7 +6,7 @@
  * empty PostgreSQL, the api (reviewing the operator's token through a real kube-apiserver), a
  * gateway that decides, and the operator, which leads its Lease and reconciles an Organization.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,6 +25,7 @@ import {
   startOperatorProcess,
   type OperatorProcess,
 } from "../fixtures/operator.js";
+import { startNodeProcess, type NodeProcess } from "../fixtures/node-process.js";
 import { startSmtpServer, type SmtpCapture } from "../fixtures/smtp.js";
 import { authorizeAt, startGatewayProcess, type GatewayProcess } from "../multi-replica/gateway-process.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
@@ -50,25 +51,11 @@ function walk(dir: string, rel = ""): string[] {
 }
 
 /** `node <ENTRYPOINT args> <program>` in /app with the image's ENV and the given one, nothing else. */
-function runImage(program: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [...runtime.entrypoint.slice(1), program], {
+const runImage = (program: string, env: Record<string, string>): NodeProcess =>
+  startNodeProcess([...runtime.entrypoint.slice(1), program], {
     cwd: app,
-    env: { PATH: process.env.PATH, HOME: "/nonexistent", ...runtime.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: { HOME: "/nonexistent", ...runtime.env, ...env },
   });
-  let output = "";
-  child.stdout.on("data", (c) => (output += c));
-  child.stderr.on("data", (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return {
-    output: () => output,
-    exited,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      return exited;
-    },
-  };
-}
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), "countersign-image-"));
