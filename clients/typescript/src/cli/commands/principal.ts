@@ -6,7 +6,13 @@
  * in), and with --pem-out also writes the key as PKCS#8 PEM for the
  * operator's principal key Secret (docs/crds.md, Organization).
  */
-import { identityGenesis, nodeSigner, signIdentity, timestamp } from "@countersign/core/evidence";
+import {
+  identityGenesis,
+  nodeSigner,
+  signIdentity,
+  timestamp,
+  type Signer,
+} from "@countersign/core/evidence";
 import { cloudRequest } from "../cloud/client.js";
 import { CliError, usageError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";
@@ -45,49 +51,51 @@ export async function principalRegister(ctx: CommandContext): Promise<CommandOut
       EXIT.auth,
     );
   const org = organization(ctx, c);
-  const path = `/orgs/${encodeURIComponent(org)}/principal`;
   const signer = nodeSigner(seed);
   // A second, different first document by the same key would be equivocation, which makes the
   // principal permanently invalid: an already registered key is never signed for again.
-  const current = (await cloudRequest(c, "GET", path)).body as PrincipalAnswer;
-  if (current.principal?.kid === signer.kid) {
-    if (pemOut) writePemFile(pemOut, seed);
-    return done(
-      ctx,
-      current,
-      `${signer.kid} is already the principal of organization ${org}.${savedTo(pemOut)}`,
-    );
-  }
-  const document = signIdentity(
+  const current = (await cloudRequest(c, "GET", principalPath(org))).body as PrincipalAnswer;
+  const already = current.principal?.kid === signer.kid;
+  const answer = already
+    ? current
+    : ((
+        await cloudRequest(c, "POST", principalPath(org), {
+          document: genesis(signer, org, ctx.line.flags.get("name")),
+        })
+      ).body as PrincipalAnswer);
+  if (pemOut) writePemFile(pemOut, seed);
+  const saved = pemOut
+    ? ` The key is also in ${pemOut} (PKCS#8 PEM, mode 0600) for the Organization's Secret.`
+    : "";
+  return done(
+    ctx,
+    answer,
+    `${signer.kid} is ${already ? "already" : "now"} the principal of organization ${org}.${saved}`,
+  );
+}
+
+const principalPath = (org: string) => `/orgs/${encodeURIComponent(org)}/principal`;
+
+/** The principal's first identity document, signed by its own key. */
+const genesis = (signer: Signer, org: string, name: string | undefined) =>
+  signIdentity(
     identityGenesis({
       publicKey: signer.publicKey,
       actor_type: "principal",
-      subject: { organization_id: org, id: org, name: ctx.line.flags.get("name") ?? null },
+      subject: { organization_id: org, id: org, name: name ?? null },
       issued_at: timestamp(new Date()),
     }),
     signer,
   );
-  const registered = (await cloudRequest(c, "POST", path, { document })).body as PrincipalAnswer;
-  if (pemOut) writePemFile(pemOut, seed);
-  return done(
-    ctx,
-    registered,
-    `${signer.kid} is now the principal of organization ${org}.${savedTo(pemOut)}`,
-  );
-}
 
 interface PrincipalAnswer {
   principal: { kid: string; status: string; valid: boolean } | null;
 }
 
-const savedTo = (pemOut: string | undefined) =>
-  pemOut ? ` The key is also in ${pemOut} (PKCS#8 PEM, mode 0600) for the Organization's Secret.` : "";
-
 export async function principalShow(ctx: CommandContext): Promise<CommandOutput> {
   onlyFlags(ctx.line, ["org", "url"]);
   const c = creds(ctx);
-  const answer = (await cloudRequest(c, "GET", `/orgs/${encodeURIComponent(organization(ctx, c))}/principal`))
-    .body as PrincipalAnswer;
+  const answer = (await cloudRequest(c, "GET", principalPath(organization(ctx, c)))).body as PrincipalAnswer;
   const p = answer.principal;
   return done(ctx, answer, p ? `${p.kid}  ${p.status}${p.valid ? "" : " (invalid)"}` : "No principal yet.");
 }
