@@ -5,14 +5,26 @@
  */
 const base64url = /^[A-Za-z0-9_-]*$/;
 
+// Node's Buffer where there is one (the servers' hot path); btoa/atob in a browser (the dashboard).
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+
 export function toBase64url(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
+  if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decodeBase64url(text: string): Uint8Array {
+  if (NodeBuffer) return new Uint8Array(NodeBuffer.from(text, "base64url"));
+  const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
 }
 
 /** Decodes strict unpadded base64url, or returns undefined for any other spelling. */
 export function fromBase64url(text: string): Uint8Array | undefined {
   if (!base64url.test(text) || text.length % 4 === 1) return undefined;
-  const bytes = new Uint8Array(Buffer.from(text, "base64url"));
+  const bytes = decodeBase64url(text);
   // Non-zero trailing bits would give a second spelling of the same bytes.
   return toBase64url(bytes) === text ? bytes : undefined;
 }

@@ -3,9 +3,11 @@ import type { Ed25519Verify, Signer } from "./ed25519.js";
 import { kidOf } from "./kid.js";
 
 // DER prefixes of PKCS#8 and SPKI for Ed25519 (RFC 8410): a 32-byte seed or
-// public key appended to them is a complete key node:crypto can import.
-const pkcs8Prefix = Buffer.from("302e020100300506032b657004220420", "hex");
-const spkiPrefix = Buffer.from("302a300506032b6570032100", "hex");
+// public key appended to them is a complete key node:crypto can import. Plain
+// bytes, so that merely loading this module needs no Buffer (the browser build).
+const fromHex = (hex: string) => Uint8Array.from(hex.match(/../g)!, (b) => parseInt(b, 16));
+const pkcs8Prefix = fromHex("302e020100300506032b657004220420");
+const spkiPrefix = fromHex("302a300506032b6570032100");
 
 /** Imports a 32-byte Ed25519 seed (the RFC 8032 private key) as a node:crypto KeyObject. */
 export function privateKeyFromSeed(seed: Uint8Array): KeyObject {

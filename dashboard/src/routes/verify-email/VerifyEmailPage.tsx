@@ -1,0 +1,36 @@
+import { useEffect, useState } from "react";
+import { Link } from "react-router";
+import { api } from "../../api/client.js";
+import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { tokenFromFragment } from "../token.js";
+
+/** The page of the verification link: posts its token once, on arrival. */
+export function VerifyEmailPage() {
+  const [state, setState] = useState<{ done: boolean; error: unknown }>({ done: false, error: null });
+  useEffect(() => {
+    const token = tokenFromFragment();
+    if (!token)
+      return setState({ done: false, error: new Error("This page needs the link from your e-mail.") });
+    api.post("/auth/email/verify", { token }, { anonymous: true }).then(
+      () => setState({ done: true, error: null }),
+      (error) => setState({ done: false, error }),
+    );
+  }, []);
+  return (
+    <main className="narrow">
+      <h1>Verify your e-mail address</h1>
+      {state.done ? (
+        <p role="status">
+          Your address is verified. <Link to="/sign-in">Sign in</Link>
+        </p>
+      ) : state.error ? (
+        <>
+          <ErrorNotice error={state.error} />
+          <Link to="/verify-email/resend">Send a new link</Link>
+        </>
+      ) : (
+        <p className="muted">Verifying…</p>
+      )}
+    </main>
+  );
+}
