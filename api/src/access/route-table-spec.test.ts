@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { routeShape, routeTable } from "./route-table.js";
 import type { RouteAccess } from "./types.js";
 
-const spec = readFileSync(new URL("../../../../shared/SPEC.md", import.meta.url), "utf8");
+const spec = readFileSync(new URL("../../../docs/spec.md", import.meta.url), "utf8");
 const section = spec.slice(spec.indexOf("### 4.4"), spec.indexOf("### 4.5"));
 
 function whoOf(cell: string, method: string): string {
