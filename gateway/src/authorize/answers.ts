@@ -1,10 +1,6 @@
 import type { FastifyReply } from "fastify";
-<<<<<<< HEAD
-import { retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/protocol/errors";
-=======
 import type { KeyCheck } from "../http/key-check.js";
 import { retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/protocol/errors";
->>>>>>> h/input
 
 /**
  * Answers of POST /v1/authorize that are not decisions of the pipeline: the
