@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { sha256Digest } from "../../core/src/canonical/index.js";
-import { nodeSigner } from "../../core/src/evidence/index.js";
+import { sha256Digest } from "../../protocol/src/canonical/index.js";
+import { nodeSigner } from "../../protocol/src/evidence/index.js";
 import { runCountersign } from "../fixtures/cli.js";
 import {
   mailedLink,

@@ -1,6 +1,6 @@
 /**
  * The dashboard's static build (dashboard/dist), made once before the tests when any of its
- * sources (or the evidence code it bundles) is newer than the build; the browser tests load it
+ * sources (or the protocol package it bundles) is newer than the build; the browser tests load it
  * from the api exactly as `make run` and the image serve it.
  */
 import { execFileSync } from "node:child_process";
@@ -23,8 +23,7 @@ export default function setup() {
   const built = join(repo, "dashboard/dist/index.html");
   const sources = Math.max(
     newest(join(repo, "dashboard/src")),
-    newest(join(repo, "core/src/evidence")),
-    newest(join(repo, "core/src/canonical")),
+    newest(join(repo, "protocol/src")),
     statSync(join(repo, "dashboard/index.html")).mtimeMs,
     statSync(join(repo, "dashboard/vite.config.ts")).mtimeMs,
   );

@@ -1,6 +1,6 @@
 /**
- * The one place the dashboard takes the evidence protocol from: the same code the Cloud API, the
- * Gateway and the CLI use, so the browser signs and verifies exactly the bytes it defines.
+ * The one place the dashboard takes the evidence protocol from: @countersign/protocol, the code the
+ * Cloud API, the Gateway and the CLI use, so the browser signs and verifies exactly the bytes it defines.
  */
 export {
   assembleSignedObject,
@@ -23,5 +23,5 @@ export {
   type ObjectBody,
   type SignedObject,
   type VerificationResult,
-} from "@countersign/core/evidence";
-export { canonicalBytes, sha256Digest } from "@countersign/core/canonical";
+} from "@countersign/protocol/evidence";
+export { canonicalBytes, sha256Digest } from "@countersign/protocol/canonical";
