@@ -25,6 +25,7 @@ import { ActionsPage } from "../routes/actions/ActionsPage.js";
 import { ActionPage } from "../routes/actions/ActionPage.js";
 import { ReceiptsPage } from "../routes/receipts/ReceiptsPage.js";
 import { ReceiptPage } from "../routes/receipts/ReceiptPage.js";
+import { VerifyBundlePage } from "../routes/verify/VerifyBundlePage.js";
 
 /** Pages behind sign-in send a signed-out person to /sign-in and back afterwards. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -60,6 +61,7 @@ export function App() {
       <Route path="/email-change/approve" element={<EmailChangeApprovePage />} />
       <Route path="/email-change/reject" element={<EmailChangeRejectPage />} />
       <Route path="/invitations/accept" element={<AcceptInvitationPage />} />
+      <Route path="/verify" element={<VerifyBundlePage />} />
       <Route
         element={
           <SignedIn>

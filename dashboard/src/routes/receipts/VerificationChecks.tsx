@@ -15,7 +15,7 @@ export function VerificationChecks({ result, testId }: { result: VerificationRes
         ))}
       </ul>
       {result.errors.map((e, i) => (
-        <p key={i} className="bad">
+        <p key={i} className="bad" data-error-code={e.code}>
           {e.code}: {e.message}
         </p>
       ))}

@@ -4,6 +4,14 @@ import { api } from "../../api/client.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { tokenFromFragment } from "../token.js";
 
+// A link's token works once: a page mounted again (a re-render, StrictMode) reuses the first answer.
+const verifications = new Map<string, Promise<unknown>>();
+const verifyOnce = (token: string) => {
+  let p = verifications.get(token);
+  if (!p) verifications.set(token, (p = api.post("/auth/email/verify", { token }, { anonymous: true })));
+  return p;
+};
+
 /** The page of the verification link: posts its token once, on arrival. */
 export function VerifyEmailPage() {
   const [state, setState] = useState<{ done: boolean; error: unknown }>({ done: false, error: null });
@@ -11,7 +19,7 @@ export function VerifyEmailPage() {
     const token = tokenFromFragment();
     if (!token)
       return setState({ done: false, error: new Error("This page needs the link from your e-mail.") });
-    api.post("/auth/email/verify", { token }, { anonymous: true }).then(
+    verifyOnce(token).then(
       () => setState({ done: true, error: null }),
       (error) => setState({ done: false, error }),
     );
