@@ -5,8 +5,9 @@
  */
 import type { Page } from "playwright-core";
 
+/** A Cloud API request with the page's own session cookie, Origin and csrf token; throws on an error status. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function sessionRequest(page: Page, method: string, path: string, body?: unknown): Promise<any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   const origin = new URL(page.url()).origin;
   const session = await (await page.request.get(`${origin}/api/v1/auth/session`)).json();
   const res = await page.request.fetch(`${origin}/api/v1${path}`, {
