@@ -20,6 +20,13 @@ export function setTabSession(s: TabSession): void {
   tab.csrfToken = s.csrfToken;
 }
 
+// Told when a request of a signed-in tab is refused UNAUTHENTICATED: the session ended (12 h idle, 7 days).
+const sessionEndedListeners = new Set<() => void>();
+export function onSessionEnded(listener: () => void): () => void {
+  sessionEndedListeners.add(listener);
+  return () => void sessionEndedListeners.delete(listener);
+}
+
 export interface RequestOptions {
   signal?: AbortSignal;
   /** Sign-in and the e-mail link pages act before (or without) an account of this tab. */
@@ -74,6 +81,8 @@ export async function apiRequest<T>(
   const error = (parsed as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)
     ?.error;
   if (error && typeof error.code === "string") {
+    if (error.code === "UNAUTHENTICATED" && !opts.anonymous && tab.userId)
+      for (const l of sessionEndedListeners) l();
     throw new DashboardError(
       error.code,
       typeof error.message === "string" ? error.message : error.code,

@@ -4,7 +4,7 @@
  */
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { api, setTabSession } from "../api/client.js";
+import { api, onSessionEnded, setTabSession } from "../api/client.js";
 import { DashboardError } from "../api/errors.js";
 import type { Session } from "../api/types.js";
 import { currentAccount, markAccount, onAccountChange } from "./account-marker.js";
@@ -27,13 +27,7 @@ interface SessionApi {
 
 const SessionContext = createContext<SessionApi | null>(null);
 
-export function SessionProvider({
-  children,
-  expiredListeners,
-}: {
-  children: ReactNode;
-  expiredListeners: Set<() => void>;
-}) {
+export function SessionProvider({ children }: { children: ReactNode }) {
   const [state, setState] = useState<SessionState>({ status: "loading" });
   const [changedElsewhere, setChangedElsewhere] = useState(false);
   const queryClient = useQueryClient();
@@ -60,14 +54,14 @@ export function SessionProvider({
   }, [reload, adopt]);
 
   // Any request refused UNAUTHENTICATED ends the session here, with the way back to sign-in.
-  useEffect(() => {
-    const listener = () => {
-      queryClient.clear();
-      adopt(null, "expired");
-    };
-    expiredListeners.add(listener);
-    return () => void expiredListeners.delete(listener);
-  }, [expiredListeners, queryClient, adopt]);
+  useEffect(
+    () =>
+      onSessionEnded(() => {
+        queryClient.clear();
+        adopt(null, "expired");
+      }),
+    [queryClient, adopt],
+  );
 
   // Another tab signed in or out: this tab's changes are refused until it reloads.
   useEffect(

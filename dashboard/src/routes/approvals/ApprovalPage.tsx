@@ -12,7 +12,11 @@ import { signDecision } from "../../crypto/approval-signing.js";
 import { personalKeys } from "../../crypto/personal-key.js";
 import { useSignedIn } from "../../session/session.js";
 
-/** One request with the exact call it would allow, decided with the person's key. */
+/**
+ * One request with the exact call it would allow, decided with the person's key. It is read once
+ * (and again after a decision): what the person approves is what they read, and a decision made
+ * meanwhile by someone else comes back as ALREADY_DECIDED rather than changing under their cursor.
+ */
 export function ApprovalPage() {
   const { orgId, org } = useCurrentOrganization();
   const { approvalId = "" } = useParams();
@@ -21,7 +25,6 @@ export function ApprovalPage() {
   const request = useQuery({
     queryKey: ["approval", approvalId],
     queryFn: () => api.get<{ approval: Approval }>(`/orgs/${orgId}/approvals/${approvalId}`),
-    refetchInterval: 5000,
   });
   const mine = useQuery({
     queryKey: ["personal-keys", session.user.id],
