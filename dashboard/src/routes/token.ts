@@ -1,5 +1,10 @@
-/** E-mail links carry their token in the fragment (#token=…) so it never reaches a server log. */
-export function tokenFromFragment(): string | null {
-  const params = new URLSearchParams(window.location.hash.replace(/^#/, ""));
-  return params.get("token");
+import { useLocation } from "react-router";
+
+/**
+ * E-mail links carry their token in the fragment (#token=…) so it never reaches a server log. Read
+ * through the router, so following a link while already on its page still shows the new token.
+ */
+export function useLinkToken(): string | null {
+  const { hash } = useLocation();
+  return new URLSearchParams(hash.replace(/^#/, "")).get("token");
 }

@@ -1,11 +1,11 @@
 import { Link } from "react-router";
 import { api } from "../../api/client.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
-import { tokenFromFragment } from "../token.js";
+import { useLinkToken } from "../token.js";
 
 /** The link sent to the new address: the account's password confirms the move. */
 export function EmailChangeApprovePage() {
-  const token = tokenFromFragment() ?? "";
+  const token = useLinkToken() ?? "";
   return (
     <main className="narrow">
       <h1>Confirm your new e-mail address</h1>

@@ -1,10 +1,10 @@
 import { api } from "../../api/client.js";
 import { ActionForm } from "../../components/ActionForm.js";
-import { tokenFromFragment } from "../token.js";
+import { useLinkToken } from "../token.js";
 
 /** The link sent to the old address: stops a change its owner did not ask for. */
 export function EmailChangeRejectPage() {
-  const token = tokenFromFragment() ?? "";
+  const token = useLinkToken() ?? "";
   return (
     <main className="narrow">
       <h1>Stop the e-mail change</h1>

@@ -2,13 +2,13 @@ import { Link, useNavigate } from "react-router";
 import { api } from "../../api/client.js";
 import { ActionForm } from "../../components/ActionForm.js";
 import { useSession } from "../../session/session.js";
-import { tokenFromFragment } from "../token.js";
+import { useLinkToken } from "../token.js";
 
 /** The invitation link: a signed-in invitee with the invited, verified address joins. */
 export function AcceptInvitationPage() {
   const { state } = useSession();
   const navigate = useNavigate();
-  const token = tokenFromFragment() ?? "";
+  const token = useLinkToken() ?? "";
   if (state.status !== "signed-in")
     return (
       <main className="narrow">

@@ -1,14 +1,14 @@
 import { Link } from "react-router";
 import { api } from "../../api/client.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
-import { tokenFromFragment } from "../token.js";
+import { useLinkToken } from "../token.js";
 
 /** Without a token: ask for a reset link. With the link's token: choose the new password. */
 export function PasswordResetPage() {
-  const token = tokenFromFragment();
+  const token = useLinkToken();
   if (!token)
     return (
-      <main className="narrow">
+      <main className="narrow" key="request">
         <h1>Reset your password</h1>
         <ActionForm
           submit="Send a reset link"
@@ -21,8 +21,9 @@ export function PasswordResetPage() {
         </ActionForm>
       </main>
     );
+  // Keyed by the token, so a form finished for one link never stands in for the next one.
   return (
-    <main className="narrow">
+    <main className="narrow" key={token}>
       <h1>Choose a new password</h1>
       <ActionForm
         submit="Set the password"

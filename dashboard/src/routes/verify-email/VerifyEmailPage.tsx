@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { api } from "../../api/client.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
-import { tokenFromFragment } from "../token.js";
+import { useLinkToken } from "../token.js";
 
 // A link's token works once: a page mounted again (a re-render, StrictMode) reuses the first answer.
 const verifications = new Map<string, Promise<unknown>>();
@@ -14,16 +14,17 @@ const verifyOnce = (token: string) => {
 
 /** The page of the verification link: posts its token once, on arrival. */
 export function VerifyEmailPage() {
+  const token = useLinkToken();
   const [state, setState] = useState<{ done: boolean; error: unknown }>({ done: false, error: null });
   useEffect(() => {
-    const token = tokenFromFragment();
+    setState({ done: false, error: null });
     if (!token)
       return setState({ done: false, error: new Error("This page needs the link from your e-mail.") });
     verifyOnce(token).then(
       () => setState({ done: true, error: null }),
       (error) => setState({ done: false, error }),
     );
-  }, []);
+  }, [token]);
   return (
     <main className="narrow">
       <h1>Verify your e-mail address</h1>
