@@ -102,6 +102,7 @@ describe("roles", () => {
 
     await viewer.goto(`/orgs/${orgId}/approvals/${approvalId}`);
     await viewer.getByText("Your role does not decide approvals.").waitFor();
+    await screenshot(viewer, "approval-viewer", dir);
     await expect(viewer.getByRole("button", { name: "Approve" }).count()).resolves.toBe(0);
     const viewerNav = viewer.getByRole("navigation", { name: "Organization" });
     await expect(viewerNav.getByRole("link", { name: "Approvals" }).count()).resolves.toBe(0);

@@ -5,10 +5,14 @@
  * someone else (the change refused in the browser, nothing recorded), and an ended session taking
  * the person back to sign-in.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import {
   newEmail,
+  screenshot,
   signInInBrowser,
   signUpInBrowser,
   startDashboardWorld,
@@ -17,11 +21,14 @@ import {
 import { sessionRequest } from "./setup-refunds.js";
 
 let world: DashboardWorld;
+let dir: string;
 beforeAll(async () => {
   world = await startDashboardWorld();
+  dir = mkdtempSync(join(tmpdir(), "countersign-browser-support-"));
 }, 120_000);
 afterAll(async () => {
   await world?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** Every request the page sends to the Cloud API, by method and path. */
@@ -84,6 +91,7 @@ for (const c of cases) {
     const alert = page.locator(`[role=alert][data-code="${c.code}"]`).first();
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(/Nothing was sent/);
+    await screenshot(page, c.code.toLowerCase().replace("_", "-"), dir);
     expect(sent.filter((s) => !s.startsWith("GET "))).toEqual([]);
     expect((await sessionRequest(page, "GET", "/me/identities")).items).toEqual([]);
   });
@@ -112,6 +120,7 @@ it(
     await tabA.getByLabel("Name").fill("Made in the wrong account");
     await tabA.getByRole("button", { name: "Create" }).click();
     await tabA.locator('form [role=alert][data-code="SESSION_CHANGED"]').waitFor();
+  await screenshot(tabA, "session-changed", dir);
     expect(sent.filter((s) => !s.startsWith("GET "))).toEqual([]);
     const { rows } = await world.db.pool.query(
       "select count(*)::int as n from organizations where name = 'Made in the wrong account'",
@@ -140,6 +149,7 @@ it(
     );
     await page.getByRole("button", { name: "Make and bind a key in this browser" }).click();
     await page.getByText("Your session ended. Sign in again to continue.").waitFor();
+  await screenshot(page, "session-ended", dir);
     expect(new URL(page.url()).pathname).toBe("/sign-in");
     await page.getByLabel("E-mail").fill(email);
     await page.getByLabel("Password").fill("correct horse battery staple");

@@ -7,6 +7,9 @@
  * checks as in Node, and a tampered one fails there with the codes Node reports.
  */
 import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   identityGenesis,
@@ -26,6 +29,7 @@ import { buildScenario } from "../../protocol/src/evidence/scenario.js";
 import { tamperings } from "../../protocol/src/evidence/tampering.js";
 import {
   newEmail,
+  screenshot,
   signUpInBrowser,
   startDashboardWorld,
   type DashboardWorld,
@@ -33,11 +37,14 @@ import {
 import { sessionRequest } from "./setup-refunds.js";
 
 let world: DashboardWorld;
+let dir: string;
 beforeAll(async () => {
   world = await startDashboardWorld();
+  dir = mkdtempSync(join(tmpdir(), "countersign-same-bytes-"));
 }, 120_000);
 afterAll(async () => {
   await world?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 it("signs in Chromium what Node verifies and signs identically", { timeout: 180_000 }, async () => {
@@ -137,6 +144,7 @@ it(
       .evaluateAll((els) => els.map((e) => e.getAttribute("data-error-code")));
     expect(codes).toEqual(nodeSays.errors.map((e) => e.code));
     for (const code of tampered.expect) expect(codes).toContain(code);
+  await screenshot(page, "verify-offline", dir);
     expect(sent).toEqual([]);
   },
 );
