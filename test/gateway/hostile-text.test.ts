@@ -198,6 +198,15 @@ describe("/mcp: the text rule and fastify's errors in JSON-RPC", () => {
     expect(noKey.body).toMatchObject({ error: { code: -32001 } });
   });
 
+  it("params failing the SDK's own schema are -32602 naming the member, never -32603 with the exception's text", async () => {
+    for (const body of [`{"jsonrpc":"2.0","id":"i","method":"initialize"}`, `{"jsonrpc":"2.0","id":"i","method":"tools/call","params":{"arguments":{}}}`, `{"jsonrpc":"2.0","id":"i","method":"tools/list","params":{"cursor":5}}`]) {
+      const res = await expectNothingRecorded(() => post("/mcp", body));
+      expect(res.status, body).toBe(200);
+      expect(res.body).toMatchObject({ jsonrpc: "2.0", id: "i", error: { code: -32602 } });
+      expect(res.body.error.message).not.toMatch(/invalid_type|expected|\n/);
+    }
+  });
+
   it("bad JSON -32700, empty body -32700, wrong content type 415, oversized 413 -32600, all JSON-RPC", async () => {
     const bad = await post("/mcp", "{nope");
     expect([bad.status, bad.body.error.code]).toEqual([400, -32700]);
@@ -207,6 +216,13 @@ describe("/mcp: the text rule and fastify's errors in JSON-RPC", () => {
     expect([text.status, text.body.jsonrpc]).toEqual([415, "2.0"]);
     const big = await post("/mcp", call(`{"name":"x","arguments":{"pad":"${"x".repeat(1024 * 1024)}"}}`));
     expect([big.status, big.body.error.code]).toEqual([413, -32600]);
+  });
+
+  it("a wrong method is 405 before the body is read, whatever the body", async () => {
+    for (const path of ["/mcp", "/v1/authorize"]) {
+      const res = await fetch(`${gw.gateway.url}${path}`, { method: "PUT", headers: { "content-type": "application/json", authorization: `Bearer ${world.key}` }, body: '{"a":"\\ud800","a":1' });
+      expect(res.status, path).toBe(405);
+    }
   });
 
   it("OPTIONS, TRACE and every other method but POST are 405 -32000 with Allow: POST", async () => {
