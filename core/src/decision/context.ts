@@ -1,4 +1,4 @@
-import type { IdentityDocument, SignedObject } from "../evidence/index.js";
+import type { IdentityDocument, SignedObject } from "@countersign/protocol/evidence";
 import { identityLogOf } from "../identities/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";

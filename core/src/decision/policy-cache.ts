@@ -1,4 +1,4 @@
-import { compilePolicy, parsePolicy, type CompiledPolicy } from "../policy/index.js";
+import { compilePolicy, parsePolicy, type CompiledPolicy } from "@countersign/protocol/policy";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
 

@@ -1,10 +1,10 @@
-import { canonicalJson, digestOf } from "../canonical/index.js";
-import { decide, type PolicyInput } from "../policy/index.js";
+import { canonicalJson, digestOf } from "@countersign/protocol/canonical";
+import { decide, type PolicyInput } from "@countersign/protocol/policy";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import type { PolicyCache } from "../decision/policy-cache.js";
 import { storedObjects } from "../decision/stored-evidence.js";
-import type { GatewayCode } from "../errors/index.js";
-import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "../evidence/index.js";
+import type { GatewayCode } from "@countersign/protocol/errors";
+import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
 import { decryptMcpCredential } from "../mcp-servers/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";

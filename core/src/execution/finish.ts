@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { canonicalJson, digestOf, sha256Digest } from "../canonical/index.js";
+import { canonicalJson, digestOf, sha256Digest } from "@countersign/protocol/canonical";
 import { issueStoredReceipt } from "../decision/evidence.js";
 import { receiptCreated } from "../decision/events.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs } from "../decision/stored-evidence.js";
-import type { GatewayCode } from "../errors/index.js";
-import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "../evidence/index.js";
+import type { GatewayCode } from "@countersign/protocol/errors";
+import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
