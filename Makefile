@@ -29,10 +29,10 @@ test: install control-plane helm $(PYTHON_VENV)/.installed
 	$(MAKE) test-python
 
 # The Python client's tests against a real Gateway that test/clients/python-gateway.ts starts on
-# an embedded PostgreSQL.
-
+# an embedded PostgreSQL, run against its wheel (python -m build) installed into a clean venv for
+# each Python 3.10 to 3.13 found on the machine (clients/python/scripts/test-wheel.sh).
 test-python: install $(PYTHON_VENV)/.installed
-	cd clients/python && ../../$(PYTHON_VENV)/bin/python -m pytest -q
+	clients/python/scripts/test-wheel.sh $(PYTHON_VENV)
 
 lint: install
 	npx eslint .

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { createServer, type Logger } from "@countersign/core/server";
 import { databaseReadiness, type Pool } from "@countersign/core/store";
 import { cloudApiConventions } from "./http/conventions.js";

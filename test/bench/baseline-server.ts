@@ -6,9 +6,9 @@
  * other logic: no key check, no rate limit, no context read, no policy.
  */
 import { randomUUID } from "node:crypto";
-import { canonicalJson, sha256Digest } from "../../core/src/canonical/index.js";
+import { canonicalJson, sha256Digest } from "../../protocol/src/canonical/index.js";
 import { recordDecision, type DecisionWrite } from "../../core/src/decision/record.js";
-import { generateSeed, nodeSigner } from "../../core/src/evidence/index.js";
+import { generateSeed, nodeSigner } from "../../protocol/src/evidence/index.js";
 import { createLogger, createServer } from "../../core/src/server/index.js";
 import { createPool } from "../../core/src/store/index.js";
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { validatorCompiler, serializerCompiler } from "fastify-type-provider-zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { cloudApiErrorHandler, sendServiceError } from "./error-handler.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { isRequestTextError, type RequestTextError } from "@countersign/core/server";
 import { isDatabaseUnavailable } from "@countersign/core/store";
 import { issuesOf } from "./issues.js";

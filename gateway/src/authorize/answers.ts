@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { KeyCheck } from "../http/key-check.js";
-import { retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/core/errors";
+import { retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/protocol/errors";
 
 /**
  * Answers of POST /v1/authorize that are not decisions of the pipeline: the

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { jsonRpcErrors } from "@countersign/core/errors";
+import { jsonRpcErrors } from "@countersign/protocol/errors";
 import { isRequestTextError } from "@countersign/core/server";
 import { refuse } from "../authorize/answers.js";
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { jsonRpcErrors } from "@countersign/core/errors";
+import { jsonRpcErrors } from "@countersign/protocol/errors";
 import { rpcError } from "../http/edge.js";
 import type { KeyCheck } from "../http/key-check.js";
 import { sendUnavailable } from "../http/unavailable.js";

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isRequestTextError } from "@countersign/core/server";
-import { jsonRpcErrors } from "@countersign/core/errors";
+import { jsonRpcErrors } from "@countersign/protocol/errors";
 import { inSpan } from "@countersign/core/telemetry";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { GatewayContext, McpContext } from "../context.js";

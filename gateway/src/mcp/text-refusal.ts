@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { jsonRpcErrors } from "@countersign/core/errors";
+import { jsonRpcErrors } from "@countersign/protocol/errors";
 import type { RequestTextError } from "@countersign/core/server";
 import { textProblem } from "@countersign/core/text";
 import type { GatewayContext } from "../context.js";
