@@ -18,7 +18,7 @@ const organizationId = process.env.BASELINE_ORG!;
 const agentId = process.env.BASELINE_AGENT!;
 const template = JSON.parse(process.env.BASELINE_TEMPLATE!) as { task: unknown; proposal: unknown; receipt: unknown; bundle: string };
 
-const app = createServer({ logger: createLogger("baseline", "silent"), bodyLimit: 1024 * 1024, readiness: async () => true, refuseWhileDraining: (_q, r) => r.code(503).send(), refuseMalformedUrl: (_q, r) => r.code(404).send() });
+const app = createServer({ logger: createLogger("baseline", "silent"), bodyLimit: 1024 * 1024, readiness: async () => true, refuseWhileDraining: (_q, r) => r.code(503).send(), refuseMalformedUrl: (_q, r) => r.code(404).send(), unreadableRequestBody: (message) => ({ message }) });
 app.post("/v1/authorize", async (request) => {
   const body = request.body as { arguments?: unknown };
   const argumentsDigest = sha256Digest(canonicalJson(body.arguments ?? {}));

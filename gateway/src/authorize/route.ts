@@ -20,8 +20,9 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
   app.route({
     method: otherMethods(app),
     url: "/v1/authorize",
-    handler: async (_request, reply) =>
-      reply.code(405).header("allow", "POST").send({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST", detail: "use POST" }),
+    // Answered before the body is read: the method is wrong whatever the body says.
+    onRequest: async (_request, reply) => refuse(reply.header("allow", "POST"), 405, "INVALID_REQUEST", "use POST"),
+    handler: async (_request, reply) => reply,
   });
 
   app.post("/v1/authorize", (request, reply) =>

@@ -1,4 +1,5 @@
 // WebhookEndpoint: where events are delivered (SPEC 2.10, 6). The signing secret goes to a Secret.
+import { subscribableEventTypes } from "@countersign/core/webhooks";
 import { z } from "zod";
 import { cloudId, objectName, statusBase, timestamp } from "./fields.js";
 
@@ -13,7 +14,7 @@ export const webhookEndpointSpec = z.object({
     .meta({ description: "HTTPS URL events are POSTed to." }),
   description: z.string().max(500).optional(),
   events: z
-    .array(z.string().regex(/^[a-z_]+\.[a-z_]+$/, "an event type such as receipt.created"))
+    .array(z.enum(subscribableEventTypes).meta({ description: "An event type of SPEC 6.1." }))
     .min(1)
     .max(64)
     .meta({ description: "Subscribed event types (SPEC 6.1).", "x-kubernetes-list-type": "set" }),
