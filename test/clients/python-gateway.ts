@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { decideApproval } from "../../core/src/approvals/index.js";
-import { generateSeed } from "../../core/src/evidence/index.js";
+import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createLogger } from "../../core/src/server/index.js";
 import { startEmbeddedPostgres } from "../../core/src/store/embedded-postgres.js";
 import { createPool, migrate } from "../../core/src/store/index.js";

@@ -9,7 +9,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DecisionService } from "../../core/src/decision/index.js";
-import { generateSeed, nodeSigner } from "../../core/src/evidence/index.js";
+import { generateSeed, nodeSigner } from "../../protocol/src/evidence/index.js";
 import { createLogger } from "../../core/src/server/index.js";
 import { createPool, freePort, NotificationHub } from "../../core/src/store/index.js";
 import { createGatewayMetrics } from "../../gateway/src/metrics.js";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { digestOf, sha256Digest } from "../canonical/index.js";
-import type { Kid, ObjectId } from "../evidence/index.js";
+import { digestOf, sha256Digest } from "@countersign/protocol/canonical";
+import type { Kid, ObjectId } from "@countersign/protocol/evidence";
 import { quotas, type Plan } from "../plans/index.js";
 import type { NotificationHub, Pool } from "../store/index.js";
 import { inSpan, inSpanSync } from "../telemetry/index.js";
@@ -18,7 +18,7 @@ import { PolicyCache } from "./policy-cache.js";
 import { recordDecision, type ActionRecord, type DecisionWrite, type EventRecord, type ObjectRecord } from "./record.js";
 import { verdictOutcome, verdictView, type RecordedIds, type RecordedVerdict, type VerdictOutcome } from "./verdict-view.js";
 import type { AuthorizeAnswer, AuthorizeCall, AuthorizeService } from "./service.js";
-import type { GatewayCode } from "../errors/index.js";
+import type { GatewayCode } from "@countersign/protocol/errors";
 
 /** A call of either protection mode after the HTTP-level checks. */
 export interface DecisionCall extends AuthorizeCall {

@@ -1,6 +1,7 @@
-import type { IdentityDocument, SignedObject } from "../evidence/index.js";
+import type { IdentityDocument, SignedObject } from "@countersign/protocol/evidence";
 import { identityLogOf } from "../identities/index.js";
 import type { Queryable } from "../store/queryable.js";
+import { statement } from "../store/statement.js";
 
 /**
  * Everything the pipeline needs to decide one call, read in one round trip
@@ -48,7 +49,7 @@ export interface DecisionContext {
   existingActionId: string | null;
 }
 
-const QUERY = `
+const QUERY = statement("decision_context", `
   select o.approval_ttl_seconds, o.agent_disclosure, coalesce(o.plan, $4) as plan,
          a.id as agent_id, a.name as agent_name, a.status as agent_status, a.policy_id,
          t.id as tool_id, t.exposed_name, t.upstream_name, t.action, t.enabled, t.amount_mapping, t.binding,
@@ -72,13 +73,13 @@ const QUERY = `
     left join mcp_servers s on s.id = t.mcp_server_id
     left join policies p on p.id = a.policy_id
     left join policy_versions v on v.id = p.active_version_id
-   where o.id = $1`;
+   where o.id = $1`);
 
 export async function loadDecisionContext(
   db: Queryable,
   q: { organizationId: string; agentId: string; tool: string; defaultPlan: string; idempotencyKey?: string | null },
 ): Promise<DecisionContext | undefined> {
-  const { rows } = await db.query(QUERY, [q.organizationId, q.agentId, q.tool, q.defaultPlan, q.idempotencyKey ?? null]);
+  const { rows } = await db.query(QUERY.with([q.organizationId, q.agentId, q.tool, q.defaultPlan, q.idempotencyKey ?? null]));
   const r = rows[0];
   if (!r) return undefined;
   return {

@@ -1,4 +1,5 @@
 import type { Queryable } from "../store/queryable.js";
+import { statement } from "../store/statement.js";
 import { parseKey, type KeyEnvironment } from "./format.js";
 import { secretMatches } from "./secret-hash.js";
 
@@ -53,7 +54,7 @@ interface KeyRow {
 
 // One round trip: the key with everything 5.4 checks, evaluated at the
 // database's clock so every replica agrees on expiry.
-const LOOKUP = `
+const LOOKUP = statement("key_lookup", `
   select k.id, k.organization_id, k.kind, k.environment, k.secret_hmac, k.agent_id, k.scopes, k.created_by,
          k.revoked_at is not null as revoked,
          (k.expires_at is not null and k.expires_at <= now()) as expired,
@@ -64,7 +65,7 @@ const LOOKUP = `
     left join agents a on a.id = k.agent_id
     left join memberships m on m.organization_id = k.organization_id and m.user_id = k.created_by
     left join users u on u.id = k.created_by
-   where k.prefix = $1`;
+   where k.prefix = $1`);
 
 /**
  * Check an API key for a service: lookup by prefix, constant-time comparison
@@ -75,7 +76,7 @@ const LOOKUP = `
 export async function authenticateKey(db: Queryable, hashKey: Buffer, text: string, kind: KeyKind): Promise<KeyCheck> {
   const parsed = parseKey(text);
   if (!parsed) return { ok: false, reason: "malformed" };
-  const { rows } = await db.query<KeyRow>(LOOKUP, [parsed.prefix]);
+  const { rows } = await db.query<KeyRow>(LOOKUP.with([parsed.prefix]));
   const row = rows[0];
   if (!secretMatches(hashKey, parsed.secret, row?.secret_hmac) || !row || row.environment !== parsed.environment) {
     return { ok: false, reason: "unknown" };

@@ -4,7 +4,9 @@ import { isDatabaseUnavailable } from "@countersign/core/store";
 import { checkArguments } from "@countersign/core/decision";
 import type { GatewayContext } from "../context.js";
 import { checkGatewayKey } from "../http/key-check.js";
-import { refuse, refuseRateLimited, refuseUnauthorized } from "./answers.js";
+import { otherMethods } from "../http/edge.js";
+import { refuse, refuseKeyCheck } from "./answers.js";
+import { authorizeErrors } from "./edge-errors.js";
 import { authorizeRequest, describeInvalid, MAX_WAIT_SECONDS } from "./request.js";
 
 
@@ -14,8 +16,9 @@ import { authorizeRequest, describeInvalid, MAX_WAIT_SECONDS } from "./request.j
  * decision pipeline of core, then the answer.
  */
 export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext) {
+  app.setErrorHandler(authorizeErrors(ctx));
   app.route({
-    method: ["GET", "PUT", "PATCH", "DELETE"],
+    method: otherMethods(app),
     url: "/v1/authorize",
     handler: async (_request, reply) =>
       reply.code(405).header("allow", "POST").send({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST", detail: "use POST" }),
@@ -28,11 +31,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const started = process.hrtime.bigint();
     const access = await checkGatewayKey(ctx, request, 1);
-    if (!access.ok) {
-      if (access.refusal === "unavailable") return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
-      if (access.refusal === "rate_limited") return refuseRateLimited(reply, access.waitSeconds);
-      return refuseUnauthorized(reply);
-    }
+    if (!access.ok) return refuseKeyCheck(reply, access);
     const key = access.key;
 
     if (request.body === undefined || request.body === null) return refuse(reply, 400, "INVALID_REQUEST", "the body must be a JSON object");

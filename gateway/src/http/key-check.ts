@@ -1,11 +1,13 @@
 import type { FastifyRequest } from "fastify";
 import { authenticateKey, bearerKey, type AuthenticatedKey } from "@countersign/core/keys";
-import { isDatabaseUnavailable } from "@countersign/core/store";
+import { isDatabaseUnavailable, statement } from "@countersign/core/store";
 import { inSpan } from "@countersign/core/telemetry";
 import type { GatewayContext } from "../context.js";
 
 /** Per-key token bucket of SPEC 8.2, shared by every replica (take_tokens, migration 0003). */
 export const BUCKET = { burst: 120, refillPerSecond: 20 } as const;
+
+const TAKE_TOKENS = statement("take_tokens", "select take_tokens($1, $2, $3, $4) as wait");
 
 export type KeyCheck =
   | { ok: true; key: AuthenticatedKey }
@@ -31,7 +33,7 @@ export async function checkGatewayKey(ctx: GatewayContext, request: FastifyReque
       return { ok: false, refusal: "unauthorized" };
     }
     const { rows } = await inSpan("gateway.rate_limit", () =>
-      ctx.pool.query<{ wait: number }>("select take_tokens($1, $2, $3, $4) as wait", [auth.key.id, cost, BUCKET.burst, BUCKET.refillPerSecond]),
+      ctx.pool.query<{ wait: number }>(TAKE_TOKENS.with([auth.key.id, cost, BUCKET.burst, BUCKET.refillPerSecond])),
     );
     const wait = rows[0]?.wait ?? 0;
     if (wait > 0) {

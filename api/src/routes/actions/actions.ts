@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { cancelAction } from "@countersign/core/actions";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { actorOf, audit } from "../../audit/record.js";
 import { ACTION_COLUMNS, ACTION_FROM, actionJson, type ActionRow } from "../../actions/action-json.js";
 import type { ApiContext } from "../../context.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
-import { checkDelegation, timestamp, verifySignedObject, type BodyOf, type SignedObject } from "@countersign/core/evidence";
+import { ServiceError } from "@countersign/protocol/errors";
+import { checkDelegation, timestamp, verifySignedObject, type BodyOf, type SignedObject } from "@countersign/protocol/evidence";
 import { principalOf, isPrincipalValid, storedIdentity } from "@countersign/core/identities";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { insertApiKey } from "@countersign/core/keys";
 import { inTransaction } from "@countersign/core/store";
 import { scopes } from "../../access/types.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
-import { verifyIdentityDocument } from "@countersign/core/evidence";
+import { ServiceError } from "@countersign/protocol/errors";
+import { verifyIdentityDocument } from "@countersign/protocol/evidence";
 import { AUTHORIZATION_PATTERN, MAX_AUTHORIZATION_LENGTH, decryptMcpCredential, encryptMcpCredential } from "@countersign/core/mcp-servers";
 import { checkPublicUrl, MAX_URL_LENGTH } from "@countersign/core/net";
 import { inTransaction, type Queryable } from "@countersign/core/store";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
-import { decisionMap, diffPolicies, runExamples, validateExamples } from "@countersign/core/policy";
+import { ServiceError } from "@countersign/protocol/errors";
+import { decisionMap, diffPolicies, runExamples, validateExamples } from "@countersign/protocol/policy";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
-import { digestOf } from "@countersign/core/canonical";
+import { ServiceError } from "@countersign/protocol/errors";
+import { digestOf } from "@countersign/protocol/canonical";
 import type { ApiContext } from "../../context.js";
 import { rolloutOf } from "../../policies/options.js";
 import {

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import {
   policyTemplate,
   policyTemplates,
   requireApprovalDraft,
   validatePolicy,
   type LintTool,
-} from "@countersign/core/policy";
+} from "@countersign/protocol/policy";
 import { inTransaction, type Queryable } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { bundleContentType, bundleFileName } from "@countersign/core/evidence";
+import { bundleContentType, bundleFileName } from "@countersign/protocol/evidence";
 import type { ApiContext } from "../../context.js";
 import { decisionCheck } from "../../receipts/decision-check.js";
 import { receiptDetailJson } from "../../receipts/receipt-detail.js";

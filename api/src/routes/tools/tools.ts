@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { amountMapping } from "@countersign/core/decision";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { checkInputSchema } from "@countersign/core/mcp-servers";
 import { inTransaction, type Queryable } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";

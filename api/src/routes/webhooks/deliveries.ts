@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction, type Queryable } from "@countersign/core/store";
 import { TEST_EVENT_TYPE } from "@countersign/core/webhooks";
 import type { ApiContext } from "../../context.js";

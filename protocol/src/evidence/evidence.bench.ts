@@ -8,7 +8,7 @@ import {
   signObject,
   signingInput,
   verifyBundle,
-} from "@countersign/core/evidence";
+} from "@countersign/protocol/evidence";
 import { buildScenario, scenarioSeeds } from "./scenario.js";
 
 /**

@@ -1,5 +1,5 @@
 import { bench, describe } from "vitest";
-import { compilePolicy, decide, parsePolicy, type PolicyInput } from "@countersign/core/policy";
+import { compilePolicy, decide, parsePolicy, type PolicyInput } from "@countersign/protocol/policy";
 
 /**
  * Evaluations per second on the Gateway's hot path (`make bench`). vitest
