@@ -4,7 +4,7 @@
  * refusal checks the answer and that nothing was written.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSeed, nodeSigner, verifyBundle } from "../../core/src/evidence/index.js";
+import { generateSeed, nodeSigner, verifyBundle } from "../../protocol/src/evidence/index.js";
 import {
   bindPersonalIdentity,
   createActivePolicy,
