@@ -22,7 +22,7 @@ import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createPool, freePort, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
 import { createAuthorizationWorld, createGatewayKey, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { SAMPLE_TOOL } from "../../local/src/sample-upstream.js";
-import { startGatewayProcess, type GatewayProcess } from "../multi-replica/gateway-process.js";
+import { startGatewayProcess } from "../multi-replica/gateway-process.js";
 import { runLoad, type LoadResult } from "./load.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
