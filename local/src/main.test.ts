@@ -15,6 +15,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createTestDatabase } from "../../test/setup/database.js";
+import { Browser } from "../../test/fixtures/cloud-api.js";
+import { createTestCa, startReceiver } from "../../test/fixtures/https-receiver.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "cs-local-"));
@@ -167,6 +169,40 @@ describe("make run (local/src/main.ts)", () => {
       await stop(run);
       expect(existsSync(path.join(otherDir, "postgres"))).toBe(false);
     } finally {
+      await db.drop();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+
+  it("trusts the CA named by COUNTERSIGN_WEBHOOK_CA_FILE for webhook receivers on this machine", { timeout: 120_000 }, async () => {
+    const db = await createTestDatabase({ migrate: false });
+    const otherDir = mkdtempSync(path.join(os.tmpdir(), "cs-local-ca-"));
+    chmodSync(otherDir, 0o755);
+    const ca = createTestCa();
+    const rx = await startReceiver(ca);
+    try {
+      const { run, apiPort } = await startAndCheck({ DATABASE_URL: db.url, COUNTERSIGN_DATA_DIR: otherDir, COUNTERSIGN_WEBHOOK_CA_FILE: ca.caFile });
+      const demo = JSON.parse(readFileSync(path.join(otherDir, "demo.json"), "utf8"));
+      const base = `http://127.0.0.1:${apiPort}`;
+      const owner = new Browser(base, "127.0.0.1", base);
+      expect((await owner.post("/auth/signin", { email: demo.owner_email, password: demo.owner_password })).status).toBe(200);
+      const created = await owner.post(`/orgs/${demo.org_id}/webhooks`, { url: `${rx.url}/local`, event_types: ["action.denied"] });
+      expect(created.status).toBe(201);
+      const hook = created.body.webhook.id as string;
+      expect((await owner.post(`/orgs/${demo.org_id}/webhooks/${hook}/test`)).status).toBe(202);
+      // The worker polls every second; the attempt is logged whatever its outcome.
+      let delivery: { state: string; attempts: { status_code: number | null; error: string | null }[] } | undefined;
+      for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+        delivery = (await owner.get(`/orgs/${demo.org_id}/webhooks/${hook}/deliveries`)).body.items[0];
+        if (delivery?.attempts.length) break;
+      }
+      expect(delivery?.attempts[0]).toMatchObject({ status_code: 200, error: null });
+      expect(delivery?.state).toBe("delivered");
+      expect(rx.requests.filter((r) => r.path === "/local")).toHaveLength(1);
+      await stop(run);
+    } finally {
+      await rx.close();
+      ca.dispose();
       await db.drop();
       rmSync(otherDir, { recursive: true, force: true });
     }

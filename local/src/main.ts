@@ -44,6 +44,7 @@ const cloud = cloudOptionsFrom(
     credentialKey,
     // Receivers on this machine are the point of a local run.
     allowLoopbackUrls: config.allowLoopbackUrls,
+    webhookCaFile: config.webhookCaFile,
     // Closure receipts of rejections and cancellations are signed with the Gateway's identity.
     gatewaySigningKey,
   },

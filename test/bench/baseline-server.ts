@@ -6,9 +6,9 @@
  * other logic: no key check, no rate limit, no context read, no policy.
  */
 import { randomUUID } from "node:crypto";
-import { canonicalJson, sha256Digest } from "../../core/src/canonical/index.js";
+import { canonicalJson, sha256Digest } from "../../protocol/src/canonical/index.js";
 import { recordDecision, type DecisionWrite } from "../../core/src/decision/record.js";
-import { generateSeed, nodeSigner } from "../../core/src/evidence/index.js";
+import { generateSeed, nodeSigner } from "../../protocol/src/evidence/index.js";
 import { createLogger, createServer } from "../../core/src/server/index.js";
 import { createPool } from "../../core/src/store/index.js";
 
@@ -18,7 +18,7 @@ const organizationId = process.env.BASELINE_ORG!;
 const agentId = process.env.BASELINE_AGENT!;
 const template = JSON.parse(process.env.BASELINE_TEMPLATE!) as { task: unknown; proposal: unknown; receipt: unknown; bundle: string };
 
-const app = createServer({ logger: createLogger("baseline", "silent"), bodyLimit: 1024 * 1024, readiness: async () => true, refuseWhileDraining: (_q, r) => r.code(503).send() });
+const app = createServer({ logger: createLogger("baseline", "silent"), bodyLimit: 1024 * 1024, readiness: async () => true, refuseWhileDraining: (_q, r) => r.code(503).send(), refuseMalformedUrl: (_q, r) => r.code(404).send(), unreadableRequestBody: (message) => ({ message }) });
 app.post("/v1/authorize", async (request) => {
   const body = request.body as { arguments?: unknown };
   const argumentsDigest = sha256Digest(canonicalJson(body.arguments ?? {}));

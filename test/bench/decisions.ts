@@ -11,7 +11,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateSeed } from "../../core/src/evidence/index.js";
+import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createPool, freePort, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
 import { createAuthorizationWorld, createGatewayKey, createMcpTool } from "../fixtures/authorization.js";
 import { SAMPLE_TOOL, startSampleUpstream } from "../../local/src/sample-upstream.js";

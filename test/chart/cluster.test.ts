@@ -22,7 +22,8 @@ import { fromSource, startNodeProcess, type NodeProcess } from "../fixtures/node
 import { startSmtpServer, type SmtpCapture } from "../fixtures/smtp.js";
 import { authorizeAt } from "../multi-replica/gateway-process.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
-import { allOptionsValues, chartDir, helm, parseObjects, problems, releaseNamespace as ns, root, type K8sObject } from "./helm.js";
+import { allOptionsValues, chartDir, helm, parseObjects, problems, releaseNamespace as ns, render, root, type K8sObject } from "./helm.js";
+import { alertQueries, dashboardConfigMap, dashboardQueries, exportedNames, metricNames, type Dashboard } from "./observability.js";
 
 const serviceAccount = (name: string) => `system:serviceaccount:${ns}:countersign-${name}`;
 // Every option on, except the Prometheus Operator's kinds, whose CRDs this apiserver lacks; the
@@ -206,6 +207,7 @@ describe("the servers as the chart runs them", () => {
   let apiEnv: Record<string, string>;
   let apiBase: string;
   let gatewayBase: string;
+  let operatorBase: string;
   let sampleGatewayKey = "";
 
   beforeAll(async () => {
@@ -307,6 +309,7 @@ describe("the servers as the chart runs them", () => {
       COUNTERSIGN_OPERATOR_HEALTH_PORT: String(healthPort),
     });
     servers.push(process_);
+    operatorBase = `http://127.0.0.1:${healthPort}`;
     await eventually("the operator leads", async () => JSON.parse(await kubectl(["get", "lease", operator.env.COUNTERSIGN_OPERATOR_LEASE!, "-n", ns, "-o", "json"])).spec.holderIdentity === "countersign-operator-0");
     expect((await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status).toBe(200);
 
@@ -349,6 +352,34 @@ describe("the servers as the chart runs them", () => {
     const outside = await authorizeAt(gatewayBase, sampleGatewayKey, { tool: "payments.send", arguments: { amount: "5.00", currency: "USD" }, idempotency_key: "chart-samples-2" });
     expect(outside.body).toMatchObject({ allowed: false });
   }, 240_000);
+
+  it("every metric the installed Grafana dashboard and the alerts query is on /metrics of the running api, gateway and operator", async () => {
+    const scraped: Record<string, string> = {};
+    for (const [name, url] of Object.entries({ api: `${apiBase}/metrics`, gateway: `${gatewayBase}/metrics`, operator: `${operatorBase}/metrics` })) {
+      const res = await fetch(url);
+      expect(res.status, name).toBe(200);
+      scraped[name] = await res.text();
+    }
+    // What each server has counted by now: the decisions above, the reconciles of the samples, the
+    // webhook queue the api's worker watches.
+    expect(scraped.gateway).toMatch(/^countersign_decisions_total\{mode="caller",status="authorized",code=""\} [1-9]/m);
+    expect(scraped.gateway).toMatch(/^countersign_decision_duration_seconds_bucket\{le="\+Inf",mode="caller"\} [1-9]/m);
+    expect(scraped.operator).toMatch(/^countersign_operator_reconciles_total\{kind="Agent",result="success"\} [1-9]/m);
+    expect(scraped.operator).toMatch(/^countersign_operator_leader 1$/m);
+    expect(scraped.api).toMatch(/^countersign_webhook_queue_age_seconds \d/m);
+    const exported = new Set(Object.values(scraped).flatMap((text) => [...exportedNames(text)]));
+
+    // The dashboard as installed in the cluster, the alerts as the chart renders them with the rule on.
+    const map = await kubectlJson(plane, ["get", "configmap", dashboardConfigMap, "-n", ns]);
+    expect(map.metadata.labels.grafana_dashboard).toBe("1");
+    const dashboard = JSON.parse(map.data["countersign.json"]) as Dashboard;
+    const queries = [...dashboardQueries(dashboard), ...alertQueries(await render(["-f", allOptionsValues]))];
+    expect(queries.length).toBeGreaterThan(20);
+    const missing = (qs: typeof queries) => qs.flatMap((q) => metricNames(q.expr).filter((m) => !exported.has(m)).map((m) => `${q.where}: ${m}`));
+    expect(missing(queries)).toEqual([]);
+    // The same check catches a name no server exports.
+    expect(missing([{ where: "a typo", expr: "sum(rate(countersign_decisions_totl[5m]))" }])).toEqual(["a typo: countersign_decisions_totl"]);
+  });
 
   it("never print an installation secret or a token", async () => {
     await Promise.all(servers.map((s) => s.stop()));

@@ -14,6 +14,7 @@ import { gatewaySettings } from "../../gateway/src/config.js";
 import { operatorSettings } from "../../operator/src/config.js";
 import { installationSecret, missingValues } from "../../operator/src/installation-secrets/secrets.js";
 import { allOptionsValues, chartDir, find, helm, releaseNamespace, render, root, type K8sObject } from "./helm.js";
+import { alertQueries, dashboardConfigMap, dashboardOf, dashboardQueries, metricNames } from "./observability.js";
 
 const defaults = await render();
 const allOn = await render(["-f", allOptionsValues]);
@@ -146,17 +147,73 @@ describe("helm template", () => {
     const api = find(allOn, "NetworkPolicy", "countersign-api");
     expect(api.spec.ingress[0].from[0].podSelector.matchLabels["app.kubernetes.io/component"]).toBe("operator");
   });
+});
 
-  it("alerts only on metrics the servers export", () => {
-    const sources = ["gateway/src/metrics.ts", "core/src/webhooks/metrics.ts", "operator/src/controller/metrics.ts"].map((f) => readFileSync(path.join(root, f), "utf8")).join("\n");
-    const rules = find(allOn, "PrometheusRule", "countersign").spec.groups[0].rules as Array<{ alert: string; expr: string }>;
-    expect(rules.map((r) => r.alert)).toEqual(
-      expect.arrayContaining(["CountersignDecisionErrorRateHigh", "CountersignApprovalWaitsSaturated", "CountersignWebhookDeliveriesFailing", "CountersignOperatorReconcileErrors"]),
+describe("the Grafana dashboard and the alerts", () => {
+  it("ships the dashboard in a ConfigMap labelled for the Grafana sidecar only when switched on", async () => {
+    expect(defaults.some((o) => o.kind === "ConfigMap" && o.metadata.name === dashboardConfigMap)).toBe(false);
+    const map = find(allOn, "ConfigMap", dashboardConfigMap);
+    expect(map.metadata.labels?.grafana_dashboard).toBe("1");
+    expect(map.metadata.annotations?.grafana_folder).toBe("Countersign");
+    expect(map.metadata.namespace).toBe("countersign-system");
+    // Exactly the file in the chart, so the JSON can be imported by hand too.
+    expect(JSON.parse(map.data["countersign.json"])).toEqual(JSON.parse(readFileSync(path.join(chartDir, "files/dashboards/countersign.json"), "utf8")));
+    const moved = await render(["--set", "metrics.grafanaDashboard.enabled=true,metrics.grafanaDashboard.namespace=monitoring,metrics.grafanaDashboard.label=dashboards,metrics.grafanaDashboard.labelValue=countersign"]);
+    const elsewhere = find(moved, "ConfigMap", dashboardConfigMap);
+    expect(elsewhere.metadata.namespace).toBe("monitoring");
+    expect(elsewhere.metadata.labels).toMatchObject({ dashboards: "countersign" });
+    expect(elsewhere.metadata.labels?.grafana_dashboard).toBeUndefined();
+  });
+
+  it("has a panel for each thing a platform engineer watches, every panel on the chosen data source with a Countersign query", () => {
+    const dashboard = dashboardOf(allOn);
+    const panels = dashboard.panels.filter((p) => p.type !== "row");
+    const titles = panels.map((p) => p.title);
+    for (const title of ["Decisions by status", "Refusals by status and code", "Decision latency", "Approval waits", "Upstream latency", "Webhook queue age", "Reconcile errors"])
+      expect(titles).toContain(title);
+    expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
+    for (const p of panels) {
+      expect(p.datasource?.uid, p.title).toBe("${datasource}");
+      expect(p.targets?.length, p.title).toBeGreaterThan(0);
+      for (const t of p.targets!) expect(metricNames(t.expr).length, `${p.title}: ${t.expr}`).toBeGreaterThan(0);
+    }
+    const queries = dashboardQueries(dashboard).map((q) => q.expr).join("\n");
+    for (const metric of ["countersign_decisions_total", "countersign_decision_duration_seconds_bucket", "countersign_approval_waits", "countersign_upstream_duration_seconds_bucket", "countersign_webhook_queue_age_seconds", "countersign_operator_reconciles_total"])
+      expect(queries).toContain(metric);
+    expect(queries).toMatch(/countersign_decisions_total\{[^}]*\}\[\$__rate_interval\]\)\)/);
+  });
+
+  it("alerts on decisions, latency, approval waits, webhooks and the operator, each with a summary and a description", () => {
+    const rule = find(allOn, "PrometheusRule", "countersign");
+    const rules = rule.spec.groups[0].rules as Array<{ alert: string; expr: string; for: string; labels: { severity: string }; annotations: Record<string, string> }>;
+    expect(rules.map((r) => r.alert).sort()).toEqual(
+      [
+        "CountersignApprovalWaitsSaturated",
+        "CountersignDecisionErrorRateHigh",
+        "CountersignDecisionLatencyHigh",
+        "CountersignOperatorNoLeader",
+        "CountersignOperatorReconcileErrors",
+        "CountersignWebhookDeliveriesFailing",
+        "CountersignWebhookQueueStalled",
+      ].sort(),
     );
     for (const r of rules) {
-      const metrics = r.expr.match(/countersign_[a-z_]+/g) ?? [];
-      expect(metrics.length).toBeGreaterThan(0);
-      for (const m of metrics) expect(sources, `${r.alert} uses ${m}`).toContain(`"${m}"`);
+      expect(["warning", "critical"]).toContain(r.labels.severity);
+      expect(r.annotations.summary && r.annotations.description, r.alert).toBeTruthy();
+      expect(metricNames(r.expr).length, r.alert).toBeGreaterThan(0);
+    }
+    expect(alertQueries(allOn).find((q) => q.where === "alert CountersignDecisionLatencyHigh")!.expr).toContain("> 0.5");
+  });
+
+  it("refuses a dashboard namespace or label value Kubernetes would refuse, naming the key", async () => {
+    for (const [set, key] of [
+      ["metrics.grafanaDashboard.namespace=Monitoring", "metrics.grafanaDashboard.namespace"],
+      ["metrics.grafanaDashboard.labelValue=not ok", "metrics.grafanaDashboard.labelValue"],
+    ]) {
+      const res = await helm(["template", "countersign", chartDir, "--set", `metrics.grafanaDashboard.enabled=true,${set!}`]);
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toContain(key);
+      expect(res.stdout).toBe("");
     }
   });
 });

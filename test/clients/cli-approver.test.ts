@@ -11,7 +11,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSeed, nodeSigner, toBase64url } from "../../core/src/evidence/index.js";
+import { generateSeed, nodeSigner, toBase64url } from "../../protocol/src/evidence/index.js";
 import { insertApiKey } from "../../core/src/keys/index.js";
 import { authorizeAction } from "../../clients/typescript/src/index.js";
 import { DASHBOARD, startCloudApi, type CloudApi } from "../fixtures/cloud-api.js";

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeSigner } from "../../core/src/evidence/index.js";
+import { nodeSigner } from "../../protocol/src/evidence/index.js";
 import { DASHBOARD, startCloudApi, type Browser, type CloudApi } from "../fixtures/cloud-api.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { runCountersign, type CliRun as Run } from "../fixtures/cli.js";

@@ -5,8 +5,8 @@
  * bundle altered in the database that neither detail nor download vouches for.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sha256Digest } from "../../core/src/canonical/index.js";
-import { verifyBundle } from "../../core/src/evidence/index.js";
+import { sha256Digest } from "../../protocol/src/canonical/index.js";
+import { verifyBundle } from "../../protocol/src/evidence/index.js";
 import { verifyNewReceipts } from "../../api/src/receipts/issuance-verifier.js";
 import { signDecision } from "../fixtures/authorization.js";
 import { managementKey } from "../fixtures/configuration.js";

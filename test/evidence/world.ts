@@ -15,7 +15,7 @@ import {
   type BodyOf,
   type Signer,
   type SignedObject,
-} from "../../core/src/evidence/index.js";
+} from "../../protocol/src/evidence/index.js";
 import type { Queryable } from "../../core/src/store/index.js";
 import { startCloudApi, type Browser, type CloudApi } from "../fixtures/cloud-api.js";
 import { addMember, orgWithOwner, type OrgWithOwner } from "../fixtures/configuration.js";

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideApproval } from "../../core/src/approvals/index.js";
-import { ServiceError } from "../../core/src/errors/index.js";
-import { generateSeed, nodeSigner, signObject } from "../../core/src/evidence/index.js";
+import { ServiceError } from "../../protocol/src/errors/index.js";
+import { generateSeed, nodeSigner, signObject } from "../../protocol/src/evidence/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { bindPersonalIdentity, createAuthorizationWorld, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { createMember } from "../fixtures/organization.js";

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeCovered } from "../../api/src/policies/supersede.js";
 import { decideApproval } from "../../core/src/approvals/index.js";
-import { bundleFacts, verifyBundle } from "../../core/src/evidence/index.js";
+import { bundleFacts, verifyBundle } from "../../protocol/src/evidence/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import {
   bindPersonalIdentity,

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { generateSeed } from "../../core/src/evidence/index.js";
+import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createLogger } from "../../core/src/server/index.js";
 import type { Queryable } from "../../core/src/store/index.js";
 import { startGateway, type RunningGateway } from "../../gateway/src/start.js";

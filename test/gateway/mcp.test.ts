@@ -9,7 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideApproval } from "../../core/src/approvals/index.js";
-import { verifyBundle } from "../../core/src/evidence/index.js";
+import { verifyBundle } from "../../protocol/src/evidence/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { createActivePolicy, createAuthorizationWorld, createDecisionOnlyTool, createMcpTool, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerGatewayIdentity } from "../../core/src/decision/index.js";
-import { generateSeed } from "../../core/src/evidence/index.js";
+import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { recoverInterrupted } from "../../core/src/execution/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { createAuthorizationWorld, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";

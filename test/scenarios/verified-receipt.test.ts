@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { sha256Digest } from "../../core/src/canonical/index.js";
+import { sha256Digest } from "../../protocol/src/canonical/index.js";
 import {
   followingStep,
   generateSeed,
@@ -18,7 +18,7 @@ import {
   timestamp,
   type BodyOf,
   type SignedObject,
-} from "../../core/src/evidence/index.js";
+} from "../../protocol/src/evidence/index.js";
 import { startCloudApi, type Answer, type CloudApi } from "../fixtures/cloud-api.js";
 import { newIdentity, signChallenge, signDelegation } from "../fixtures/identities.js";
 import { startTestGateway, type TestGateway } from "../gateway/harness.js";

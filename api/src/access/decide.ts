@@ -1,4 +1,4 @@
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import type { Principal } from "./principal.js";
 import { roleGroups, type Role, type RouteAccess } from "./types.js";
 

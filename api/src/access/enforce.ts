@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { isPlan, type Plan } from "@countersign/core/plans";
 import { API_PREFIX } from "../prefix.js";
 import type { ApiContext } from "../context.js";

@@ -1,4 +1,4 @@
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import type { Queryable } from "@countersign/core/store";
 import { newToken, tokenHash } from "./tokens.js";
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { isAdmin, organizationOf } from "../routes/shared.js";
 
 /**

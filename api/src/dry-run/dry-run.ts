@@ -1,4 +1,4 @@
-import { digestOf, sha256Digest } from "@countersign/core/canonical";
+import { digestOf, sha256Digest } from "@countersign/protocol/canonical";
 import {
   answerFor,
   checkArguments,
@@ -11,7 +11,7 @@ import {
   type PolicyCache,
   type Verdict,
 } from "@countersign/core/decision";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { quotas, type Plan } from "@countersign/core/plans";
 import type { Queryable } from "@countersign/core/store";
 import { agentAnswer, unrecorded } from "./agent-answer.js";

@@ -1,5 +1,5 @@
 import { registerGatewayIdentity, type GatewayIdentity } from "@countersign/core/decision";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import type { Pool } from "@countersign/core/store";
 
 /** What the approval, action and receipt routes need beyond the pool (docs/evidence-api.md). */

@@ -34,7 +34,7 @@ async function probeRoutes(api: FastifyInstance) {
   );
   r.get("/orgs/:org_id", { schema: { params: z.strictObject({ org_id: z.uuid() }) } }, async (request) => {
     const { rows } = await db.pool.query("select id, name from organizations where id = $1", [request.params.org_id]);
-    if (!rows[0]) throw new (await import("@countersign/core/errors")).ServiceError("NOT_FOUND", "organization not found");
+    if (!rows[0]) throw new (await import("@countersign/protocol/errors")).ServiceError("NOT_FOUND", "organization not found");
     return rows[0];
   });
   r.get("/cached", async (_request, reply) => reply.header("cache-control", "max-age=60").send({ ok: true }));

@@ -1,5 +1,5 @@
 import type { FastifySchemaValidationError } from "fastify";
-import type { Issue } from "@countersign/core/errors";
+import type { Issue } from "@countersign/protocol/errors";
 
 /**
  * fastify validation errors (from the zod validator) as the `details.issues`

@@ -1,4 +1,4 @@
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import type { Pool } from "@countersign/core/store";
 
 /** SPEC 8.1: discovery (and tool creation that discovers) runs 2 at a time per organization, 8 overall. */

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { checkInputSchema } from "@countersign/core/mcp-servers";
 import { ByteBudget, upstreamFetch, type UpstreamFailure } from "@countersign/core/upstream";
 import type { McpOptions } from "./options.js";

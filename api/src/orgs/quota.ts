@@ -1,4 +1,4 @@
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { quotas, type Plan, type Quotas } from "@countersign/core/plans";
 
 /**

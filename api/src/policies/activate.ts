@@ -1,5 +1,5 @@
-import { ServiceError } from "@countersign/core/errors";
-import { runExamples, type CompiledPolicy, type ExamplesReport } from "@countersign/core/policy";
+import { ServiceError } from "@countersign/protocol/errors";
+import { runExamples, type CompiledPolicy, type ExamplesReport } from "@countersign/protocol/policy";
 import { inTransaction, type Pool } from "@countersign/core/store";
 import type { Actor } from "../audit/record.js";
 import { impactPreview, type Impact } from "./impact.js";

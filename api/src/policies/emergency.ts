@@ -1,4 +1,4 @@
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction, type Pool } from "@countersign/core/store";
 import { audit, type Actor } from "../audit/record.js";
 import type { Rollout } from "./options.js";

@@ -1,4 +1,4 @@
-import { simulate, type CompiledPolicy } from "@countersign/core/policy";
+import { simulate, type CompiledPolicy } from "@countersign/protocol/policy";
 import type { Queryable } from "@countersign/core/store";
 import { recordedInputs } from "./recorded-inputs.js";
 

@@ -1,4 +1,4 @@
-import type { RecordedInput } from "@countersign/core/policy";
+import type { RecordedInput } from "@countersign/protocol/policy";
 import type { Queryable } from "@countersign/core/store";
 
 /**

@@ -1,4 +1,4 @@
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction, type Pool } from "@countersign/core/store";
 import type { Actor } from "../audit/record.js";
 import { gateMessages, languageGate, type LanguageGate } from "./language-gate.js";

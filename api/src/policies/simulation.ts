@@ -1,4 +1,4 @@
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import {
   decisionMap,
   runExamples,
@@ -9,7 +9,7 @@ import {
   type Baseline,
   type CompiledPolicy,
   type MapTool,
-} from "@countersign/core/policy";
+} from "@countersign/protocol/policy";
 import { checkArguments } from "@countersign/core/decision";
 import type { Queryable } from "@countersign/core/store";
 import { recordedInputs } from "./recorded-inputs.js";

@@ -1,4 +1,4 @@
-import { policyDigest, requireApprovalDraft } from "@countersign/core/policy";
+import { policyDigest, requireApprovalDraft } from "@countersign/protocol/policy";
 import type { Queryable } from "@countersign/core/store";
 import type { VersionRow } from "./store.js";
 

@@ -1,11 +1,11 @@
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import {
   compilePolicy,
   parsePolicy,
   type CompiledPolicy,
   type PolicyDocument,
   type PolicyExample,
-} from "@countersign/core/policy";
+} from "@countersign/protocol/policy";
 import type { Queryable } from "@countersign/core/store";
 
 /**

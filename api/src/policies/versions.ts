@@ -1,11 +1,11 @@
-import { ServiceError } from "@countersign/core/errors";
-import { canonicalJson } from "@countersign/core/canonical";
+import { ServiceError } from "@countersign/protocol/errors";
+import { canonicalJson } from "@countersign/protocol/canonical";
 import {
   policyInvalidError,
   validatePolicy,
   type LintResult,
   type PolicyDocument,
-} from "@countersign/core/policy";
+} from "@countersign/protocol/policy";
 import type { Queryable } from "@countersign/core/store";
 import { VERSION_COLUMNS, type VersionRow } from "./store.js";
 

@@ -1,11 +1,11 @@
-import type { BodyOf, SignedObject } from "@countersign/core/evidence";
+import type { BodyOf, SignedObject } from "@countersign/protocol/evidence";
 import {
   compilePolicy,
   parsePolicy,
   policyDigest,
   scaledAmount,
   UNKNOWN_ARGUMENTS,
-} from "@countersign/core/policy";
+} from "@countersign/protocol/policy";
 import { storedObjects } from "@countersign/core/decision";
 import type { Queryable } from "@countersign/core/store";
 import { pathOf } from "./receipt-detail.js";

@@ -1,4 +1,4 @@
-import { sha256Digest } from "@countersign/core/canonical";
+import { sha256Digest } from "@countersign/protocol/canonical";
 import { inTransaction, type Pool } from "@countersign/core/store";
 import { verifyStoredBundle } from "./verify.js";
 

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Digest } from "@countersign/core/canonical";
+import { canonicalJson, sha256Digest } from "@countersign/protocol/canonical";
 import {
   allowedParents,
   deriveSummary,
@@ -7,7 +7,7 @@ import {
   type SignedObject,
   type StepBody,
   type VerificationResult,
-} from "@countersign/core/evidence";
+} from "@countersign/protocol/evidence";
 import { actionSummaryJson, policyDecisionJson } from "../actions/action-json.js";
 import { receiptJson, type ReceiptRow } from "./stored-receipt.js";
 

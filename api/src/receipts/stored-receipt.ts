@@ -1,5 +1,5 @@
-import { sha256Digest } from "@countersign/core/canonical";
-import { ServiceError } from "@countersign/core/errors";
+import { sha256Digest } from "@countersign/protocol/canonical";
+import { ServiceError } from "@countersign/protocol/errors";
 import type { Queryable } from "@countersign/core/store";
 import {
   ACTION_COLUMNS,

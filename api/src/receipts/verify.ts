@@ -1,5 +1,5 @@
 import { storedIdentityLogs } from "@countersign/core/decision";
-import { verifyBundle, type Kid, type VerificationResult } from "@countersign/core/evidence";
+import { verifyBundle, type Kid, type VerificationResult } from "@countersign/protocol/evidence";
 import type { Queryable } from "@countersign/core/store";
 
 /**

@@ -1,4 +1,4 @@
-import { digestOf } from "@countersign/core/canonical";
+import { digestOf } from "@countersign/protocol/canonical";
 
 /**
  * A tool's binding pin (SPEC 2.3): what an enabled tool is bound to. The

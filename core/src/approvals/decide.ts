@@ -1,11 +1,11 @@
-import { canonicalJson } from "../canonical/index.js";
+import { canonicalJson } from "@countersign/protocol/canonical";
 import { ACTION_CHANNEL } from "../decision/authorize.js";
 import { issueStoredReceipt } from "../decision/evidence.js";
 import { storeReceipt } from "../decision/store-receipt.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
-import { ServiceError } from "../errors/index.js";
-import { verifySignedObject, type BodyOf, type SignedObject, type StepBody } from "../evidence/index.js";
+import { ServiceError } from "@countersign/protocol/errors";
+import { verifySignedObject, type BodyOf, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
 import { personOfIdentity } from "../identities/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";

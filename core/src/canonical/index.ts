@@ -1,3 +1,3 @@
-/** RFC 8785 canonical JSON and the `sha256:<hex>` digests built on it. */
-export { canonicalJson, canonicalBytes, hasLoneSurrogate, CanonicalJsonError } from "./json.js";
-export { digestOf, sha256Digest, sha256Hex, isDigest, digestPattern, type Sha256Digest } from "./digest.js";
+// Moved to @countersign/protocol/canonical. Kept while branches written against the
+// old path are merged, so their imports still build; import the protocol package.
+export * from "@countersign/protocol/canonical";

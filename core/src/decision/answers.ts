@@ -1,4 +1,4 @@
-import { statusOf, type GatewayCode } from "../errors/index.js";
+import { statusOf, type GatewayCode } from "@countersign/protocol/errors";
 import type { ActionView } from "./action-view.js";
 import type { AuthorizeAnswer } from "./service.js";
 

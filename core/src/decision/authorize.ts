@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { digestOf, sha256Digest } from "../canonical/index.js";
-import type { Kid, ObjectId } from "../evidence/index.js";
+import { digestOf, sha256Digest } from "@countersign/protocol/canonical";
+import type { Kid, ObjectId } from "@countersign/protocol/evidence";
 import { quotas, type Plan } from "../plans/index.js";
 import type { NotificationHub, Pool } from "../store/index.js";
 import { inSpan, inSpanSync } from "../telemetry/index.js";
 import { readActionView, type ActionView } from "./action-view.js";
+import { admitGatewayCall, type Admission } from "./admission.js";
 import { answerFor, unrecordedAnswer } from "./answers.js";
 import { deniedForApprovers, resolveApprovers } from "./approvers.js";
 import { expireLapsedApproval } from "./close.js";
@@ -18,7 +19,7 @@ import { PolicyCache } from "./policy-cache.js";
 import { recordDecision, type ActionRecord, type DecisionWrite, type EventRecord, type ObjectRecord } from "./record.js";
 import { verdictOutcome, verdictView, type RecordedIds, type RecordedVerdict, type VerdictOutcome } from "./verdict-view.js";
 import type { AuthorizeAnswer, AuthorizeCall, AuthorizeService } from "./service.js";
-import type { GatewayCode } from "../errors/index.js";
+import type { GatewayCode } from "@countersign/protocol/errors";
 
 /** A call of either protection mode after the HTTP-level checks. */
 export interface DecisionCall extends AuthorizeCall {
@@ -78,6 +79,10 @@ export class DecisionService implements AuthorizeService {
     this.now = opts.now ?? (() => new Date());
   }
 
+  admit(hashKey: Buffer, keyText: string, cost: number, intent: { tool: string; idempotencyKey: string | null } | null): Promise<Admission> {
+    return admitGatewayCall(this.pool, hashKey, keyText, cost, intent && { ...intent, defaultPlan: this.opts.defaultPlan });
+  }
+
   /** POST /v1/authorize (decision-only): the decision, then the caller's answer (SPEC 4.1). */
   async authorize(call: AuthorizeCall): Promise<AuthorizeAnswer> {
     const decided = await this.decide({ ...call, execution: "caller" });
@@ -110,7 +115,8 @@ export class DecisionService implements AuthorizeService {
         defaultPlan: this.opts.defaultPlan,
         idempotencyKey: call.idempotencyKey,
       });
-    const ctx = await inSpan("decision.context", load);
+    // Read with the key check when the Gateway knew the tool then (one round trip fewer).
+    const ctx = call.context ?? (await inSpan("decision.context", load));
     if (!ctx || ctx.agent.status !== "active") return unrecorded("UNAUTHORIZED", "the key stopped working while the request ran");
     if (ctx.existingActionId) {
       const existing = ctx.existingActionId;

@@ -12,7 +12,7 @@ import {
   type ObjectId,
   type SignedObject,
   type StepBody,
-} from "../evidence/index.js";
+} from "@countersign/protocol/evidence";
 import type { GatewayIdentity } from "./gateway-identity.js";
 import type { MappedAmount } from "./amount.js";
 

@@ -5,7 +5,7 @@ import {
   timestamp,
   type IdentityDocument,
   type Signer,
-} from "../evidence/index.js";
+} from "@countersign/protocol/evidence";
 import type { Queryable } from "../store/queryable.js";
 import { identityLogOf } from "../identities/index.js";
 

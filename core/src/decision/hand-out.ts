@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { BodyOf, SignedObject, StepBody } from "../evidence/index.js";
+import type { BodyOf, SignedObject, StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
 import { readActionView, type ActionView } from "./action-view.js";
 import { issueStoredReceipt } from "./evidence.js";

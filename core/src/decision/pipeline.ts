@@ -1,5 +1,5 @@
-import type { GatewayCode } from "../errors/index.js";
-import { permissionGrants } from "../evidence/index.js";
+import type { GatewayCode } from "@countersign/protocol/errors";
+import { permissionGrants } from "@countersign/protocol/evidence";
 import {
   agentExplanation,
   decide,
@@ -10,7 +10,7 @@ import {
   type Decision,
   type DecisionFacts,
   type Explanation,
-} from "../policy/index.js";
+} from "@countersign/protocol/policy";
 import { amountMapping, mapAmount, type MappedAmount } from "./amount.js";
 import type { DecisionContext } from "./context.js";
 

@@ -1,4 +1,5 @@
 import type { Queryable } from "../store/queryable.js";
+import { statement } from "../store/statement.js";
 
 /** The protected action as recorded (SPEC 2.6), written with everything that happens with it. */
 export interface ActionRecord {
@@ -92,7 +93,7 @@ export type RecordOutcome = "recorded" | "plan_limit" | "idempotency_conflict";
 // every row only when the count was taken, so "over the limit" records nothing
 // and "recorded" is all or nothing. A concurrent decision with the same
 // idempotency key fails the unique index, which undoes the count too.
-const STATEMENT = `
+const STATEMENT = statement("decision_write", `
 with counted as (
   insert into usage_counters as u (organization_id, month, shard, protected_actions)
   values ($1, date_trunc('month', now() at time zone 'utc')::date, $2, 1)
@@ -141,7 +142,7 @@ with counted as (
   select $1, e->>'type', e->'data' from action, jsonb_array_elements($9::jsonb) e
   returning 1
 )
-select (select count(*) from action) as recorded`;
+select (select count(*) from action) as recorded`);
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: string }).code === "23505";
@@ -151,7 +152,7 @@ function isUniqueViolation(err: unknown): boolean {
 export async function recordDecision(db: Queryable, w: DecisionWrite): Promise<RecordOutcome> {
   const shard = w.monthlyLimit === null ? Math.floor(Math.random() * 16) : 0;
   try {
-    const { rows } = await db.query<{ recorded: string }>(STATEMENT, [
+    const { rows } = await db.query<{ recorded: string }>(STATEMENT.with([
       w.action.organizationId,
       shard,
       w.monthlyLimit,
@@ -161,7 +162,7 @@ export async function recordDecision(db: Queryable, w: DecisionWrite): Promise<R
       JSON.stringify(w.objects),
       w.receipt?.bundle ?? null,
       JSON.stringify(w.events),
-    ]);
+    ]));
     return Number(rows[0]?.recorded) === 1 ? "recorded" : "plan_limit";
   } catch (err) {
     if (isUniqueViolation(err) && (err as { constraint?: string }).constraint === "protected_actions_idempotency_key") {

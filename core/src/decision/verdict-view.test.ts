@@ -5,7 +5,7 @@
  * resolves. Pure: a context literal, a compiled policy, decideCall.
  */
 import { describe, expect, it } from "vitest";
-import { compilePolicy, parsePolicy } from "../policy/index.js";
+import { compilePolicy, parsePolicy } from "@countersign/protocol/policy";
 import { answerFor } from "./answers.js";
 import { deniedForApprovers } from "./approvers.js";
 import type { DecisionContext } from "./context.js";

@@ -1,4 +1,4 @@
-import type { GatewayCode } from "../errors/index.js";
+import type { GatewayCode } from "@countersign/protocol/errors";
 import type { ActionView } from "./action-view.js";
 import type { DecisionContext } from "./context.js";
 import type { Verdict } from "./pipeline.js";

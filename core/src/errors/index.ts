@@ -1,11 +1,3 @@
-export { cloudApiCodes, httpStatusOf, type CloudApiCode } from "./cloud-api-codes.js";
-export {
-  gatewayCodes,
-  gatewayStatuses,
-  statusOf,
-  retryableGatewayCodes,
-  jsonRpcErrors,
-  type GatewayCode,
-  type GatewayStatus,
-} from "./gateway-codes.js";
-export { ServiceError, type Issue, type ErrorDetails } from "./service-error.js";
+// Moved to @countersign/protocol/errors. Kept while branches written against the
+// old path are merged, so their imports still build; import the protocol package.
+export * from "@countersign/protocol/errors";

@@ -1,7 +1,7 @@
-import { digestOf } from "../canonical/index.js";
+import { digestOf } from "@countersign/protocol/canonical";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedObjects } from "../decision/stored-evidence.js";
-import type { SignedObject, StepBody } from "../evidence/index.js";
+import type { SignedObject, StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { ExecutionPlan } from "./claim.js";
 import { recordResult } from "./finish.js";

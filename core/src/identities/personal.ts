@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { ServiceError } from "../errors/index.js";
-import { fromBase64url, nodeVerify, verifyIdentityDocument, type IdentityDocument } from "../evidence/index.js";
+import { ServiceError } from "@countersign/protocol/errors";
+import { fromBase64url, nodeVerify, verifyIdentityDocument, type IdentityDocument } from "@countersign/protocol/evidence";
 import type { Queryable } from "../store/queryable.js";
 import { storedIdentity, type StoredIdentity } from "./stored.js";
 

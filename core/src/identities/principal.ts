@@ -1,5 +1,5 @@
-import { ServiceError } from "../errors/index.js";
-import { acceptIdentityDocument, verifyIdentityDocument, type IdentityDocument } from "../evidence/index.js";
+import { ServiceError } from "@countersign/protocol/errors";
+import { acceptIdentityDocument, verifyIdentityDocument, type IdentityDocument } from "@countersign/protocol/evidence";
 import type { Queryable } from "../store/queryable.js";
 import { principalOf, storedIdentity, type StoredIdentity } from "./stored.js";
 

@@ -1,4 +1,4 @@
-import { findEquivocations, type IdentityDocument } from "../evidence/index.js";
+import { findEquivocations, type IdentityDocument } from "@countersign/protocol/evidence";
 import type { Queryable } from "../store/queryable.js";
 
 /**

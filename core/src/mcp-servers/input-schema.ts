@@ -1,4 +1,4 @@
-import { canonicalBytes } from "../canonical/index.js";
+import { canonicalBytes } from "@countersign/protocol/canonical";
 
 /** SPEC 8.3: the input schema of an upstream tool is at most 64 KiB (as canonical JSON). */
 export const MAX_INPUT_SCHEMA_BYTES = 64 * 1024;

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
-import type { GatewayCode } from "../errors/index.js";
+import type { GatewayCode } from "@countersign/protocol/errors";
 import type { AddressRules } from "../net/index.js";
 import { ByteBudget, upstreamFetch, type UpstreamFailure } from "./fetch.js";
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { jsonRpcErrors, type GatewayCode } from "@countersign/core/errors";
+import { jsonRpcErrors, type GatewayCode } from "@countersign/protocol/errors";
 
 const details: Partial<Record<GatewayCode, string>> = {
   GATEWAY_SHUTTING_DOWN: "this Gateway replica is shutting down; retry the same call (with the same idempotency key)",

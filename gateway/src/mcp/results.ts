@@ -1,5 +1,5 @@
 import { observePolicyOf, recordedRefusal, type ActionView } from "@countersign/core/decision";
-import { gatewayCodes, retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/core/errors";
+import { gatewayCodes, retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/protocol/errors";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 type Body = Record<string, unknown>;

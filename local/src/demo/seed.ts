@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { digestOf } from "@countersign/core/canonical";
+import { digestOf } from "@countersign/protocol/canonical";
 import { hashPassword } from "@countersign/api";
 import {
   generateSeed,
@@ -10,10 +10,10 @@ import {
   timestamp,
   toBase64url,
   type Signer,
-} from "@countersign/core/evidence";
+} from "@countersign/protocol/evidence";
 import { bindPersonalIdentity, challengeMessage, createChallenge, submitPrincipal } from "@countersign/core/identities";
 import { insertApiKey } from "@countersign/core/keys";
-import { languageRevision, parsePolicy, policyDigest } from "@countersign/core/policy";
+import { languageRevision, parsePolicy, policyDigest } from "@countersign/protocol/policy";
 import { inTransaction, type Pool, type Queryable } from "@countersign/core/store";
 
 /** The demo's decision-only tool: refunds, with the amount read from the arguments. */

@@ -2,7 +2,7 @@
 // "key backup"). It is read when something must be signed and never kept, logged or put in status.
 import { createPrivateKey } from "node:crypto";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
-import { nodeSigner, type Signer } from "@countersign/core/evidence";
+import { nodeSigner, type Signer } from "@countersign/protocol/evidence";
 
 export type PrincipalKey =
   | { signer: Signer }

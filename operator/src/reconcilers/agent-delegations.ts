@@ -4,7 +4,7 @@
 // delegation before the old one is revoked (no moment without a grant), and an active delegation
 // that matches no entry (removed from Git, or added in the dashboard) is revoked with a REVOCATION
 // signed by the same principal. The key is read only when something must be signed.
-import { signDelegation, signRevocation, type Signer } from "@countersign/core/evidence";
+import { signDelegation, signRevocation, type Signer } from "@countersign/protocol/evidence";
 import type { CloudApi, Delegation } from "../cloud-api/index.js";
 import type { AgentSpec, AgentStatus } from "../crds/agent.js";
 import type { EventRecorder } from "../kube/events.js";

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction, type Queryable } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import { requireAdminSignedIn } from "../../configuration/admin-signed-in.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
-import { decodeCursor, isUniqueViolation, keysetPage, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, isUniqueViolation, keysetPage, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
 import { AGENT_COLUMNS, AGENT_FROM, agentJson, type AgentRow } from "./agent-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
@@ -43,7 +43,7 @@ export async function agentRoutes(app: FastifyInstance, ctx: ApiContext) {
   r.get("/orgs/:org_id/agents", { schema: { params: orgParams, querystring: z.strictObject({ ...pageQuery, status: status.optional() }) } }, async (request) => {
     const o = organizationOf(request);
     const { limit, cursor } = request.query;
-    const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+    const after = decodeCursor(cursor, timeCursor);
     const { rows } = await ctx.pool.query<AgentRow>(
       `select ${AGENT_COLUMNS} from ${AGENT_FROM} where a.organization_id = $1 and ($2::text is null or a.status = $2)
          and ($3::timestamptz is null or (a.created_at, a.id) < ($3::timestamptz, $4::uuid))

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
-import { checkDelegation, timestamp, verifySignedObject, type BodyOf, type SignedObject } from "@countersign/core/evidence";
+import { ServiceError } from "@countersign/protocol/errors";
+import { checkDelegation, timestamp, verifySignedObject, type BodyOf, type SignedObject } from "@countersign/protocol/evidence";
 import { principalOf, isPrincipalValid, storedIdentity } from "@countersign/core/identities";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { decodeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { readAgent } from "./agents.js";
 
 /** SPEC 2.5, 8.5. */
@@ -62,7 +62,7 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
     const o = organizationOf(request);
     await readAgent(ctx.pool, o.id, request.params.agent_id);
     const { limit, cursor } = request.query;
-    const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+    const after = decodeCursor(cursor, timeCursor);
     const { rows } = await ctx.pool.query<DelegationRow>(
       `select ${COLUMNS} from delegations where agent_id = $1 and organization_id = $2
          and ($3::timestamptz is null or (created_at, id) < ($3::timestamptz, $4::uuid))

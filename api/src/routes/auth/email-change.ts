@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
 import { consumeEmailToken, issueEmailToken, peekEmailToken } from "../../accounts/email-tokens.js";
 import { verifyPassword } from "../../accounts/password-hash.js";

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { verifyPassword } from "../../accounts/password-hash.js";
 import { userByEmail } from "../../accounts/users.js";
 import type { ApiContext } from "../../context.js";

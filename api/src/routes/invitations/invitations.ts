@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction, type Queryable } from "@countersign/core/store";
 import { newToken, tokenHash } from "../../accounts/tokens.js";
 import { actorOf, audit } from "../../audit/record.js";

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
 import { revokeCreatorAccess } from "../../access/creator-revocations.js";
 import { verifyPassword } from "../../accounts/password-hash.js";

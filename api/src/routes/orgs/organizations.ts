@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
 import { audit, actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";

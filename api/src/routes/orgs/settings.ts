@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import { quotas } from "@countersign/core/plans";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";

@@ -4,7 +4,7 @@
  * PostgreSQL (SPEC 2.4, 4.5, 8.3, 8.4). Refusals change nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digestOf } from "@countersign/core/canonical";
+import { digestOf } from "@countersign/protocol/canonical";
 import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
 import { createAgent } from "../../../../test/fixtures/organization.js";
 import { startCloudApi, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import {
   policyTemplate,
   policyTemplates,
   requireApprovalDraft,
   validatePolicy,
   type LintTool,
-} from "@countersign/core/policy";
+} from "@countersign/protocol/policy";
 import { inTransaction, type Queryable } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
@@ -26,6 +26,7 @@ import {
 import { insertVersion, validDocument } from "../../policies/versions.js";
 import {
   decodeCursor,
+  nameCursor,
   isUniqueViolation,
   keysetPage,
   organizationOf,
@@ -135,7 +136,7 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor } = request.query;
-      const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(cursor, nameCursor);
       const { rows } = await ctx.pool.query<PolicyRow>(
         `select ${POLICY_COLUMNS} from policies where organization_id = $1
          and ($2::text is null or (name, id) > ($2::text, $3::uuid)) order by name, id limit $4`,

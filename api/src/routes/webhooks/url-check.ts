@@ -1,5 +1,5 @@
 import { checkPublicUrl } from "@countersign/core/net";
-import { ServiceError } from "@countersign/core/errors";
+import { ServiceError } from "@countersign/protocol/errors";
 import type { WebhookOptions } from "../../webhooks/options.js";
 
 /** SPEC 6.4 on create and change: 422 URL_NOT_ALLOWED with `details.reason` (docs/webhooks.md lists the reasons). */

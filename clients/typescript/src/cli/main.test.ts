@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { verificationResultSchema } from "@countersign/core/evidence";
+import { verificationResultSchema } from "@countersign/protocol/evidence";
 import { runCountersign } from "../../../../test/fixtures/cli.js";
 
 const repo = fileURLToPath(new URL("../../../../", import.meta.url));

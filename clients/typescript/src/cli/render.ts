@@ -1,4 +1,4 @@
-import type { VerificationResult } from "@countersign/core/evidence";
+import type { VerificationResult } from "@countersign/protocol/evidence";
 
 /** What the human summary shows of the bundle, read from it after verification. */
 export interface BundleOverview {

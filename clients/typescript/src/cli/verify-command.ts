@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { bundleFacts, verifyBundle, type Kid } from "@countersign/core/evidence";
+import { bundleFacts, verifyBundle, type Kid } from "@countersign/protocol/evidence";
 import { renderHuman, type BundleOverview } from "./render.js";
 
 export interface CommandOutput {

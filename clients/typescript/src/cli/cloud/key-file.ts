@@ -15,7 +15,7 @@ import {
   privateKeyFromSeed,
   toBase64url,
   type Signer,
-} from "@countersign/core/evidence";
+} from "@countersign/protocol/evidence";
 import { CliError } from "./errors.js";
 import { EXIT } from "./exit-codes.js";
 

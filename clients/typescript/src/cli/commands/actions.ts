@@ -3,7 +3,7 @@
  * of the action's TASK signed by the organization principal (thread = parent
  * = the TASK, docs/evidence-api.md), sent by a signed-in owner or admin.
  */
-import { objectBody, signObject, timestamp } from "@countersign/core/evidence";
+import { objectBody, signObject, timestamp } from "@countersign/protocol/evidence";
 import { cloudRequest } from "../cloud/client.js";
 import { CliError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";

@@ -9,7 +9,7 @@ import {
   timestamp,
   type BodyOf,
   type SignedObject,
-} from "@countersign/core/evidence";
+} from "@countersign/protocol/evidence";
 import { cloudRequest } from "../cloud/client.js";
 import { CliError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";

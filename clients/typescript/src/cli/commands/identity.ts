@@ -3,7 +3,7 @@
  * file (0600), bound to the signed-in person through the Cloud API with a
  * one-use challenge (docs/configuration-api.md, "Personal identities").
  */
-import { identityGenesis, signIdentity, timestamp, toBase64url } from "@countersign/core/evidence";
+import { identityGenesis, signIdentity, timestamp, toBase64url } from "@countersign/protocol/evidence";
 import { cloudRequest } from "../cloud/client.js";
 import { CliError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";

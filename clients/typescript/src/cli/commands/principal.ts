@@ -12,7 +12,7 @@ import {
   signIdentity,
   timestamp,
   type Signer,
-} from "@countersign/core/evidence";
+} from "@countersign/protocol/evidence";
 import { cloudRequest } from "../cloud/client.js";
 import { CliError, usageError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";

@@ -1,0 +1,27 @@
+import { sha256Hex } from "../platform/runtime.js";
+import { canonicalJson } from "./json.js";
+
+/**
+ * Digests are written `sha256:<64 lowercase hex>` everywhere in the protocol
+ * (arguments, policy, result, identity documents, bundles), so one parser and
+ * one comparison serve them all.
+ */
+export type Sha256Digest = `sha256:${string}`;
+
+export const digestPattern = /^sha256:[0-9a-f]{64}$/;
+
+export function isDigest(value: unknown): value is Sha256Digest {
+  return typeof value === "string" && digestPattern.test(value);
+}
+
+export { sha256Hex };
+
+/** `sha256:<hex>` of raw bytes: the bundle SHA-256 is of this kind (the file as stored). */
+export function sha256Digest(data: Uint8Array | string): Sha256Digest {
+  return `sha256:${sha256Hex(data)}`;
+}
+
+/** `sha256:<hex>` of a JSON value's RFC 8785 canonical text (arguments, policy, result digests). */
+export function digestOf(value: unknown): Sha256Digest {
+  return sha256Digest(canonicalJson(value));
+}
