@@ -137,8 +137,46 @@ describe("helm install against a real kube-apiserver", () => {
     expect(await can("gateway", "list", "pods", "-n", ns)).toBe("no");
     expect(await can("operator", "watch", "policies.countersign.dev", "-A")).toBe("yes");
     expect(await can("operator", "update", "leases.coordination.k8s.io", "-n", ns)).toBe("yes");
-    expect(await can("operator", "list", "secrets", "-A")).toBe("no");
+    // Secrets are watched (a deleted or rotated Secret reaches its resources at once), cluster-wide
+    // without watchNamespace; the installation secrets Job's account is a hook, gone by now.
+    expect(await can("operator", "watch", "secrets", "-A")).toBe("yes");
+    expect(await can("operator", "list", "configmaps", "-A")).toBe("no");
     expect(await can("operator", "create", "customresourcedefinitions.apiextensions.k8s.io")).toBe("no");
+  });
+});
+
+describe("the installation-secrets Job's program", () => {
+  it("makes the installation and database secrets under the hook's own ServiceAccount once, never changing a key, logging no value", async () => {
+    const hooks = parseObjects((await helmIn(["get", "hooks", "countersign"])).stdout);
+    const rbac = hooks.filter((o) => ["ServiceAccount", "Role", "RoleBinding"].includes(o.kind) && o.metadata.name === "countersign-installation-secrets");
+    expect(rbac).toHaveLength(3);
+    await kubectl(["apply", "-f", "-"], { input: stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
+    const job = hooks.find((o) => o.kind === "Job" && o.metadata.name === "countersign-installation-secrets")!;
+    expect(job.metadata.annotations?.["helm.sh/hook"]).toBe("pre-install,pre-upgrade");
+    const container = job.spec.template.spec.containers[0];
+    const env = Object.fromEntries((container.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
+    const asJob = plane.kubeconfig({ impersonate: serviceAccount("installation-secrets") });
+    const program = (container.args[0] as string).replace("/dist/", "/src/").replace(/\.js$/, ".ts");
+    const read = async (name: string) => JSON.parse(await kubectl(["get", "secret", name, "-n", ns, "-o", "json"])).data as Record<string, string>;
+
+    const first = await runProgram(program, { ...env, KUBECONFIG: asJob });
+    expect(first.code, first.output).toBe(0);
+    const installation = await read("countersign-secrets");
+    expect(Object.keys(installation).sort()).toEqual(["COUNTERSIGN_CREDENTIAL_KEY", "COUNTERSIGN_GATEWAY_SIGNING_KEY", "COUNTERSIGN_KEY_HASH_SECRET"]);
+    const database = await read("countersign-database");
+    const password = Buffer.from(database.POSTGRES_PASSWORD!, "base64").toString();
+    expect(Buffer.from(database.DATABASE_URL!, "base64").toString()).toBe(`postgres://countersign:${password}@countersign-postgresql.${ns}.svc:5432/countersign`);
+    for (const value of [...Object.values(installation), database.POSTGRES_PASSWORD!]) expect(first.output).not.toContain(Buffer.from(value, "base64").toString());
+
+    const again = await runProgram(program, { ...env, KUBECONFIG: asJob });
+    expect(again.code, again.output).toBe(0);
+    expect(await read("countersign-secrets")).toEqual(installation);
+    expect(await read("countersign-database")).toEqual(database);
+    const can = async (...a: string[]) => (await plane.kubectl(["auth", "can-i", ...a], { kubeconfig: asJob })).stdout.trim();
+    expect(await can("get", "secrets/countersign-smtp", "-n", ns)).toBe("no");
+    expect(await can("list", "secrets", "-n", ns)).toBe("no");
+    // hook-succeeded: Helm deletes the hook objects.
+    await kubectl(["delete", "-f", "-"], { input: stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
   });
 });
 

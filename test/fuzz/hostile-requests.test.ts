@@ -90,7 +90,7 @@ describe("fuzz: hostile requests to the Gateway and the Cloud API", () => {
             const problems: string[] = [];
             batch.forEach((r, i) => {
               const a = answers[i]!;
-              figures.requests++;
+              if (++figures.requests % 10_000 === 0) console.log(`fuzz: ${figures.requests} requests, ${figures.fiveXx} 5xx, ${figures.strayRecords} stray records, ${Math.round((Date.now() - started) / 1000)} s`);
               if (a.status >= 500) figures.fiveXx++;
               count(figures, r, a.status, codeOf(a.text));
               const p = answerProblem(r, a);

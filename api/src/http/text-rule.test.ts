@@ -18,7 +18,7 @@ let db: TestDatabase;
 let api: CloudApi;
 let o: OrgWithOwner;
 let world: AuthorizationWorld;
-let reader: (method: string, path: string, body?: unknown) => Promise<Answer>;
+let reader: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Answer>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -27,7 +27,7 @@ beforeAll(async () => {
   world = await createAuthorizationWorld(db.pool, api.keyHashSecret);
   const k = await insertApiKey(db.pool, api.keyHashSecret, { organizationId: world.organizationId, kind: "management", environment: "live", name: "r", scopes: ["read", "receipts:read", "approvals:read"], createdBy: world.ownerId });
   const b = new Browser(api.base, randomIp(), null);
-  reader = (method, path, body) => b.request(method, path, body, { authorization: `Bearer ${k.key}` });
+  reader = (method, path, body, headers = {}) => b.request(method, path, body, { authorization: `Bearer ${k.key}`, ...headers });
 });
 afterAll(async () => {
   await api?.close();
@@ -147,6 +147,18 @@ describe("Cloud API: query filters and cursors validated in full before SQL", ()
     const next = await o.owner.get(`/orgs/${o.org}/agents?limit=1&cursor=${first.body.next_cursor}`);
     expect(next.status).toBe(200);
     expect(next.body.items[0].id).not.toBe(first.body.items[0].id);
+  });
+});
+
+describe("Cloud API: header values it reads", () => {
+  it("bytes beyond ASCII in Authorization, Origin, the CSRF header, X-Forwarded-For or X-Request-Id get the header's own refusal, never a 5xx", async () => {
+    const high = "\u00ff\u00ed\u00a0\u0080";
+    await expectRefused(() => reader("GET", `/orgs/${world.organizationId}/agents`, undefined, { authorization: `Bearer svc_live_${high}` }), 401, "UNAUTHENTICATED");
+    await expectRefused(() => o.owner.request("POST", `/orgs/${o.org}/agents`, { name: "x" }, { origin: `https://${high}` }), 403, "CSRF_FAILED");
+    await expectRefused(() => o.owner.request("POST", `/orgs/${o.org}/agents`, { name: "x" }, { "x-service-csrf": high }), 403, "CSRF_FAILED");
+    const odd = await o.owner.request("GET", `/orgs/${o.org}/agents`, undefined, { "x-forwarded-for": high, "x-request-id": `r-${high}` });
+    expect(odd.status).toBe(200);
+    expect(odd.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 
