@@ -3,7 +3,7 @@ import { ServiceError } from "@countersign/protocol/errors";
 import { createServer, type Logger } from "@countersign/core/server";
 import { databaseReadiness, type Pool } from "@countersign/core/store";
 import { cloudApiConventions } from "./http/conventions.js";
-import { sendServiceError } from "./http/error-handler.js";
+import { refuseMalformedUrl, sendServiceError } from "./http/error-handler.js";
 import { accessControl } from "./access/enforce.js";
 import type { CloudApiOptions } from "./context.js";
 import { API_PREFIX } from "./prefix.js";
@@ -30,6 +30,8 @@ export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
     logger: opts.logger,
     bodyLimit: ONE_MIB,
     readiness: databaseReadiness(opts.pool),
+    refuseMalformedUrl,
+    unreadableRequestBody: (message) => new ServiceError("INVALID_REQUEST", message).toBody(),
     refuseWhileDraining: (_request, reply) =>
       sendServiceError(
         reply.header("connection", "close"),

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { createServer, type Logger } from "@countersign/core/server";
 import { databaseReadiness, type Pool } from "@countersign/core/store";
+import { gatewayErrors, gatewayNotFound } from "./http/edge.js";
 import { sendUnavailable } from "./http/unavailable.js";
 
 const ONE_MIB = 1024 * 1024;
@@ -18,7 +19,13 @@ export function buildGatewayServer(opts: GatewayServerOptions): FastifyInstance 
     bodyLimit: ONE_MIB,
     readiness: databaseReadiness(opts.pool),
     refuseWhileDraining: (request, reply) => sendUnavailable(request, reply, "GATEWAY_SHUTTING_DOWN"),
+    refuseMalformedUrl: gatewayNotFound,
+    // No URL was read: the shape of /v1/authorize, whose callers may read only `allowed`.
+    unreadableRequestBody: (detail) => ({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST", detail }),
   });
+  // Paths the Gateway does not serve, and errors outside its two endpoints, in the same shapes.
+  app.setNotFoundHandler(gatewayNotFound);
+  app.setErrorHandler(gatewayErrors);
   if (opts.routes) app.register(opts.routes);
   return app;
 }

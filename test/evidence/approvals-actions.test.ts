@@ -203,12 +203,24 @@ describe("POST .../approvals/<id>/decision", () => {
     await refusedUnchanged(() => decide(approvalId, object), 422, "IDENTITY_MISMATCH");
   });
 
-  it("refuses a member who is not an approver, signing with their own bound key: IDENTITY_MISMATCH", async () => {
+  it("refuses an approver the request does not list (its rule names owner and admin), signing with their own bound key: IDENTITY_MISMATCH", async () => {
     const { approvalId } = await pendingCall(w);
-    const viewer = await addMember(w.api, w.o, "viewer");
-    const signer = await bindPersonalIdentity(db.pool, w.org, viewer.userId);
+    const approver = await addMember(w.api, w.o, "approver");
+    const signer = await bindPersonalIdentity(db.pool, w.org, approver.userId);
     const object = await signDecision(db.pool, approvalId, signer, "APPROVAL");
-    await refusedUnchanged(() => decide(approvalId, object, viewer.b), 422, "IDENTITY_MISMATCH");
+    await refusedUnchanged(() => decide(approvalId, object, approver.b), 422, "IDENTITY_MISMATCH");
+  });
+
+  it("refuses developers and viewers by their role (403 FORBIDDEN), before looking at the decision, signed or not", async () => {
+    const { approvalId } = await pendingCall(w);
+    for (const role of ["developer", "viewer"] as const) {
+      const member = await addMember(w.api, w.o, role);
+      await refusedUnchanged(() => decide(approvalId, {}, member.b), 403, "FORBIDDEN");
+      await refusedUnchanged(() => decide(approvalId, { body: { type: "APPROVAL" } }, member.b), 403, "FORBIDDEN");
+      const signer = await bindPersonalIdentity(db.pool, w.org, member.userId);
+      const object = await signDecision(db.pool, approvalId, signer, "APPROVAL");
+      await refusedUnchanged(() => decide(approvalId, object, member.b), 403, "FORBIDDEN");
+    }
   });
 
   it("refuses someone else's key (IDENTITY_MISMATCH) and a key bound to nobody (IDENTITY_UNKNOWN)", async () => {

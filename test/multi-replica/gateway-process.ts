@@ -11,6 +11,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 export interface GatewayProcess {
   url: string;
   output: () => string;
+  /** Still running (it neither exited nor was killed). */
+  alive(): boolean;
   stop(): Promise<void>;
   /** SIGKILL: no drain, no cleanup, as a crashed pod. */
   kill(): Promise<void>;
@@ -60,6 +62,7 @@ export async function startGatewayProcess(opts: {
   return {
     url,
     output: () => out,
+    alive: () => child.exitCode === null && child.signalCode === null,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       await exited;

@@ -12,13 +12,16 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 export interface ApiProcess {
   url: string;
   output: () => string;
+  /** Still running (it neither exited nor was killed). */
+  alive(): boolean;
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 export async function startApiProcess(opts: {
   databaseUrl: string;
   credentialKey: Buffer;
-  caFile: string;
+  caFile?: string;
+  keyHashSecret?: Buffer;
 }): Promise<ApiProcess> {
   const port = await freePort();
   const child: ChildProcessWithoutNullStreams = spawn(
@@ -32,9 +35,9 @@ export async function startApiProcess(opts: {
         DATABASE_URL: opts.databaseUrl,
         COUNTERSIGN_HOST: "127.0.0.1",
         COUNTERSIGN_API_PORT: String(port),
-        COUNTERSIGN_KEY_HASH_SECRET: Buffer.alloc(32, 7).toString("base64url"),
+        COUNTERSIGN_KEY_HASH_SECRET: (opts.keyHashSecret ?? Buffer.alloc(32, 7)).toString("base64url"),
         COUNTERSIGN_CREDENTIAL_KEY: opts.credentialKey.toString("base64"),
-        COUNTERSIGN_WEBHOOK_CA_FILE: opts.caFile,
+        ...(opts.caFile ? { COUNTERSIGN_WEBHOOK_CA_FILE: opts.caFile } : {}),
         COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true",
         COUNTERSIGN_LOG_LEVEL: "info",
         COUNTERSIGN_SHUTDOWN_GRACE_SECONDS: "2",
@@ -62,6 +65,7 @@ export async function startApiProcess(opts: {
   return {
     url,
     output: () => out,
+    alive: () => child.exitCode === null && child.signalCode === null,
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

@@ -136,6 +136,22 @@ describe("a delivery", () => {
     expect(rx.requests.filter((r) => r.path === "/paused")).toHaveLength(1);
     expect((await deliveries(e.id)).map((d) => d.state)).toEqual(["delivered"]);
   });
+
+  it("is due within the millisecond it falls in: the worker's clock has milliseconds, PostgreSQL's microseconds", async () => {
+    const e = await h.createEndpoint(`${rx.url}/sub-ms`, ["action.allowed"]);
+    const eventId = await h.emit("action.allowed");
+    // Due 0.7 ms into a millisecond, and the worker's clock at the start of that millisecond,
+    // as when the worker runs less than a millisecond after the event was written.
+    const { rows } = await h.db.pool.query<{ ms: string }>(
+      `update webhook_deliveries set next_attempt_at = date_trunc('milliseconds', next_attempt_at) + interval '700 microseconds'
+        where event_id = $1 returning (extract(epoch from date_trunc('milliseconds', next_attempt_at)) * 1000)::bigint as ms`,
+      [eventId],
+    );
+    const at = new Date(Number(rows[0]!.ms));
+    await h.worker({ now: () => at }).runOnce();
+    expect(rx.requests.filter((r) => r.path === "/sub-ms")).toHaveLength(1);
+    expect((await deliveries(e.id)).map((d) => d.state)).toEqual(["delivered"]);
+  });
 });
 
 describe("retries", () => {

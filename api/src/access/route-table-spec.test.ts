@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { routeShape, routeTable } from "./route-table.js";
 import type { RouteAccess } from "./types.js";
 
-const spec = readFileSync(new URL("../../../../shared/SPEC.md", import.meta.url), "utf8");
+const spec = readFileSync(new URL("../../../docs/spec.md", import.meta.url), "utf8");
 const section = spec.slice(spec.indexOf("### 4.4"), spec.indexOf("### 4.5"));
 
 function whoOf(cell: string, method: string): string {
@@ -18,7 +18,9 @@ function whoOf(cell: string, method: string): string {
   if (c.startsWith("anyone") || c.startsWith("link holder")) return "anyone";
   if (c.startsWith("signed-in or management key")) return "signed-in-or-key";
   if (c.startsWith("signed-in")) return "signed-in";
-  if (c.startsWith("yourself") || c.startsWith("approvers listed")) return "members";
+  if (c.startsWith("yourself")) return "members";
+  // The listed approvers always hold an approving role: policies name approvers by those roles only.
+  if (c.startsWith("approvers listed")) return "approvers";
   if (c.startsWith("gateway keys: writers") || c.startsWith("same as creating")) return "writers";
   for (const g of ["members", "writers", "approvers", "admins", "owner"]) if (c.startsWith(g)) return g;
   throw new Error(`unknown who: ${cell}`);

@@ -124,7 +124,8 @@ export const routeTable: readonly RouteAccess[] = [
   // Approvals, actions, receipts
   row("GET /orgs/:org_id/approvals", "members", "approvals:read"),
   row("GET /orgs/:org_id/approvals/:approval_id", "members", "approvals:read"),
-  row("POST /orgs/:org_id/approvals/:approval_id/decision", "members", "no"), // approvers listed for that request (handler)
+  // Only the approving roles decide (SPEC 5.6); which of them the request lists is the handler's check.
+  row("POST /orgs/:org_id/approvals/:approval_id/decision", "approvers", "no"),
   row("GET /orgs/:org_id/actions", "members", "read"),
   row("GET /orgs/:org_id/actions/:action_id", "members", "read"),
   row("POST /orgs/:org_id/actions/:action_id/cancel", "admins", "no"),

@@ -6,7 +6,9 @@ import { cloudApiErrorHandler, sendServiceError } from "./error-handler.js";
 
 /**
  * The Cloud API conventions of SPEC 4.3, once, for every route:
- * - JSON bodies only (415), at most 1 MiB (413, via the server's bodyLimit);
+ * - JSON bodies only (415), at most 1 MiB (413, via the server's bodyLimit),
+ *   under the text rule of core's server (a violation is 400 VALIDATION_FAILED,
+ *   in the path 404);
  * - zod schemas validate bodies, queries and path ids (routes declare strict
  *   objects, so unknown members give 400 VALIDATION_FAILED; a malformed path id 404);
  * - `Cache-Control: no-store` unless a route set its own;
@@ -16,11 +18,6 @@ import { cloudApiErrorHandler, sendServiceError } from "./error-handler.js";
 async function conventions(app: FastifyInstance) {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-
-  // Only JSON is parsed; every other media type falls through to fastify's 415.
-  const json = app.getDefaultJsonParser("error", "error");
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, json);
 
   app.addHook("onSend", async (_request, reply, payload) => {
     if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");

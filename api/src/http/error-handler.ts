@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ServiceError } from "@countersign/protocol/errors";
+import { isRequestTextError, type RequestTextError } from "@countersign/core/server";
 import { isDatabaseUnavailable } from "@countersign/core/store";
 import { issuesOf } from "./issues.js";
 
@@ -10,6 +11,7 @@ import { issuesOf } from "./issues.js";
  */
 export function toServiceError(err: FastifyError, request: FastifyRequest): ServiceError {
   if (err instanceof ServiceError) return err;
+  if (isRequestTextError(err)) return textRefusal(err);
   if (err.validation) {
     // A path id that does not even parse names nothing that exists (SPEC 4.3).
     if (err.validationContext === "params") return new ServiceError("NOT_FOUND", "not found");
@@ -33,6 +35,20 @@ export function toServiceError(err: FastifyError, request: FastifyRequest): Serv
   }
   request.log.error({ err }, "unhandled error");
   return new ServiceError("INTERNAL_ERROR", `internal error (request id ${request.id})`);
+}
+
+/** The text rule's refusals: a malformed path names nothing (404); a body that is not JSON is INVALID_JSON. */
+function textRefusal(err: RequestTextError): ServiceError {
+  if (err.where === "path") return new ServiceError("NOT_FOUND", "not found");
+  if (err.kind === "json") return new ServiceError("INVALID_JSON", err.message);
+  return new ServiceError("VALIDATION_FAILED", `the ${err.where} is invalid`, {
+    issues: [{ path: err.pathText, code: "invalid_text", message: err.message }],
+  });
+}
+
+/** A URL the router could not read (bad percent-encoding, an over-long path id): it names nothing. */
+export function refuseMalformedUrl(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendServiceError(reply.header("cache-control", "no-store"), new ServiceError("NOT_FOUND", "not found"));
 }
 
 export function sendServiceError(reply: FastifyReply, e: ServiceError): FastifyReply {

@@ -58,11 +58,13 @@ export async function claimAttempts(
     );
     // The oldest due delivery of each endpoint (only one per endpoint can be
     // in flight anyway), so a backlog at one endpoint never hides the others.
+    // Due times are PostgreSQL's (microseconds) and `now` is a JavaScript Date
+    // (milliseconds): a delivery due within the current millisecond is due.
     const { rows: heads } = await db.query<{ id: string }>(
       `select id from (
          select distinct on (d.endpoint_id) d.id, d.next_attempt_at
            from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-          where d.state = 'pending' and e.enabled and d.next_attempt_at <= $1
+          where d.state = 'pending' and e.enabled and d.next_attempt_at < $1::timestamptz + interval '1 millisecond'
             and (d.lease_until is null or d.lease_until <= $1)
           order by d.endpoint_id, d.next_attempt_at, d.id) heads
        order by next_attempt_at, id limit 1000`,

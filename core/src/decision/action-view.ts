@@ -1,4 +1,5 @@
 import type { Queryable } from "../store/queryable.js";
+import { statement } from "../store/statement.js";
 
 /**
  * A recorded action as far as answering its caller goes. The first answer and
@@ -43,9 +44,11 @@ const QUERY = `
     left join receipts r on r.id = pa.receipt_id
     left join observe_windows w on w.id = pa.observe_window_id
    where pa.id = $1`;
+const READ = statement("action_view", QUERY);
+const READ_LOCKED = statement("action_view_locked", `${QUERY} for update of pa`);
 
 export async function readActionView(db: Queryable, id: string, lock = false): Promise<ActionView | undefined> {
-  const { rows } = await db.query(lock ? `${QUERY} for update of pa` : QUERY, [id]);
+  const { rows } = await db.query((lock ? READ_LOCKED : READ).with([id]));
   const r = rows[0];
   if (!r) return undefined;
   return {

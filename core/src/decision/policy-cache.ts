@@ -1,5 +1,8 @@
 import { compilePolicy, parsePolicy, type CompiledPolicy } from "@countersign/protocol/policy";
 import type { Queryable } from "../store/queryable.js";
+import { statement } from "../store/statement.js";
+
+const DOCUMENT = statement("policy_document", "select document from policy_versions where id = $1");
 
 /**
  * Compiled policy documents by version id. A version's document never changes
@@ -21,7 +24,7 @@ export class PolicyCache {
       this.entries.set(versionId, hit);
       return hit;
     }
-    const { rows } = await db.query<{ document: unknown }>("select document from policy_versions where id = $1", [versionId]);
+    const { rows } = await db.query<{ document: unknown }>(DOCUMENT.with([versionId]));
     let compiled: CompiledPolicy | null;
     try {
       compiled = rows[0] ? compilePolicy(parsePolicy(rows[0].document)) : null;

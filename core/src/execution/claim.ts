@@ -8,6 +8,7 @@ import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, t
 import { decryptMcpCredential } from "../mcp-servers/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
+import { statement } from "../store/statement.js";
 
 /** How long after the claim an execution may still be running: the upstream call's 30 s and a margin. */
 export const EXECUTION_DEADLINE_MS = 45_000;
@@ -30,7 +31,7 @@ export type Claim =
   /** Not run. `state` is the action's status when it was not approved (someone else ran it, or it closed). */
   | { ok: false; code: GatewayCode | null; detail: string; state: string };
 
-const LOCK = `
+const LOCK = statement("execution_claim_lock", `
   select pa.id, pa.organization_id, pa.status, pa.expires_at, pa.policy_id, pa.policy_version_id, pa.policy_version, pa.created_at, pa.relaxed, pa.binding_digest,
          pa.approval_request_id, pa.task_object_id, pa.proposal_object_id, pa.agent_id, pa.tool_name, pa.action, pa.environment,
          pa.amount, pa.currency, ag.name as agent_name,
@@ -49,7 +50,15 @@ const LOCK = `
     left join mcp_servers s on s.id = t.mcp_server_id
     left join observe_windows w on w.id = pa.observe_window_id
    where pa.id = $1
-     for update of pa for share of d, p`;
+     for update of pa for share of d, p`);
+
+// The EXECUTION and the executing state in one statement.
+const CLAIM = statement(
+  "execution_claim",
+  `with object as (
+     insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($2, $4, $1, 'EXECUTION', $5))
+   update protected_actions set status = 'executing', execution_object_id = $2, execution_deadline = $3, updated_at = now() where id = $1`,
+);
 
 async function close(db: Queryable, id: string, status: "denied" | "expired", code: GatewayCode, detail: string): Promise<Claim> {
   await db.query("update protected_actions set status = $2, decision_code = $3, decision_detail = $4, updated_at = now() where id = $1", [id, status, code, detail]);
@@ -76,7 +85,7 @@ export interface ClaimInput {
  */
 export async function claimExecution(pool: Pool, identity: GatewayIdentity, c: ClaimInput): Promise<Claim> {
   return inTransaction(pool, async (db) => {
-    const { rows } = await db.query(LOCK, [c.actionId, c.now]);
+    const { rows } = await db.query(LOCK.with([c.actionId, c.now]));
     const a = rows[0];
     if (!a) return { ok: false, code: "NOT_FOUND", detail: "no such action", state: "missing" };
     if (a.status !== "approved") return { ok: false, code: null, detail: "", state: a.status };
@@ -150,16 +159,7 @@ export async function claimExecution(pool: Pool, identity: GatewayIdentity, c: C
       }) as BodyOf<"EXECUTION">,
       identity.signer,
     );
-    await db.query("insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, 'EXECUTION', $4)", [
-      execution.id,
-      a.organization_id,
-      a.id,
-      JSON.stringify(execution),
-    ]);
-    await db.query(
-      "update protected_actions set status = 'executing', execution_object_id = $2, execution_deadline = $3, updated_at = now() where id = $1",
-      [a.id, execution.id, new Date(c.now.getTime() + EXECUTION_DEADLINE_MS)],
-    );
+    await db.query(CLAIM.with([a.id, execution.id, new Date(c.now.getTime() + EXECUTION_DEADLINE_MS), a.organization_id, JSON.stringify(execution)]));
     return {
       ok: true,
       plan: {

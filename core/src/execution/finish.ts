@@ -8,7 +8,25 @@ import type { GatewayCode } from "@countersign/protocol/errors";
 import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
+import { statement } from "../store/statement.js";
 import type { ExecutionPlan } from "./claim.js";
+
+const LOCK = statement("execution_finish_lock", "select status from protected_actions where id = $1 for update");
+
+// The RESULT, its receipt, receipt.created and the action's final state in one statement.
+const RESULT = statement(
+  "execution_result",
+  `with object as (
+       insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($3, $2, $1, 'RESULT', $4)),
+     receipt as (
+       insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
+                             workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
+       values ($5, $2, $1, $6, $7, $8, $9, 'service/task-approval@0.1', $10, $11, $12, $13, $14)),
+     event as (
+       insert into events (organization_id, type, data) values ($2, 'receipt.created', $15))
+     update protected_actions set status = $16, error_code = $17, result = $18, result_object_id = $3, receipt_id = $5, updated_at = now()
+      where id = $1`,
+);
 
 /** What the upstream call came to, as the RESULT states it. */
 export type ExecutionOutcome =
@@ -62,7 +80,7 @@ function factsOf(outcome: ExecutionOutcome): ResultFacts {
 export async function finishExecution(pool: Pool, identity: GatewayIdentity, plan: ExecutionPlan, outcome: ExecutionOutcome, now: Date): Promise<Finish> {
   const facts = factsOf(outcome);
   return inTransaction(pool, async (db) => {
-    const { rows } = await db.query<{ status: string }>("select status from protected_actions where id = $1 for update", [plan.actionId]);
+    const { rows } = await db.query<{ status: string }>(LOCK.with([plan.actionId]));
     if (rows[0]?.status !== "executing") return { recorded: false, code: "RESULT_NOT_RECORDED" } as const;
     const finished = await recordResult(db, identity, plan, facts, now);
     return { recorded: true, finished } as const;
@@ -95,17 +113,7 @@ export async function recordResult(db: Queryable, identity: GatewayIdentity, pla
     bundle_sha256: receipt.bundleSha256,
   });
   await db.query(
-    `with object as (
-       insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($3, $2, $1, 'RESULT', $4)),
-     receipt as (
-       insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
-                             workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
-       values ($5, $2, $1, $6, $7, $8, $9, 'service/task-approval@0.1', $10, $11, $12, $13, $14)),
-     event as (
-       insert into events (organization_id, type, data) values ($2, 'receipt.created', $15))
-     update protected_actions set status = $16, error_code = $17, result = $18, result_object_id = $3, receipt_id = $5, updated_at = now()
-      where id = $1`,
-    [
+    RESULT.with([
       plan.actionId,
       plan.organizationId,
       result.id,
@@ -124,7 +132,7 @@ export async function recordResult(db: Queryable, identity: GatewayIdentity, pla
       facts.status,
       facts.errorCode,
       facts.stored === null ? null : JSON.stringify(facts.stored),
-    ],
+    ]),
   );
   return {
     status: facts.status,

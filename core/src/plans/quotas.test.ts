@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { quotas } from "./quotas.js";
 
 // The quota tables are read from the spec itself, the later (correcting) table winning.
-const spec = readFileSync(new URL("../../../../shared/SPEC.md", import.meta.url), "utf8");
+const spec = readFileSync(new URL("../../../docs/spec.md", import.meta.url), "utf8");
 const section = spec.slice(spec.indexOf("### 8.6 Plan quotas"), spec.indexOf("### 8.7"));
 
 function row(label: string): string[] {

@@ -4,3 +4,4 @@ export { isWellFormedRequestId, requestIdOf, REQUEST_ID_HEADER } from "./request
 export { type Lifecycle, probePaths } from "./lifecycle.js";
 export { runUntilSignal } from "./run-until-signal.js";
 export { listeningUrl, type RunningServer } from "./running-server.js";
+export { RequestTextError, isRequestTextError } from "./request-text.js";

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync, chownSync, statSync 
 import { createServer } from "node:net";
 import path from "node:path";
 import pg from "pg";
+import { assertPortFree, stopStalePostmaster } from "./stale-postmaster.js";
 
 export interface EmbeddedPostgresOptions {
   /** Folder holding the cluster; created and initialised when empty. */
@@ -19,6 +20,8 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   /** Trade durability for speed (tests only). */
   ephemeral?: boolean;
+  /** Told when a server an earlier run left on the folder is stopped. */
+  log?: (line: string) => void;
 }
 
 export interface EmbeddedPostgres {
@@ -100,7 +103,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, child: ChildProcess, deadlineMs: number): Promise<void> {
+class ForeignServer extends Error {}
+
+async function waitReady(url: string, dataDir: string, child: ChildProcess, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   let lastError: unknown;
   while (Date.now() < until) {
@@ -108,10 +113,15 @@ async function waitReady(url: string, child: ChildProcess, deadlineMs: number): 
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
-      await client.query("select 1");
+      // Whoever answers on the port must be the server of our folder, never one we did not start.
+      const { rows } = await client.query<{ data_directory: string }>("show data_directory");
       await client.end();
+      if (path.resolve(rows[0]!.data_directory) !== dataDir) {
+        throw new ForeignServer(`${url} answers with the PostgreSQL server of ${rows[0]!.data_directory}, not of ${dataDir}`);
+      }
       return;
     } catch (err) {
+      if (err instanceof ForeignServer) throw err;
       lastError = err;
       await client.end().catch(() => undefined);
       await new Promise((r) => setTimeout(r, 100));
@@ -119,6 +129,23 @@ async function waitReady(url: string, child: ChildProcess, deadlineMs: number): 
   }
   throw new Error(`postgres did not become ready: ${String(lastError)}`);
 }
+
+// Settings for the decision workload (docs/performance.md): every decision appends a few KB of
+// rows and WAL. On defaults (128 MB buffers, 1 GB max_wal_size) checkpoints came every 23-40 s at
+// 1-2k decisions/s, each followed by a burst of full-page images. Synchronous commit stays on: an
+// acknowledged decision is never lost.
+const DURABLE_TUNING = [
+  "shared_buffers=512MB",
+  "wal_buffers=16MB",
+  "max_wal_size=8GB",
+  "min_wal_size=1GB",
+  "checkpoint_timeout=15min",
+  "checkpoint_completion_target=0.9",
+  // Full-page images after a checkpoint are most of the WAL's bytes; lz4 shrinks them cheaply.
+  "wal_compression=lz4",
+  // Bundles and explanations are a few KB: lz4 instead of pglz when they are toasted.
+  "default_toast_compression=lz4",
+];
 
 export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const bin = findBinDir();
@@ -140,12 +167,15 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     // Loopback only: the cluster is never reachable from outside this machine.
     writeFileSync(path.join(dataDir, "pg_hba.conf"), "host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n");
   }
+  // A server an earlier run of ours left behind (killed before it could stop it) holds the folder.
+  await stopStalePostmaster(dataDir, opts.log);
+  if (opts.port) await assertPortFree(opts.port);
   const port = opts.port ?? (await freePort());
   const settings = [
     "listen_addresses=127.0.0.1",
     "unix_socket_directories=",
     "max_connections=300",
-    ...(opts.ephemeral ? ["fsync=off", "synchronous_commit=off", "full_page_writes=off"] : []),
+    ...(opts.ephemeral ? ["fsync=off", "synchronous_commit=off", "full_page_writes=off"] : DURABLE_TUNING),
   ];
   const [cmd, args] = command(
     path.join(bin, "postgres"),
@@ -159,7 +189,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   try {
-    await waitReady(url, child, 30_000);
+    await waitReady(url, dataDir, child, 30_000);
   } catch (err) {
     child.kill("SIGKILL");
     throw new Error(`${(err as Error).message}\n${stderr}`, { cause: err });

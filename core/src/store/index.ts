@@ -5,3 +5,4 @@ export { startEmbeddedPostgres, freePort, type EmbeddedPostgres, type EmbeddedPo
 export { databaseReadiness } from "./readiness.js";
 export { type Queryable } from "./queryable.js";
 export { NotificationHub } from "./notifications.js";
+export { statement, preparedStatements, MAX_STATEMENTS, type Statement } from "./statement.js";

@@ -20,6 +20,13 @@ export function createPool(url: string, opts: PoolOptions): pg.Pool {
   // An idle client that loses its connection emits 'error' on the pool; without a
   // listener that would crash the process. The next query reports the outage.
   pool.on("error", () => undefined);
+  // pg-pool listens for a client's errors only while it is idle. A client checked out
+  // (a transaction between statements, a session advisory lock held for a discovery)
+  // that loses its connection (57P01 on a fast shutdown, a killed server) emits 'error'
+  // on itself, which with no listener kills the process. Its current or next query
+  // fails instead (answered 503), and on release the pool drops it, since it is no
+  // longer queryable.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
 }
 

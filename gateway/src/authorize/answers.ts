@@ -1,4 +1,5 @@
 import type { FastifyReply } from "fastify";
+import type { KeyCheck } from "../http/key-check.js";
 import { retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/protocol/errors";
 
 /**
@@ -26,4 +27,11 @@ export function refuseRateLimited(reply: FastifyReply, waitSeconds: number): Fas
     .code(429)
     .header("retry-after", String(seconds))
     .send({ allowed: false, code: "RATE_LIMITED", detail: `too many requests for this key; retry in ${seconds} s`, retry_after_seconds: seconds });
+}
+
+/** The answer to a gateway key that failed its check (SPEC 7.3): 503, 429 or 401. */
+export function refuseKeyCheck(reply: FastifyReply, access: Exclude<KeyCheck, { ok: true }>): FastifyReply {
+  if (access.refusal === "unavailable") return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
+  if (access.refusal === "rate_limited") return refuseRateLimited(reply, access.waitSeconds);
+  return refuseUnauthorized(reply);
 }

@@ -4,7 +4,9 @@ import { isDatabaseUnavailable } from "@countersign/core/store";
 import { checkArguments } from "@countersign/core/decision";
 import type { GatewayContext } from "../context.js";
 import { checkGatewayKey } from "../http/key-check.js";
-import { refuse, refuseRateLimited, refuseUnauthorized } from "./answers.js";
+import { otherMethods } from "../http/edge.js";
+import { refuse, refuseKeyCheck } from "./answers.js";
+import { authorizeErrors } from "./edge-errors.js";
 import { authorizeRequest, describeInvalid, MAX_WAIT_SECONDS } from "./request.js";
 
 
@@ -14,11 +16,13 @@ import { authorizeRequest, describeInvalid, MAX_WAIT_SECONDS } from "./request.j
  * decision pipeline of core, then the answer.
  */
 export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext) {
+  app.setErrorHandler(authorizeErrors(ctx));
   app.route({
-    method: ["GET", "PUT", "PATCH", "DELETE"],
+    method: otherMethods(app),
     url: "/v1/authorize",
-    handler: async (_request, reply) =>
-      reply.code(405).header("allow", "POST").send({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST", detail: "use POST" }),
+    // Answered before the body is read: the method is wrong whatever the body says.
+    onRequest: async (_request, reply) => refuse(reply.header("allow", "POST"), 405, "INVALID_REQUEST", "use POST"),
+    handler: async (_request, reply) => reply,
   });
 
   app.post("/v1/authorize", (request, reply) =>
@@ -27,16 +31,15 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const started = process.hrtime.bigint();
-    const access = await checkGatewayKey(ctx, request, 1);
-    if (!access.ok) {
-      if (access.refusal === "unavailable") return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
-      if (access.refusal === "rate_limited") return refuseRateLimited(reply, access.waitSeconds);
-      return refuseUnauthorized(reply);
-    }
+    // The body is parsed first only so that the key check's round trip can read the decision
+    // context of its tool too; its refusals still come after the key's and the rate limit's.
+    const parsed = request.body === undefined || request.body === null ? undefined : authorizeRequest.safeParse(request.body);
+    const intent = parsed?.success ? { tool: parsed.data.tool, idempotencyKey: parsed.data.idempotency_key ?? null } : null;
+    const access = await checkGatewayKey(ctx, request, 1, intent);
+    if (!access.ok) return refuseKeyCheck(reply, access);
     const key = access.key;
 
-    if (request.body === undefined || request.body === null) return refuse(reply, 400, "INVALID_REQUEST", "the body must be a JSON object");
-    const parsed = authorizeRequest.safeParse(request.body);
+    if (!parsed) return refuse(reply, 400, "INVALID_REQUEST", "the body must be a JSON object");
     if (!parsed.success) return refuse(reply, 400, "INVALID_REQUEST", describeInvalid(parsed.error));
     const body = parsed.data;
     const args = body.arguments ?? {};
@@ -64,6 +67,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
         waitSeconds: Math.min(body.wait_seconds ?? 0, MAX_WAIT_SECONDS),
         slot,
         signal: gone.signal,
+        context: access.context,
       });
       ctx.metrics.decisions.inc({ mode: "caller", status: answer.body.status as string, code: (answer.body.code as string) ?? "" });
       // The latency histogram leaves out calls that may have waited for a person.

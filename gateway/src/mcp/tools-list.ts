@@ -1,8 +1,18 @@
 import type { AuthenticatedKey } from "@countersign/core/keys";
-import type { Pool } from "@countersign/core/store";
+import { statement, type Pool } from "@countersign/core/store";
 import type { ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 
 export const PAGE_SIZE = 50;
+
+const PAGE = statement(
+  "tools_list_page",
+  `select t.exposed_name, t.description, t.input_schema
+     from tools t join mcp_servers s on s.id = t.mcp_server_id
+    where t.organization_id = $1 and t.enabled and s.kind = 'mcp' and s.status = 'active'
+      and t.authorized_binding is not null and t.authorized_binding = t.binding
+      and ($2::text is null or t.exposed_name collate "C" > $2)
+    order by t.exposed_name collate "C" limit $3`,
+);
 
 /**
  * tools/list (SPEC 4.2): the organization's enabled tools of active MCP
@@ -12,15 +22,7 @@ export const PAGE_SIZE = 50;
  */
 export async function listTools(pool: Pool, key: AuthenticatedKey, cursor: string | undefined): Promise<ListToolsResult> {
   const after = cursor === undefined ? null : Buffer.from(cursor, "base64url").toString("utf8");
-  const { rows } = await pool.query<{ exposed_name: string; description: string | null; input_schema: Record<string, unknown> | null }>(
-    `select t.exposed_name, t.description, t.input_schema
-       from tools t join mcp_servers s on s.id = t.mcp_server_id
-      where t.organization_id = $1 and t.enabled and s.kind = 'mcp' and s.status = 'active'
-        and t.authorized_binding is not null and t.authorized_binding = t.binding
-        and ($2::text is null or t.exposed_name collate "C" > $2)
-      order by t.exposed_name collate "C" limit $3`,
-    [key.organizationId, after, PAGE_SIZE + 1],
-  );
+  const { rows } = await pool.query<{ exposed_name: string; description: string | null; input_schema: Record<string, unknown> | null }>(PAGE.with([key.organizationId, after, PAGE_SIZE + 1]));
   const page = rows.slice(0, PAGE_SIZE);
   return {
     tools: page.map((t) => ({

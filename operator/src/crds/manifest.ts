@@ -31,11 +31,18 @@ export function customResourceDefinition(def: KindDefinition): Record<string, un
               description: def.description,
               required: ["spec"],
               properties: {
-                apiVersion: { type: "string" },
-                kind: { type: "string" },
-                metadata: { type: "object" },
-                spec: toOpenApi(def.spec),
-                status: toOpenApi(def.status),
+                apiVersion: {
+                  type: "string",
+                  description:
+                    "Versioned schema of this representation of an object: countersign.dev/v1alpha1.",
+                },
+                kind: { type: "string", description: `The kind of this object: ${def.kind}.` },
+                metadata: { type: "object", description: "Standard object metadata." },
+                spec: { ...toOpenApi(def.spec), description: "Desired state, as kept in Git." },
+                status: {
+                  ...toOpenApi(def.status),
+                  description: "What the operator last found and did; written only by the operator.",
+                },
               },
             },
           },

@@ -7,7 +7,7 @@ import { requireAdminSignedIn } from "../../configuration/admin-signed-in.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { agentCreateSchema as createBody, agentPatchSchema as patchBody, agentStatuses } from "@countersign/protocol/wire";
-import { decodeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { AGENT_COLUMNS, AGENT_FROM, agentJson, type AgentRow } from "./agent-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
@@ -42,7 +42,7 @@ export async function agentRoutes(app: FastifyInstance, ctx: ApiContext) {
   r.get("/orgs/:org_id/agents", { schema: { params: orgParams, querystring: z.strictObject({ ...pageQuery, status: status.optional() }) } }, async (request) => {
     const o = organizationOf(request);
     const { limit, cursor } = request.query;
-    const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+    const after = decodeCursor(cursor, timeCursor);
     const { rows } = await ctx.pool.query<AgentRow>(
       `select ${AGENT_COLUMNS} from ${AGENT_FROM} where a.organization_id = $1 and ($2::text is null or a.status = $2)
          and ($3::timestamptz is null or (a.created_at, a.id) < ($3::timestamptz, $4::uuid))

@@ -7,7 +7,7 @@ import { principalOf, isPrincipalValid, storedIdentity } from "@countersign/core
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { decodeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { readAgent } from "./agents.js";
 
 /** SPEC 2.5, 8.5. */
@@ -63,7 +63,7 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
     const o = organizationOf(request);
     await readAgent(ctx.pool, o.id, request.params.agent_id);
     const { limit, cursor } = request.query;
-    const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+    const after = decodeCursor(cursor, timeCursor);
     const { rows } = await ctx.pool.query<DelegationRow>(
       `select ${COLUMNS} from delegations where agent_id = $1 and organization_id = $2
          and ($3::timestamptz is null or (created_at, id) < ($3::timestamptz, $4::uuid))

@@ -1,0 +1,2 @@
+export { parseStrictJson, scanJsonText, firstInvalidUtf8, type JsonPath, type StrictJson } from "./strict-json.js";
+export { textProblem, urlTextProblem } from "./text-rule.js";
