@@ -1,5 +1,13 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test test-python lint bench control-plane crds helm images kind-e2e
+.PHONY: install build run test test-python lint bench fuzz control-plane crds helm images kind-e2e
+
+# Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
+# registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
+NODE_BIN := $(shell scripts/install-node.sh)
+ifeq ($(NODE_BIN),)
+$(error could not install Node.js 22 into .cache/node (scripts/install-node.sh needs npm and the npm registry))
+endif
+export PATH := $(NODE_BIN):$(PATH)
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -32,10 +40,10 @@ test: install control-plane helm $(PYTHON_VENV)/.installed
 	$(MAKE) test-python
 
 # The Python client's tests against a real Gateway that test/clients/python-gateway.ts starts on
-# an embedded PostgreSQL.
-
+# an embedded PostgreSQL, run against its wheel (python -m build) installed into a clean venv for
+# each Python 3.10 to 3.13 found on the machine (clients/python/scripts/test-wheel.sh).
 test-python: install $(PYTHON_VENV)/.installed
-	cd clients/python && ../../$(PYTHON_VENV)/bin/python -m pytest -q
+	clients/python/scripts/test-wheel.sh $(PYTHON_VENV)
 
 lint: install
 	npx eslint .
@@ -45,6 +53,12 @@ lint: install
 bench: install
 	npx vitest bench --run
 	node --conditions=countersign-source --import tsx test/bench/decisions.ts
+
+# The fuzz suite of make test (test/fuzz), long: FUZZ_RUNS generated hostile requests (default
+# 100000) to real Gateway and Cloud API processes. It prints its seed and figures; FUZZ_SEED=<seed>
+# (with the same FUZZ_RUNS, and FUZZ_PATH from a failure's report) replays a run.
+fuzz: install
+	FUZZ_RUNS=$${FUZZ_RUNS:-100000} npx vitest run test/fuzz/
 
 # kube-apiserver (built through the Go module proxy) and etcd for the operator tests, built once
 # into .cache/control-plane/<kubernetes version>/. See docs/operations.md.

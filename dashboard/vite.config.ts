@@ -24,8 +24,6 @@ export default defineConfig({
     alias: [
       // The protocol package's sources: the evidence code the servers and the CLI run.
       { find: /^@countersign\/protocol\/(.*)$/, replacement: here("../protocol/src/$1/index.ts") },
-      // Its only use of node:crypto in the browser is SHA-256 (crypto/node-crypto-shim.ts).
-      { find: /^node:crypto$/, replacement: here("./src/crypto/node-crypto-shim.ts") },
     ],
   },
 });

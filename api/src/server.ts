@@ -34,6 +34,7 @@ export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
     bodyLimit: ONE_MIB,
     readiness: databaseReadiness(opts.pool),
     refuseMalformedUrl,
+    unreadableRequestBody: (message) => new ServiceError("INVALID_REQUEST", message).toBody(),
     refuseWhileDraining: (_request, reply) =>
       sendServiceError(
         reply.header("connection", "close"),

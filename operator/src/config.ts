@@ -43,6 +43,12 @@ export const operatorSettings = {
     "whole seconds 0-86400",
   ),
   healthPort: setting("COUNTERSIGN_OPERATOR_HEALTH_PORT", port(8083), "a port number 0-65535"),
+  /**
+   * Directory holding tls.crt and tls.key of the admission webhook (docs/crds.md, "Checked at
+   * admission"); the webhook is served only when set.
+   */
+  webhookCertDir: setting("COUNTERSIGN_OPERATOR_WEBHOOK_CERT_DIR", z.string().default(""), "a directory"),
+  webhookPort: setting("COUNTERSIGN_OPERATOR_WEBHOOK_PORT", port(9443), "a port number 0-65535"),
   host: setting("COUNTERSIGN_HOST", z.string().min(1).default("0.0.0.0"), "an address to listen on"),
   leaseDurationSeconds: setting(
     "COUNTERSIGN_OPERATOR_LEASE_DURATION_SECONDS",

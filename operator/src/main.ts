@@ -32,8 +32,14 @@ const operator = await startOperator({
   renewDeadlineMs: config.renewDeadlineSeconds * 1000,
   retryPeriodMs: config.retryPeriodSeconds * 1000,
   health: { port: config.healthPort, host: config.host },
+  admission: config.webhookCertDir
+    ? { port: config.webhookPort, host: config.host, certDir: config.webhookCertDir }
+    : undefined,
 });
-log.info({ identity: config.identity, healthPort: operator.health?.port }, "operator started");
+log.info(
+  { identity: config.identity, healthPort: operator.health?.port, webhookPort: operator.admission?.port },
+  "operator started",
+);
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

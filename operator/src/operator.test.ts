@@ -82,7 +82,8 @@ describe("the operator's RBAC", () => {
     );
     expect(await can("create", "secrets", "-n", namespace)).toBe("yes");
     expect(await can("update", "leases.coordination.k8s.io", "-n", operatorNamespace)).toBe("yes");
-    expect(await can("list", "secrets", "-A")).toBe("no");
+    expect(await can("watch", "secrets", "-A")).toBe("yes");
+    expect(await can("list", "configmaps", "-A")).toBe("no");
     expect(await can("delete", "policies.countersign.dev", "-n", namespace)).toBe("no");
     expect(await can("create", "pods", "-n", namespace)).toBe("no");
     expect(await can("create", "customresourcedefinitions.apiextensions.k8s.io")).toBe("no");
@@ -155,7 +156,7 @@ describe("an operator process", { timeout: 120_000 }, () => {
       const o = await getJson(["get", "organization.countersign.dev/stranger", "-n", namespace]);
       return condition(o, "Ready")?.status === "False" && o;
     });
-    expect(condition(stranger, "Ready")).toMatchObject({ reason: "OrganizationNotFound" });
+    expect(condition(stranger, "Ready")).toMatchObject({ reason: "BindingMissing" });
     expect(condition(stranger, "Ready")!.message).toMatch(
       /does not exist or the operator is not bound to it/,
     );
@@ -170,7 +171,7 @@ describe("an operator process", { timeout: 120_000 }, () => {
       ]);
       return list.items.length > 0 && list.items;
     });
-    expect(events[0]).toMatchObject({ type: "Warning", reason: "OrganizationNotFound" });
+    expect(events[0]).toMatchObject({ type: "Warning", reason: "BindingMissing" });
     expect(await auditUpdates()).toHaveLength(before.length);
   });
 

@@ -22,7 +22,8 @@ import { fromSource, startNodeProcess, type NodeProcess } from "../fixtures/node
 import { startSmtpServer, type SmtpCapture } from "../fixtures/smtp.js";
 import { authorizeAt } from "../multi-replica/gateway-process.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
-import { allOptionsValues, chartDir, helm, parseObjects, problems, releaseNamespace as ns, root, type K8sObject } from "./helm.js";
+import { allOptionsValues, chartDir, helm, parseObjects, problems, releaseNamespace as ns, render, root, type K8sObject } from "./helm.js";
+import { alertQueries, dashboardConfigMap, dashboardQueries, exportedNames, metricNames, type Dashboard } from "./observability.js";
 
 const serviceAccount = (name: string) => `system:serviceaccount:${ns}:countersign-${name}`;
 // Every option on, except the Prometheus Operator's kinds, whose CRDs this apiserver lacks; the
@@ -136,8 +137,46 @@ describe("helm install against a real kube-apiserver", () => {
     expect(await can("gateway", "list", "pods", "-n", ns)).toBe("no");
     expect(await can("operator", "watch", "policies.countersign.dev", "-A")).toBe("yes");
     expect(await can("operator", "update", "leases.coordination.k8s.io", "-n", ns)).toBe("yes");
-    expect(await can("operator", "list", "secrets", "-A")).toBe("no");
+    // Secrets are watched (a deleted or rotated Secret reaches its resources at once), cluster-wide
+    // without watchNamespace; the installation secrets Job's account is a hook, gone by now.
+    expect(await can("operator", "watch", "secrets", "-A")).toBe("yes");
+    expect(await can("operator", "list", "configmaps", "-A")).toBe("no");
     expect(await can("operator", "create", "customresourcedefinitions.apiextensions.k8s.io")).toBe("no");
+  });
+});
+
+describe("the installation-secrets Job's program", () => {
+  it("makes the installation and database secrets under the hook's own ServiceAccount once, never changing a key, logging no value", async () => {
+    const hooks = parseObjects((await helmIn(["get", "hooks", "countersign"])).stdout);
+    const rbac = hooks.filter((o) => ["ServiceAccount", "Role", "RoleBinding"].includes(o.kind) && o.metadata.name === "countersign-installation-secrets");
+    expect(rbac).toHaveLength(3);
+    await kubectl(["apply", "-f", "-"], { input: stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
+    const job = hooks.find((o) => o.kind === "Job" && o.metadata.name === "countersign-installation-secrets")!;
+    expect(job.metadata.annotations?.["helm.sh/hook"]).toBe("pre-install,pre-upgrade");
+    const container = job.spec.template.spec.containers[0];
+    const env = Object.fromEntries((container.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
+    const asJob = plane.kubeconfig({ impersonate: serviceAccount("installation-secrets") });
+    const program = (container.args[0] as string).replace("/dist/", "/src/").replace(/\.js$/, ".ts");
+    const read = async (name: string) => JSON.parse(await kubectl(["get", "secret", name, "-n", ns, "-o", "json"])).data as Record<string, string>;
+
+    const first = await runProgram(program, { ...env, KUBECONFIG: asJob });
+    expect(first.code, first.output).toBe(0);
+    const installation = await read("countersign-secrets");
+    expect(Object.keys(installation).sort()).toEqual(["COUNTERSIGN_CREDENTIAL_KEY", "COUNTERSIGN_GATEWAY_SIGNING_KEY", "COUNTERSIGN_KEY_HASH_SECRET"]);
+    const database = await read("countersign-database");
+    const password = Buffer.from(database.POSTGRES_PASSWORD!, "base64").toString();
+    expect(Buffer.from(database.DATABASE_URL!, "base64").toString()).toBe(`postgres://countersign:${password}@countersign-postgresql.${ns}.svc:5432/countersign`);
+    for (const value of [...Object.values(installation), database.POSTGRES_PASSWORD!]) expect(first.output).not.toContain(Buffer.from(value, "base64").toString());
+
+    const again = await runProgram(program, { ...env, KUBECONFIG: asJob });
+    expect(again.code, again.output).toBe(0);
+    expect(await read("countersign-secrets")).toEqual(installation);
+    expect(await read("countersign-database")).toEqual(database);
+    const can = async (...a: string[]) => (await plane.kubectl(["auth", "can-i", ...a], { kubeconfig: asJob })).stdout.trim();
+    expect(await can("get", "secrets/countersign-smtp", "-n", ns)).toBe("no");
+    expect(await can("list", "secrets", "-n", ns)).toBe("no");
+    // hook-succeeded: Helm deletes the hook objects.
+    await kubectl(["delete", "-f", "-"], { input: stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
   });
 });
 
@@ -168,6 +207,7 @@ describe("the servers as the chart runs them", () => {
   let apiEnv: Record<string, string>;
   let apiBase: string;
   let gatewayBase: string;
+  let operatorBase: string;
   let sampleGatewayKey = "";
 
   beforeAll(async () => {
@@ -269,6 +309,7 @@ describe("the servers as the chart runs them", () => {
       COUNTERSIGN_OPERATOR_HEALTH_PORT: String(healthPort),
     });
     servers.push(process_);
+    operatorBase = `http://127.0.0.1:${healthPort}`;
     await eventually("the operator leads", async () => JSON.parse(await kubectl(["get", "lease", operator.env.COUNTERSIGN_OPERATOR_LEASE!, "-n", ns, "-o", "json"])).spec.holderIdentity === "countersign-operator-0");
     expect((await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status).toBe(200);
 
@@ -311,6 +352,34 @@ describe("the servers as the chart runs them", () => {
     const outside = await authorizeAt(gatewayBase, sampleGatewayKey, { tool: "payments.send", arguments: { amount: "5.00", currency: "USD" }, idempotency_key: "chart-samples-2" });
     expect(outside.body).toMatchObject({ allowed: false });
   }, 240_000);
+
+  it("every metric the installed Grafana dashboard and the alerts query is on /metrics of the running api, gateway and operator", async () => {
+    const scraped: Record<string, string> = {};
+    for (const [name, url] of Object.entries({ api: `${apiBase}/metrics`, gateway: `${gatewayBase}/metrics`, operator: `${operatorBase}/metrics` })) {
+      const res = await fetch(url);
+      expect(res.status, name).toBe(200);
+      scraped[name] = await res.text();
+    }
+    // What each server has counted by now: the decisions above, the reconciles of the samples, the
+    // webhook queue the api's worker watches.
+    expect(scraped.gateway).toMatch(/^countersign_decisions_total\{mode="caller",status="authorized",code=""\} [1-9]/m);
+    expect(scraped.gateway).toMatch(/^countersign_decision_duration_seconds_bucket\{le="\+Inf",mode="caller"\} [1-9]/m);
+    expect(scraped.operator).toMatch(/^countersign_operator_reconciles_total\{kind="Agent",result="success"\} [1-9]/m);
+    expect(scraped.operator).toMatch(/^countersign_operator_leader 1$/m);
+    expect(scraped.api).toMatch(/^countersign_webhook_queue_age_seconds \d/m);
+    const exported = new Set(Object.values(scraped).flatMap((text) => [...exportedNames(text)]));
+
+    // The dashboard as installed in the cluster, the alerts as the chart renders them with the rule on.
+    const map = await kubectlJson(plane, ["get", "configmap", dashboardConfigMap, "-n", ns]);
+    expect(map.metadata.labels.grafana_dashboard).toBe("1");
+    const dashboard = JSON.parse(map.data["countersign.json"]) as Dashboard;
+    const queries = [...dashboardQueries(dashboard), ...alertQueries(await render(["-f", allOptionsValues]))];
+    expect(queries.length).toBeGreaterThan(20);
+    const missing = (qs: typeof queries) => qs.flatMap((q) => metricNames(q.expr).filter((m) => !exported.has(m)).map((m) => `${q.where}: ${m}`));
+    expect(missing(queries)).toEqual([]);
+    // The same check catches a name no server exports.
+    expect(missing([{ where: "a typo", expr: "sum(rate(countersign_decisions_totl[5m]))" }])).toEqual(["a typo: countersign_decisions_totl"]);
+  });
 
   it("never print an installation secret or a token", async () => {
     await Promise.all(servers.map((s) => s.stop()));

@@ -12,7 +12,9 @@ import { loadConfig } from "../../core/src/config/index.js";
 import { apiSettings } from "../../api/src/config.js";
 import { gatewaySettings } from "../../gateway/src/config.js";
 import { operatorSettings } from "../../operator/src/config.js";
-import { allOptionsValues, chartDir, find, helm, render, root, type K8sObject } from "./helm.js";
+import { installationSecret, missingValues } from "../../operator/src/installation-secrets/secrets.js";
+import { allOptionsValues, chartDir, find, helm, releaseNamespace, render, root, type K8sObject } from "./helm.js";
+import { alertQueries, dashboardConfigMap, dashboardOf, dashboardQueries, metricNames } from "./observability.js";
 
 const defaults = await render();
 const allOn = await render(["-f", allOptionsValues]);
@@ -56,7 +58,9 @@ describe("helm template", () => {
         "ClusterRole/countersign-operator",
         "ClusterRoleBinding/countersign-operator",
         "ClusterRole/countersign-api-tokenreview",
-        "Secret/countersign-secrets",
+        "Job/countersign-installation-secrets",
+        "ServiceAccount/countersign-installation-secrets",
+        "Role/countersign-installation-secrets",
         "Job/countersign-migrations",
         "Job/countersign-crd-upgrade",
       ]),
@@ -78,8 +82,11 @@ describe("helm template", () => {
         "Service/countersign-operator-metrics",
       ]),
     );
-    // An existing installation Secret is used, not generated.
+    // An existing installation Secret is used, not generated: with the trial database's Secret
+    // made by the hook Job, only that one is in the Job's list.
     expect(allOn.some((o) => o.kind === "Secret" && o.metadata.name === "countersign-secrets")).toBe(false);
+    const made = JSON.parse(find(allOn, "Job", "countersign-installation-secrets").spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === "COUNTERSIGN_INSTALLATION_SECRETS").value);
+    expect(made.map((s: { name: string }) => s.name)).toEqual(["countersign-database"]);
     const api = find(allOn, "Deployment", "countersign-api").spec.template.spec.containers[0];
     expect(api.image).toBe("registry.example.com/countersign@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
     expect(api.env.find((e: { name: string }) => e.name === "COUNTERSIGN_KEY_HASH_SECRET").valueFrom.secretKeyRef.name).toBe("countersign-installation");
@@ -140,24 +147,156 @@ describe("helm template", () => {
     const api = find(allOn, "NetworkPolicy", "countersign-api");
     expect(api.spec.ingress[0].from[0].podSelector.matchLabels["app.kubernetes.io/component"]).toBe("operator");
   });
+});
 
-  it("alerts only on metrics the servers export", () => {
-    const sources = ["gateway/src/metrics.ts", "core/src/webhooks/metrics.ts", "operator/src/controller/metrics.ts"].map((f) => readFileSync(path.join(root, f), "utf8")).join("\n");
-    const rules = find(allOn, "PrometheusRule", "countersign").spec.groups[0].rules as Array<{ alert: string; expr: string }>;
-    expect(rules.map((r) => r.alert)).toEqual(
-      expect.arrayContaining(["CountersignDecisionErrorRateHigh", "CountersignApprovalWaitsSaturated", "CountersignWebhookDeliveriesFailing", "CountersignOperatorReconcileErrors"]),
+describe("the Grafana dashboard and the alerts", () => {
+  it("ships the dashboard in a ConfigMap labelled for the Grafana sidecar only when switched on", async () => {
+    expect(defaults.some((o) => o.kind === "ConfigMap" && o.metadata.name === dashboardConfigMap)).toBe(false);
+    const map = find(allOn, "ConfigMap", dashboardConfigMap);
+    expect(map.metadata.labels?.grafana_dashboard).toBe("1");
+    expect(map.metadata.annotations?.grafana_folder).toBe("Countersign");
+    expect(map.metadata.namespace).toBe("countersign-system");
+    // Exactly the file in the chart, so the JSON can be imported by hand too.
+    expect(JSON.parse(map.data["countersign.json"])).toEqual(JSON.parse(readFileSync(path.join(chartDir, "files/dashboards/countersign.json"), "utf8")));
+    const moved = await render(["--set", "metrics.grafanaDashboard.enabled=true,metrics.grafanaDashboard.namespace=monitoring,metrics.grafanaDashboard.label=dashboards,metrics.grafanaDashboard.labelValue=countersign"]);
+    const elsewhere = find(moved, "ConfigMap", dashboardConfigMap);
+    expect(elsewhere.metadata.namespace).toBe("monitoring");
+    expect(elsewhere.metadata.labels).toMatchObject({ dashboards: "countersign" });
+    expect(elsewhere.metadata.labels?.grafana_dashboard).toBeUndefined();
+  });
+
+  it("has a panel for each thing a platform engineer watches, every panel on the chosen data source with a Countersign query", () => {
+    const dashboard = dashboardOf(allOn);
+    const panels = dashboard.panels.filter((p) => p.type !== "row");
+    const titles = panels.map((p) => p.title);
+    for (const title of ["Decisions by status", "Refusals by status and code", "Decision latency", "Approval waits", "Upstream latency", "Webhook queue age", "Reconcile errors"])
+      expect(titles).toContain(title);
+    expect(new Set(dashboard.panels.map((p) => p.id)).size).toBe(dashboard.panels.length);
+    for (const p of panels) {
+      expect(p.datasource?.uid, p.title).toBe("${datasource}");
+      expect(p.targets?.length, p.title).toBeGreaterThan(0);
+      for (const t of p.targets!) expect(metricNames(t.expr).length, `${p.title}: ${t.expr}`).toBeGreaterThan(0);
+    }
+    const queries = dashboardQueries(dashboard).map((q) => q.expr).join("\n");
+    for (const metric of ["countersign_decisions_total", "countersign_decision_duration_seconds_bucket", "countersign_approval_waits", "countersign_upstream_duration_seconds_bucket", "countersign_webhook_queue_age_seconds", "countersign_operator_reconciles_total"])
+      expect(queries).toContain(metric);
+    expect(queries).toMatch(/countersign_decisions_total\{[^}]*\}\[\$__rate_interval\]\)\)/);
+  });
+
+  it("alerts on decisions, latency, approval waits, webhooks and the operator, each with a summary and a description", () => {
+    const rule = find(allOn, "PrometheusRule", "countersign");
+    const rules = rule.spec.groups[0].rules as Array<{ alert: string; expr: string; for: string; labels: { severity: string }; annotations: Record<string, string> }>;
+    expect(rules.map((r) => r.alert).sort()).toEqual(
+      [
+        "CountersignApprovalWaitsSaturated",
+        "CountersignDecisionErrorRateHigh",
+        "CountersignDecisionLatencyHigh",
+        "CountersignOperatorNoLeader",
+        "CountersignOperatorReconcileErrors",
+        "CountersignWebhookDeliveriesFailing",
+        "CountersignWebhookQueueStalled",
+      ].sort(),
     );
     for (const r of rules) {
-      const metrics = r.expr.match(/countersign_[a-z_]+/g) ?? [];
-      expect(metrics.length).toBeGreaterThan(0);
-      for (const m of metrics) expect(sources, `${r.alert} uses ${m}`).toContain(`"${m}"`);
+      expect(["warning", "critical"]).toContain(r.labels.severity);
+      expect(r.annotations.summary && r.annotations.description, r.alert).toBeTruthy();
+      expect(metricNames(r.expr).length, r.alert).toBeGreaterThan(0);
+    }
+    expect(alertQueries(allOn).find((q) => q.where === "alert CountersignDecisionLatencyHigh")!.expr).toContain("> 0.5");
+  });
+
+  it("refuses a dashboard namespace or label value Kubernetes would refuse, naming the key", async () => {
+    for (const [set, key] of [
+      ["metrics.grafanaDashboard.namespace=Monitoring", "metrics.grafanaDashboard.namespace"],
+      ["metrics.grafanaDashboard.labelValue=not ok", "metrics.grafanaDashboard.labelValue"],
+    ]) {
+      const res = await helm(["template", "countersign", chartDir, "--set", `metrics.grafanaDashboard.enabled=true,${set!}`]);
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toContain(key);
+      expect(res.stdout).toBe("");
     }
   });
 });
 
+describe("rendering is repeatable (a GitOps renderer without lookup replaces nothing)", () => {
+  it("renders byte for byte the same output twice, for the defaults, every option, and the trial database", async () => {
+    for (const args of [[], ["-f", allOptionsValues], ["--set", "postgresql.enabled=true,database.existingSecret="], ["--api-versions", "cert-manager.io/v1"]]) {
+      const first = await helm(["template", "countersign", chartDir, "--namespace", releaseNamespace, ...args]);
+      const second = await helm(["template", "countersign", chartDir, "--namespace", releaseNamespace, ...args]);
+      expect(first.code, first.stderr).toBe(0);
+      expect(second.stdout).toBe(first.stdout);
+    }
+  });
+
+  it("has no symlinks for helm to warn about: every command's stderr is empty", async () => {
+    const res = await helm(["template", "countersign", chartDir, "--namespace", releaseNamespace]);
+    expect(res.stderr).toBe("");
+    const linted = await helm(["lint", chartDir]);
+    expect(linted.stderr).not.toContain("symbolic link");
+  });
+
+  it("makes the installation secrets in a pre-install/pre-upgrade hook Job allowed to touch only those Secrets", () => {
+    const job = find(defaults, "Job", "countersign-installation-secrets");
+    expect(job.metadata.annotations).toMatchObject({ "helm.sh/hook": "pre-install,pre-upgrade" });
+    expect(job.spec.template.spec.containers[0].args).toEqual(["operator/dist/installation-secrets/main.js"]);
+    const role = find(defaults, "Role", "countersign-installation-secrets");
+    expect(role.rules).toEqual([
+      { apiGroups: [""], resources: ["secrets"], resourceNames: ["countersign-secrets"], verbs: ["get", "update"] },
+      { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
+    ]);
+    // No Secret with data is rendered at all (the api's token Secret is filled by the cluster).
+    expect(defaults.filter((o) => o.kind === "Secret" && (o.data || o.stringData))).toEqual([]);
+  });
+});
+
+describe("the operator's RBAC with watchNamespace", () => {
+  it("is a Role and RoleBinding in that namespace (and one for the Lease in the release namespace), no ClusterRole", async () => {
+    const objects = await render(["--set", "operator.watchNamespace=payments-team"]);
+    expect(objects.some((o) => o.kind === "ClusterRole" && o.metadata.name === "countersign-operator")).toBe(false);
+    const file = parse(readFileSync(path.join(root, "config/rbac/operator-clusterrole.yaml"), "utf8"));
+    const role = find(objects, "Role", "countersign-operator");
+    expect(role.metadata.namespace).toBe("payments-team");
+    const lease = find(objects, "Role", "countersign-operator-lease");
+    expect(lease.metadata.namespace).toBe("countersign-system");
+    expect([...role.rules, ...lease.rules]).toEqual(expect.arrayContaining(file.rules));
+    expect(role.rules.length + lease.rules.length).toBe(file.rules.length);
+    expect(find(objects, "RoleBinding", "countersign-operator").subjects).toEqual([{ kind: "ServiceAccount", name: "countersign-operator", namespace: "countersign-system" }]);
+  });
+});
+
+describe("the admission webhook", () => {
+  it("is served with cert-manager's certificates when cert-manager is in the cluster, failurePolicy Ignore by default", async () => {
+    const objects = await render(["--api-versions", "cert-manager.io/v1"]);
+    const config = find(objects, "ValidatingWebhookConfiguration", "countersign-operator");
+    expect(config.metadata.annotations).toEqual({ "cert-manager.io/inject-ca-from": "countersign-system/countersign-operator-webhook" });
+    expect(config.webhooks[0]).toMatchObject({ name: "policies.countersign.dev", failurePolicy: "Ignore", sideEffects: "None", clientConfig: { service: { name: "countersign-operator-webhook", path: "/validate" } } });
+    const certificate = find(objects, "Certificate", "countersign-operator-webhook");
+    expect(certificate.spec).toMatchObject({ secretName: "countersign-operator-webhook-tls", renewBefore: "720h", dnsNames: expect.arrayContaining(["countersign-operator-webhook.countersign-system.svc"]) });
+    const pod = find(objects, "Deployment", "countersign-operator").spec.template.spec;
+    expect(pod.volumes.find((v: { name: string }) => v.name === "webhook-tls").secret.secretName).toBe("countersign-operator-webhook-tls");
+    const env = pod.containers[0].env;
+    expect(env.find((e: { name: string }) => e.name === "COUNTERSIGN_OPERATOR_WEBHOOK_CERT_DIR").value).toBe("/var/run/secrets/countersign.dev/webhook");
+    expect(pod.containers[0].readinessProbe.httpGet.path).toBe("/readyz");
+    // The kube-apiserver must reach the webhook through the operator's NetworkPolicy.
+    expect(find(objects, "NetworkPolicy", "countersign-operator").spec.ingress[0].ports).toEqual([{ port: "http", protocol: "TCP" }, { port: "webhook", protocol: "TCP" }]);
+  });
+
+  it("is off without cert-manager or a given certificate, and enabled=true without either is refused by name", async () => {
+    expect(defaults.some((o) => o.kind === "ValidatingWebhookConfiguration")).toBe(false);
+    const res = await helm(["template", "countersign", chartDir, "--set", "operator.admissionWebhook.enabled=true"]);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain("operator.admissionWebhook.enabled=true needs cert-manager");
+    const given = await render(["--set", "operator.admissionWebhook.existingSecret=webhook-tls,operator.admissionWebhook.caBundle=Q0E=,operator.admissionWebhook.failurePolicy=Fail"]);
+    expect(find(given, "ValidatingWebhookConfiguration", "countersign-operator").webhooks[0]).toMatchObject({ failurePolicy: "Fail", clientConfig: { caBundle: "Q0E=" } });
+  });
+});
+
 describe("what the chart hands the servers", () => {
-  const secret = find(defaults, "Secret", "countersign-secrets");
-  const secretValue = (key: string) => Buffer.from(secret.data[key], "base64").toString();
+  // The values the hook Job makes, by the Job's own code from the Job's own list.
+  const jobEnv = find(defaults, "Job", "countersign-installation-secrets").spec.template.spec.containers[0].env;
+  const wanted = installationSecret.array().parse(JSON.parse(jobEnv.find((e: { name: string }) => e.name === "COUNTERSIGN_INSTALLATION_SECRETS").value));
+  const made = missingValues(wanted.find((s) => s.name === "countersign-secrets")!, {});
+  const secretValue = (key: string) => made[key]!;
 
   /** The environment a container would get, with the chart's Secrets resolved and DATABASE_URL given. */
   function environment(objects: K8sObject[], deployment: string): NodeJS.ProcessEnv {
@@ -177,7 +316,6 @@ describe("what the chart hands the servers", () => {
     const values = ["COUNTERSIGN_KEY_HASH_SECRET", "COUNTERSIGN_GATEWAY_SIGNING_KEY", "COUNTERSIGN_CREDENTIAL_KEY"].map(secretValue);
     expect(new Set(values).size).toBe(3);
     for (const v of values) expect(Buffer.from(v, "base64url")).toHaveLength(32);
-    expect(secret.metadata.annotations).toEqual({ "helm.sh/resource-policy": "keep" });
   });
 
   it("configures the api, the gateway and the operator with settings that load", () => {

@@ -22,8 +22,11 @@ import { createLogger } from "../../core/src/server/index.js";
 import { startEmbeddedPostgres } from "../../core/src/store/embedded-postgres.js";
 import { createPool, migrate } from "../../core/src/store/index.js";
 import { startGateway } from "../../gateway/src/start.js";
-import { createAuthorizationWorld, signDecision } from "../fixtures/authorization.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { createAuthorizationWorld, createMcpTool, refundMapping, signDecision } from "../fixtures/authorization.js";
+import { echoTool, startUpstream } from "../fixtures/upstream-tools.js";
 import { recorded } from "../gateway/harness.js";
+import { startEndlessPagingServer } from "./paging-mcp-server.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-py-"));
 chmodSync(dir, 0o755); // the server may run as an unprivileged user (see embedded-postgres.ts)
@@ -71,6 +74,32 @@ await pool.query(
   [throttled.keyId],
 );
 
+// For the MCP helper: real upstream MCP servers built with the SDK. `refund` sits behind the
+// Gateway as the world's MCP tool; `paged` is an organization with 53 tools (several tools/list
+// pages); `direct` is spoken to without the Gateway (a plain MCP server, and JSON-RPC errors);
+// `endless` never stops paging tools/list.
+const upstream = await startUpstream({ tools: { refund: echoTool } });
+const mcpTool = (
+  await createMcpTool(pool, world.organizationId, { url: upstream.url, upstreamName: "refund", amountMapping: refundMapping })
+).name;
+const paged = await createAuthorizationWorld(pool, keyHashSecret);
+for (let i = 0; i < 53; i++)
+  await createMcpTool(pool, paged.organizationId, { url: upstream.url, upstreamName: "refund", name: `t_${String(i).padStart(2, "0")}` });
+const direct = await startUpstream({
+  tools: {
+    refund: echoTool,
+    unavailable: () => {
+      throw new McpError(-32000, "the database is unavailable", {
+        service: { status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true },
+      });
+    },
+    broken: () => {
+      throw new McpError(-32603, "internal error");
+    },
+  },
+});
+const endless = await startEndlessPagingServer();
+
 /** What a person or the passing of time does, by name. */
 const controls: Record<string, (input: Record<string, string>) => Promise<unknown>> = {
   async decide({ approval_request_id, type }) {
@@ -109,6 +138,13 @@ const controls: Record<string, (input: Record<string, string>) => Promise<unknow
     };
     return recorded(pool, ids[organization!]!);
   },
+  async upstream_calls() {
+    return { gateway: upstream.calls, direct: direct.calls, endless_pages: endless.pages() };
+  },
+  async protected_action({ id }) {
+    const { rows } = await pool.query("select status, idempotency_key from protected_actions where id = $1", [id]);
+    return rows[0] ?? null;
+  },
 };
 
 const control = createServer(async (req, res) => {
@@ -136,6 +172,10 @@ process.stdout.write(
     limited_tool: limited.tool,
     throttled_key: throttled.key,
     throttled_tool: throttled.tool,
+    mcp_tool: mcpTool,
+    paged_key: paged.key,
+    direct_url: direct.url.replace(/\/mcp$/, ""),
+    endless_url: endless.url,
   })}\n`,
 );
 
@@ -144,6 +184,7 @@ async function stop() {
   if (stopping) return;
   stopping = true;
   control.close();
+  await Promise.all([upstream.close(), direct.close(), endless.close()]);
   await busy.stop();
   await gateway.stop();
   await pool.end();

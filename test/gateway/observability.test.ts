@@ -47,7 +47,7 @@ describe("traces", () => {
     const root = spans.find((s) => s.name === "POST /v1/authorize")!;
     expect(root).toBeDefined();
     const stages = spans.filter((s) => s.spanContext().traceId === root.spanContext().traceId).map((s) => s.name);
-    for (const stage of ["gateway.authenticate", "gateway.rate_limit", "gateway.queue", "decision.context", "decision.policy", "decision.evaluate", "decision.sign", "decision.record"]) {
+    for (const stage of ["gateway.admission", "gateway.queue", "decision.policy", "decision.evaluate", "decision.sign", "decision.record"]) {
       expect(stages).toContain(stage);
     }
     const record = spans.find((s) => s.name === "decision.record")!;

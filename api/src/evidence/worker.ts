@@ -1,5 +1,6 @@
 import type { Plan } from "@countersign/core/plans";
 import type { Pool } from "@countersign/core/store";
+import { startPeriodic, type PeriodicWorker } from "@countersign/core/workers";
 import { verifyNewReceipts, VERIFY_BATCH } from "../receipts/issuance-verifier.js";
 import { applyRetention } from "../retention/retention.js";
 
@@ -8,9 +9,7 @@ export const VERIFY_INTERVAL_MS = 5_000;
 /** How often retention runs: a shorter period chosen by an owner applies within this (SPEC 8.7 "within minutes"). */
 export const RETENTION_INTERVAL_MS = 60_000;
 
-export interface EvidenceWorker {
-  stop(): Promise<void>;
-}
+export type EvidenceWorker = PeriodicWorker;
 
 /**
  * Background evidence work in every api process (DESIGN: background work in
@@ -28,15 +27,14 @@ export function startEvidenceWorker(opts: {
   const now = opts.now ?? (() => new Date());
   const verifyEvery = opts.verifyIntervalMs ?? VERIFY_INTERVAL_MS;
   const retentionEvery = opts.retentionIntervalMs ?? RETENTION_INTERVAL_MS;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
   let lastRetention = 0;
-  const tick = () => {
-    running = (async () => {
-      let again = false;
+  return startPeriodic({
+    // Retention rides on the verifier's ticks; each job's failure is logged alone, so one
+    // failing never starves the other.
+    pass: async () => {
+      let full = false;
       try {
-        again = (await verifyNewReceipts(opts.pool, now())) === VERIFY_BATCH;
+        full = (await verifyNewReceipts(opts.pool, now())) === VERIFY_BATCH;
       } catch (err) {
         opts.log("verifying new receipts failed; retrying on the next pass", err);
       }
@@ -48,19 +46,11 @@ export function startEvidenceWorker(opts: {
           opts.log("data retention failed; retrying on the next pass", err);
         }
       }
-      if (!stopped) {
-        timer = setTimeout(tick, again ? 0 : verifyEvery);
-        timer.unref?.();
-      }
-    })();
-  };
-  timer = setTimeout(tick, Math.min(verifyEvery, 1000));
-  timer.unref?.();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
+      return full;
     },
-  };
+    intervalMs: verifyEvery,
+    firstDelayMs: Math.min(verifyEvery, 1000),
+    failure: "evidence work failed",
+    log: opts.log,
+  });
 }

@@ -1,4 +1,5 @@
 import { inTransaction, type Pool } from "@countersign/core/store";
+import { startPeriodic, type PeriodicWorker } from "@countersign/core/workers";
 import { closeCovered, type SupersedeScope } from "./supersede.js";
 
 /**
@@ -52,9 +53,7 @@ export async function supersedePass(
   });
 }
 
-export interface SupersedeWorker {
-  stop(): Promise<void>;
-}
+export type SupersedeWorker = PeriodicWorker;
 
 /** Runs passes every `intervalMs` (and at once again while a pass found work) until stopped. */
 export function startSupersedeWorker(
@@ -62,28 +61,10 @@ export function startSupersedeWorker(
   log: (msg: string, err?: unknown) => void,
   opts: { intervalMs?: number } = {},
 ): SupersedeWorker {
-  const interval = opts.intervalMs ?? supersedeDefaults.intervalMs;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const tick = () => {
-    running = (async () => {
-      let again = false;
-      try {
-        again = (await supersedePass(pool)) > 0;
-      } catch (err) {
-        log("closing superseded actions failed; retrying on the next pass", err);
-      }
-      if (!stopped) timer = setTimeout(tick, again ? 0 : interval);
-    })();
-  };
-  timer = setTimeout(tick, interval);
-  timer.unref?.();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPeriodic({
+    pass: async () => (await supersedePass(pool)) > 0,
+    intervalMs: opts.intervalMs ?? supersedeDefaults.intervalMs,
+    failure: "closing superseded actions failed",
+    log,
+  });
 }

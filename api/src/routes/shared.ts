@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
+import { parseStrictJson } from "@countersign/core/text";
 import type { OrganizationAccess } from "../access/enforce.js";
 import type { Principal } from "../access/principal.js";
 import type { Role } from "../access/types.js";
@@ -9,12 +10,7 @@ import type { Role } from "../access/types.js";
 /** A route plugin's instance with zod schemas as types. */
 export const typed = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
 
-/** Names of accounts, organizations, keys (SPEC 8.3): 1-200 chars, one line, no control characters. */
-export const nameSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, "one line without control characters");
+export { nameSchema, pageQuery } from "@countersign/protocol/wire";
 export const emailSchema = z.email().max(254).transform((v) => v.toLowerCase());
 /** SPEC 5.5, 8.5: 12 to 256 characters. */
 export const passwordSchema = z.string().min(12).max(256);
@@ -22,10 +18,15 @@ export const tokenSchema = z.string().min(1).max(200);
 export const uuidParam = z.uuid();
 export const orgParams = z.strictObject({ org_id: uuidParam });
 export const roleSchema = z.enum(["owner", "admin", "approver", "developer", "viewer"]);
-export const pageQuery = {
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(200).optional(),
-};
+/**
+ * A time a caller writes (ISO 8601 with an offset), also one PostgreSQL can
+ * read: zod checks the calendar, PostgreSQL further refuses the year 0000
+ * and offsets beyond 15:59.
+ */
+export const instantSchema = z.iso.datetime({ offset: true }).refine((v) => {
+  const offset = /([+-])(\d{2}):?(\d{2})$/.exec(v);
+  return v.slice(0, 4) !== "0000" && (!offset || Number(offset[2]) <= 15);
+}, "not a time the service can store");
 
 export type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 
@@ -48,14 +49,36 @@ export const isAdmin = (role: Role | null) => role === "owner" || role === "admi
 export function encodeCursor(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString("base64url");
 }
+
+/**
+ * A cursor read back in full before SQL sees it: base64url of strict JSON
+ * (the text rule: no U+0000, lone surrogates or invalid UTF-8) of exactly the
+ * shape this list writes; anything else is 400 VALIDATION_FAILED.
+ */
 export function decodeCursor<T>(cursor: string | undefined, shape: z.ZodType<T>): T | undefined {
   if (cursor === undefined) return undefined;
-  try {
-    return shape.parse(JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")));
-  } catch {
-    throw new ServiceError("VALIDATION_FAILED", "the query is invalid", { issues: [{ path: "cursor", code: "invalid_cursor", message: "not a cursor of this list" }] });
-  }
+  const invalid = () =>
+    new ServiceError("VALIDATION_FAILED", "the query is invalid", { issues: [{ path: "cursor", code: "invalid_cursor", message: "not a cursor of this list" }] });
+  if (!/^[A-Za-z0-9_-]*$/.test(cursor)) throw invalid();
+  const parsed = parseStrictJson(Buffer.from(cursor, "base64url"));
+  if (!parsed.ok) throw invalid();
+  const value = shape.safeParse(parsed.value);
+  if (!value.success) throw invalid();
+  return value.data;
 }
+
+/** What `toISOString()` writes, and only that: the time half of the cursors lists write. */
+const cursorTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+  .refine((v) => {
+    const t = Date.parse(v);
+    return v.slice(0, 4) !== "0000" && Number.isFinite(t) && new Date(t).toISOString() === v;
+  });
+/** The cursor of lists ordered by a time and the id: `[time, id]`. */
+export const timeCursor = z.tuple([cursorTime, z.uuid()]);
+/** The cursor of lists ordered by name and id: `[name, id]`. */
+export const nameCursor = z.tuple([z.string().max(200), z.uuid()]);
 
 /** One page of a keyset list read with limit + 1 rows: its items, and a cursor after the last when more follow. */
 export function keysetPage<Row, Item>(

@@ -170,3 +170,21 @@ affinity:
 {{ toYaml . | indent 2 }}
 {{- end }}
 {{- end -}}
+
+{{/* "cert-manager" or "existingSecret" when the operator's admission webhook is served, else empty. */}}
+{{- define "countersign.admissionWebhook.mode" -}}
+{{- $webhook := .Values.operator.admissionWebhook -}}
+{{- $mode := ternary "existingSecret" (ternary "cert-manager" "" (.Capabilities.APIVersions.Has "cert-manager.io/v1")) (not (empty $webhook.existingSecret)) -}}
+{{- $enabled := toString $webhook.enabled -}}
+{{- if and .Values.operator.enabled (or (eq $enabled "true") (eq $enabled "auto")) -}}
+{{- if and (eq $enabled "true") (not $mode) -}}
+{{- fail "operator.admissionWebhook.enabled=true needs cert-manager (cert-manager.io/v1) or operator.admissionWebhook.existingSecret and caBundle" -}}
+{{- end -}}
+{{- $mode -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret holding the admission webhook's serving certificate. */}}
+{{- define "countersign.admissionWebhook.secret" -}}
+{{- .Values.operator.admissionWebhook.existingSecret | default (printf "%s-webhook-tls" (include "countersign.name" (dict "root" . "component" "operator"))) -}}
+{{- end -}}

@@ -25,8 +25,14 @@ class Gateway:
         self.busy_url = info["busy_gateway_url"]
         self.key = info["key"]
         self.tool = info["tool"]
+        # For the MCP helper: the world's MCP tool behind the Gateway, an organization with 53 tools,
+        # an SDK-built MCP server spoken to directly, and one whose tools/list never ends.
+        self.mcp_tool = info["mcp_tool"]
+        self.paged_key = info["paged_key"]
+        self.direct_url = info["direct_url"]
+        self.endless_url = info["endless_url"]
 
-    def control(self, name: str, **body: str) -> Any:
+    def control(self, name: str, **body: Any) -> Any:
         """What a person or the passing of time does (approve, reject, expire, cancel), or what was recorded."""
         req = urllib.request.Request(f"{self.info['control_url']}/{name}", data=json.dumps(body).encode(), method="POST")
         with urllib.request.urlopen(req, timeout=30) as res:
@@ -61,7 +67,7 @@ def gateway() -> Iterator[Gateway]:
 class FakeServer:
     """Counts requests; behaves as told: redirect, cut, silent, or answer."""
 
-    def __init__(self, behaviour: str, status: int = 200, body: str = "{}", location: str = "") -> None:
+    def __init__(self, behaviour: str, status: int = 200, body: str = "{}", location: str = "", headers: dict[str, str] | None = None) -> None:
         self.requests = 0
         self.release = threading.Event()
         outer = self
@@ -85,6 +91,8 @@ class FakeServer:
                 if behaviour == "redirect":
                     self.send_header("Location", location)
                 self.send_header("Content-Type", "application/json")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 data = body.encode()
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

@@ -5,6 +5,7 @@ import { quotas, type Plan } from "../plans/index.js";
 import type { NotificationHub, Pool } from "../store/index.js";
 import { inSpan, inSpanSync } from "../telemetry/index.js";
 import { readActionView, type ActionView } from "./action-view.js";
+import { admitGatewayCall, type Admission } from "./admission.js";
 import { answerFor, unrecordedAnswer } from "./answers.js";
 import { deniedForApprovers, resolveApprovers } from "./approvers.js";
 import { expireLapsedApproval } from "./close.js";
@@ -78,6 +79,10 @@ export class DecisionService implements AuthorizeService {
     this.now = opts.now ?? (() => new Date());
   }
 
+  admit(hashKey: Buffer, keyText: string, cost: number, intent: { tool: string; idempotencyKey: string | null } | null): Promise<Admission> {
+    return admitGatewayCall(this.pool, hashKey, keyText, cost, intent && { ...intent, defaultPlan: this.opts.defaultPlan });
+  }
+
   /** POST /v1/authorize (decision-only): the decision, then the caller's answer (SPEC 4.1). */
   async authorize(call: AuthorizeCall): Promise<AuthorizeAnswer> {
     const decided = await this.decide({ ...call, execution: "caller" });
@@ -110,7 +115,8 @@ export class DecisionService implements AuthorizeService {
         defaultPlan: this.opts.defaultPlan,
         idempotencyKey: call.idempotencyKey,
       });
-    const ctx = await inSpan("decision.context", load);
+    // Read with the key check when the Gateway knew the tool then (one round trip fewer).
+    const ctx = call.context ?? (await inSpan("decision.context", load));
     if (!ctx || ctx.agent.status !== "active") return unrecorded("UNAUTHORIZED", "the key stopped working while the request ran");
     if (ctx.existingActionId) {
       const existing = ctx.existingActionId;

@@ -49,8 +49,14 @@ export interface DecisionContext {
   existingActionId: string | null;
 }
 
-const QUERY = statement("decision_context", `
-  select o.approval_ttl_seconds, o.agent_disclosure, coalesce(o.plan, $4) as plan,
+/**
+ * The context query's text, given what stands for each input: parameters
+ * here, columns of the key row where the Gateway reads the key and the
+ * context in one statement (admission.ts). Built once per statement at load.
+ */
+export function contextQuery(p: { organizationId: string; agentId: string; tool: string; defaultPlan: string; idempotencyKey: string }): string {
+  return `
+  select o.approval_ttl_seconds, o.agent_disclosure, coalesce(o.plan, ${p.defaultPlan}) as plan,
          a.id as agent_id, a.name as agent_name, a.status as agent_status, a.policy_id,
          t.id as tool_id, t.exposed_name, t.upstream_name, t.action, t.enabled, t.amount_mapping, t.binding,
          (t.authorized_binding is not null and t.authorized_binding = t.binding) as binding_authorized,
@@ -66,14 +72,17 @@ const QUERY = statement("decision_context", `
             from delegations d where d.agent_id = a.id and d.revoked_at is null and d.expires_at > now()) as delegations,
          (select json_build_object('id', w.id, 'endsAt', w.ends_at, 'live', w.live) from observe_windows w
            where w.agent_id = a.id and w.ended_at is null and w.ends_at > now()) as observe_window,
-         (select pa.id from protected_actions pa where pa.agent_id = a.id and pa.idempotency_key = $5) as existing_action_id
+         (select pa.id from protected_actions pa where pa.agent_id = a.id and pa.idempotency_key = ${p.idempotencyKey}) as existing_action_id
     from organizations o
-    join agents a on a.id = $2 and a.organization_id = o.id
-    left join tools t on t.organization_id = o.id and t.exposed_name = $3
+    join agents a on a.id = ${p.agentId} and a.organization_id = o.id
+    left join tools t on t.organization_id = o.id and t.exposed_name = ${p.tool}
     left join mcp_servers s on s.id = t.mcp_server_id
     left join policies p on p.id = a.policy_id
     left join policy_versions v on v.id = p.active_version_id
-   where o.id = $1`);
+   where o.id = ${p.organizationId}`;
+}
+
+const QUERY = statement("decision_context", contextQuery({ organizationId: "$1", agentId: "$2", tool: "$3", defaultPlan: "$4", idempotencyKey: "$5" }));
 
 export async function loadDecisionContext(
   db: Queryable,
@@ -81,9 +90,14 @@ export async function loadDecisionContext(
 ): Promise<DecisionContext | undefined> {
   const { rows } = await db.query(QUERY.with([q.organizationId, q.agentId, q.tool, q.defaultPlan, q.idempotencyKey ?? null]));
   const r = rows[0];
-  if (!r) return undefined;
+  return r ? contextOf(q.organizationId, r) : undefined;
+}
+
+/** A row of the context query as the pipeline reads it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function contextOf(organizationId: string, r: any): DecisionContext {
   return {
-    organization: { id: q.organizationId, approvalTtlSeconds: r.approval_ttl_seconds, agentDisclosure: r.agent_disclosure, plan: r.plan },
+    organization: { id: organizationId, approvalTtlSeconds: r.approval_ttl_seconds, agentDisclosure: r.agent_disclosure, plan: r.plan },
     agent: { id: r.agent_id, name: r.agent_name, status: r.agent_status, policyId: r.policy_id },
     tool: r.tool_id
       ? {

@@ -7,6 +7,7 @@ export { checkArguments, argumentLimits, type ArgumentCheck, type ArgumentProble
 export { mapAmount, amountMapping, type AmountMapping, type MappedAmount } from "./amount.js";
 export { resolveApprovers, deniedForApprovers, MAX_APPROVER_IDENTITIES, IDENTITIES_PER_MEMBER, type Approver, type ApproverResolution } from "./approvers.js";
 export { loadDecisionContext, type DecisionContext } from "./context.js";
+export { admitGatewayCall, BUCKET, type Admission, type CallIntent } from "./admission.js";
 export { decideCall, type CallInput, type Verdict, type Evaluation, type DecidedFacts, type CallFacts } from "./pipeline.js";
 export { PolicyCache } from "./policy-cache.js";
 export { registerGatewayIdentity, type GatewayIdentity } from "./gateway-identity.js";

@@ -1,4 +1,6 @@
 import type { AuthenticatedKey } from "../keys/authenticate.js";
+import type { Admission } from "./admission.js";
+import type { DecisionContext } from "./context.js";
 
 /** One POST /v1/authorize call after the HTTP-level checks passed. */
 export interface AuthorizeCall {
@@ -13,6 +15,8 @@ export interface AuthorizeCall {
   /** The organization slot; released while the call waits for a person. */
   slot: { release: () => void };
   signal?: AbortSignal;
+  /** The decision context read with the key check (admission.ts); read again when absent. */
+  context?: DecisionContext;
 }
 
 export interface AuthorizeAnswer {
@@ -21,5 +25,7 @@ export interface AuthorizeAnswer {
 }
 
 export interface AuthorizeService {
+  /** The key check and rate limit, with the context of the call's tool when it is known (one round trip). */
+  admit(hashKey: Buffer, keyText: string, cost: number, intent: { tool: string; idempotencyKey: string | null } | null): Promise<Admission>;
   authorize(call: AuthorizeCall): Promise<AuthorizeAnswer>;
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
-import { parseKey, type KeyEnvironment } from "./format.js";
-import { secretMatches } from "./secret-hash.js";
+import { parseKey, type KeyEnvironment, type ParsedKey } from "./format.js";
+import { hashSecret, hmacMatches } from "./secret-hash.js";
 
 export type KeyKind = "gateway" | "management";
 
@@ -36,7 +36,7 @@ export const rolesCreatingKeys: Record<KeyKind, readonly string[]> = {
   management: ["owner", "admin"],
 };
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   organization_id: string;
   kind: KeyKind;
@@ -54,18 +54,19 @@ interface KeyRow {
 
 // One round trip: the key with everything 5.4 checks, evaluated at the
 // database's clock so every replica agrees on expiry.
-const LOOKUP = statement("key_lookup", `
-  select k.id, k.organization_id, k.kind, k.environment, k.secret_hmac, k.agent_id, k.scopes, k.created_by,
+export const KEY_COLUMNS = `
+         k.id, k.organization_id, k.kind, k.environment, k.secret_hmac, k.agent_id, k.scopes, k.created_by,
          k.revoked_at is not null as revoked,
          (k.expires_at is not null and k.expires_at <= now()) as expired,
          (a.status = 'active') as agent_active,
          m.role as creator_role,
-         (u.id is not null and u.disabled_at is null and u.deleted_at is null) as creator_enabled
-    from api_keys k
+         (u.id is not null and u.disabled_at is null and u.deleted_at is null) as creator_enabled`;
+export const KEY_FROM = `
+         api_keys k
     left join agents a on a.id = k.agent_id
     left join memberships m on m.organization_id = k.organization_id and m.user_id = k.created_by
-    left join users u on u.id = k.created_by
-   where k.prefix = $1`);
+    left join users u on u.id = k.created_by`;
+const LOOKUP = statement("key_lookup", `select ${KEY_COLUMNS} from ${KEY_FROM} where k.prefix = $1`);
 
 /**
  * Check an API key for a service: lookup by prefix, constant-time comparison
@@ -77,8 +78,15 @@ export async function authenticateKey(db: Queryable, hashKey: Buffer, text: stri
   const parsed = parseKey(text);
   if (!parsed) return { ok: false, reason: "malformed" };
   const { rows } = await db.query<KeyRow>(LOOKUP.with([parsed.prefix]));
-  const row = rows[0];
-  if (!secretMatches(hashKey, parsed.secret, row?.secret_hmac) || !row || row.environment !== parsed.environment) {
+  return checkKeyRow(parsed, hashSecret(hashKey, parsed.secret), rows[0], kind);
+}
+
+/**
+ * Every condition of SPEC 5.4 on a looked-up key row (undefined: unknown
+ * prefix), given the HMAC of the presented secret; compared in constant time.
+ */
+export function checkKeyRow(parsed: ParsedKey, hmac: Buffer, row: KeyRow | undefined, kind: KeyKind): KeyCheck {
+  if (!hmacMatches(hmac, row?.secret_hmac) || !row || row.environment !== parsed.environment) {
     return { ok: false, reason: "unknown" };
   }
   if (row.revoked) return { ok: false, reason: "revoked" };

@@ -1,8 +1,12 @@
 export { parseKey, formatKey, bearerKey, type ParsedKey, type KeyEnvironment } from "./format.js";
 export { generateKey, generatePrefix } from "./generate.js";
-export { hashSecret, secretMatches } from "./secret-hash.js";
+export { hashSecret, secretMatches, hmacMatches } from "./secret-hash.js";
 export {
   authenticateKey,
+  checkKeyRow,
+  KEY_COLUMNS,
+  KEY_FROM,
+  type KeyRow,
   rolesCreatingKeys,
   type AuthenticatedKey,
   type KeyCheck,

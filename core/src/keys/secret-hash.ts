@@ -15,7 +15,11 @@ const DUMMY = Buffer.alloc(32, 0x5a);
 
 /** Constant-time check of `secret` against the stored HMAC; `stored` undefined means unknown prefix. */
 export function secretMatches(hashKey: Buffer, secret: string, stored: Buffer | undefined): boolean {
-  const computed = hashSecret(hashKey, secret);
+  return hmacMatches(hashSecret(hashKey, secret), stored);
+}
+
+/** The same check with the secret's HMAC already computed (it was sent along with the lookup). */
+export function hmacMatches(computed: Buffer, stored: Buffer | undefined): boolean {
   const against = stored && stored.length === computed.length ? stored : DUMMY;
   const equal = timingSafeEqual(computed, against);
   return equal && against !== DUMMY;

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import type { Duplex } from "node:stream";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { health } from "./health.js";
 import { lifecycle } from "./lifecycle.js";
@@ -16,6 +18,11 @@ export interface ServerOptions {
    * header the server's answers carry.
    */
   refuseMalformedUrl: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+  /**
+   * The body of the answer to bytes that are not even an HTTP request (Node's
+   * parser refused them, so there is no URL and no route): always HTTP 400.
+   */
+  unreadableRequestBody: (message: string) => unknown;
 }
 
 /**
@@ -36,6 +43,7 @@ export function createServer(opts: ServerOptions): FastifyInstance {
     return503OnClosing: false,
     forceCloseConnections: "idle",
     frameworkErrors: (_err, request, reply) => opts.refuseMalformedUrl(request, reply.header("x-request-id", request.id)),
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => answerUnreadable(err, socket, opts.unreadableRequestBody),
   }) as unknown as FastifyInstance;
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -44,4 +52,23 @@ export function createServer(opts: ServerOptions): FastifyInstance {
   app.register(health, { readiness: opts.readiness });
   app.register(requestText);
   return app;
+}
+
+/** Node's HTTP parser refused the bytes: the server's own error body, its headers, and the connection closed. */
+function answerUnreadable(err: NodeJS.ErrnoException, socket: Duplex, bodyOf: (message: string) => unknown): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const message =
+    err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? "the request did not arrive in time"
+      : err.code === "HPE_HEADER_OVERFLOW"
+        ? "the request headers are too large"
+        : "the request is not valid HTTP";
+  const body = JSON.stringify(bodyOf(message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${randomUUID()}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -4,14 +4,17 @@ import pg from "pg";
  * One LISTEN connection per process, fanning PostgreSQL notifications out to
  * in-process waiters by payload. A decision taken through any replica (or the
  * Cloud API) sends `pg_notify(channel, id)`; every process holding a wait for
- * that id wakes. On a lost connection it reconnects and wakes every waiter so
- * each re-reads the state it waits for (nothing is missed, at worst a re-read).
+ * that id wakes. On a lost connection it wakes every waiter, reconnects, and
+ * wakes every waiter again once it listens again, so each re-reads the state
+ * it waits for (nothing is missed, at worst a re-read).
  */
 export class NotificationHub {
   private client: pg.Client | undefined;
   private readonly waiters = new Map<string, Set<() => void>>();
   private closed = false;
   private connecting: Promise<void> | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private everConnected = false;
 
   constructor(
     private readonly url: string,
@@ -19,7 +22,8 @@ export class NotificationHub {
   ) {}
 
   async start(): Promise<void> {
-    this.connecting ??= this.connect();
+    if (this.client) return;
+    this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
     return this.connecting;
   }
 
@@ -28,21 +32,47 @@ export class NotificationHub {
     client.on("notification", (msg) => {
       if (msg.channel === this.channel && msg.payload) this.wake(msg.payload);
     });
-    client.on("error", () => this.reconnect());
-    client.on("end", () => this.reconnect());
-    await client.connect();
-    await client.query(`listen ${pg.escapeIdentifier(this.channel)}`);
+    // Only the connection in use counts: a failed attempt's events, or a lost one's 'end'
+    // after its 'error', must not drop the connection that replaced it.
+    client.on("error", () => this.lost(client));
+    client.on("end", () => this.lost(client));
+    try {
+      await client.connect();
+      await client.query(`listen ${pg.escapeIdentifier(this.channel)}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.client = client;
+    // Notifications sent while nobody listened are lost: every wait re-reads its state.
+    if (this.everConnected) this.wakeAll();
+    this.everConnected = true;
   }
 
-  private reconnect(): void {
-    if (this.closed) return;
+  private lost(client: pg.Client): void {
+    if (client !== this.client) return;
     this.client = undefined;
-    this.connecting = undefined;
+    client.end().catch(() => undefined);
+    this.wakeAll();
+    this.reconnectSoon();
+  }
+
+  /** One retry at a time, every second, until the connection is back or the hub stops. */
+  private reconnectSoon(): void {
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (!this.closed) this.start().catch(() => this.reconnectSoon());
+    }, 1000);
+    this.retry.unref();
+  }
+
+  private wakeAll(): void {
     for (const id of [...this.waiters.keys()]) this.wake(id);
-    setTimeout(() => {
-      if (!this.closed) this.start().catch(() => this.reconnect());
-    }, 1000).unref();
   }
 
   private wake(id: string): void {
@@ -80,7 +110,11 @@ export class NotificationHub {
 
   async stop(): Promise<void> {
     this.closed = true;
-    for (const id of [...this.waiters.keys()]) this.wake(id);
-    await this.client?.end().catch(() => undefined);
+    clearTimeout(this.retry);
+    this.wakeAll();
+    await this.connecting?.catch(() => undefined);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
   }
 }

@@ -20,8 +20,9 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
   app.route({
     method: otherMethods(app),
     url: "/v1/authorize",
-    handler: async (_request, reply) =>
-      reply.code(405).header("allow", "POST").send({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST", detail: "use POST" }),
+    // Answered before the body is read: the method is wrong whatever the body says.
+    onRequest: async (_request, reply) => refuse(reply.header("allow", "POST"), 405, "INVALID_REQUEST", "use POST"),
+    handler: async (_request, reply) => reply,
   });
 
   app.post("/v1/authorize", (request, reply) =>
@@ -30,12 +31,15 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const started = process.hrtime.bigint();
-    const access = await checkGatewayKey(ctx, request, 1);
+    // The body is parsed first only so that the key check's round trip can read the decision
+    // context of its tool too; its refusals still come after the key's and the rate limit's.
+    const parsed = request.body === undefined || request.body === null ? undefined : authorizeRequest.safeParse(request.body);
+    const intent = parsed?.success ? { tool: parsed.data.tool, idempotencyKey: parsed.data.idempotency_key ?? null } : null;
+    const access = await checkGatewayKey(ctx, request, 1, intent);
     if (!access.ok) return refuseKeyCheck(reply, access);
     const key = access.key;
 
-    if (request.body === undefined || request.body === null) return refuse(reply, 400, "INVALID_REQUEST", "the body must be a JSON object");
-    const parsed = authorizeRequest.safeParse(request.body);
+    if (!parsed) return refuse(reply, 400, "INVALID_REQUEST", "the body must be a JSON object");
     if (!parsed.success) return refuse(reply, 400, "INVALID_REQUEST", describeInvalid(parsed.error));
     const body = parsed.data;
     const args = body.arguments ?? {};
@@ -63,6 +67,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
         waitSeconds: Math.min(body.wait_seconds ?? 0, MAX_WAIT_SECONDS),
         slot,
         signal: gone.signal,
+        context: access.context,
       });
       ctx.metrics.decisions.inc({ mode: "caller", status: answer.body.status as string, code: (answer.body.code as string) ?? "" });
       // The latency histogram leaves out calls that may have waited for a person.

@@ -8,6 +8,7 @@ import { checkGatewayKey } from "../http/key-check.js";
 import { edgeRefusal, otherMethods, rpcError } from "../http/edge.js";
 import { refuseKeyCheck } from "./key-refusal.js";
 import { refuseText } from "./text-refusal.js";
+import { guardHandlers } from "./handler-errors.js";
 import { gatewayMcpServer } from "./mcp-server.js";
 
 /**
@@ -29,7 +30,9 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
   app.route({
     method: otherMethods(app),
     url: "/mcp",
-    handler: async (_request, reply) => rpcError(reply.header("allow", "POST"), 405, jsonRpcErrors.WRONG_METHOD, "this endpoint is stateless: use POST"),
+    // Answered before the body is read: the method is wrong whatever the body says.
+    onRequest: async (_request, reply) => rpcError(reply.header("allow", "POST"), 405, jsonRpcErrors.WRONG_METHOD, "this endpoint is stateless: use POST"),
+    handler: async (_request, reply) => reply,
   });
 
   app.post("/mcp", (request, reply) => inSpan("POST /mcp", () => handle(request, reply), { "http.route": "/mcp", "http.request.method": "POST" }));
@@ -39,6 +42,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
     const access = await checkGatewayKey(ctx, request, messages);
     if (!access.ok) return refuseKeyCheck(request, reply, access);
     const server = gatewayMcpServer(ctx, access.key);
+    guardHandlers(server, request.id, request.log);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     reply.raw.setHeader("x-request-id", request.id);

@@ -6,11 +6,22 @@ export class CloudApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    message: string,
+    /** The answer's `error.message`, as the Cloud API wrote it. */
+    readonly apiMessage: string,
     readonly details?: Record<string, unknown>,
   ) {
-    super(`${status} ${code}: ${message}`);
+    super(`${status} ${code}: ${apiMessage}`);
     this.name = "CloudApiError";
+  }
+}
+
+/** The Cloud API did not answer at all (connection refused, reset, DNS, timeout). */
+export class CloudApiUnavailableError extends Error {
+  constructor(override readonly cause: unknown) {
+    const detail =
+      (cause as { cause?: { code?: unknown } })?.cause?.code ?? (cause as { name?: unknown })?.name;
+    super(`the Cloud API did not answer${detail ? ` (${String(detail)})` : ""}`);
+    this.name = "CloudApiUnavailableError";
   }
 }
 
@@ -28,13 +39,19 @@ export class CloudApiClient {
     const token = await this.options.token();
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(new URL(`/api/v1${path}`, this.options.baseUrl), {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
-    });
-    const text = await res.text();
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(new URL(`/api/v1${path}`, this.options.baseUrl), {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
+      });
+      text = await res.text();
+    } catch (error) {
+      throw new CloudApiUnavailableError(error);
+    }
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;

@@ -8,7 +8,12 @@ import { policies } from "./policies.js";
 import { tools } from "./tools.js";
 import { webhooks } from "./webhooks.js";
 
-export { CloudApiClient, CloudApiError, type CloudApiClientOptions } from "./client.js";
+export {
+  CloudApiClient,
+  CloudApiError,
+  CloudApiUnavailableError,
+  type CloudApiClientOptions,
+} from "./client.js";
 export type { Agent, AgentInput, Delegation } from "./agents.js";
 export type { ApiKey } from "./api-keys.js";
 export type { McpServer, McpServerCreate, McpServerUpdate } from "./mcp-servers.js";

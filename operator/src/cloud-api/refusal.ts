@@ -8,3 +8,28 @@ export const isNotFound = (error: unknown): error is CloudApiError =>
 
 export const isRefusal = (error: unknown): error is CloudApiError =>
   error instanceof CloudApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+
+/** At most this many issues are listed in a condition message; the rest are counted. */
+const MAX_ISSUES = 20;
+
+/**
+ * "CODE: message", then the answer's `details.issues` as "path: message (code)". An issue names
+ * where and why, never the submitted value (the Cloud API's rule), so it is safe in status.
+ */
+export function describeRefusal(error: CloudApiError): string {
+  const issues = Array.isArray(error.details?.issues)
+    ? (error.details.issues as Array<{ path?: unknown; code?: unknown; message?: unknown }>)
+    : [];
+  const listed = issues
+    .slice(0, MAX_ISSUES)
+    .map(
+      (i) =>
+        `${typeof i.path === "string" && i.path ? i.path : "(document)"}: ${String(i.message ?? "")} (${String(i.code ?? "")})`,
+    );
+  if (issues.length > MAX_ISSUES) listed.push(`${issues.length - MAX_ISSUES} more`);
+  return `${error.code}: ${error.apiMessage}${listed.length ? `; ${listed.join("; ")}` : ""}`;
+}
+
+/** The message of a refusal shown in a condition. */
+export const refusedMessage = (error: CloudApiError, what = "") =>
+  `the Cloud API refused${what ? ` ${what}` : ""}: ${describeRefusal(error)}`;

@@ -3,7 +3,7 @@
 // that asks for it is looked at again after a delay (e.g. to follow a rollout).
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { Logger } from "../log.js";
-import { ResilientInformer, type ResilientInformerOptions } from "./informer.js";
+import { ResilientInformer, type InformerEvent, type ResilientInformerOptions } from "./informer.js";
 import type { OperatorMetrics } from "./metrics.js";
 import { WorkQueue } from "./work-queue.js";
 
@@ -32,7 +32,14 @@ export interface ControllerOptions<T extends KubernetesObject> {
    * compared afterwards (a credential sent again, a key or secret rotated twice).
    */
   read?: (key: { namespace: string; name: string }) => Promise<T | undefined>;
+  /**
+   * Writes why a pass failed into the object's status (a throw is otherwise only a log line and
+   * a retry). Its own failure is logged, never retried on its own.
+   */
+  reportFailure?: (object: T, error: unknown) => Promise<void>;
 }
+
+export type ObjectListener<T> = (event: InformerEvent, object: T) => void;
 
 export function objectKey(object: KubernetesObject): string {
   return `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
@@ -42,6 +49,7 @@ export class Controller<T extends KubernetesObject> {
   readonly queue: WorkQueue;
   readonly informer: ResilientInformer<T>;
   private running: Promise<void>[] = [];
+  private readonly listeners: ObjectListener<T>[] = [];
 
   constructor(private readonly options: ControllerOptions<T>) {
     const { kind } = options.reconciler;
@@ -50,13 +58,26 @@ export class Controller<T extends KubernetesObject> {
       options.queue ?? new WorkQueue({ onDepth: (depth) => metrics.queueDepth.set({ kind }, depth) });
     this.informer = new ResilientInformer<T>({
       ...options.informer,
-      onEvent: (_event, object) => this.queue.add(objectKey(object)),
+      onEvent: (event, object) => {
+        this.queue.add(objectKey(object));
+        for (const listener of this.listeners) listener(event, object);
+      },
       onSynced: (at) => metrics.lastSync.set({ kind }, at.getTime() / 1000),
       onError: (error, retryInMs) => {
         metrics.watchRestarts.inc({ kind });
         log.warn({ kind, retryInMs, error: describeError(error) }, "watch failed; restarting");
       },
     });
+  }
+
+  /** Called on every event of this kind (other kinds' controllers requeue their dependents). */
+  onObject(listener: ObjectListener<T>): void {
+    this.listeners.push(listener);
+  }
+
+  /** The cached objects of this kind. */
+  cached(): readonly T[] {
+    return this.informer.list();
   }
 
   async start(): Promise<void> {
@@ -78,8 +99,9 @@ export class Controller<T extends KubernetesObject> {
       const key = await this.queue.get();
       if (key === undefined) return;
       const [namespace = "", name = ""] = key.split("/");
+      let object: T | undefined;
       try {
-        const object = this.options.read
+        object = this.options.read
           ? await this.options.read({ namespace, name })
           : this.informer.get(name, namespace || undefined);
         const result = await reconciler.reconcile({ namespace, name }, object);
@@ -94,6 +116,12 @@ export class Controller<T extends KubernetesObject> {
         metrics.reconciles.inc({ kind, result: "error" });
         const retryInMs = this.queue.addRateLimited(key);
         log.warn({ kind, key, retryInMs, error: describeError(error) }, "reconcile failed; retrying");
+        if (object && this.options.reportFailure)
+          await this.options
+            .reportFailure(object, error)
+            .catch((e: unknown) =>
+              log.warn({ kind, key, error: describeError(e) }, "could not write the failure to status"),
+            );
       } finally {
         this.queue.done(key);
       }

@@ -1,4 +1,5 @@
-// /metrics (Prometheus text) and /healthz on the operator's own port.
+// /metrics (Prometheus text), /healthz (the process is alive) and /readyz (it can do its work)
+// on the operator's own port.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { OperatorMetrics } from "./metrics.js";
@@ -10,7 +11,7 @@ export interface HealthServer {
 
 export async function startHealthServer(
   metrics: OperatorMetrics,
-  options: { port: number; host?: string; healthy: () => boolean },
+  options: { port: number; host?: string; healthy: () => boolean; ready?: () => string | undefined },
 ): Promise<HealthServer> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
@@ -31,6 +32,12 @@ export async function startHealthServer(
       const ok = options.healthy();
       res.writeHead(ok ? 200 : 503, { "content-type": "text/plain" });
       res.end(ok ? "ok\n" : "unhealthy\n");
+      return;
+    }
+    if (req.method === "GET" && path === "/readyz") {
+      const problem = options.ready?.();
+      res.writeHead(problem ? 503 : 200, { "content-type": "text/plain" });
+      res.end(problem ? `not ready: ${problem}\n` : "ok\n");
       return;
     }
     res.writeHead(404, { "content-type": "text/plain" });

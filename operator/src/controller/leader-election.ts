@@ -5,6 +5,7 @@
 // resourceVersion read, so of two candidates only one wins (the other gets 409 Conflict); a leader
 // that cannot renew within renewDeadline stops leading; on shutdown the leader releases the Lease
 // so a standby takes over at once instead of after the lease runs out.
+import { fieldManager } from "../kube/custom-objects.js";
 import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from "@kubernetes/client-node";
 import type { Logger } from "../log.js";
 import { describeError } from "./controller.js";
@@ -38,6 +39,7 @@ export class LeaderElector {
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private lastRenewal = 0;
+  private contactAt = 0;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
 
@@ -51,6 +53,11 @@ export class LeaderElector {
 
   get isLeader(): boolean {
     return this.leading;
+  }
+
+  /** When the apiserver last answered a Lease read (0: never): the readiness check's evidence. */
+  get lastContact(): number {
+    return this.contactAt;
   }
 
   start(): void {
@@ -106,8 +113,10 @@ export class LeaderElector {
     let lease: V1Lease | undefined;
     try {
       lease = await this.api.readNamespacedLease({ name, namespace });
+      this.contactAt = this.now();
     } catch (error) {
-      if (statusOf(error) !== 404) {
+      if (statusOf(error) === 404) this.contactAt = this.now();
+      else {
         this.options.log.warn({ error: describeError(error) }, "reading the leader Lease failed");
         return false;
       }
@@ -123,6 +132,7 @@ export class LeaderElector {
       try {
         const created = await this.api.createNamespacedLease({
           namespace,
+          fieldManager,
           body: { metadata: { name, namespace }, spec },
         });
         this.observe(created);
@@ -146,7 +156,7 @@ export class LeaderElector {
       },
     };
     try {
-      const updated = await this.api.replaceNamespacedLease({ name, namespace, body });
+      const updated = await this.api.replaceNamespacedLease({ name, namespace, body, fieldManager });
       this.observe(updated);
       return true;
     } catch (error) {
@@ -181,6 +191,7 @@ export class LeaderElector {
       await this.api.replaceNamespacedLease({
         name,
         namespace,
+        fieldManager,
         body: {
           ...lease,
           spec: {

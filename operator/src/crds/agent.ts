@@ -1,7 +1,7 @@
 // Agent: an agent, its policy, its delegations (signed by the operator with the organization
 // principal's key) and its gateway key, written to a Secret the agent's pod mounts.
 import { z } from "zod";
-import { cloudId, displayName, localObjectReference, objectName, statusBase, timestamp } from "./fields.js";
+import { cloudIdOf, displayName, localObjectReference, objectName, statusBase, timestamp } from "./fields.js";
 
 /** Annotation whose new value asks the operator to rotate the gateway key. */
 export const rotateGatewayKeyAnnotation = "countersign.dev/rotate-gateway-key";
@@ -39,7 +39,10 @@ export const agentSpec = z.object({
       secretName: objectName.meta({
         description: `Secret (same namespace) the operator writes the gateway key into, under key "api-key". Set annotation ${rotateGatewayKeyAnnotation} to a new value to rotate it.`,
       }),
-      environment: z.enum(["live", "test"]).default("live"),
+      environment: z
+        .enum(["live", "test"])
+        .default("live")
+        .meta({ description: "Environment of the key: live or test (test keys never reach upstreams)." }),
     })
     .optional()
     .meta({ description: "Gateway key to create for the agent. Removing it revokes the key." }),
@@ -47,14 +50,14 @@ export const agentSpec = z.object({
 
 export const agentStatus = z.object({
   ...statusBase,
-  agentId: cloudId.optional(),
-  policyId: cloudId.optional(),
+  agentId: cloudIdOf("the agent").optional(),
+  policyId: cloudIdOf("the policy assigned to the agent").optional(),
   gatewayKey: z
     .object({
-      id: cloudId,
-      prefix: z.string().max(32),
-      secretName: objectName,
-      environment: z.enum(["live", "test"]).optional(),
+      id: cloudIdOf("the gateway key"),
+      prefix: z.string().max(32).meta({ description: "The key's public prefix, as the dashboard shows it." }),
+      secretName: objectName.meta({ description: "Secret the key was written to." }),
+      environment: z.enum(["live", "test"]).optional().meta({ description: "Environment of the key." }),
       rotation: z
         .string()
         .max(253)
@@ -64,9 +67,16 @@ export const agentStatus = z.object({
     .optional()
     .meta({ description: "The key record only; the key itself is in the Secret." }),
   delegations: z
-    .array(z.object({ name: objectName, id: cloudId, expiresAt: timestamp }))
+    .array(
+      z.object({
+        name: objectName.meta({ description: "The entry of spec.delegations." }),
+        id: cloudIdOf("the active delegation"),
+        expiresAt: timestamp.meta({ description: "When it expires." }),
+      }),
+    )
     .max(100)
-    .optional(),
+    .optional()
+    .meta({ description: "The active delegation of each spec.delegations entry." }),
 });
 
 export type AgentSpec = z.infer<typeof agentSpec>;

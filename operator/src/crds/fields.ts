@@ -24,7 +24,9 @@ export const secretKey = z
   .max(253)
   .regex(/^[-._a-zA-Z0-9]+$/);
 
-export const localObjectReference = z.object({ name: objectName });
+export const localObjectReference = z.object({
+  name: objectName.meta({ description: "Name of the object (metadata.name) in the same namespace." }),
+});
 
 export const secretKeySelector = z.object({
   name: objectName.meta({ description: "Secret in the same namespace." }),
@@ -37,6 +39,9 @@ export const timestamp = z.string().max(64).meta({ format: "date-time" });
 /** A Cloud API id (UUID). */
 export const cloudId = z.string().max(64);
 
+/** A Cloud API id the operator records in status, described by what it identifies. */
+export const cloudIdOf = (what: string) => cloudId.meta({ description: `Cloud API id of ${what}.` });
+
 /** A policy version number (SPEC 2.4). */
 export const versionNumber = z.int().min(1).max(1_000_000);
 
@@ -48,16 +53,24 @@ export const condition = z.object({
     .max(316)
     .regex(
       /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/,
-    ),
-  status: z.enum(["True", "False", "Unknown"]),
-  observedGeneration: z.int().min(0).optional(),
-  lastTransitionTime: timestamp,
+    )
+    .meta({ description: "Condition type: Ready, Reconciled, or one of the kind's own (docs/crds.md)." }),
+  status: z.enum(["True", "False", "Unknown"]).meta({
+    description: "True, False, or Unknown (not evaluated for the current generation).",
+  }),
+  observedGeneration: z
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: "metadata.generation this condition was evaluated for." }),
+  lastTransitionTime: timestamp.meta({ description: "When status last changed." }),
   reason: z
     .string()
     .min(1)
     .max(1024)
-    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/),
-  message: z.string().max(32768),
+    .regex(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/)
+    .meta({ description: "CamelCase reason a program can match, e.g. CloudAPIUnavailable." }),
+  message: z.string().max(32768).meta({ description: "What was found, for people; never a secret." }),
 });
 export type Condition = z.infer<typeof condition>;
 
@@ -65,12 +78,17 @@ export const conditions = z
   .array(condition)
   .max(32)
   .meta({
+    description: "Latest observations, one per type (metav1.Condition).",
     "x-kubernetes-list-type": "map",
     "x-kubernetes-list-map-keys": ["type"],
   });
 
 /** The part every status shares: what generation was last acted on, and the conditions. */
 export const statusBase = {
-  observedGeneration: z.int().min(0).optional(),
+  observedGeneration: z
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: "metadata.generation the operator last acted on." }),
   conditions: conditions.optional(),
 };

@@ -58,7 +58,7 @@ export const kinds: KindDefinition[] = [
     status: organizationStatus,
     columns: [
       { name: "Organization", type: "string", jsonPath: ".spec.organizationId" },
-      { name: "Name", type: "string", jsonPath: ".status.organizationName" },
+      { name: "Display Name", type: "string", jsonPath: ".status.organizationName" },
       ...common,
     ],
   },

@@ -31,11 +31,19 @@ export function customResourceDefinition(def: KindDefinition): Record<string, un
               description: def.description,
               required: ["spec"],
               properties: {
-                apiVersion: { type: "string" },
-                kind: { type: "string" },
+                apiVersion: {
+                  type: "string",
+                  description:
+                    "Versioned schema of this representation of an object: countersign.dev/v1alpha1.",
+                },
+                kind: { type: "string", description: `The kind of this object: ${def.kind}.` },
+                // The apiserver allows nothing but the type here (metadata is its own).
                 metadata: { type: "object" },
-                spec: toOpenApi(def.spec),
-                status: toOpenApi(def.status),
+                spec: { ...toOpenApi(def.spec), description: "Desired state, as kept in Git." },
+                status: {
+                  ...toOpenApi(def.status),
+                  description: "What the operator last found and did; written only by the operator.",
+                },
               },
             },
           },

@@ -1,7 +1,7 @@
 // MCPServer: an upstream MCP server the Gateway calls, or a decision-only integration (the
 // caller's own code, which has no URL, no credential and no server KID: SPEC 2.3).
 import { z } from "zod";
-import { cloudId, displayName, secretKeySelector, statusBase } from "./fields.js";
+import { cloudIdOf, displayName, secretKeySelector, statusBase } from "./fields.js";
 
 export const mcpServerSpec = z
   .object({
@@ -41,7 +41,7 @@ export const mcpServerSpec = z
 
 export const mcpServerStatus = z.object({
   ...statusBase,
-  mcpServerId: cloudId.optional(),
+  mcpServerId: cloudIdOf("the MCP server or decision-only integration").optional(),
   serverStatus: z.string().max(64).optional().meta({ description: "Status the Cloud API reports." }),
   credentialSecretVersion: z.string().max(64).optional().meta({
     description: "resourceVersion of the credential Secret last sent (never the credential itself).",

@@ -44,9 +44,13 @@ export const organizationSpec = z
 
 export const organizationStatus = z.object({
   ...statusBase,
-  organizationName: z.string().max(200).optional(),
-  slug: z.string().max(200).optional(),
-  plan: z.string().max(64).optional(),
+  organizationName: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({ description: "The organization's name in the Cloud API." }),
+  slug: z.string().max(200).optional().meta({ description: "The organization's slug in the Cloud API." }),
+  plan: z.string().max(64).optional().meta({ description: "The organization's plan." }),
   principalKid: z
     .string()
     .max(200)

@@ -11,19 +11,23 @@ const policyDocument = z.looseObject({}).meta({
 
 export const policyExample = z
   .object({
-    id: z.string().min(1).max(128),
-    label: z.string().max(200).optional(),
-    action: z.string().min(1).max(1024),
-    tool: z.string().min(1).max(128),
+    id: z.string().min(1).max(128).meta({ description: "Stable id of the example within the policy." }),
+    label: z.string().max(200).optional().meta({ description: "What the example shows, for people." }),
+    action: z.string().min(1).max(1024).meta({ description: "The action name the call is made under." }),
+    tool: z.string().min(1).max(128).meta({ description: "The tool called (its exposed name)." }),
     amount: z
       .string()
       .regex(/^-?[0-9]{1,40}(\.[0-9]{1,40})?$/, "a decimal of at most 40 digits before and after the point")
-      .optional(),
+      .optional()
+      .meta({ description: "Amount of the call, a decimal string; with currency." }),
     currency: z
       .string()
       .regex(/^[A-Z]{3}$/)
-      .optional(),
-    expectedOutcome: z.enum(["allowed", "requires_approval", "denied", "none"]),
+      .optional()
+      .meta({ description: "ISO 4217 currency of amount." }),
+    expectedOutcome: z
+      .enum(["allowed", "requires_approval", "denied", "none"])
+      .meta({ description: "The outcome the policy must give." }),
     expectedRule: z
       .string()
       .max(128)
@@ -63,7 +67,10 @@ export const policySpec = z
         "x-kubernetes-list-type": "map",
         "x-kubernetes-list-map-keys": ["id"],
       }),
-    agentDisclosure: z.enum(["inherit", "none", "rule", "conditions"]).default("inherit"),
+    agentDisclosure: z
+      .enum(["inherit", "none", "rule", "conditions"])
+      .default("inherit")
+      .meta({ description: "How much of a refusal the agent is told; inherit: the organization's setting." }),
     rollout: z
       .object({
         stage: z.enum(rolloutStages).default("Enforce").meta({
@@ -89,6 +96,7 @@ export const policySpec = z
       })
       .prefault({ stage: "Enforce", acknowledgeFailingExamples: false, observe: [] })
       .meta({
+        description: "The rollout the operator brings about through the Cloud API's gates (SPEC 3.3-3.5).",
         "x-kubernetes-validations": [
           {
             rule: "self.stage == 'Enforce' || has(self.candidate)",
@@ -117,32 +125,48 @@ export const policySpec = z
 /** Derived rollout stage of SPEC 3.5, as shown by `kubectl get policies`. */
 export const policyStages = ["None", "Observe", "Shadow", "RequireApproval", "Enforce"] as const;
 
-const versionRef = z.object({ id: cloudId, number: versionNumber, digest: z.string().max(128) });
+const versionRef = z.object({
+  id: cloudId.meta({ description: "Cloud API id of the version." }),
+  number: versionNumber.meta({ description: "The version number." }),
+  digest: z.string().max(128).meta({ description: "Digest of the version's document." }),
+});
 
 export const policyStatus = z.object({
   ...statusBase,
-  policyId: cloudId.optional(),
-  stage: z.enum(policyStages).optional(),
-  activeVersion: versionRef.optional(),
-  shadowVersion: versionRef.optional(),
+  policyId: cloudId.optional().meta({ description: "Cloud API id of the policy." }),
+  stage: z.enum(policyStages).optional().meta({ description: "The derived rollout stage (SPEC 3.5)." }),
+  activeVersion: versionRef.optional().meta({ description: "The version in force." }),
+  shadowVersion: versionRef.optional().meta({ description: "The version evaluated in shadow, if any." }),
   gates: z
     .object({
       examples: z
         .object({
-          passing: z.boolean(),
+          passing: z
+            .boolean()
+            .meta({ description: "Whether every saved example gave its expected outcome." }),
           failing: z
             .array(
               z.object({
-                id: z.string().max(128),
-                expected: z.string().max(300),
-                actual: z.string().max(300),
+                id: z.string().max(128).meta({ description: "The example's id." }),
+                expected: z.string().max(300).meta({ description: "Expected outcome, by rule." }),
+                actual: z.string().max(300).meta({ description: "Actual outcome, by rule." }),
               }),
             )
             .max(200)
-            .optional(),
+            .optional()
+            .meta({ description: "The examples that failed." }),
         })
-        .optional(),
-      language: z.object({ passing: z.boolean(), message: z.string().max(1024).optional() }).optional(),
+        .optional()
+        .meta({ description: "The examples gate." }),
+      language: z
+        .object({
+          passing: z
+            .boolean()
+            .meta({ description: "Whether every Gateway understands the document's language." }),
+          message: z.string().max(1024).optional().meta({ description: "Why not, when it does not pass." }),
+        })
+        .optional()
+        .meta({ description: "The language gate." }),
     })
     .optional()
     .meta({ description: "Results of the activation gates of SPEC 3.4 for the last attempted version." }),
@@ -161,11 +185,11 @@ export const policyStatus = z.object({
     .array(
       z.object({
         agent: objectName.meta({ description: "Agent resource (same namespace)." }),
-        agentId: cloudId,
-        windowId: cloudId,
-        hours: z.int().min(1).max(168),
-        endsAt: timestamp,
-        state: z.enum(["open", "ended"]),
+        agentId: cloudId.meta({ description: "Cloud API id of the agent." }),
+        windowId: cloudId.meta({ description: "Cloud API id of the window." }),
+        hours: z.int().min(1).max(168).meta({ description: "Length of the window." }),
+        endsAt: timestamp.meta({ description: "When the window ends." }),
+        state: z.enum(["open", "ended"]).meta({ description: "open, or ended (never reopened)." }),
       }),
     )
     .max(100)

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from "node:fs";
+import { lstatSync, readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
@@ -16,6 +16,52 @@ describe("crds/", () => {
     expect(checkedIn.sort()).toEqual([...generated.keys()].sort());
     for (const [name, text] of generated) {
       expect(readFileSync(crdsDir + name, "utf8"), `crds/${name} is stale`).toBe(text);
+    }
+  });
+
+  it("is copied exactly into the chart, as is the operator's RBAC (files/, no symlinks; `make crds`)", () => {
+    const chartFiles = fileURLToPath(new URL("../../../charts/countersign/files/", import.meta.url));
+    expect(readdirSync(chartFiles + "crds").sort()).toEqual(
+      readdirSync(crdsDir)
+        .filter((n) => n.endsWith(".yaml"))
+        .sort(),
+    );
+    for (const name of readdirSync(crdsDir).filter((n) => n.endsWith(".yaml"))) {
+      expect(lstatSync(chartFiles + "crds/" + name).isSymbolicLink()).toBe(false);
+      expect(
+        readFileSync(chartFiles + "crds/" + name, "utf8"),
+        `charts/countersign/files/crds/${name} is stale`,
+      ).toBe(readFileSync(crdsDir + name, "utf8"));
+    }
+    const rbac = fileURLToPath(new URL("../../../config/rbac/operator-clusterrole.yaml", import.meta.url));
+    expect(lstatSync(chartFiles + "operator-clusterrole.yaml").isSymbolicLink()).toBe(false);
+    expect(readFileSync(chartFiles + "operator-clusterrole.yaml", "utf8")).toBe(readFileSync(rbac, "utf8"));
+  });
+
+  it("describes every field, so `kubectl explain` has something to say about each", () => {
+    for (const [name, text] of renderCrds()) {
+      const undocumented: string[] = [];
+      const walk = (schema: Record<string, unknown>, at: string) => {
+        for (const [key, child] of Object.entries(
+          (schema.properties ?? {}) as Record<string, Record<string, unknown>>,
+        )) {
+          // metadata is the apiserver's: a CRD may not describe it.
+          if (!child.description && `${at}.${key}` !== ".metadata") undocumented.push(`${at}.${key}`);
+          walk(child, `${at}.${key}`);
+        }
+        if (schema.items) walk(schema.items as Record<string, unknown>, `${at}[]`);
+      };
+      walk(parse(text).spec.versions[0].schema.openAPIV3Schema, "");
+      expect(undocumented, `${name}: fields without a description`).toEqual([]);
+    }
+  });
+
+  it("has one NAME column per kind (kubectl prints its own)", () => {
+    for (const [name, text] of renderCrds()) {
+      const columns = parse(text).spec.versions[0].additionalPrinterColumns.map((c: { name: string }) =>
+        c.name.toUpperCase(),
+      );
+      expect(columns, name).not.toContain("NAME");
     }
   });
 

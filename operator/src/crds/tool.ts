@@ -1,6 +1,6 @@
 // Tool: a tool of an MCP server or a decision-only tool declared by operation name (SPEC 2.3).
 import { z } from "zod";
-import { cloudId, localObjectReference, statusBase } from "./fields.js";
+import { cloudIdOf, localObjectReference, statusBase } from "./fields.js";
 
 const toolName = z
   .string()
@@ -57,9 +57,9 @@ export const toolSpec = z.object({
 
 export const toolStatus = z.object({
   ...statusBase,
-  toolId: cloudId.optional(),
-  mcpServerId: cloudId.optional(),
-  enabled: z.boolean().optional(),
+  toolId: cloudIdOf("the tool").optional(),
+  mcpServerId: cloudIdOf("the MCP server the tool belongs to").optional(),
+  enabled: z.boolean().optional().meta({ description: "Whether the tool is enabled in the Cloud API." }),
 });
 
 export type ToolSpec = z.infer<typeof toolSpec>;

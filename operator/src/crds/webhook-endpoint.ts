@@ -1,6 +1,7 @@
 // WebhookEndpoint: where events are delivered (SPEC 2.10, 6). The signing secret goes to a Secret.
+import { subscribableEventTypes } from "@countersign/core/webhooks";
 import { z } from "zod";
-import { cloudId, objectName, statusBase, timestamp } from "./fields.js";
+import { cloudIdOf, objectName, statusBase, timestamp } from "./fields.js";
 
 /** Annotation whose new value asks the operator to rotate the signing secret. */
 export const rotateSigningSecretAnnotation = "countersign.dev/rotate-signing-secret";
@@ -11,13 +12,13 @@ export const webhookEndpointSpec = z.object({
     .max(2048)
     .regex(/^https:\/\/[^\s]+$/, "an https URL")
     .meta({ description: "HTTPS URL events are POSTed to." }),
-  description: z.string().max(500).optional(),
+  description: z.string().max(500).optional().meta({ description: "Free text shown in the dashboard." }),
   events: z
-    .array(z.string().regex(/^[a-z_]+\.[a-z_]+$/, "an event type such as receipt.created"))
+    .array(z.enum(subscribableEventTypes).meta({ description: "An event type of SPEC 6.1." }))
     .min(1)
     .max(64)
     .meta({ description: "Subscribed event types (SPEC 6.1).", "x-kubernetes-list-type": "set" }),
-  enabled: z.boolean().default(true),
+  enabled: z.boolean().default(true).meta({ description: "A disabled endpoint receives nothing." }),
   secretName: objectName.meta({
     description: `Secret (same namespace) the operator writes the signing secret into, under key "signing-secret". Set annotation ${rotateSigningSecretAnnotation} to a new value to rotate it.`,
   }),
@@ -25,14 +26,18 @@ export const webhookEndpointSpec = z.object({
 
 export const webhookEndpointStatus = z.object({
   ...statusBase,
-  webhookId: cloudId.optional(),
-  secretRotation: z.string().max(253).optional(),
+  webhookId: cloudIdOf("the webhook endpoint").optional(),
+  secretRotation: z
+    .string()
+    .max(253)
+    .optional()
+    .meta({ description: "Value of the rotation annotation last acted on." }),
   deliveries: z
     .object({
-      pending: z.int().min(0),
-      failed: z.int().min(0),
-      lastDeliveredAt: timestamp.optional(),
-      lastFailedAt: timestamp.optional(),
+      pending: z.int().min(0).meta({ description: "Deliveries waiting to be sent or retried." }),
+      failed: z.int().min(0).meta({ description: "Deliveries that failed for good." }),
+      lastDeliveredAt: timestamp.optional().meta({ description: "When a delivery last succeeded." }),
+      lastFailedAt: timestamp.optional().meta({ description: "When a delivery last failed." }),
     })
     .optional()
     .meta({ description: "Delivery health summarised from the endpoint's deliveries." }),

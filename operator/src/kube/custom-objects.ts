@@ -9,6 +9,9 @@ import {
 import { group, version, type KindDefinition } from "../crds/kinds.js";
 import type { Condition } from "../crds/fields.js";
 
+/** The name every write of the operator is recorded under in managedFields. */
+export const fieldManager = "countersign-operator";
+
 export interface CustomObject<Spec, Status> extends KubernetesObject {
   spec: Spec;
   status?: Status;
@@ -68,6 +71,7 @@ export class CustomObjects<Spec, Status extends StatusBase> {
       namespace: namespace!,
       name: name!,
       body: { ...object, status },
+      fieldManager,
     })) as CustomObject<Spec, Status>;
   }
 
@@ -81,6 +85,7 @@ export class CustomObjects<Spec, Status extends StatusBase> {
       namespace: namespace!,
       name: name!,
       body: object,
+      fieldManager,
     })) as CustomObject<Spec, Status>;
   }
 }

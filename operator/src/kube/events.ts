@@ -2,6 +2,7 @@
 // Cloud API, a refusal). Messages name ids and fields, never a secret.
 import { CoreV1Api, type KubeConfig, type KubernetesObject } from "@kubernetes/client-node";
 import { randomBytes } from "node:crypto";
+import { fieldManager } from "./custom-objects.js";
 import type { Logger } from "../log.js";
 
 export type EventType = "Normal" | "Warning";
@@ -12,6 +13,8 @@ export class EventRecorder {
   constructor(
     kubeConfig: KubeConfig,
     private readonly log: Logger,
+    /** This replica (the pod name), so `kubectl get events -o wide` tells which one acted. */
+    private readonly instance: string,
     private readonly component = "countersign-operator",
   ) {
     this.api = kubeConfig.makeApiClient(CoreV1Api);
@@ -24,6 +27,7 @@ export class EventRecorder {
     try {
       await this.api.createNamespacedEvent({
         namespace: meta.namespace!,
+        fieldManager,
         body: {
           metadata: { name: `${meta.name}.${randomBytes(8).toString("hex")}`, namespace: meta.namespace },
           involvedObject: {
@@ -37,8 +41,9 @@ export class EventRecorder {
           type,
           reason,
           message: message.slice(0, 1024),
-          source: { component: this.component },
+          source: { component: this.component, host: this.instance },
           reportingComponent: this.component,
+          reportingInstance: this.instance,
           firstTimestamp: now,
           lastTimestamp: now,
           count: 1,

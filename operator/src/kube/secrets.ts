@@ -1,6 +1,7 @@
 // Secrets the operator writes (gateway keys, webhook signing secrets): labelled as the operator's,
 // owned by the resource they belong to (so a cluster's garbage collector removes them too), and
 // annotated with the Cloud API id they hold a secret of, so a lost status can be recovered.
+import { fieldManager } from "./custom-objects.js";
 import { CoreV1Api, type KubeConfig, type KubernetesObject, type V1Secret } from "@kubernetes/client-node";
 
 export const managedByLabel = { "app.kubernetes.io/managed-by": "countersign-operator" };
@@ -53,7 +54,7 @@ export class SecretWriter {
     };
     const existing = await this.read(namespace, name);
     if (!existing) {
-      await this.api.createNamespacedSecret({ namespace, body });
+      await this.api.createNamespacedSecret({ namespace, body, fieldManager });
       return;
     }
     if (
@@ -66,6 +67,7 @@ export class SecretWriter {
       namespace,
       name,
       body: { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata?.resourceVersion } },
+      fieldManager,
     });
   }
 

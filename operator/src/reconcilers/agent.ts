@@ -193,8 +193,7 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
         conditions.push(await syncGatewayKey(c, spec));
       } catch (error) {
         if (error instanceof SecretNotOursError) return draft.fail("SecretNotOurs", error.message);
-        if (isRefusal(error))
-          return draft.fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+        if (isRefusal(error)) return draft.refused(error, orgId);
         throw error;
       }
 
@@ -211,8 +210,9 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
             },
       );
       await draft.write();
-      // A policy awaited from a person or a Policy resource: look again soon.
-      return failing ? { requeueAfterMs: 30_000 } : undefined;
+      // A Policy resource is watched (its status requeues this Agent); a person's assignment in the
+      // dashboard is no watch event, so that one is looked at again soon.
+      return failing?.reason === "AdminRequired" ? { requeueAfterMs: 30_000 } : undefined;
     },
   };
 }

@@ -33,7 +33,6 @@ export async function finalizerLifecycle<Spec, Status extends StatusBase>(c: {
         stop: await draft.fail(
           org.problem.reason,
           `cannot clean up the Cloud API side: ${org.problem.message}`,
-          30_000,
         ),
       };
     const kept = await c.cleanUp("problem" in org ? undefined : org.organizationId);
@@ -41,7 +40,8 @@ export async function finalizerLifecycle<Spec, Status extends StatusBase>(c: {
     await removeFinalizer(objects, object);
     return { stop: undefined };
   }
-  if ("problem" in org) return { stop: await draft.fail(org.problem.reason, org.problem.message, 30_000) };
+  // The namespace's Organization resource is watched: its arrival requeues this object.
+  if ("problem" in org) return { stop: await draft.fail(org.problem.reason, org.problem.message) };
   if (!hasFinalizer(object)) {
     await addFinalizer(objects, object);
     return { stop: undefined };

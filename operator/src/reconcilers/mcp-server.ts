@@ -5,7 +5,7 @@
 // twice. Deletion removes it from the Cloud API before the finalizer goes.
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import type { McpServer } from "../cloud-api/index.js";
-import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
+import { isNotFound, isRefusal, refusedMessage } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { mcpServerSpec, type MCPServerSpec, type MCPServerStatus } from "../crds/mcp-server.js";
@@ -81,11 +81,7 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
             if (isNotFound(error)) return; // already gone there
             if (!isRefusal(error)) throw error;
             if (error.code !== "IN_USE")
-              return draft.fail(
-                "DeleteRefused",
-                `the Cloud API refused the deletion: ${error.code}: ${error.message}`,
-                60_000,
-              );
+              return draft.fail("DeleteRefused", refusedMessage(error, "the deletion"), 60_000);
             // Its tools have recorded actions, whose evidence keeps it (SPEC 7.3): it stays in the
             // Cloud API with every tool disabled, and the resource goes.
             for (const tool of await deps.cloud.tools.listOf(orgId, serverId))
@@ -153,9 +149,8 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
         }
         draft.update({ serverStatus: server.status });
       } catch (error) {
-        if (error instanceof MissingCredential) return draft.fail("CredentialMissing", error.message, 30_000);
-        if (isRefusal(error))
-          return draft.fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+        if (error instanceof MissingCredential) return draft.fail("CredentialMissing", error.message);
+        if (isRefusal(error)) return draft.refused(error, orgId);
         throw error;
       }
       draft.set({

@@ -5,7 +5,8 @@
 // namespace's other resources, which reach the Cloud API through it, have cleaned up their side
 // (`kubectl delete -f config/samples/` deletes them all at once, in any order).
 import type { KubeConfig } from "@kubernetes/client-node";
-import { CloudApiError, type Organization, type OrganizationUpdate } from "../cloud-api/index.js";
+import type { Organization, OrganizationUpdate } from "../cloud-api/index.js";
+import { isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { organizationSpec, type OrganizationSpec, type OrganizationStatus } from "../crds/organization.js";
@@ -148,21 +149,11 @@ export function organizationReconciler(deps: Deps): Reconciler<OrganizationObjec
           );
         }
       } catch (error) {
-        if (!(error instanceof CloudApiError) || error.status >= 500 || error.status === 429) throw error;
-        const reason =
-          error.status === 404
-            ? "OrganizationNotFound"
-            : error.status === 401 || error.status === 403
-              ? "NotAuthorized"
-              : "Refused";
-        const message =
-          error.status === 404
-            ? `organization ${spec.organizationId} does not exist or the operator is not bound to it`
-            : `the Cloud API refused: ${error.code}: ${error.message}`;
-        draft.set({ type: "Reconciled", status: "False", reason, message });
-        draft.set({ type: "Ready", status: "False", reason, message });
-        if (await draft.write()) await deps.events.record(object, "Warning", reason, message);
-        return;
+        // A refusal is shown and waits for a change (of the spec, or of the binding, which is a
+        // person's in the Cloud API and no watch event: looked at again each minute); anything
+        // else is retried with backoff and shown by the controller.
+        if (!isRefusal(error)) throw error;
+        return draft.refused(error, spec.organizationId);
       }
 
       draft.update({ organizationName: org.name, slug: org.slug, plan: org.plan });

@@ -7,7 +7,7 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { CloudApi } from "../cloud-api/index.js";
 import type { ObserveWindow } from "../cloud-api/observe.js";
-import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
+import { describeRefusal, isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { AgentSpec, AgentStatus } from "../crds/agent.js";
 import { kindDefinition } from "../crds/kinds.js";
 import type { PolicySpec, PolicyStatus } from "../crds/policy.js";
@@ -108,7 +108,7 @@ export async function reconcileObserveWindows(o: {
         if (now.open) out.windows.push(asStatus(entry.agent, now.open));
         continue;
       }
-      out.refused.push(`${entry.agent}: ${error.code}: ${error.message}`);
+      out.refused.push(`${entry.agent}: ${describeRefusal(error)}`);
     }
   }
   return out;

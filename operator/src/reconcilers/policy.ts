@@ -18,7 +18,7 @@ import {
   type PolicyExampleWire,
   type PolicyVersion,
 } from "../cloud-api/index.js";
-import { isRefusal } from "../cloud-api/refusal.js";
+import { describeRefusal, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import type { AgentSpec, AgentStatus } from "../crds/agent.js";
 import { kindDefinition } from "../crds/kinds.js";
@@ -82,7 +82,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
       const name = spec.name ?? object.metadata!.name!;
       const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
       const org = await deps.organizationOf(namespace);
-      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message, 30_000);
+      if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message);
       const orgId = org.organizationId;
       const api = deps.cloud.policies;
       let observe: ObserveOutcome;
@@ -134,7 +134,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
                 type: "RolledBack",
                 status: "False",
                 reason: "Refused",
-                message: `rollback to version ${spec.rollbackToVersion} refused: ${error.code}: ${error.message}`,
+                message: `rollback to version ${spec.rollbackToVersion} refused: ${describeRefusal(error)}`,
               });
             throw error;
           });
@@ -212,7 +212,10 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
               return draft.fail(activation.reason, activation.message, 60_000);
             }
             await versions.refresh();
-          } else if (!draft.status.conditions?.some((c) => c.type === "ExamplesPassing")) {
+          } else if (draft.status.conditions?.some((c) => c.type === "ExamplesPassing")) {
+            // The same version is still active: what its activation found still holds.
+            draft.keep("ExamplesPassing");
+          } else {
             draft.set({
               type: "ExamplesPassing",
               status: "True",
@@ -241,12 +244,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
           await deps.events.record(object, "Normal", change.reason, change.message);
         draft.update({ observeWindows: observe.windows.length ? observe.windows : undefined });
       } catch (error) {
-        if (isRefusal(error))
-          return draft.fail(
-            error.code === "POLICY_INVALID" ? "PolicyInvalid" : "Refused",
-            `the Cloud API refused: ${error.code}: ${error.message}`,
-            60_000,
-          );
+        if (isRefusal(error)) return draft.refused(error, orgId);
         throw error;
       }
       await refreshVersions(orgId, draft.status.policyId!);
@@ -262,8 +260,9 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
         });
         if (await draft.write())
           await deps.events.record(object, "Warning", observing!.reason, observing!.message);
-        // An Agent's status.agentId is no watch event of this Policy: look again soon.
-        return { requeueAfterMs: observe.waiting.length ? 10_000 : 60_000 };
+        // A waiting window opens when its Agent's status changes (Agents are watched); a refusal
+        // is looked at again each minute.
+        return observe.waiting.length ? undefined : { requeueAfterMs: 60_000 };
       }
       draft.synced(`policy ${draft.status.policyId} matches the spec`, {
         status: "True",

@@ -93,8 +93,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       if (!serverId)
         return draft.fail(
           "MCPServerNotReady",
-          `MCPServer ${spec.mcpServerRef.name} has no Cloud API server yet`,
-          10_000,
+          `MCPServer ${spec.mcpServerRef.name} ${server ? "has no Cloud API server yet" : "does not exist"}`,
         );
       const { orgId } = step;
       const want = toolFields(spec);
@@ -134,7 +133,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       } catch (error) {
         if (isRefusal(error)) {
           if (tool) draft.update({ toolId: tool.id, mcpServerId: serverId, enabled: tool.enabled });
-          return draft.fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+          return draft.refused(error, orgId);
         }
         throw error;
       }

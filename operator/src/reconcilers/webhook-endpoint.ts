@@ -159,8 +159,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
         });
       } catch (error) {
         if (error instanceof SecretNotOursError) return draft.fail("SecretNotOurs", error.message);
-        if (isRefusal(error))
-          return draft.fail("Refused", `the Cloud API refused: ${error.code}: ${error.message}`, 60_000);
+        if (isRefusal(error)) return draft.refused(error, orgId);
         throw error;
       }
       draft.set({

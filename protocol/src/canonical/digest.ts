@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../platform/runtime.js";
 import { canonicalJson } from "./json.js";
 
 /**
@@ -14,10 +14,7 @@ export function isDigest(value: unknown): value is Sha256Digest {
   return typeof value === "string" && digestPattern.test(value);
 }
 
-/** Lowercase hex SHA-256 of bytes or of a string's UTF-8 encoding. */
-export function sha256Hex(data: Uint8Array | string): string {
-  return createHash("sha256").update(data).digest("hex");
-}
+export { sha256Hex };
 
 /** `sha256:<hex>` of raw bytes: the bundle SHA-256 is of this kind (the file as stored). */
 export function sha256Digest(data: Uint8Array | string): Sha256Digest {

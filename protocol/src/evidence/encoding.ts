@@ -5,28 +5,32 @@
  */
 const base64url = /^[A-Za-z0-9_-]*$/;
 
-// Node's Buffer where there is one (the servers' hot path); btoa/atob in a browser (the dashboard).
+// Node's Buffer when there is one (servers); btoa/atob, which every browser and Node have, otherwise.
 const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 
 export function toBase64url(bytes: Uint8Array): string {
   if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function decodeBase64url(text: string): Uint8Array {
-  if (NodeBuffer) return new Uint8Array(NodeBuffer.from(text, "base64url"));
-  const bin = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
-  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  return portableToBase64url(bytes);
 }
 
 /** Decodes strict unpadded base64url, or returns undefined for any other spelling. */
 export function fromBase64url(text: string): Uint8Array | undefined {
   if (!base64url.test(text) || text.length % 4 === 1) return undefined;
-  const bytes = decodeBase64url(text);
+  const bytes = NodeBuffer ? new Uint8Array(NodeBuffer.from(text, "base64url")) : portableFromBase64url(text);
   // Non-zero trailing bits would give a second spelling of the same bytes.
   return toBase64url(bytes) === text ? bytes : undefined;
+}
+
+export function portableToBase64url(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** Decodes base64url already checked against the alphabet and length rule. */
+export function portableFromBase64url(text: string): Uint8Array {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "==".slice(0, (4 - (text.length % 4)) % 4));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
 /** Length in characters of n bytes as unpadded base64url. */

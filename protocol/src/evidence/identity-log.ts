@@ -3,7 +3,7 @@ import { identityDigest, identityPublicKey, verifyIdentityDocument } from "./ide
 import { findEquivocations } from "./equivocation.js";
 import type { Ed25519Verify } from "./ed25519.js";
 import type { Kid } from "./kid.js";
-import { nodeVerify } from "./sign.js";
+import { defaultVerify } from "./sign.js";
 import { timeOf } from "./fields.js";
 
 /**
@@ -72,7 +72,7 @@ export type AcceptOutcome =
 export function acceptIdentityDocument(
   stored: readonly IdentityDocument[],
   incoming: unknown,
-  verify: Ed25519Verify = nodeVerify,
+  verify: Ed25519Verify = defaultVerify,
 ): AcceptOutcome {
   const checked = verifyIdentityDocument(incoming, verify);
   if (!checked.ok) return { outcome: "invalid", code: checked.code, message: checked.message };

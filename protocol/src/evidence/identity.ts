@@ -12,7 +12,7 @@ import {
   timestampSchema,
 } from "./fields.js";
 import { kidOf, type Kid } from "./kid.js";
-import { nodeVerify } from "./sign.js";
+import { defaultVerify } from "./sign.js";
 
 /**
  * An identity document binds a KID to its public key, the kind of actor and
@@ -125,7 +125,7 @@ export type IdentityProblem = "IDENTITY_INVALID";
  */
 export function verifyIdentityDocument(
   doc: unknown,
-  verify: Ed25519Verify = nodeVerify,
+  verify: Ed25519Verify = defaultVerify,
 ): { ok: true; document: IdentityDocument } | { ok: false; code: IdentityProblem; message: string } {
   const parsed = identityDocumentSchema.safeParse(doc);
   if (!parsed.success)

@@ -1,7 +1,8 @@
 /**
  * The evidence protocol (docs/evidence.md): identities, signed objects,
  * receipts, bundles and their offline verification. Pure: no database, no
- * network. node:crypto signs on the hot path; noble is the pure alternative.
+ * network. Runs in browsers as well as Node.js: node:crypto signs and
+ * verifies where it exists (the server's hot path), noble everywhere else.
  */
 
 // Keys and KIDs
@@ -14,6 +15,8 @@ export {
   publicKeyObject,
   rawPublicKey,
   generateSeed,
+  signerFromSeed,
+  defaultVerify,
 } from "./sign.js";
 export { nobleSigner, nobleVerify } from "./noble.js";
 export { toBase64url, fromBase64url } from "./encoding.js";

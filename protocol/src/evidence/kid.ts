@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../canonical/index.js";
 
 /**
  * A KID names a signer by its key: `kid_` + lowercase hex SHA-256 of the raw
@@ -12,7 +12,7 @@ export const kidPattern = /^kid_[0-9a-f]{64}$/;
 
 export function kidOf(publicKey: Uint8Array): Kid {
   if (publicKey.length !== 32) throw new RangeError("an Ed25519 public key is 32 bytes");
-  return `kid_${createHash("sha256").update(publicKey).digest("hex")}`;
+  return `kid_${sha256Hex(publicKey)}`;
 }
 
 export function isKid(value: unknown): value is Kid {

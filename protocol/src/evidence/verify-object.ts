@@ -7,7 +7,7 @@ import { identityStates, type IdentityState } from "./identity-log.js";
 import type { Kid } from "./kid.js";
 import { checkObjectCrypto } from "./object.js";
 import { signedObjectSchema, type SignedObject } from "./signed-object.js";
-import { nodeVerify } from "./sign.js";
+import { defaultVerify } from "./sign.js";
 
 export type ObjectProblemCode =
   | "OBJECT_MALFORMED"
@@ -31,7 +31,7 @@ export type ObjectCheck =
 export function checkSignedObject(
   object: SignedObject,
   identity: IdentityState | undefined,
-  verify: Ed25519Verify = nodeVerify,
+  verify: Ed25519Verify = defaultVerify,
 ): ObjectCheck {
   if (!identity)
     return { ok: false, code: "IDENTITY_UNKNOWN", message: `no identity document for ${object.body.actor}` };
@@ -71,7 +71,7 @@ export function verifySignedObject(
   identityDocuments: readonly IdentityDocument[],
   options: { expectedActor?: Kid; verify?: Ed25519Verify } = {},
 ): ObjectCheck {
-  const verify = options.verify ?? nodeVerify;
+  const verify = options.verify ?? defaultVerify;
   const parsed = signedObjectSchema.safeParse(submitted);
   if (!parsed.success)
     return { ok: false, code: "OBJECT_MALFORMED", message: "object does not match its type's schema" };

@@ -6,7 +6,7 @@ import { actorOf, audit } from "../../audit/record.js";
 import { ACTION_COLUMNS, ACTION_FROM, actionJson, type ActionRow } from "../../actions/action-json.js";
 import type { ApiContext } from "../../context.js";
 import { gatewayIdentityOf } from "../../evidence/options.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed, instantSchema } from "../shared.js";
 
 const statuses = [
   "denied",
@@ -31,8 +31,8 @@ const listQuery = z.strictObject({
   execution: z.enum(["gateway", "caller"]).optional(),
   environment: z.enum(["live", "test"]).optional(),
   policy_id: z.uuid().optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
-  until: z.iso.datetime({ offset: true }).optional(),
+  since: instantSchema.optional(),
+  until: instantSchema.optional(),
 });
 
 async function readAction(
@@ -62,7 +62,7 @@ export async function actionRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const q = request.query;
-      const after = decodeCursor(q.cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(q.cursor, timeCursor);
       const { rows } = await ctx.pool.query<ActionRow>(
         `select ${ACTION_COLUMNS} from ${ACTION_FROM}
         where pa.organization_id = $1

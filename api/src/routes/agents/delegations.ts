@@ -2,11 +2,12 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { checkDelegation, timestamp, verifySignedObject, type BodyOf, type SignedObject } from "@countersign/protocol/evidence";
+import { delegationSubmissionSchema, revocationSubmissionSchema, type Delegation } from "@countersign/protocol/wire";
 import { principalOf, isPrincipalValid, storedIdentity } from "@countersign/core/identities";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { decodeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { readAgent } from "./agents.js";
 
 /** SPEC 2.5, 8.5. */
@@ -27,7 +28,7 @@ interface DelegationRow {
 }
 const COLUMNS = "id, agent_id, object_id, object, permissions, expires_at, created_at, revoked_at, revocation";
 
-function delegationJson(d: DelegationRow, now = Date.now()) {
+function delegationJson(d: DelegationRow, now = Date.now()): Delegation {
   return {
     id: d.id,
     agent_id: d.agent_id,
@@ -62,7 +63,7 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
     const o = organizationOf(request);
     await readAgent(ctx.pool, o.id, request.params.agent_id);
     const { limit, cursor } = request.query;
-    const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+    const after = decodeCursor(cursor, timeCursor);
     const { rows } = await ctx.pool.query<DelegationRow>(
       `select ${COLUMNS} from delegations where agent_id = $1 and organization_id = $2
          and ($3::timestamptz is null or (created_at, id) < ($3::timestamptz, $4::uuid))
@@ -79,7 +80,7 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/agents/:agent_id/delegations",
-    { schema: { params: agentParams, body: z.strictObject({ delegation: z.record(z.string(), z.unknown()) }) } },
+    { schema: { params: agentParams, body: delegationSubmissionSchema } },
     async (request, reply) => {
       const o = organizationOf(request);
       const now = new Date();
@@ -131,7 +132,7 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/delegations/:delegation_id/revoke",
-    { schema: { params: z.strictObject({ org_id: z.uuid(), delegation_id: z.uuid() }), body: z.strictObject({ revocation: z.record(z.string(), z.unknown()) }) } },
+    { schema: { params: z.strictObject({ org_id: z.uuid(), delegation_id: z.uuid() }), body: revocationSubmissionSchema } },
     async (request) => {
       const o = organizationOf(request);
       const now = new Date();

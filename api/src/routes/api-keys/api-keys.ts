@@ -7,7 +7,7 @@ import { scopes } from "../../access/types.js";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
-import { decodeCursor, isAdmin, keysetPage, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, isAdmin, keysetPage, nameSchema, organizationOf, pageQuery, typed, instantSchema } from "../shared.js";
 
 interface KeyRow {
   id: string;
@@ -51,7 +51,7 @@ function keyJson(k: KeyRow) {
   };
 }
 
-const expiresAt = z.iso.datetime({ offset: true });
+const expiresAt = instantSchema;
 const common = { name: nameSchema, environment: z.enum(["live", "test"]).default("live"), expires_at: expiresAt.optional() };
 const createBody = z.discriminatedUnion("kind", [
   z.strictObject({ ...common, kind: z.literal("gateway"), agent_id: z.uuid() }),
@@ -76,7 +76,7 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor, kind } = request.query;
-      const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(cursor, timeCursor);
       // Developers see gateway keys only.
       const kinds = isAdmin(o.role) ? (kind ? [kind] : ["gateway", "management"]) : kind === "management" ? [] : ["gateway"];
       const { rows } = await ctx.pool.query<KeyRow>(

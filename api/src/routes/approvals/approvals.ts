@@ -13,7 +13,7 @@ import {
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { gatewayIdentityOf } from "../../evidence/options.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, sessionOf, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, sessionOf, typed } from "../shared.js";
 
 interface ApprovalRow extends ActionRow {
   ar_id: string;
@@ -107,7 +107,7 @@ export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor, status, agent_id } = request.query;
-      const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(cursor, timeCursor);
       const now = new Date();
       // "pending" means still decidable; "expired" includes pending requests past their expiry.
       const { rows } = await ctx.pool.query<ApprovalRow>(

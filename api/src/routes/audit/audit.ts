@@ -11,7 +11,7 @@ export async function auditRoute(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor, action } = request.query;
-      const before = decodeCursor(cursor, z.string().regex(/^\d+$/));
+      const before = decodeCursor(cursor, z.string().regex(/^\d{1,18}$/));
       const { rows } = await ctx.pool.query<{
         id: string;
         action: string;

@@ -13,7 +13,7 @@ import { withDiscoverySlot } from "../../mcp/discovery-slots.js";
 import { mcpOptionsOf, type McpOptions } from "../../mcp/options.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { sameBinding, toolBinding } from "../../tools/binding.js";
-import { decodeCursor, isUniqueViolation, keysetPage, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, isUniqueViolation, keysetPage, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
 import { SERVER_COLUMNS, serverJson, type ServerRow } from "./server-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
@@ -82,7 +82,7 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
   r.get("/orgs/:org_id/mcp-servers", { schema: { params: orgParams, querystring: z.strictObject({ ...pageQuery, kind: z.enum(["mcp", "decision_only"]).optional() }) } }, async (request) => {
     const o = organizationOf(request);
     const { limit, cursor, kind } = request.query;
-    const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+    const after = decodeCursor(cursor, timeCursor);
     const { rows } = await ctx.pool.query<ServerRow>(
       `select ${SERVER_COLUMNS} from mcp_servers where organization_id = $1 and ($2::text is null or kind = $2)
          and ($3::timestamptz is null or (created_at, id) < ($3::timestamptz, $4::uuid))

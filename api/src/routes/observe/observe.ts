@@ -8,7 +8,7 @@ import { looksLikeSecret } from "../../observe/secret-like.js";
 import { closeExpiredWindows, endWindows, WINDOW_COLUMNS, WINDOW_FROM, windowJson, type WindowRow } from "../../observe/windows.js";
 import { enforceAnalysisLimit } from "../../policies/analysis-limit.js";
 import { readAgent } from "../agents/agents.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 
 /** SPEC 8.5: observe windows shown per agent. */
 export const WINDOWS_SHOWN_PER_AGENT = 20;
@@ -126,7 +126,7 @@ export async function observeRoutes(app: FastifyInstance, ctx: ApiContext) {
       const o = organizationOf(request);
       const { limit, cursor, state, agent_id } = request.query;
       await closeExpiredWindows(ctx.pool, o.id, new Date());
-      const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(cursor, timeCursor);
       const { rows } = await ctx.pool.query<WindowRow>(
         `select ${WINDOW_COLUMNS} from ${WINDOW_FROM} where w.organization_id = $1
            and ($2::text is null or (w.ended_at is null) = ($2 = 'open'))

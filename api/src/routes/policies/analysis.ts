@@ -9,7 +9,7 @@ import { enforceAnalysisLimit } from "../../policies/analysis-limit.js";
 import { rolloutOf } from "../../policies/options.js";
 import { mapTools, runSimulation, type SimulationRequest } from "../../policies/simulation.js";
 import { compiledVersion, loadPolicy, loadVersion, namedVersion } from "../../policies/store.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { policyParams, reportQuery, simulationBody, versionParams } from "./schemas.js";
 
 /** SPEC 8.3, 8.4: saved simulations are kept 400 days; 100 per policy per 24 hours. */
@@ -177,7 +177,7 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
       const o = organizationOf(request);
       const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
       const { limit, cursor } = request.query;
-      const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(cursor, timeCursor);
       const { rows } = await ctx.pool.query<SimulationRow>(
         `select * from policy_simulations where policy_id = $1 and expires_at > $2
          and ($3::timestamptz is null or (created_at, id) < ($3::timestamptz, $4::uuid))

@@ -11,7 +11,7 @@ import {
   VERSION_COLUMNS,
   type VersionRow,
 } from "../../policies/store.js";
-import { organizationOf, typed } from "../shared.js";
+import { organizationOf, typed, instantSchema } from "../shared.js";
 import { policyParams } from "./schemas.js";
 
 export const EVIDENCE_FORMAT = "countersign.policy-evidence@1";
@@ -30,7 +30,7 @@ const DAY = 86_400_000;
 export async function evidenceRoute(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
   const rollout = rolloutOf(ctx.rollout);
-  const when = z.iso.datetime({ offset: true });
+  const when = instantSchema;
 
   r.get(
     "/orgs/:org_id/policies/:policy_id/evidence",

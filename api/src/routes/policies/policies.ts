@@ -26,6 +26,7 @@ import {
 import { insertVersion, validDocument } from "../../policies/versions.js";
 import {
   decodeCursor,
+  nameCursor,
   isUniqueViolation,
   keysetPage,
   organizationOf,
@@ -135,7 +136,7 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor } = request.query;
-      const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(cursor, nameCursor);
       const { rows } = await ctx.pool.query<PolicyRow>(
         `select ${POLICY_COLUMNS} from policies where organization_id = $1
          and ($2::text is null or (name, id) > ($2::text, $3::uuid)) order by name, id limit $4`,

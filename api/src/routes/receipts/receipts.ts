@@ -13,7 +13,7 @@ import {
   type ReceiptRow,
 } from "../../receipts/stored-receipt.js";
 import { verifyStoredBundle } from "../../receipts/verify.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 
 const receiptParams = z.strictObject({ org_id: z.uuid(), receipt_id: z.uuid() });
 
@@ -45,7 +45,7 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const q = request.query;
-      const after = decodeCursor(q.cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(q.cursor, timeCursor);
       const { rows } = await ctx.pool.query<ReceiptRow>(
         `select ${RECEIPT_COLUMNS} from ${RECEIPT_FROM}
           where r.organization_id = $1 and ($2::text is null or r.outcome = $2) and ($3::text is null or r.kind = $3)

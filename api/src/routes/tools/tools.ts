@@ -11,7 +11,7 @@ import { checkQuota } from "../../orgs/quota.js";
 import { bindingDigest, sameBinding, toolBinding } from "../../tools/binding.js";
 import { discoverServer, readServer } from "../mcp-servers/mcp-servers.js";
 import type { ServerRow } from "../mcp-servers/server-json.js";
-import { decodeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { TOOL_COLUMNS, toolJson, type ToolRow } from "./tool-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
@@ -84,7 +84,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor, mcp_server_id, enabled } = request.query;
-      const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(cursor, timeCursor);
       const { rows } = await ctx.pool.query<ToolRow>(
         `select ${TOOL_COLUMNS} from tools where organization_id = $1 and ($2::uuid is null or mcp_server_id = $2) and ($3::boolean is null or enabled = $3)
            and ($4::timestamptz is null or (created_at, id) < ($4::timestamptz, $5::uuid))

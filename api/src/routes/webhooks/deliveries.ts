@@ -5,7 +5,7 @@ import { inTransaction, type Queryable } from "@countersign/core/store";
 import { TEST_EVENT_TYPE } from "@countersign/core/webhooks";
 import type { ApiContext } from "../../context.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { DELIVERY_SELECT, deliveryJson, type DeliveryRow } from "./serialize.js";
 
 const params = z.strictObject({ org_id: z.uuid(), webhook_id: z.uuid() });
@@ -61,7 +61,7 @@ export async function webhookDeliveryRoutes(app: FastifyInstance, ctx: ApiContex
         [request.params.webhook_id, o.id],
       );
       if (!found.rows.length) throw new ServiceError("NOT_FOUND", "webhook endpoint not found");
-      const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(cursor, timeCursor);
       const { rows } = await ctx.pool.query<DeliveryRow>(
         `${DELIVERY_SELECT}
           where d.endpoint_id = $1 and ($2::text is null or d.state = $2)

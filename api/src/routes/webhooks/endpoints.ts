@@ -9,7 +9,7 @@ import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { sealSecret } from "../../webhooks/endpoint-secrets.js";
 import type { WebhookOptions } from "../../webhooks/options.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { ENDPOINT_COLUMNS, endpointJson, type EndpointRow } from "./serialize.js";
 import { requirePublicUrl } from "./url-check.js";
 
@@ -55,7 +55,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: ApiContex
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor } = request.query;
-      const after = decodeCursor(cursor, z.tuple([z.string(), z.uuid()]));
+      const after = decodeCursor(cursor, timeCursor);
       const { rows } = await ctx.pool.query<EndpointRow>(
         `select ${ENDPOINT_COLUMNS} from webhook_endpoints where organization_id = $1
          and ($2::timestamptz is null or (created_at, id) > ($2::timestamptz, $3::uuid))

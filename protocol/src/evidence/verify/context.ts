@@ -9,7 +9,7 @@ import type { Findings } from "./result.js";
 export interface VerifyOptions {
   /** The time reported as verified_at; it never decides validity (steps are judged at their own times). */
   now?: Date;
-  /** Ed25519 verification; node:crypto by default, nobleVerify for a pure one. */
+  /** Ed25519 verification; node:crypto on Node.js and the pure noble implementation elsewhere by default. */
   verify?: Ed25519Verify;
   /**
    * Identity documents the verifier knows from elsewhere (the Cloud API's

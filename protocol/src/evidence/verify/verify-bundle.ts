@@ -1,5 +1,5 @@
 import type { Kid } from "../kid.js";
-import { nodeVerify } from "../sign.js";
+import { defaultVerify } from "../sign.js";
 import { checkAttestations, checkDisclosures, checkTrust } from "./check-extras.js";
 import { checkChain } from "./check-chain.js";
 import { checkFormat } from "./check-format.js";
@@ -21,7 +21,7 @@ export function verifyBundle(input: unknown, options: VerifyOptions = {}): Verif
   const now = options.now ?? new Date();
   const parsed = checkFormat(input, findings);
   if (!parsed) return findings.finish(now);
-  const verify = options.verify ?? nodeVerify;
+  const verify = options.verify ?? defaultVerify;
   const identities = checkIdentities(
     findings,
     parsed.identityDocuments,

@@ -2,6 +2,7 @@ import canonicalize from "canonicalize";
 import { scaledAmount, type CompiledPolicy } from "../compile.js";
 import type { Condition, Effect } from "../document/schema.js";
 import { policyLimits } from "../document/limits.js";
+import { utf8Length } from "../../platform/runtime.js";
 import type { Decision, PolicyInput } from "../evaluate.js";
 import { compileActionCondition } from "../conditions/action.js";
 import { compileAmountCondition } from "../conditions/amount.js";
@@ -110,7 +111,7 @@ export function fullExplanation(
     })),
     amount_band,
   };
-  if (Buffer.byteLength(canonicalize(full) ?? "", "utf8") > policyLimits.explanationBytes) {
+  if (utf8Length(canonicalize(full) ?? "") > policyLimits.explanationBytes) {
     return { ...core, minimal: true, reason: "too_large" };
   }
   return full;

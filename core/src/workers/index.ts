@@ -1,0 +1,1 @@
+export { startPeriodic, type PeriodicOptions, type PeriodicWorker } from "./periodic.js";

@@ -1,0 +1,36 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+
+type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/**
+ * The SDK answers a request whose params fail its schema, and any exception
+ * of a handler, with -32603 and the exception's text (a zod dump, or a
+ * database message). SPEC 7.3 wants params errors as -32602 naming the
+ * members, and -32603 only as "internal error" naming the request id, with
+ * the details in our log. The SDK offers no hook for this, so every
+ * registered handler (the SDK's own initialize and ping included) is wrapped
+ * once the server is built; a test of the fuzz suite fails if the SDK's
+ * internals move.
+ */
+export function guardHandlers(server: Server, requestId: string, log: FastifyBaseLogger): void {
+  const handlers = (server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
+  if (!(handlers instanceof Map)) throw new Error("the MCP SDK's request handlers are not where guardHandlers expects them");
+  for (const [method, handler] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } catch (err) {
+        if (err instanceof McpError) throw err;
+        const issues = (err as { issues?: { path?: PropertyKey[] }[] })?.issues;
+        if (Array.isArray(issues)) {
+          const where = [...new Set(issues.map((i) => (i.path ?? []).map(String).join(".") || "(the request)"))].slice(0, 10).join(", ");
+          throw new McpError(ErrorCode.InvalidParams, `invalid params of ${method}: ${where}`);
+        }
+        log.error({ err, method }, "mcp handler failed");
+        throw new McpError(ErrorCode.InternalError, `internal error; request id ${requestId}`);
+      }
+    });
+  }
+}

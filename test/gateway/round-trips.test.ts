@@ -1,0 +1,140 @@
+/**
+ * The hot path's cost in database work, counted so that it cannot grow
+ * unnoticed: every statement a Gateway sends goes through a counting wrapper
+ * around its pool's clients. A decision-only call is two round trips (the
+ * admission read and the decision write), both named prepared statements,
+ * and waits for one synchronous commit; a tools/call is counted likewise.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPool } from "../../core/src/store/index.js";
+import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+import { createAuthorizationWorld, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
+import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
+import { startTestGateway, type TestGateway } from "./harness.js";
+
+interface Sent {
+  name: string | undefined;
+  text: string;
+  /** The statement ran outside an explicit transaction: it is its own transaction and commit. */
+  autocommit: boolean;
+}
+
+/** A pool whose clients report every statement they send. */
+function countingPool(url: string): { pool: pg.Pool; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const pool = createPool(url, { applicationName: "counting", max: 10 });
+  pool.on("connect", (client) => {
+    let inTransaction = false;
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+      const text = typeof config === "string" ? config : (config as { text: string }).text;
+      const name = typeof config === "object" && config !== null ? (config as { name?: string }).name : undefined;
+      const word = text.trim().toLowerCase();
+      if (word === "begin") inTransaction = true;
+      sent.push({ name, text, autocommit: !inTransaction });
+      if (word === "commit" || word === "rollback") inTransaction = false;
+      return query(config, ...rest);
+    };
+  });
+  return { pool, sent };
+}
+
+// A replica reports itself every 15 s on the same pool; that is not a call's work.
+const ofCalls = (sent: Sent[]) => sent.filter((s) => !s.text.includes("gateway_instances"));
+const writes = (s: Sent) => /\b(insert|update|delete)\b|take_tokens/i.test(s.text);
+/** Commits that wait for the WAL flush: explicit commits and writing autocommit statements not made asynchronous. */
+function synchronousCommits(sent: Sent[]): number {
+  let count = 0;
+  let wrote = false;
+  for (const s of sent) {
+    const word = s.text.trim().toLowerCase();
+    if (word === "begin") wrote = false;
+    else if (word === "commit") count += wrote ? 1 : 0;
+    else if (!s.autocommit) wrote ||= writes(s);
+    else if (writes(s) && !/set_config\('synchronous_commit', 'off', true\)/.test(s.text)) count++;
+  }
+  return count;
+}
+const transactions = (sent: Sent[]) => sent.filter((s) => s.text.trim().toLowerCase() === "commit" || (s.autocommit && s.text.trim().toLowerCase() !== "begin")).length;
+
+let db: TestDatabase;
+let counting: ReturnType<typeof countingPool>;
+let gw: TestGateway;
+let world: AuthorizationWorld;
+let up: Upstream;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  counting = countingPool(db.url);
+  gw = await startTestGateway({ ...db, pool: counting.pool });
+  world = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
+  up = await startUpstream({ tools: { refund: echoTool } });
+});
+afterAll(async () => {
+  await gw?.close();
+  await up?.close();
+  await counting?.pool.end();
+  await db?.drop();
+});
+
+async function countedAuthorize(body: unknown) {
+  // The first call of a kind prepares its statements and fills the policy cache: count a later one.
+  counting.sent.length = 0;
+  const res = await gw.authorize(world.key, body);
+  return { res, sent: ofCalls(counting.sent) };
+}
+
+describe("round trips and commits per call", () => {
+  it("an allowed decision: two named statements (admission, write), one synchronous commit", async () => {
+    await gw.authorize(world.key, { tool: world.tool, arguments: { amount: 5 }, idempotency_key: "warm-up" });
+    const { res, sent } = await countedAuthorize({ tool: world.tool, arguments: { amount: 5 }, idempotency_key: "counted" });
+    expect(res.body.status).toBe("authorized");
+    expect(sent.map((s) => s.name)).toEqual(["gateway_admission", "decision_write"]);
+    expect(transactions(sent)).toBe(2);
+    expect(synchronousCommits(sent)).toBe(1);
+  });
+
+  it("a denied decision and a repeat of a recorded one cost no more", async () => {
+    const denied = await countedAuthorize({ tool: world.tool, arguments: { amount: 50_000 } });
+    expect(denied.res.body.status).toBe("denied");
+    expect(denied.sent.map((s) => s.name)).toEqual(["gateway_admission", "decision_write"]);
+    const repeat = await countedAuthorize({ tool: world.tool, arguments: { amount: 5 }, idempotency_key: "counted" });
+    expect(repeat.res.body.status).toBe("authorized");
+    // The admission finds the recorded action; the repeat reads its view and writes nothing.
+    expect(repeat.sent.map((s) => s.name)).toEqual(["gateway_admission", "action_view"]);
+    expect(synchronousCommits(repeat.sent)).toBe(0);
+  });
+
+  it("a tools/call: every statement named; decision, claim and RESULT each commit once", async () => {
+    const tool = (await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" } })).name;
+    const call = async (id: string) => {
+      const res = await fetch(`${gw.gateway.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${world.key}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: { amount: 5 }, _meta: { "service/idempotency-key": id } } }),
+      });
+      return (await res.json()) as { result?: { isError?: boolean } };
+    };
+    expect((await call("mcp-warm-up")).result?.isError).toBeFalsy();
+    counting.sent.length = 0;
+    const answer = await call("mcp-counted");
+    expect(answer.result?.isError).toBeFalsy();
+    const sent = ofCalls(counting.sent);
+    const statements = sent.filter((s) => !["begin", "commit"].includes(s.text.trim().toLowerCase()));
+    expect(statements.every((s) => s.name !== undefined)).toBe(true);
+    expect(statements.map((s) => s.name)).toEqual([
+      "gateway_admission",
+      "decision_context",
+      "decision_write",
+      "execution_claim_lock",
+      "stored_objects",
+      "execution_claim",
+      "stored_identity_logs",
+      "execution_result",
+    ]);
+    // The claim is the one explicit transaction (begin, lock, objects, claim, commit).
+    expect(sent).toHaveLength(10);
+    expect(synchronousCommits(sent)).toBe(3);
+  });
+});
