@@ -120,7 +120,7 @@ it(
     await tabA.getByLabel("Name").fill("Made in the wrong account");
     await tabA.getByRole("button", { name: "Create" }).click();
     await tabA.locator('form [role=alert][data-code="SESSION_CHANGED"]').waitFor();
-  await screenshot(tabA, "session-changed", dir);
+    await screenshot(tabA, "session-changed", dir);
     expect(sent.filter((s) => !s.startsWith("GET "))).toEqual([]);
     const { rows } = await world.db.pool.query(
       "select count(*)::int as n from organizations where name = 'Made in the wrong account'",
@@ -149,7 +149,7 @@ it(
     );
     await page.getByRole("button", { name: "Make and bind a key in this browser" }).click();
     await page.getByText("Your session ended. Sign in again to continue.").waitFor();
-  await screenshot(page, "session-ended", dir);
+    await screenshot(page, "session-ended", dir);
     expect(new URL(page.url()).pathname).toBe("/sign-in");
     await page.getByLabel("E-mail").fill(email);
     await page.getByLabel("Password").fill("correct horse battery staple");

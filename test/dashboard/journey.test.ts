@@ -88,6 +88,13 @@ it(
     await owner.page.getByRole("button", { name: "Sign and grant" }).click();
     await owner.page.getByTestId("delegations").getByText("payments.*").waitFor();
     await shot(owner.page, "agent");
+    // The dry run shows exactly what the agent would receive, recording nothing.
+    await owner.page.getByLabel("Tool").fill("refund_payment");
+    await owner.page.getByLabel("Arguments (JSON)").fill('{"amount": 40, "order": "A-0999"}');
+    await owner.page.getByRole("button", { name: "Dry run" }).click();
+    const wouldReceive = JSON.parse((await owner.page.getByTestId("dry-run-receives").textContent())!);
+    expect(wouldReceive).toMatchObject({ allowed: true, status: "authorized", protected_action_id: null });
+    await shot(owner.page, "dry-run");
 
     // 4. A second member, invited by e-mail, joins in a second browser and binds a personal key made there.
     const approverEmail = newEmail("approver");

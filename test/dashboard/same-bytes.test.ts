@@ -144,7 +144,7 @@ it(
       .evaluateAll((els) => els.map((e) => e.getAttribute("data-error-code")));
     expect(codes).toEqual(nodeSays.errors.map((e) => e.code));
     for (const code of tampered.expect) expect(codes).toContain(code);
-  await screenshot(page, "verify-offline", dir);
+    await screenshot(page, "verify-offline", dir);
     expect(sent).toEqual([]);
   },
 );

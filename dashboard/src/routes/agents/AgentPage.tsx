@@ -8,6 +8,7 @@ import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { Loaded } from "../../components/Loading.js";
 import { PolicySelect } from "./AgentsPage.js";
 import { Delegations } from "./Delegations.js";
+import { DryRun } from "./DryRun.js";
 import { GatewayKeys } from "./GatewayKeys.js";
 
 export function AgentPage() {
@@ -56,6 +57,7 @@ export function AgentPage() {
             )}
             {can.manage(role) && <GatewayKeys orgId={orgId} agentId={agentId} />}
             <Delegations orgId={orgId} agentId={agentId} mayAdminister={can.administer(role)} />
+            <DryRun orgId={orgId} agentId={agentId} />
           </>
         )}
       </Loaded>
