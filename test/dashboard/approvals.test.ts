@@ -121,6 +121,57 @@ describe("roles", () => {
   });
 });
 
+describe("organization", () => {
+  it(
+    "saves settings an owner changes, and a role change shows at once in the member's navigation",
+    { timeout: 60_000 },
+    async () => {
+      await owner.goto(`/orgs/${orgId}/settings`);
+      await owner.getByLabel(/^Approval lifetime/).fill("59");
+      await owner.getByRole("button", { name: "Save" }).click();
+      await owner.locator('[role=alert][data-code="VALIDATION_FAILED"]').waitFor();
+      expect((await sessionRequest(owner, "GET", `/orgs/${orgId}`)).organization.approval_ttl_seconds).toBe(
+        86400,
+      );
+      await owner.getByLabel(/^Approval lifetime/).fill("7200");
+      await owner.getByRole("button", { name: "Save" }).click();
+      await expect
+        .poll(
+          async () =>
+            (await sessionRequest(owner, "GET", `/orgs/${orgId}`)).organization.approval_ttl_seconds,
+        )
+        .toBe(7200);
+
+      // The viewer made approver and back: their navigation follows the role the service re-reads.
+      await owner.goto(`/orgs/${orgId}/members`);
+      const viewerEmail = await viewer.getByRole("link", { name: /@example\.test$/ }).textContent();
+      await owner.getByLabel(`Role of ${viewerEmail}`).selectOption("approver");
+      await expect
+        .poll(
+          async () =>
+            (await sessionRequest(owner, "GET", `/orgs/${orgId}/members`)).items.find(
+              (m: { email: string }) => m.email === viewerEmail,
+            )?.role,
+        )
+        .toBe("approver");
+      await viewer.goto(`/orgs/${orgId}`);
+      await viewer
+        .getByRole("navigation", { name: "Organization" })
+        .getByRole("link", { name: "Approvals" })
+        .waitFor();
+      await owner.getByLabel(`Role of ${viewerEmail}`).selectOption("viewer");
+      await expect
+        .poll(
+          async () =>
+            (await sessionRequest(owner, "GET", `/orgs/${orgId}/members`)).items.find(
+              (m: { email: string }) => m.email === viewerEmail,
+            )?.role,
+        )
+        .toBe("viewer");
+    },
+  );
+});
+
 describe("deciding", () => {
   it("shows a new request in the open queue without a reload", { timeout: 60_000 }, async () => {
     await approver.goto(`/orgs/${orgId}/approvals`);
