@@ -5,7 +5,7 @@ import { receiptCreated } from "../decision/events.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs } from "../decision/stored-evidence.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
-import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
+import { followingStep, signObject, timestamp, type BodyOf, type Kid, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
@@ -30,7 +30,8 @@ const RESULT = statement(
 
 /** What the upstream call came to, as the RESULT states it. */
 export type ExecutionOutcome =
-  | { kind: "result"; result: Record<string, unknown>; isError: boolean }
+  /** `attestation`: a service-aware upstream's, already checked; the receipt carries it. */
+  | { kind: "result"; result: Record<string, unknown>; isError: boolean; attestation?: SignedObject }
   | { kind: "failure"; code: GatewayCode };
 
 export interface FinishedExecution {
@@ -82,13 +83,13 @@ export async function finishExecution(pool: Pool, identity: GatewayIdentity, pla
   return inTransaction(pool, async (db) => {
     const { rows } = await db.query<{ status: string }>(LOCK.with([plan.actionId]));
     if (rows[0]?.status !== "executing") return { recorded: false, code: "RESULT_NOT_RECORDED" } as const;
-    const finished = await recordResult(db, identity, plan, facts, now);
+    const finished = await recordResult(db, identity, plan, facts, now, outcome.kind === "result" ? outcome.attestation : undefined);
     return { recorded: true, finished } as const;
   });
 }
 
 /** The RESULT, receipt and event of an execution; the caller holds the action's row lock. */
-export async function recordResult(db: Queryable, identity: GatewayIdentity, plan: ExecutionPlan, facts: ResultFacts, now: Date): Promise<FinishedExecution> {
+export async function recordResult(db: Queryable, identity: GatewayIdentity, plan: ExecutionPlan, facts: ResultFacts, now: Date, attestation?: SignedObject): Promise<FinishedExecution> {
   const execution = plan.path[plan.path.length - 1]!;
   const result = signObject(
     followingStep(execution, {
@@ -102,7 +103,16 @@ export async function recordResult(db: Queryable, identity: GatewayIdentity, pla
     identity.signer,
   );
   const logs = await storedIdentityLogs(db, plan.signerKids);
-  const receipt = issueStoredReceipt(identity, [...plan.path, result as SignedObject<StepBody>], [plan.delegation], logs, now);
+  // The Gateway vouches for the server identity registered for the upstream, attested or not.
+  const server = plan.serviceAware;
+  const receipt = issueStoredReceipt(
+    identity,
+    [...plan.path, result as SignedObject<StepBody>],
+    [plan.delegation, ...(attestation ? [attestation] : [])],
+    [...logs, ...(server?.serverIdentities ?? [])],
+    now,
+    server ? [server.serverKid as Kid] : [],
+  );
   const receiptId = randomUUID();
   const event = receiptCreated({
     receipt_id: receiptId,

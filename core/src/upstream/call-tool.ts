@@ -16,6 +16,8 @@ export interface UpstreamCall {
   authorization: string | null;
   tool: string;
   arguments: Record<string, unknown>;
+  /** Request metadata (`params._meta`): the evidence for a service-aware upstream. */
+  meta?: Record<string, unknown>;
   rules: AddressRules;
   ca?: string[];
   timeoutMs?: number;
@@ -78,7 +80,7 @@ export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome
   const client = new Client({ name: "countersign-gateway", version: "0.1.0" }, { jsonSchemaValidator });
   try {
     await client.connect(transport, { timeout: timeoutMs, signal: abort.signal });
-    const raw = await client.request({ method: "tools/call", params: { name: c.tool, arguments: c.arguments } }, toolResult, {
+    const raw = await client.request({ method: "tools/call", params: { name: c.tool, arguments: c.arguments, ...(c.meta ? { _meta: c.meta } : {}) } }, toolResult, {
       timeout: timeoutMs,
       signal: abort.signal,
     });
