@@ -110,7 +110,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("countersign delegations", () => {
+describe("countersign delegations", { timeout: 120_000 }, () => {
   let granted: string;
 
   it("grant: the agent refused NO_DELEGATION is authorized after an admin grants it, by agent name", async () => {
@@ -141,7 +141,7 @@ describe("countersign delegations", () => {
     expect(expiresIn).toBeLessThanOrEqual(3_600_000);
     granted = answer.delegation.id;
     expect(await ask()).toMatchObject({ allowed: true, status: "authorized" });
-  }, 60_000);
+  });
 
   it("list: the agent's delegations, as JSON and as lines", async () => {
     const listed = okJson(await cli("delegations", "list", "--agent", agent.id, "--org", world.organizationId, "--json"));
@@ -184,7 +184,7 @@ describe("countersign delegations", () => {
     );
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("INVALID_STATE");
-  }, 60_000);
+  });
 
   it("refused grants store nothing: another key, a management key, bad permissions or expiry, unknown agent", async () => {
     const before = await delegationsOf(agent.id);
@@ -226,7 +226,7 @@ describe("countersign delegations", () => {
 
     expect(await delegationsOf(agent.id)).toEqual(before);
     expect(await ask()).toMatchObject({ allowed: false, code: "NO_DELEGATION" });
-  }, 120_000);
+  });
 
   it("help names every subcommand and the exit statuses", async () => {
     const help = await cli("delegations", "--help");
