@@ -5,6 +5,9 @@
  * their results; the Gateway signs the server's KID into the EXECUTION,
  * checks the attestation and puts it in the receipt, which verifies offline.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +25,7 @@ import {
   type IdentityDocument,
   type Signer,
 } from "../../protocol/src/evidence/index.js";
+import { runCountersign } from "../fixtures/cli.js";
 import { createAuthorizationWorld, createMcpTool, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { registerServerIdentity, startServiceAwareUpstream, type ServiceAwareUpstream } from "../fixtures/service-aware-upstream.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
@@ -103,6 +107,11 @@ describe("a service-aware upstream through the Gateway", () => {
     expect(v.valid).toBe(true);
     expect(v.warnings).toEqual([]);
     expect(v.notes.some((note) => note.startsWith("trusted attestation"))).toBe(true);
+    // `countersign verify` offline, on the exported bundle.
+    const cli = await verifyWithCli(r.bundle);
+    expect(cli.code).toBe(0);
+    expect(cli.json.valid).toBe(true);
+    expect(cli.json.notes.some((note: string) => note.startsWith("trusted attestation"))).toBe(true);
     // Tampering with the attested result's digest in the stored attestation breaks the bundle.
     attestation.body.payload.statement.result_digest = digestOf({ other: true });
     expect(verifyBundle(r.bundle, trust()).valid).toBe(false);
@@ -161,6 +170,9 @@ describe("a service-aware upstream through the Gateway", () => {
       const v = verifyBundle(r.bundle, trust());
       expect(v.valid).toBe(true);
       expect(v.warnings.map((w) => w.code)).toEqual(["ATTESTATION_MISSING"]);
+      const cli = await verifyWithCli(r.bundle);
+      expect(cli.code).toBe(0);
+      expect(cli.json.warnings.map((w: { code: string }) => w.code)).toEqual(["ATTESTATION_MISSING"]);
     });
   }
 });
@@ -213,6 +225,19 @@ describe("calls the Gateway cannot prepare: nothing consumed, nothing executed",
     expect(up.ran.refund ?? 0).toBe(before);
   });
 });
+
+/** `countersign verify --json` on a bundle written to a file, trusting this Gateway as issuer. */
+async function verifyWithCli(bundle: unknown) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "attest-"));
+  try {
+    const file = path.join(dir, "receipt.svcbundle");
+    writeFileSync(file, JSON.stringify(bundle));
+    const run = await runCountersign(["verify", file, "--json", "--trust-issuer", gw.gateway.identity.signer.kid, "--trust-principal", world.principal.kid]);
+    return { code: run.code, json: JSON.parse(run.stdout).verification };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** A valid identity log of `count` active documents (a long-lived identity whose subject changed often). */
 function longLog(signer: Signer, actorType: "mcp_server" | "principal", subject: { organization_id: string; id: string; name: string }, count: number): IdentityDocument[] {
