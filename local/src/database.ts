@@ -11,14 +11,15 @@ export interface LocalDatabase {
 
 const DATABASE = "countersign";
 
-/** The given PostgreSQL, or an embedded one whose data survives restarts. */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; port: number }): Promise<LocalDatabase> {
+/** The given PostgreSQL, or an embedded one, ours alone, whose data survives restarts. */
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; port: number; log?: (line: string) => void }): Promise<LocalDatabase> {
   if (opts.databaseUrl) {
     const u = new URL(opts.databaseUrl);
     return { url: opts.databaseUrl, description: `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`, stop: async () => {} };
   }
   const dataDir = path.resolve(opts.dataDir, "postgres");
-  const server = await startEmbeddedPostgres({ dataDir, ...(opts.port ? { port: opts.port } : {}) });
+  // It stops a server an earlier, killed run left in dataDir, and refuses a port another program holds.
+  const server = await startEmbeddedPostgres({ dataDir, log: opts.log, ...(opts.port ? { port: opts.port } : {}) });
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {

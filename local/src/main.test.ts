@@ -9,8 +9,9 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
-import { freePort } from "@countersign/core/store";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import { freePort, startEmbeddedPostgres } from "@countersign/core/store";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -30,6 +31,18 @@ interface Run {
   exited: Promise<number | null>;
 }
 
+// A run a failed test did not stop is stopped here (Ctrl-C, as a user would), so none outlives the file.
+const launched = new Set<Run>();
+afterEach(async () => {
+  for (const run of launched) {
+    if (run.child.exitCode === null && run.child.signalCode === null) {
+      run.child.kill("SIGINT");
+      await run.exited;
+    }
+  }
+  launched.clear();
+});
+
 function launch(env: Record<string, string>): Run {
   const child = spawn(process.execPath, ["--conditions=countersign-source", "--import", "tsx", "local/src/main.ts"], {
     cwd: root,
@@ -40,7 +53,18 @@ function launch(env: Record<string, string>): Run {
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
+  const run = { child, stdout: () => out, stderr: () => err, exited };
+  launched.add(run);
+  return run;
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function until(cond: () => boolean, run: Run, ms = 60_000): Promise<void> {
@@ -190,13 +214,13 @@ describe("make run (local/src/main.ts)", () => {
       expect(created.status).toBe(201);
       const hook = created.body.webhook.id as string;
       expect((await owner.post(`/orgs/${demo.org_id}/webhooks/${hook}/test`)).status).toBe(202);
-      // The worker polls every second; the attempt is logged whatever its outcome.
-      let delivery: { state: string; attempts: { status_code: number | null; error: string | null }[] } | undefined;
+      // The worker polls every second; the attempt is logged when it starts and when it ends, whatever its outcome.
+      let delivery: { state: string; attempts: { status_code: number | null; error: string | null; finished_at: string | null }[] } | undefined;
       for (const end = Date.now() + 30_000; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
         delivery = (await owner.get(`/orgs/${demo.org_id}/webhooks/${hook}/deliveries`)).body.items[0];
-        if (delivery?.attempts.length) break;
+        if (delivery?.attempts[0]?.finished_at) break;
       }
-      expect(delivery?.attempts[0]).toMatchObject({ status_code: 200, error: null });
+      expect(delivery?.attempts[0], JSON.stringify(delivery)).toMatchObject({ status_code: 200, error: null });
       expect(delivery?.state).toBe("delivered");
       expect(rx.requests.filter((r) => r.path === "/local")).toHaveLength(1);
       await stop(run);
@@ -205,6 +229,62 @@ describe("make run (local/src/main.ts)", () => {
       ca.dispose();
       await db.drop();
       rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+
+  it("recovers from its own crash: the PostgreSQL server a killed run left behind is stopped and replaced", { timeout: 180_000 }, async () => {
+    const crashDir = mkdtempSync(path.join(os.tmpdir(), "cs-local-crash-"));
+    chmodSync(crashDir, 0o755);
+    const lockFile = path.join(crashDir, "postgres", "postmaster.pid");
+    const postmaster = () => Number(readFileSync(lockFile, "utf8").split("\n")[0]);
+    try {
+      // With a fixed port the next run would reach the orphan on it; with a free port each time it
+      // would find the folder locked. Both, one after the other.
+      for (const port of [String(await freePort()), "0"]) {
+        const env = { COUNTERSIGN_DATA_DIR: crashDir, COUNTERSIGN_POSTGRES_PORT: port };
+        const crashed = await startAndCheck(env);
+        const orphan = postmaster();
+        crashed.run.child.kill("SIGKILL");
+        await crashed.run.exited;
+        expect(running(orphan)).toBe(true); // left behind, as a crash leaves it
+
+        const next = await startAndCheck(env);
+        expect(running(orphan)).toBe(false);
+        expect(postmaster()).not.toBe(orphan);
+        expect(next.run.stdout()).toContain(`stopping the PostgreSQL server (pid ${orphan})`);
+        await stop(next.run);
+        expect(existsSync(lockFile)).toBe(false);
+      }
+    } finally {
+      if (existsSync(lockFile) && running(postmaster())) process.kill(postmaster(), "SIGKILL");
+      rmSync(crashDir, { recursive: true, force: true });
+    }
+  });
+
+  it("never uses a PostgreSQL it did not start: another server on its port is refused with a clear message", { timeout: 120_000 }, async () => {
+    const foreignDir = mkdtempSync(path.join(os.tmpdir(), "cs-local-foreign-"));
+    const ownDir = mkdtempSync(path.join(os.tmpdir(), "cs-local-own-"));
+    chmodSync(foreignDir, 0o755);
+    chmodSync(ownDir, 0o755);
+    const foreign = await startEmbeddedPostgres({ dataDir: path.join(foreignDir, "data"), ephemeral: true });
+    try {
+      const run = launch({ COUNTERSIGN_DATA_DIR: ownDir, COUNTERSIGN_POSTGRES_PORT: String(foreign.port) });
+      for (let i = 0; i < 600 && run.child.exitCode === null && !run.stdout().includes("Countersign is running."); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(run.stdout()).not.toContain("Countersign is running.");
+      expect(await run.exited).toBe(1);
+      expect(run.stderr()).toContain(`cannot start the embedded PostgreSQL: 127.0.0.1:${foreign.port} is already in use by another program`);
+      expect(run.stdout()).not.toContain("Countersign is running.");
+      // The foreign server is untouched and got nothing of ours; ours is not left running.
+      const client = new pg.Client({ connectionString: foreign.url });
+      await client.connect();
+      const { rows } = await client.query("select datname from pg_database where datname = 'countersign'");
+      await client.end();
+      expect(rows).toHaveLength(0);
+      expect(existsSync(path.join(ownDir, "postgres", "postmaster.pid"))).toBe(false);
+    } finally {
+      await foreign.stop();
+      rmSync(foreignDir, { recursive: true, force: true });
+      rmSync(ownDir, { recursive: true, force: true });
     }
   });
 

@@ -19,7 +19,10 @@ import { startSampleUpstream } from "./sample-upstream.js";
 const config = loadConfigOrExit(localSettings);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, port: config.postgresPort });
+const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, port: config.postgresPort, log: say }).catch((err: Error) => {
+  process.stderr.write(`cannot start the embedded PostgreSQL: ${err.message}\n`);
+  process.exit(1);
+});
 const apiPool = createPool(database.url, { applicationName: "countersign-api" });
 const gatewayPool = createPool(database.url, { applicationName: "countersign-gateway" });
 const migrated = await migrate(apiPool);

@@ -1,11 +1,15 @@
 /**
- * The benchmark's baseline (issue 5): the same HTTP stack (core/src/server),
- * the same number of Ed25519 signatures a decision makes (TASK, PROPOSAL,
- * RECEIPT) over bodies of the same size, and the same one PostgreSQL
- * statement writing the same rows (core/src/decision/record.ts), with no
- * other logic: no key check, no rate limit, no context read, no policy.
+ * The benchmark's reference servers, on the same HTTP stack (core/src/server)
+ * and making the same Ed25519 signatures a decision makes (TASK, PROPOSAL,
+ * RECEIPT) over bodies of the same size, each with a unique id so that no
+ * two requests write the same content-addressed object:
+ * - BENCH_SIDE=baseline: the Gateway's own decision write (record.ts), the
+ *   same rows, and no other logic (no key check, rate limit, context, policy);
+ * - BENCH_SIDE=minimal: the minimal durable signed decision, the ceiling:
+ *   parse, the key's HMAC, canonical JSON + SHA-256, the signatures, one
+ *   insert of the same bytes, synchronous commit.
  */
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import { canonicalJson, sha256Digest } from "../../protocol/src/canonical/index.js";
 import { recordDecision, type DecisionWrite } from "../../core/src/decision/record.js";
 import { generateSeed, nodeSigner } from "../../protocol/src/evidence/index.js";
@@ -19,14 +23,24 @@ const agentId = process.env.BASELINE_AGENT!;
 const template = JSON.parse(process.env.BASELINE_TEMPLATE!) as { task: unknown; proposal: unknown; receipt: unknown; bundle: string };
 
 const app = createServer({ logger: createLogger("baseline", "silent"), bodyLimit: 1024 * 1024, readiness: async () => true, refuseWhileDraining: (_q, r) => r.code(503).send(), refuseMalformedUrl: (_q, r) => r.code(404).send(), unreadableRequestBody: (message) => ({ message }) });
+const minimal = process.env.BENCH_SIDE === "minimal";
+const hmacKey = Buffer.alloc(32, 7);
+const MINIMAL_INSERT = { name: "bench_minimal", text: "insert into bench_minimal_decisions (id, record) values ($1, $2)" };
+
 app.post("/v1/authorize", async (request) => {
   const body = request.body as { arguments?: unknown };
+  const id = randomUUID();
   const argumentsDigest = sha256Digest(canonicalJson(body.arguments ?? {}));
+  // The action's id in every body, as a real decision's TASK carries it: each object id is unique.
   const signed = [template.task, template.proposal, template.receipt].map((b) => {
-    const bytes = Buffer.from(canonicalJson({ ...(b as object), issued_at: new Date().toISOString() }));
+    const bytes = Buffer.from(canonicalJson({ ...(b as object), issued_at: new Date().toISOString(), protected_action_id: id }));
     return { id: `ko_${sha256Digest(bytes).slice(7)}`, signature: Buffer.from(signer.sign(bytes)).toString("base64url"), body: b };
   });
-  const id = randomUUID();
+  if (minimal) {
+    createHmac("sha256", hmacKey).update(String(request.headers.authorization)).digest();
+    await pool.query({ ...MINIMAL_INSERT, values: [id, Buffer.from(JSON.stringify({ signed, bundle: template.bundle }))] });
+    return { allowed: true, status: "authorized", protected_action_id: id, receipt_object_id: signed[2]!.id };
+  }
   const write: DecisionWrite = {
     action: {
       id, organizationId, agentId, apiKeyId: null as unknown as string, toolId: null as unknown as string, toolName: "issue_refund", action: "payments.refund",

@@ -1,93 +1,202 @@
 /**
- * `make bench`, part 2: the decision-only allow path over loopback (issue 5).
- * A real embedded PostgreSQL with synchronous commit, 1 and 2 Gateway
- * processes, unloaded (1 connection) and at 50 connections; next to the
- * baseline (baseline-server.ts) measured in the same run, and the ratio.
- * Prints figures; asserts nothing.
+ * `make bench`, part 2: the decision paths over loopback on a real embedded
+ * PostgreSQL with synchronous commit, each side as built JavaScript in its
+ * own processes, every figure printed in one run:
+ * - the minimal durable signed decision (the ceiling) and the Gateway's own
+ *   write with no other logic (baseline-server.ts), 1 and 2 processes;
+ * - POST /v1/authorize allow path, 1 and 2 Gateway processes, unloaded (1
+ *   connection) and at 50 connections, for an unlimited and a limited plan;
+ * - tools/call through the Gateway against the same call made directly to
+ *   the upstream, which runs in its own process.
+ * Every side's answers are printed as a histogram; any answer a side should
+ * not give makes the run fail loudly at the end. Asserts nothing else.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createPool, freePort, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
-import { createAuthorizationWorld, createGatewayKey, createMcpTool } from "../fixtures/authorization.js";
-import { SAMPLE_TOOL, startSampleUpstream } from "../../local/src/sample-upstream.js";
-import { startGatewayProcess, type GatewayProcess } from "../multi-replica/gateway-process.js";
+import { createAuthorizationWorld, createGatewayKey, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
+import { SAMPLE_TOOL } from "../../local/src/sample-upstream.js";
+import { startGatewayProcess } from "../multi-replica/gateway-process.js";
 import { runLoad, type LoadResult } from "./load.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-// Both sides run as built JavaScript, as in production: the Gateway from gateway/dist (tsc -b),
-// the baseline bundled from its sources with esbuild (npm packages stay external).
+// Every side runs as built JavaScript, as in production: the Gateway from gateway/dist (tsc -b),
+// the reference servers and the upstream bundled from their sources with esbuild (npm packages
+// stay external).
 execFileSync("npx", ["tsc", "-b", "gateway"], { cwd: root, stdio: "inherit" });
-const baselineFile = path.join(root, ".cache", "bench", "baseline-server.mjs");
-execFileSync("npx", ["esbuild", "test/bench/baseline-server.ts", "--bundle", "--platform=node", "--format=esm", "--packages=external", `--outfile=${baselineFile}`, "--log-level=warning"], { cwd: root, stdio: "inherit" });
+const bundle = (name: string) => {
+  const file = path.join(root, ".cache", "bench", `${name}.mjs`);
+  execFileSync("npx", ["esbuild", `test/bench/${name}.ts`, "--bundle", "--platform=node", "--format=esm", "--packages=external", `--outfile=${file}`, "--log-level=warning"], { cwd: root, stdio: "inherit" });
+  return file;
+};
+const referenceFile = bundle("baseline-server");
+const upstreamFile = bundle("upstream-server");
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = 50;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "cs-bench-"));
 chmodSync(dataDir, 0o755);
 const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg") });
 const pool = createPool(pg.url, { applicationName: "bench" });
 await migrate(pool);
+await pool.query("create table bench_minimal_decisions (id uuid primary key, record bytea not null)");
 const keyHashSecret = randomBytes(32);
 const signingKey = generateSeed();
-const world = await createAuthorizationWorld(pool, keyHashSecret);
-// The per-key bucket refills 20 per second: spread the load over enough keys that it never refuses.
-const keys = [world.key];
-for (let i = 0; i < 400; i++) keys.push((await createGatewayKey(pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId)).key);
-const body = JSON.stringify({ tool: world.tool, arguments: { order_id: "ord_1001", amount: 5, note: "bench" } });
-const request = (i: number) => ({ headers: { authorization: `Bearer ${keys[i % keys.length]}`, "content-type": "application/json" }, body });
 
-async function measure(urls: string[]): Promise<{ unloaded: LoadResult; loaded: LoadResult }> {
-  await runLoad({ urls, path: "/v1/authorize", request }, 50, 2); // warm-up: JIT, pools, caches
-  const unloaded = await runLoad({ urls, path: "/v1/authorize", request }, 1, Math.max(3, seconds / 2));
-  const loaded = await runLoad({ urls, path: "/v1/authorize", request }, 50, seconds);
+/** An organization on `plan` with enough keys that the per-key bucket (20/s each) never refuses. */
+async function worldWithKeys(plan: string, count: number): Promise<{ world: AuthorizationWorld; keys: string[] }> {
+  const world = await createAuthorizationWorld(pool, keyHashSecret, { plan });
+  const keys = [world.key];
+  for (let i = 1; i < count; i++) keys.push((await createGatewayKey(pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId)).key);
+  return { world, keys };
+}
+const unlimited = await worldWithKeys("enterprise", 400);
+// A limited plan far from its monthly limit: what every decision of a paying organization pays.
+const limited = await worldWithKeys("scale", 400);
+const world = unlimited.world;
+const authorizeBody = (w: AuthorizationWorld) => JSON.stringify({ tool: w.tool, arguments: { order_id: "ord_1001", amount: 5, note: "bench" } });
+const authorizeRequest = (w: { world: AuthorizationWorld; keys: string[] }) => {
+  const body = authorizeBody(w.world);
+  return (i: number) => ({ headers: { authorization: `Bearer ${w.keys[i % w.keys.length]}`, "content-type": "application/json" }, body });
+};
+
+interface Measured {
+  unloaded: LoadResult;
+  loaded: LoadResult;
+}
+
+async function measure(urls: string[], request: (i: number) => { headers: Record<string, string>; body: string }, target: { path: string; classify?: (code: number, text: string) => string } = { path: "/v1/authorize" }): Promise<Measured> {
+  const t = { urls, request, ...target };
+  await runLoad(t, CONNECTIONS, 2); // warm-up: JIT, pools, prepared statements, caches
+  const unloaded = await runLoad(t, 1, Math.max(3, seconds / 2));
+  const loaded = await runLoad(t, CONNECTIONS, seconds);
   return { unloaded, loaded };
 }
 
-async function startBaseline(template: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [baselineFile], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: pg.url, PORT: String(port), BASELINE_ORG: world.organizationId, BASELINE_AGENT: world.agentId, BASELINE_TEMPLATE: template },
-    stdio: ["ignore", "inherit", "inherit"],
+function startProcess(file: string, env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    child.once("exit", (code) => reject(new Error(`${path.basename(file)} exited ${code}`)));
+    const stop = () => new Promise<void>((done) => (child.removeAllListeners("exit"), child.once("exit", () => done()), child.kill("SIGTERM")));
+    if (env.PORT) {
+      const url = `http://127.0.0.1:${env.PORT}`;
+      void (async () => {
+        while (!(await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 100));
+        resolve({ url, stop });
+      })();
+    } else {
+      createInterface({ input: child.stdout! }).once("line", (line) => resolve({ url: line.trim(), stop }));
+    }
   });
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url, stop: () => new Promise((resolve) => (child.on("exit", () => resolve()), child.kill("SIGTERM"))) };
 }
 
-// One real decision gives the baseline bodies and a bundle of the real sizes.
-const probe = await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true });
-const first = (await (await fetch(`${probe.url}/v1/authorize`, { method: "POST", ...request(0) })).json()) as { protected_action_id: string; status: string };
+async function startReference(side: "baseline" | "minimal", template: string) {
+  const port = await freePort();
+  return startProcess(referenceFile, { DATABASE_URL: pg.url, PORT: String(port), BENCH_SIDE: side, BASELINE_ORG: world.organizationId, BASELINE_AGENT: world.agentId, BASELINE_TEMPLATE: template });
+}
+
+const startGateways = (n: number, env?: Record<string, string>) =>
+  Promise.all(Array.from({ length: n }, () => startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true, env })));
+const stopAll = (xs: Array<{ stop(): Promise<void> }>) => Promise.all(xs.map((x) => x.stop()));
+
+// One real decision gives the reference servers bodies and a bundle of the real sizes.
+const [probe] = await startGateways(1);
+const first = (await (await fetch(`${probe!.url}/v1/authorize`, { method: "POST", ...authorizeRequest(unlimited)(0) })).json()) as { protected_action_id: string; status: string };
 if (first.status !== "authorized") throw new Error(`the bench's decision was not authorized: ${JSON.stringify(first)}`);
-await probe.stop();
+await probe!.stop();
 const objects = await pool.query("select type, object from signed_objects where protected_action_id = $1", [first.protected_action_id]);
 const receipt = await pool.query("select bundle from receipts where protected_action_id = $1", [first.protected_action_id]);
-const bundle = (receipt.rows[0].bundle as Buffer).toString("utf8");
+const bundleText = (receipt.rows[0].bundle as Buffer).toString("utf8");
 const byType = Object.fromEntries(objects.rows.map((r) => [r.type, r.object.body]));
-const template = JSON.stringify({ task: byType.TASK, proposal: byType.PROPOSAL, receipt: JSON.parse(bundle).receipt.body, bundle });
+const template = JSON.stringify({ task: byType.TASK, proposal: byType.PROPOSAL, receipt: JSON.parse(bundleText).receipt.body, bundle: bundleText });
 
-const rows: Array<{ processes: number; gateway: { unloaded: LoadResult; loaded: LoadResult }; baseline: { unloaded: LoadResult; loaded: LoadResult } }> = [];
+/** CPU seconds used so far by a process (utime + stime from /proc). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0; // a backend that exited meanwhile
+  }
+}
+/** The postmaster listening on the bench's port and its children (backends, WAL writer, checkpointer). */
+function postgresPids(): number[] {
+  const all = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+  const postmaster = all.find((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").join(" ").includes(`-p ${pg.port}`);
+    } catch {
+      return false;
+    }
+  });
+  if (postmaster === undefined) return [];
+  return [postmaster, ...all.filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]!.split(" ")[1] === String(postmaster);
+    } catch {
+      return false;
+    }
+  })];
+}
+const walLsn = async () => (await pool.query<{ lsn: string }>("select pg_current_wal_lsn()::text as lsn")).rows[0]!.lsn;
+
+interface Cost {
+  decisions: number;
+  gatewayCpuMs: number;
+  postgresCpuMs: number;
+  walBytes: number;
+}
+
+/** The cost per decision of a loaded run at the Gateway processes: CPU in them and in PostgreSQL, WAL bytes. */
+async function costOf(gatewayPids: number[], run: () => Promise<LoadResult>): Promise<{ result: LoadResult; cost: Cost }> {
+  const pgPids = postgresPids();
+  const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
+  const [g0, p0, w0] = [sum(gatewayPids), sum(pgPids), await walLsn()];
+  const result = await run();
+  const pgNow = postgresPids();
+  const [g1, p1, w1] = [sum(gatewayPids), sum(pgNow), await walLsn()];
+  const wal = (await pool.query<{ n: string }>("select pg_wal_lsn_diff($1, $2)::bigint as n", [w1, w0])).rows[0]!.n;
+  const n = Math.max(1, result.requests);
+  // Backends that started during the run are counted from zero; ones that ended are left out (few).
+  return { result, cost: { decisions: result.requests, gatewayCpuMs: ((g1 - g0) * 1000) / n, postgresCpuMs: ((p1 - p0) * 1000) / n, walBytes: Number(wal) / n } };
+}
+
+interface Row {
+  label: string;
+  processes: number;
+  result: Measured;
+  /** The answers this side may give; anything else fails the run. */
+  expected: string[];
+}
+const rows: Row[] = [];
+const costs: Array<Cost & { label: string }> = [];
 for (const processes of [1, 2]) {
-  const gateways: GatewayProcess[] = [];
-  for (let i = 0; i < processes; i++) gateways.push(await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true }));
-  const gateway = await measure(gateways.map((g) => g.url));
-  await Promise.all(gateways.map((g) => g.stop()));
-  const baselines = [];
-  for (let i = 0; i < processes; i++) baselines.push(await startBaseline(template));
-  const baseline = await measure(baselines.map((b) => b.url));
-  await Promise.all(baselines.map((b) => b.stop()));
-  rows.push({ processes, gateway, baseline });
+  for (const side of ["minimal", "baseline"] as const) {
+    const servers = await Promise.all(Array.from({ length: processes }, () => startReference(side, template)));
+    rows.push({ label: side === "minimal" ? "minimal path" : "Gateway write only", processes, result: await measure(servers.map((x) => x.url), authorizeRequest(unlimited)), expected: ["authorized"] });
+    await stopAll(servers);
+  }
+  const gateways = await startGateways(processes);
+  rows.push({ label: "Gateway, unlimited plan", processes, result: await measure(gateways.map((g) => g.url), authorizeRequest(unlimited)), expected: ["authorized"] });
+  if (processes === 1) {
+    const measured = await costOf(gateways.map((g) => g.pid), () => runLoad({ urls: gateways.map((g) => g.url), path: "/v1/authorize", request: authorizeRequest(unlimited) }, CONNECTIONS, seconds));
+    costs.push({ label: "allow path", ...measured.cost });
+    rows.push({ label: "Gateway, cost run", processes, result: { unloaded: measured.result, loaded: measured.result }, expected: ["authorized"] });
+  }
+  if (processes === 1) {
+    rows.push({ label: "Gateway, limited plan", processes, result: await measure(gateways.map((g) => g.url), authorizeRequest(limited)), expected: ["authorized"] });
+  }
+  await stopAll(gateways);
 }
 
 // tools/call through the Gateway (decision, claim, upstream exchange, RESULT, receipt) against the
-// same call made directly to the upstream, one Gateway process.
-const upstream = await startSampleUpstream("127.0.0.1", 0);
+// same call made directly to the upstream, which runs in its own process; one Gateway process.
+const upstream = await startProcess(upstreamFile, {});
 const mcpTool = await createMcpTool(pool, world.organizationId, { url: upstream.url, upstreamName: SAMPLE_TOOL, amountMapping: { amount_path: "amount", currency: "EUR" } });
 const rpc = (name: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { order_id: "ord_1", amount: 5 } } });
 const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -100,34 +209,52 @@ const classify = (code: number, text: string) => {
     return String(code);
   }
 };
-const gatewayForMcp = await startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true, env: { COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true" } });
-const viaGateway = await (async () => {
-  const target = { urls: [gatewayForMcp.url], path: "/mcp", classify, request: (i: number) => ({ headers: { ...mcpHeaders, authorization: `Bearer ${keys[i % keys.length]}` }, body: rpc(mcpTool.name) }) };
-  await runLoad(target, 50, 2);
-  return { unloaded: await runLoad(target, 1, Math.max(3, seconds / 2)), loaded: await runLoad(target, 50, seconds) };
-})();
-await gatewayForMcp.stop();
-const direct = await (async () => {
-  const target = { urls: [new URL(upstream.url).origin], path: "/mcp", classify, request: () => ({ headers: mcpHeaders, body: rpc(SAMPLE_TOOL) }) };
-  await runLoad(target, 50, 2);
-  return { unloaded: await runLoad(target, 1, Math.max(3, seconds / 2)), loaded: await runLoad(target, 50, seconds) };
-})();
+const mcpTarget = { path: "/mcp", classify };
+const [gatewayForMcp] = await startGateways(1, { COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true" });
+const viaGateway = await measure([gatewayForMcp!.url], (i) => ({ headers: { ...mcpHeaders, authorization: `Bearer ${unlimited.keys[i % unlimited.keys.length]}` }, body: rpc(mcpTool.name) }), mcpTarget);
+await gatewayForMcp!.stop();
+const direct = await measure([new URL(upstream.url).origin], () => ({ headers: mcpHeaders, body: rpc(SAMPLE_TOOL) }), mcpTarget);
 await upstream.stop();
+rows.push({ label: "tools/call via Gateway", processes: 1, result: viaGateway, expected: ["ok"] });
+rows.push({ label: "tools/call direct", processes: 1, result: direct, expected: ["ok"] });
 
 const f = (n: number, d = 0) => n.toFixed(d);
 const line = (r: LoadResult) => `${f(r.perSecond).padStart(6)}/s  p50 ${f(r.p50ms, 2).padStart(6)} ms  p99 ${f(r.p99ms, 2).padStart(7)} ms`;
-console.log(`\nDecision-only allow path, POST /v1/authorize over loopback, synchronous commit, ${seconds} s per loaded run (this machine: ${os.cpus().length} cores)`);
-for (const r of rows) {
-  console.log(`\n${r.processes} process${r.processes > 1 ? "es" : ""}`);
-  console.log(`  Gateway   unloaded ${line(r.gateway.unloaded)}   50 conns ${line(r.gateway.loaded)}   answers ${JSON.stringify(r.gateway.loaded.statuses)}`);
-  console.log(`  baseline  unloaded ${line(r.baseline.unloaded)}   50 conns ${line(r.baseline.loaded)}`);
-  console.log(`  ratio Gateway/baseline at 50 connections: ${f(r.gateway.loaded.perSecond / r.baseline.loaded.perSecond, 2)}`);
+const find = (label: string, processes = 1) => rows.find((r) => r.label === label && r.processes === processes)!.result;
+console.log(`\nDecision paths over loopback, synchronous commit, ${seconds} s per loaded run, ${CONNECTIONS} connections (this machine: ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")})`);
+for (const processes of [1, 2]) {
+  const ceiling = find("minimal path", processes).loaded.perSecond;
+  console.log(`\n${processes} process${processes > 1 ? "es" : ""} per side`);
+  for (const r of rows.filter((x) => x.processes === processes && !x.label.startsWith("tools/call") && x.label !== "Gateway, cost run")) {
+    console.log(`  ${r.label.padEnd(24)} unloaded ${line(r.result.unloaded)}   ${CONNECTIONS} conns ${line(r.result.loaded)}   ratio to minimal ${f(r.result.loaded.perSecond / ceiling, 2)}`);
+    console.log(`  ${"".padEnd(24)} answers ${JSON.stringify(r.result.loaded.statuses)}`);
+  }
 }
-console.log(`\ntools/call through the Gateway (1 process) against the same call made directly to the upstream`);
-console.log(`  Gateway   unloaded ${line(viaGateway.unloaded)}   50 conns ${line(viaGateway.loaded)}   answers ${JSON.stringify(viaGateway.loaded.statuses)}`);
-console.log(`  direct    unloaded ${line(direct.unloaded)}   50 conns ${line(direct.loaded)}   answers ${JSON.stringify(direct.loaded.statuses)}`);
-console.log(`  added latency unloaded: p50 +${f(viaGateway.unloaded.p50ms - direct.unloaded.p50ms, 2)} ms, p99 +${f(viaGateway.unloaded.p99ms - direct.unloaded.p99ms, 2)} ms`);
-console.log(`  throughput ratio Gateway/direct at 50 connections: ${f(viaGateway.loaded.perSecond / direct.loaded.perSecond, 2)}`);
+const gw1 = find("Gateway, unlimited plan");
+const gw2 = find("Gateway, unlimited plan", 2);
+console.log(`\ntools/call through the Gateway (1 process) against the same call made directly to the upstream (its own process)`);
+console.log(`  Gateway   unloaded ${line(viaGateway.unloaded)}   ${CONNECTIONS} conns ${line(viaGateway.loaded)}   answers ${JSON.stringify(viaGateway.loaded.statuses)}`);
+console.log(`  direct    unloaded ${line(direct.unloaded)}   ${CONNECTIONS} conns ${line(direct.loaded)}   answers ${JSON.stringify(direct.loaded.statuses)}`);
+
+for (const c of costs) {
+  console.log(`\nCost per decision, ${c.label} (1 Gateway process, ${CONNECTIONS} conns, ${c.decisions} decisions): Gateway CPU ${f(c.gatewayCpuMs, 3)} ms, PostgreSQL CPU ${f(c.postgresCpuMs, 3)} ms, WAL ${f(c.walBytes / 1024, 1)} KiB`);
+}
+const unexpected = rows.flatMap((r) =>
+  [r.result.unloaded, r.result.loaded].flatMap((x) => Object.entries(x.statuses).filter(([k]) => !r.expected.includes(k)).map(([k, n]) => `${r.label} (${r.processes}): ${n} × ${k}`)),
+);
+console.log(`\nSummary (the goals of docs/performance.md)`);
+console.log(`  allow path, 1 process, ${CONNECTIONS} conns:     ${f(gw1.loaded.perSecond)}/s (goal >= 3000)`);
+console.log(`  allow path unloaded:                 p50 ${f(gw1.unloaded.p50ms, 2)} ms (goal <= 1), p99 ${f(gw1.unloaded.p99ms, 2)} ms (goal <= 5)`);
+console.log(`  allow path / minimal path:           ${f(gw1.loaded.perSecond / find("minimal path").loaded.perSecond, 2)} (goal >= 0.50)`);
+console.log(`  2 processes / 1 process:             ${f(gw2.loaded.perSecond / gw1.loaded.perSecond, 2)} (goal >= 1)`);
+console.log(`  limited plan / unlimited plan:       ${f(find("Gateway, limited plan").loaded.perSecond / gw1.loaded.perSecond, 2)} (goal >= 0.90)`);
+console.log(`  tools/call added p50 (unloaded):     +${f(viaGateway.unloaded.p50ms - direct.unloaded.p50ms, 2)} ms (goal <= 1.5)`);
+console.log(`  tools/call throughput / direct:      ${f(viaGateway.loaded.perSecond / direct.loaded.perSecond, 2)} (goal >= 0.50)`);
+console.log(`  unexpected answers:                  ${unexpected.length === 0 ? "0" : unexpected.join("; ")}`);
 await pool.end();
 await pg.stop();
 rmSync(dataDir, { recursive: true, force: true });
+if (unexpected.length > 0) {
+  console.error(`\nFAILED: some side answered what it should not have:\n  ${unexpected.join("\n  ")}`);
+  process.exit(1);
+}

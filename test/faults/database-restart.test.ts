@@ -13,7 +13,8 @@ import { decideApproval } from "../../core/src/approvals/index.js";
 import { registerGatewayIdentity } from "../../core/src/decision/index.js";
 import { generateSeed } from "../../core/src/evidence/index.js";
 import { insertApiKey } from "../../core/src/keys/index.js";
-import { createAuthorizationWorld, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
+import { createAuthorizationWorld, createMcpTool, refundMapping, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
+import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
 import { startRestartablePostgres, type RestartablePostgres } from "../fixtures/restartable-postgres.js";
 import { authorizeAt, startGatewayProcess, type GatewayProcess } from "../multi-replica/gateway-process.js";
 import { startApiProcess, type ApiProcess } from "../webhooks/api-process.js";
@@ -23,6 +24,8 @@ let api: ApiProcess;
 let gateway: GatewayProcess;
 let world: AuthorizationWorld;
 let managementKey: string;
+let upstream: Upstream;
+let mcpTool: string;
 const keyHashSecret = randomBytes(32);
 const signingKey = generateSeed();
 
@@ -32,13 +35,16 @@ beforeAll(async () => {
   managementKey = (
     await insertApiKey(pg.pool, keyHashSecret, { organizationId: world.organizationId, kind: "management", environment: "live", name: "reader", scopes: ["read"] })
   ).key;
+  upstream = await startUpstream({ tools: { refund: echoTool } });
+  mcpTool = (await createMcpTool(pg.pool, world.organizationId, { url: upstream.url, upstreamName: "refund", amountMapping: refundMapping })).name;
   [api, gateway] = await Promise.all([
     startApiProcess({ databaseUrl: pg.url, credentialKey: randomBytes(32), keyHashSecret }),
-    startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey }),
+    startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, env: { COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true" } }),
   ]);
 }, 120_000);
 afterAll(async () => {
   await Promise.all([api?.kill("SIGTERM"), gateway?.stop()]);
+  await upstream?.close();
   await pg?.close();
 });
 
@@ -57,6 +63,15 @@ const mcpInitialize = () =>
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "fault-test", version: "1" } },
     }),
   });
+
+const mcpCall = async (args: Record<string, unknown>, meta: Record<string, unknown>) => {
+  const res = await fetch(`${gateway.url}/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${world.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: mcpTool, arguments: args, _meta: meta } }),
+  });
+  return { status: res.status, body: await res.json() };
+};
 
 /** Each server answers as when nothing happened. */
 async function serving(): Promise<boolean> {
@@ -114,7 +129,28 @@ function expectAlive(): void {
 describe.each(["fast", "kill"] as const)("PostgreSQL stopped (%s) under an api and a Gateway process", (mode) => {
   it("they stay up, answer 503 with Retry-After while it is down, and serve again by themselves once it is back", { timeout: 120_000 }, async () => {
     await eventually(serving);
+    // Calls held open waiting for a person when the database goes: their re-read fails mid-request.
+    const args = { order: `held-${mode}`, amount: 500 };
+    const idempotencyKey = `held-${mode}-${Date.now()}`;
+    expect((await authorizeAt(gateway.url, world.key, { tool: world.tool, arguments: args, idempotency_key: idempotencyKey })).body.status).toBe("approval_pending");
+    const mcpMeta = { "service/idempotency-key": `mcp-${idempotencyKey}` };
+    expect((await mcpCall(args, mcpMeta)).body.result.structuredContent.service.status).toBe("approval_pending");
+    const heldAuthorize = fetch(`${gateway.url}/v1/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${world.key}` },
+      body: JSON.stringify({ tool: world.tool, arguments: args, idempotency_key: idempotencyKey, wait_seconds: 30 }),
+    });
+    const heldMcp = mcpCall(args, { ...mcpMeta, "service/wait-seconds": 30 });
+    await waitingCalls(2);
     await pg.stop(mode);
+    const held = await heldAuthorize;
+    expect(held.status).toBe(503);
+    expect(held.headers.get("retry-after")).toBe("5");
+    expect(await held.json()).toMatchObject({ allowed: false, status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
+    // A tools/call refusal is a tool result (the HTTP answer was already under way).
+    const heldTool = await heldMcp;
+    expect(heldTool.body.error).toBeUndefined();
+    expect(heldTool.body.result).toMatchObject({ isError: true, structuredContent: { service: { status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true } } });
     // Idle pooled connections and the Gateway's LISTEN connection have all just lost their server.
     await new Promise((r) => setTimeout(r, 500));
     expectAlive();

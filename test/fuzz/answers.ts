@@ -5,7 +5,7 @@
  * body with X-Request-Id and Cache-Control: no-store); a success only where
  * the request could not write anything.
  */
-import { cloudApiCodes, gatewayCodes, gatewayStatuses } from "../../core/src/errors/index.js";
+import { cloudApiCodes, gatewayCodes, gatewayStatuses } from "../../protocol/src/errors/index.js";
 import type { FuzzRequest } from "./requests.js";
 
 export interface Answer {

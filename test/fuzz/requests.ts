@@ -174,7 +174,7 @@ export function authorizeRequests(w: FuzzWorld): fc.Arbitrary<FuzzRequest> {
     if (wait !== undefined) body = withMember(body, "wait_seconds", wait);
     return body;
   });
-  const wrongType = fc.tuple(fc.constantFrom("tool", "arguments", "idempotency_key", "wait_seconds"), fc.constantFrom<Json>(null, 1, [], "x".repeat(300), obj([]), 1.5)).map(
+  const wrongType = fc.tuple(fc.constantFrom("tool", "arguments", "idempotency_key", "wait_seconds"), fc.constantFrom<Json>(null, -1, [], "x".repeat(300), obj([]), 1.5)).map(
     ([m, v]): Poison => ({ name: `${m} of a wrong type`, apply: (body) => ({ body: serialize(withMember(body, m, m === "arguments" && v !== null && typeof v === "object" ? [] : v)) }) }),
   );
   const argumentLimits = fc.constantFrom<[string, Json]>(

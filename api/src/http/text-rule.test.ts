@@ -18,7 +18,7 @@ let db: TestDatabase;
 let api: CloudApi;
 let o: OrgWithOwner;
 let world: AuthorizationWorld;
-let reader: (method: string, path: string, body?: unknown) => Promise<Answer>;
+let reader: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Answer>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -27,7 +27,7 @@ beforeAll(async () => {
   world = await createAuthorizationWorld(db.pool, api.keyHashSecret);
   const k = await insertApiKey(db.pool, api.keyHashSecret, { organizationId: world.organizationId, kind: "management", environment: "live", name: "r", scopes: ["read", "receipts:read", "approvals:read"], createdBy: world.ownerId });
   const b = new Browser(api.base, randomIp(), null);
-  reader = (method, path, body) => b.request(method, path, body, { authorization: `Bearer ${k.key}` });
+  reader = (method, path, body, headers = {}) => b.request(method, path, body, { authorization: `Bearer ${k.key}`, ...headers });
 });
 afterAll(async () => {
   await api?.close();
@@ -129,12 +129,17 @@ describe("Cloud API: query filters and cursors validated in full before SQL", ()
       "not base64 !",
       "",
     ];
+    // Reads: the state is compared once around them all.
+    const before = await state();
     for (const lists of ["actions", "receipts", "agents", "tools", "approvals", "mcp-servers"]) {
       for (const c of cursors) {
-        const res = await expectRefused(() => reader("GET", `/orgs/${world.organizationId}/${lists}?cursor=${encodeURIComponent(c)}`), 400, "VALIDATION_FAILED");
+        const res = await reader("GET", `/orgs/${world.organizationId}/${lists}?cursor=${encodeURIComponent(c)}`);
+        expect({ status: res.status, code: res.body?.error?.code }, `${lists} ${c}`).toEqual({ status: 400, code: "VALIDATION_FAILED" });
         expect(res.body.error.details.issues[0]).toMatchObject({ path: "cursor", code: "invalid_cursor" });
+        expect(res.headers.get("cache-control")).toBe("no-store");
       }
     }
+    expect(await state()).toEqual(before);
     // Names order the policies list: any text without U+0000 or lone surrogates is a position in it.
     expect((await reader("GET", `/orgs/${world.organizationId}/policies?cursor=${enc(["", id])}`)).status).toBe(200);
     await expectRefused(() => reader("GET", `/orgs/${world.organizationId}/policies?cursor=${encRaw(`["\\u0000","${id}"]`)}`), 400, "VALIDATION_FAILED");
@@ -147,6 +152,18 @@ describe("Cloud API: query filters and cursors validated in full before SQL", ()
     const next = await o.owner.get(`/orgs/${o.org}/agents?limit=1&cursor=${first.body.next_cursor}`);
     expect(next.status).toBe(200);
     expect(next.body.items[0].id).not.toBe(first.body.items[0].id);
+  });
+});
+
+describe("Cloud API: header values it reads", () => {
+  it("bytes beyond ASCII in Authorization, Origin, the CSRF header, X-Forwarded-For or X-Request-Id get the header's own refusal, never a 5xx", async () => {
+    const high = "\u00ff\u00ed\u00a0\u0080";
+    await expectRefused(() => reader("GET", `/orgs/${world.organizationId}/agents`, undefined, { authorization: `Bearer svc_live_${high}` }), 401, "UNAUTHENTICATED");
+    await expectRefused(() => o.owner.request("POST", `/orgs/${o.org}/agents`, { name: "x" }, { origin: `https://${high}` }), 403, "CSRF_FAILED");
+    await expectRefused(() => o.owner.request("POST", `/orgs/${o.org}/agents`, { name: "x" }, { "x-service-csrf": high }), 403, "CSRF_FAILED");
+    const odd = await o.owner.request("GET", `/orgs/${o.org}/agents`, undefined, { "x-forwarded-for": high, "x-request-id": `r-${high}` });
+    expect(odd.status).toBe(200);
+    expect(odd.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
 

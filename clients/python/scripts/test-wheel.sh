@@ -26,7 +26,7 @@ for minor in 10 11 12 13; do
   # pyenv's shims on the PATH are skipped: they answer for whichever version pyenv selects.
   p=$(command -v "python3.$minor" 2>/dev/null || true)
   [ -n "$p" ] && [[ "$p" != */shims/* ]] && candidates+=("$p")
-  for root in "${PYENV_ROOT:-}" "$HOME/.pyenv"; do
+  for root in "${PYENV_ROOT:-}" "${HOME:-/root}/.pyenv"; do
     [ -n "$root" ] || continue
     for p in "$root"/versions/3."$minor".*/bin/python3."$minor"; do
       [ -x "$p" ] && candidates+=("$p")

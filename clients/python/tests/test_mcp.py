@@ -1,4 +1,4 @@
-"""The MCP helper (countersign.mcp, SPEC 4.2 and 7.4) against a real Gateway
+"""The MCP helper (countersign.mcp) against a real Gateway
 and real upstream MCP servers built with the MCP SDK: bearer key, per-call
 metadata, completed calls with ``_meta.service``, refusals as typed results or
 raised with ``throw_on_refusal``, paging to at most 1000 pages, and the errors."""
@@ -120,7 +120,7 @@ async def test_list_tools_follows_cursors_over_every_page(gateway: Any) -> None:
     assert sorted(t.name for t in tools) == [f"t_{i:02d}" for i in range(53)]
 
 
-# Errors (SPEC 7.4).
+# Errors.
 
 
 async def test_too_many_pages_after_exactly_1000_pages_of_an_endless_tools_list(gateway: Any) -> None:

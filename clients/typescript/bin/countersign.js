@@ -2,6 +2,8 @@
 // The `countersign` command. This file is committed rather than compiled so that it exists when
 // npm installs the workspace and links its bin (npm skips a bin whose file is missing, and the
 // compiled CLI appears only after the build); the CLI itself is dist/cli/main.js.
+import process from "node:process";
+
 try {
   await import("../dist/cli/main.js");
 } catch (err) {

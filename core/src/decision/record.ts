@@ -88,18 +88,14 @@ export interface DecisionWrite {
 
 export type RecordOutcome = "recorded" | "plan_limit" | "idempotency_conflict";
 
-// One statement: the usage count first (for a limited plan on the row of
-// shard 0, whose lock makes the limit exact under concurrency) (conditional on the plan's limit), and
+// One statement: the usage count first (count_usage, migration 0014: exact at
+// a limited plan's limit without one row every decision queues on), and
 // every row only when the count was taken, so "over the limit" records nothing
 // and "recorded" is all or nothing. A concurrent decision with the same
 // idempotency key fails the unique index, which undoes the count too.
 const STATEMENT = statement("decision_write", `
 with counted as (
-  insert into usage_counters as u (organization_id, month, shard, protected_actions)
-  values ($1, date_trunc('month', now() at time zone 'utc')::date, $2, 1)
-  on conflict (organization_id, month, shard) do update set protected_actions = u.protected_actions + 1
-    where $3::bigint is null or u.protected_actions < $3::bigint
-  returning 1
+  select 1 where count_usage($1, $2::bigint)
 ), action as (
   insert into protected_actions (
     id, organization_id, agent_id, api_key_id, tool_id, tool_name, action, execution, environment, status, decision_code,
@@ -112,34 +108,34 @@ with counted as (
          a->>'argumentsDigest', a->>'requestFingerprint', a->>'idempotencyKey', (a->>'amount')::numeric, a->>'currency',
          (a->'policy'->>'policyId')::uuid, (a->'policy'->>'versionId')::uuid, (a->'policy'->>'version')::int,
          a->'policy'->>'digest', a->'policy'->>'ruleId', a->'policy'->>'effect', a->'policy'->>'enforcement',
-         a->'agentExplanation', a->'explanation', (a->>'delegationId')::uuid, ($5::jsonb->>'id')::uuid,
-         a->>'taskObjectId', a->>'proposalObjectId', ($6::jsonb->>'id')::uuid, (a->>'expiresAt')::timestamptz,
+         a->'agentExplanation', a->'explanation', (a->>'delegationId')::uuid, ($4::jsonb->>'id')::uuid,
+         a->>'taskObjectId', a->>'proposalObjectId', ($5::jsonb->>'id')::uuid, (a->>'expiresAt')::timestamptz,
          a->>'decisionDetail', (a->>'observeWindowId')::uuid, (a->>'relaxed')::boolean, a->>'gatewayInstanceId',
          (a->>'gatewayLanguageRevision')::smallint, a->>'bindingDigest'
-    from counted, (select $4::jsonb as a) x
+    from counted, (select $3::jsonb as a) x
   returning id
 ), approval as (
   insert into approval_requests (id, organization_id, protected_action_id, roles, approver_count, approver_kids, expires_at)
   select (r->>'id')::uuid, $1, action.id, array(select jsonb_array_elements_text(r->'roles')), (r->>'approverCount')::int,
          array(select jsonb_array_elements_text(r->'approverKids')), (r->>'expiresAt')::timestamptz
-    from action, (select $5::jsonb as r) x where r is not null and r <> 'null'::jsonb
+    from action, (select $4::jsonb as r) x where r is not null and r <> 'null'::jsonb
   returning 1
 ), objects as (
   insert into signed_objects (object_id, organization_id, protected_action_id, type, object)
   select o->>'objectId', $1, action.id, o->>'type', o->'object'
-    from action, jsonb_array_elements($7::jsonb) o
+    from action, jsonb_array_elements($6::jsonb) o
   returning 1
 ), receipt as (
   insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
                         workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size, verified_at_issuance)
   select (r->>'id')::uuid, $1, action.id, r->>'kind', r->>'receiptObjectId', r->>'threadId', r->>'headObjectId',
-         r->>'workflow', r->>'outcome', r->>'issuerKid', $8::bytea, r->>'bundleSha256', octet_length($8::bytea),
+         r->>'workflow', r->>'outcome', r->>'issuerKid', $7::bytea, r->>'bundleSha256', octet_length($7::bytea),
          (r->>'verifiedAtIssuance')::boolean
-    from action, (select $6::jsonb as r) x where r is not null and r <> 'null'::jsonb
+    from action, (select $5::jsonb as r) x where r is not null and r <> 'null'::jsonb
   returning 1
 ), events as (
   insert into events (organization_id, type, data)
-  select $1, e->>'type', e->'data' from action, jsonb_array_elements($9::jsonb) e
+  select $1, e->>'type', e->'data' from action, jsonb_array_elements($8::jsonb) e
   returning 1
 )
 select (select count(*) from action) as recorded`);
@@ -148,13 +144,23 @@ function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: string }).code === "23505";
 }
 
-/** Write a decision in one round trip. */
+/** count_usage's answer when a far-path count found the total inside the limit's margin (migration 0014). */
+const COUNT_AGAIN = "CSRTY";
+
+/** Write a decision in one round trip (two, the once a month an organization's count crosses into the margin). */
 export async function recordDecision(db: Queryable, w: DecisionWrite): Promise<RecordOutcome> {
-  const shard = w.monthlyLimit === null ? Math.floor(Math.random() * 16) : 0;
+  try {
+    return await writeDecision(db, w);
+  } catch (err) {
+    if ((err as { code?: string }).code !== COUNT_AGAIN) throw err;
+    return writeDecision(db, w);
+  }
+}
+
+async function writeDecision(db: Queryable, w: DecisionWrite): Promise<RecordOutcome> {
   try {
     const { rows } = await db.query<{ recorded: string }>(STATEMENT.with([
       w.action.organizationId,
-      shard,
       w.monthlyLimit,
       JSON.stringify(w.action),
       JSON.stringify(w.approval),

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync, chownSync, statSync 
 import { createServer } from "node:net";
 import path from "node:path";
 import pg from "pg";
+import { assertPortFree, stopStalePostmaster } from "./stale-postmaster.js";
 
 export interface EmbeddedPostgresOptions {
   /** Folder holding the cluster; created and initialised when empty. */
@@ -19,6 +20,8 @@ export interface EmbeddedPostgresOptions {
   port?: number;
   /** Trade durability for speed (tests only). */
   ephemeral?: boolean;
+  /** Told when a server an earlier run left on the folder is stopped. */
+  log?: (line: string) => void;
 }
 
 export interface EmbeddedPostgres {
@@ -100,7 +103,9 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, child: ChildProcess, deadlineMs: number): Promise<void> {
+class ForeignServer extends Error {}
+
+async function waitReady(url: string, dataDir: string, child: ChildProcess, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   let lastError: unknown;
   while (Date.now() < until) {
@@ -108,10 +113,15 @@ async function waitReady(url: string, child: ChildProcess, deadlineMs: number): 
     const client = new pg.Client({ connectionString: url });
     try {
       await client.connect();
-      await client.query("select 1");
+      // Whoever answers on the port must be the server of our folder, never one we did not start.
+      const { rows } = await client.query<{ data_directory: string }>("show data_directory");
       await client.end();
+      if (path.resolve(rows[0]!.data_directory) !== dataDir) {
+        throw new ForeignServer(`${url} answers with the PostgreSQL server of ${rows[0]!.data_directory}, not of ${dataDir}`);
+      }
       return;
     } catch (err) {
+      if (err instanceof ForeignServer) throw err;
       lastError = err;
       await client.end().catch(() => undefined);
       await new Promise((r) => setTimeout(r, 100));
@@ -157,6 +167,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     // Loopback only: the cluster is never reachable from outside this machine.
     writeFileSync(path.join(dataDir, "pg_hba.conf"), "host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n");
   }
+  // A server an earlier run of ours left behind (killed before it could stop it) holds the folder.
+  await stopStalePostmaster(dataDir, opts.log);
+  if (opts.port) await assertPortFree(opts.port);
   const port = opts.port ?? (await freePort());
   const settings = [
     "listen_addresses=127.0.0.1",
@@ -176,7 +189,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   try {
-    await waitReady(url, child, 30_000);
+    await waitReady(url, dataDir, child, 30_000);
   } catch (err) {
     child.kill("SIGKILL");
     throw new Error(`${(err as Error).message}\n${stderr}`, { cause: err });

@@ -40,3 +40,14 @@ export function edgeRefusal(err: FastifyError, request: FastifyRequest, reply: F
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) return as(400, jsonRpcErrors.INVALID_REQUEST, "the request is malformed");
   return undefined;
 }
+
+/** Errors of requests outside the two endpoints' own handlers (unknown paths, /metrics), in the same shapes. */
+export async function gatewayErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const edge = edgeRefusal(err, request, reply);
+  if (edge) return edge;
+  const mcp = isMcp(request);
+  if (isRequestTextError(err)) return mcp ? rpcError(reply, 400, jsonRpcErrors.INVALID_REQUEST, err.detail) : refuse(reply, 400, "INVALID_REQUEST", err.detail);
+  request.log.error({ err }, "request failed");
+  const detail = `internal error; request id ${request.id}`;
+  return mcp ? rpcError(reply, 500, jsonRpcErrors.INTERNAL_ERROR, detail) : refuse(reply, 500, "GATEWAY_ERROR", detail);
+}

@@ -1,10 +1,15 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { jsonRpcErrors, type GatewayCode } from "@countersign/protocol/errors";
 
-const details: Partial<Record<GatewayCode, string>> = {
+export const unavailableDetails = {
   GATEWAY_SHUTTING_DOWN: "this Gateway replica is shutting down; retry the same call (with the same idempotency key)",
   DATABASE_UNAVAILABLE: "the Gateway cannot reach its database; retry the same call (with the same idempotency key)",
-};
+} as const satisfies Partial<Record<GatewayCode, string>>;
+
+/** The JSON-RPC error of an unavailable Gateway (HTTP 503 on /mcp, or inside an answer already under way). */
+export function unavailableRpcError(code: keyof typeof unavailableDetails) {
+  return { code: jsonRpcErrors.RATE_LIMITED, message: unavailableDetails[code], data: { service: { status: "unavailable", code, retryable: true } } };
+}
 
 /**
  * The HTTP-level 503 of SPEC 7.3 (`Retry-After: 5`, nothing recorded), in the
@@ -16,15 +21,9 @@ export function sendUnavailable(
   reply: FastifyReply,
   code: "GATEWAY_SHUTTING_DOWN" | "DATABASE_UNAVAILABLE",
 ): FastifyReply {
-  const detail = details[code] ?? code;
+  const detail = unavailableDetails[code];
   reply.code(503).header("retry-after", "5");
   if (code === "GATEWAY_SHUTTING_DOWN") reply.header("connection", "close");
-  if (request.url.startsWith("/mcp")) {
-    return reply.send({
-      jsonrpc: "2.0",
-      id: null,
-      error: { code: jsonRpcErrors.RATE_LIMITED, message: detail, data: { service: { status: "unavailable", code, retryable: true } } },
-    });
-  }
+  if (request.url.startsWith("/mcp")) return reply.send({ jsonrpc: "2.0", id: null, error: unavailableRpcError(code) });
   return reply.send({ allowed: false, status: "unavailable", code, detail, retryable: true });
 }

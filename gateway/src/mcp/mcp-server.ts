@@ -1,11 +1,28 @@
 import type { AuthenticatedKey } from "@countersign/core/keys";
 import { inSpan } from "@countersign/core/telemetry";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { isDatabaseUnavailable } from "@countersign/core/store";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { GatewayContext, McpContext } from "../context.js";
+import { unavailableDetails, unavailableRpcError } from "../http/unavailable.js";
+import { refusalResult } from "./results.js";
 import { callTool } from "./tools-call.js";
 import { listTools } from "./tools-list.js";
+
+// The database went away while a request was being answered (the key check before it
+// passed): a retryable refusal in the request's own shape, never -32603 with pg's message.
+function unavailableAsRpcError(err: unknown): never {
+  if (!isDatabaseUnavailable(err)) throw err;
+  // The SDK answers a thrown error's own code, message and data (McpError would prefix the message).
+  const e = unavailableRpcError("DATABASE_UNAVAILABLE");
+  throw Object.assign(new Error(e.message), { code: e.code, data: e.data });
+}
+
+function unavailableAsRefusal(err: unknown): CallToolResult {
+  if (!isDatabaseUnavailable(err)) throw err;
+  return refusalResult("DATABASE_UNAVAILABLE", unavailableDetails.DATABASE_UNAVAILABLE);
+}
 
 /**
  * The MCP server the agent talks to, for one HTTP request (the endpoint is
@@ -18,9 +35,11 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 export function gatewayMcpServer(ctx: GatewayContext & { mcp: McpContext }, key: AuthenticatedKey): Server {
   const server = new Server({ name: "countersign-gateway", version: "0.1.0" }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator });
-  server.setRequestHandler(ListToolsRequestSchema, (request) => inSpan("mcp.tools_list", () => listTools(ctx.pool, key, request.params?.cursor)));
+  server.setRequestHandler(ListToolsRequestSchema, (request) =>
+    inSpan("mcp.tools_list", () => listTools(ctx.pool, key, request.params?.cursor)).catch(unavailableAsRpcError),
+  );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    inSpan("mcp.tools_call", () => callTool(ctx, key, request.params as Parameters<typeof callTool>[2], extra.signal)),
+    inSpan("mcp.tools_call", () => callTool(ctx, key, request.params as Parameters<typeof callTool>[2], extra.signal)).catch(unavailableAsRefusal),
   );
   return server;
 }

@@ -53,6 +53,9 @@ export {
 export type { ExplanationContext, DecidedBy, ApprovalSummary } from "./explain/context.js";
 export { effectiveDisclosure, disclosureLevels, type Disclosure, type PolicyDisclosure } from "./explain/disclosure.js";
 
+// Policy files (documents and Policy custom resources)
+export { policySources, examplesSource, exampleFromResource, PolicySourceError, type PolicySource } from "./source.js";
+
 // Examples, analysis, templates
 export {
   runExamples,

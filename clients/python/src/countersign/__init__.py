@@ -1,4 +1,4 @@
-"""Countersign client: authorize_action for the Gateway's decision-only mode (SPEC 4.1, 7.4)."""
+"""Countersign client: authorize_action for the Gateway's decision-only mode; the MCP helper is countersign.mcp (the mcp extra)."""
 
 from .authorize import authorize_action, authorize_action_sync
 from .errors import (

@@ -22,6 +22,8 @@ Commands:
   receipts get|download
   actions cancel ID --principal-key-file FILE
   principal create|register|show   the organization principal's key file and registration
+  delegations grant|list|revoke    an agent's delegations, signed with the principal's key file
+  policy validate|test|diff FILE   policy files offline: validate, run saved examples, compare
 
 Run \`countersign COMMAND --help\` for a command's options.
 ${common}`,
@@ -75,4 +77,28 @@ ${common}`,
               kubectl create secret generic org-principal --from-file=private-key.pem=FILE
   show      the current principal's KID, status and validity
 ${common}`,
+  delegations: `Usage: countersign delegations grant --agent AGENT --permissions LIST (--expires-in DURATION | --expires-at TIME) --principal-key-file FILE
+       countersign delegations list --agent AGENT [--limit N] [--cursor C]
+       countersign delegations revoke ID --agent AGENT --principal-key-file FILE
+
+  grant    signs a DELEGATION of LIST (comma-separated action names, prefix.* families or *) to the
+           agent until the expiry (DURATION: 90m, 12h, 30d) with the organization principal's key file
+           (the format \`principal create\` writes; the key never leaves this machine) and submits it
+  list     the agent's delegations, newest first: id, state (active, expired, revoked), expiry
+  revoke   signs a REVOCATION of delegation ID with the same principal's key file and submits it
+AGENT is the agent's id or name. grant and revoke need a signed-in owner or admin.
+${common}`,
+  policy: `Usage: countersign policy validate FILE [--json]
+       countersign policy test FILE [--examples FILE] [--json]
+       countersign policy diff A B [--json]
+
+Offline: nothing is sent anywhere. FILE is a policy document (JSON or YAML) or a YAML file of
+countersign.dev Policy resources (as in config/samples/policy.yaml); every Policy in it is checked.
+  validate  the document against the policy language (docs/policy-language.md), with lint warnings
+  test      runs the saved examples (the Policy's spec.examples, or --examples FILE: a YAML or JSON
+            list in either the Cloud API's or the resource's member names) with the evaluator the
+            Gateway uses; a failing example prints its expected and actual outcome and rule
+  diff      what changed from A to B, rule by rule (added, removed, changed, moved)
+Exit status: 0 valid / every example passed / identical, 1 invalid / an example failed /
+different, 2 usage error or a file that cannot be read or holds no policy.`,
 };

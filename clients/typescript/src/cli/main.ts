@@ -6,7 +6,9 @@ import { parseCommandLine } from "./command-line.js";
 import { actionsCancel } from "./commands/actions.js";
 import { approvalsDecide, approvalsList, approvalsShow } from "./commands/approvals.js";
 import type { CommandContext, CommandOutput } from "./commands/context.js";
+import { delegationsGrant, delegationsList, delegationsRevoke } from "./commands/delegations.js";
 import { identityBind, identityCreate } from "./commands/identity.js";
+import { policyDiff, policyTest, policyValidate } from "./commands/policy.js";
 import { principalCreate, principalRegister, principalShow } from "./commands/principal.js";
 import { receiptsDownload, receiptsGet } from "./commands/receipts.js";
 import { signin, signout } from "./commands/signin.js";
@@ -28,6 +30,12 @@ const commands: Record<string, (ctx: CommandContext) => Promise<CommandOutput>> 
   "principal create": principalCreate,
   "principal register": principalRegister,
   "principal show": principalShow,
+  "delegations grant": delegationsGrant,
+  "delegations list": delegationsList,
+  "delegations revoke": delegationsRevoke,
+  "policy validate": policyValidate,
+  "policy test": policyTest,
+  "policy diff": policyDiff,
 };
 
 const readStdin = async (): Promise<string> => {

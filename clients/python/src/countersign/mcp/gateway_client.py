@@ -1,4 +1,4 @@
-"""An MCP client for the Gateway (SPEC 4.2) on the official ``mcp`` SDK: the
+"""An MCP client for the Gateway on the official ``mcp`` SDK: the
 gateway key as bearer token, the per-call metadata ``service/idempotency-key``
 and ``service/wait-seconds``, refusals as typed results (or raised as
 ``ServiceRefusalError`` with ``throw_on_refusal``), and tools/list paged to at
@@ -125,7 +125,7 @@ class GatewayClient:
         return outcome
 
     async def _mapped(self, awaitable: Any) -> Any:
-        """SDK errors in the classes of SPEC 7.4; ours pass through."""
+        """SDK errors as the client errors of countersign.errors; ours pass through."""
         try:
             return await awaitable
         except Exception as caught:  # noqa: BLE001 - anything that is not ours is not a Gateway answer

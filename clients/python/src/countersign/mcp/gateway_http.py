@@ -1,6 +1,6 @@
 """The HTTP transport under the MCP SDK's Streamable HTTP client: it never
 leaves the Gateway's origin, never follows a redirect, and turns the Gateway's
-HTTP-level answers (SPEC 7.3) into the errors of SPEC 7.4 before the SDK sees
+HTTP-level answers into the client errors (countersign.errors) before the SDK sees
 them, so callers get one set of error classes for both protocols.
 
 The SDK turns any HTTP failure into a JSON-RPC error that no longer says what

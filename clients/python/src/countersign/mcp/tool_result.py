@@ -1,4 +1,4 @@
-"""A Gateway ``tools/call`` result read as a typed outcome (SPEC 4.2): a
+"""A Gateway ``tools/call`` result read as a typed outcome: a
 completed call carries ``_meta.service``; a refusal is a result with
 ``isError`` true and ``structuredContent.service``. Anything else is not a
 Gateway result and is never taken for success."""
