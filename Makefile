@@ -1,6 +1,14 @@
 # The two commands the README promises: `make run` and `make test`.
 .PHONY: install build run test test-python lint bench fuzz control-plane crds helm images kind-e2e
 
+# Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
+# registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
+NODE_BIN := $(shell scripts/install-node.sh)
+ifeq ($(NODE_BIN),)
+$(error could not install Node.js 22 into .cache/node (scripts/install-node.sh needs npm and the npm registry))
+endif
+export PATH := $(NODE_BIN):$(PATH)
+
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSeed, nodeSigner, toBase64url } from "../../protocol/src/evidence/index.js";
+import { delegationAnswerSchema, delegationSchema, pageSchema } from "../../protocol/src/wire/index.js";
 import { insertApiKey } from "../../core/src/keys/index.js";
 import { authorizeAction } from "../../clients/typescript/src/index.js";
 import { DASHBOARD, startCloudApi, type CloudApi } from "../fixtures/cloud-api.js";
@@ -109,7 +110,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("countersign delegations", () => {
+describe("countersign delegations", { timeout: 120_000 }, () => {
   let granted: string;
 
   it("grant: the agent refused NO_DELEGATION is authorized after an admin grants it, by agent name", async () => {
@@ -131,6 +132,8 @@ describe("countersign delegations", () => {
         "--json",
       ),
     );
+    // The Cloud API answers exactly the wire schema the protocol package declares for it.
+    expect(delegationAnswerSchema.parse(answer)).toEqual(answer);
     expect(answer.delegation).toMatchObject({ agent_id: agent.id, permissions: ["payments.*"], state: "active" });
     expect(answer.delegation.object.body.actor).toBe(world.principal.kid);
     const expiresIn = Date.parse(answer.delegation.expires_at) - Date.now();
@@ -138,10 +141,11 @@ describe("countersign delegations", () => {
     expect(expiresIn).toBeLessThanOrEqual(3_600_000);
     granted = answer.delegation.id;
     expect(await ask()).toMatchObject({ allowed: true, status: "authorized" });
-  }, 60_000);
+  });
 
   it("list: the agent's delegations, as JSON and as lines", async () => {
     const listed = okJson(await cli("delegations", "list", "--agent", agent.id, "--org", world.organizationId, "--json"));
+    expect(pageSchema(delegationSchema).parse(listed)).toEqual(listed);
     expect(listed.items.map((d: { id: string; state: string }) => [d.id, d.state])).toEqual([[granted, "active"]]);
     const human = await cli("delegations", "list", "--agent", agent.name, "--org", world.organizationId);
     expect(human.code, human.stderr).toBe(0);
@@ -163,6 +167,7 @@ describe("countersign delegations", () => {
         "--json",
       ),
     );
+    expect(delegationAnswerSchema.parse(answer)).toEqual(answer);
     expect(answer.delegation).toMatchObject({ id: granted, state: "revoked" });
     expect(answer.delegation.revocation.body.payload.delegation).toBe(answer.delegation.object_id);
     expect(await ask()).toMatchObject({ allowed: false, status: "denied", code: "NO_DELEGATION" });
@@ -179,7 +184,7 @@ describe("countersign delegations", () => {
     );
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("INVALID_STATE");
-  }, 60_000);
+  });
 
   it("refused grants store nothing: another key, a management key, bad permissions or expiry, unknown agent", async () => {
     const before = await delegationsOf(agent.id);
@@ -221,7 +226,7 @@ describe("countersign delegations", () => {
 
     expect(await delegationsOf(agent.id)).toEqual(before);
     expect(await ask()).toMatchObject({ allowed: false, code: "NO_DELEGATION" });
-  }, 120_000);
+  });
 
   it("help names every subcommand and the exit statuses", async () => {
     const help = await cli("delegations", "--help");

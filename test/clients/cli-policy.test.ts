@@ -36,7 +36,7 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("policy test", () => {
+describe("policy test", { timeout: 120_000 }, () => {
   it("runs the saved examples of the Policy resource in config/samples/ and passes", async () => {
     const r = await cli("policy", "test", sample);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -141,7 +141,7 @@ describe("policy test", () => {
   });
 });
 
-describe("policy validate", () => {
+describe("policy validate", { timeout: 120_000 }, () => {
   it("exit 0 with the digest for the sample, 1 with every issue's path and code for an invalid one", async () => {
     const ok = await cli("policy", "validate", sample);
     expect(ok.code).toBe(0);
@@ -160,7 +160,7 @@ describe("policy validate", () => {
   });
 });
 
-describe("policy diff", () => {
+describe("policy diff", { timeout: 120_000 }, () => {
   it("exit 0 when identical (whatever the formatting), 1 with rule-by-rule changes", async () => {
     const reformatted = write("same.json", JSON.stringify(parse(readFileSync(sample, "utf8")).spec.document, null, 4));
     const same = await cli("policy", "diff", sample, reformatted);

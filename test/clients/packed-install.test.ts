@@ -109,7 +109,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("the packed protocol and client installed into an empty project on Node 22", () => {
+describe("the packed protocol and client installed into an empty project on Node 22", { timeout: 120_000 }, () => {
   it("carry no server dependency", () => {
     const installed = installedPackages(join(project, "node_modules"));
     expect(installed).toContain("@countersign/client");

@@ -10,12 +10,7 @@ import type { Role } from "../access/types.js";
 /** A route plugin's instance with zod schemas as types. */
 export const typed = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
 
-/** Names of accounts, organizations, keys (SPEC 8.3): 1-200 chars, one line, no control characters. */
-export const nameSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, "one line without control characters");
+export { nameSchema, pageQuery } from "@countersign/protocol/wire";
 export const emailSchema = z.email().max(254).transform((v) => v.toLowerCase());
 /** SPEC 5.5, 8.5: 12 to 256 characters. */
 export const passwordSchema = z.string().min(12).max(256);
@@ -32,10 +27,6 @@ export const instantSchema = z.iso.datetime({ offset: true }).refine((v) => {
   const offset = /([+-])(\d{2}):?(\d{2})$/.exec(v);
   return v.slice(0, 4) !== "0000" && (!offset || Number(offset[2]) <= 15);
 }, "not a time the service can store");
-export const pageQuery = {
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(200).optional(),
-};
 
 export type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 

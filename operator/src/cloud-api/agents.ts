@@ -1,31 +1,11 @@
 // Agents and their delegations (SPEC 2.2, 2.5, 4.4). Delegations arrive signed by the organization
 // principal; the Cloud API verifies and stores them, and a REVOCATION signed by the same principal
 // revokes one.
+import type { Agent, AgentInput, AgentPatch, Delegation } from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 import { allPages } from "./pages.js";
 
-export interface Agent {
-  id: string;
-  name: string;
-  status: "active" | "disabled";
-  policy: { id: string; name: string } | null;
-}
-
-export interface AgentInput {
-  name: string;
-  status: "active" | "disabled";
-  policy_id: string | null;
-}
-
-export interface Delegation {
-  id: string;
-  object_id: string;
-  permissions: string[];
-  expires_at: string;
-  state: "active" | "expired" | "revoked";
-  /** The signed DELEGATION; `body.actor` is the principal that signed it. */
-  object: { body: { actor: string } };
-}
+export type { Agent, AgentInput, Delegation };
 
 export function agents(client: CloudApiClient) {
   const org = (o: string) => `/orgs/${encodeURIComponent(o)}`;
@@ -41,7 +21,7 @@ export function agents(client: CloudApiClient) {
     async create(o: string, input: AgentInput): Promise<Agent> {
       return (await client.post<{ agent: Agent }>(`${org(o)}/agents`, input)).agent;
     },
-    async update(o: string, id: string, update: Partial<AgentInput>): Promise<Agent> {
+    async update(o: string, id: string, update: AgentPatch): Promise<Agent> {
       return (await client.patch<{ agent: Agent }>(one(o, id), update)).agent;
     },
     delegations(o: string, id: string): Promise<Delegation[]> {

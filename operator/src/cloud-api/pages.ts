@@ -1,10 +1,6 @@
 // The Cloud API's list pages (SPEC 4.3: `limit`, `cursor`, `next_cursor`), read to the end.
+import type { Page } from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
-
-interface Page<T> {
-  items: T[];
-  next_cursor: string | null;
-}
 
 export async function allPages<T>(client: CloudApiClient, path: string): Promise<T[]> {
   const items: T[] = [];

@@ -1,6 +1,11 @@
 // Policies, versions, examples, activation and shadow (SPEC 2.4, 3.3-3.5, 4.4, 4.5;
 // docs/policy-rollout.md).
+import type { ExampleResult, PolicyExample } from "@countersign/protocol/policy";
 import type { CloudApiClient } from "./client.js";
+
+/** A saved example as the Cloud API takes and answers it: the policy engine's own type. */
+export type PolicyExampleWire = PolicyExample;
+export type { ExampleResult };
 
 export interface VersionBrief {
   id: string;
@@ -13,15 +18,6 @@ export interface PolicyVersion extends VersionBrief {
   origin: "document" | "template" | "require_approval_copy" | "rollback";
   /** The version a copy (require-approval or rollback) was made from. */
   source_version_id: string | null;
-}
-
-/** A saved example's result under a version (the engine's, docs/policy-language.md 6). */
-export interface ExampleResult {
-  id: string;
-  /** Null when the example states no expectation. */
-  passed: boolean | null;
-  expected: { outcome: string; rule_id: string | null };
-  actual: { outcome: string; rule_id: string | null };
 }
 
 /** The answer of POST .../activate: the version and what the gates found. */
@@ -47,17 +43,6 @@ export interface Policy {
   agent_disclosure: "inherit" | "none" | "rule" | "conditions";
   active_version_id: string | null;
   shadow_version_id: string | null;
-}
-
-export interface PolicyExampleWire {
-  id: string;
-  label?: string;
-  action: string;
-  tool: string;
-  amount?: string;
-  currency?: string;
-  expected_outcome: "allowed" | "requires_approval" | "denied" | "none";
-  expected_rule: string;
 }
 
 export interface PolicyStatusItem {

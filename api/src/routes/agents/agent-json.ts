@@ -1,3 +1,5 @@
+import type { Agent } from "@countersign/protocol/wire";
+
 export interface AgentRow {
   id: string;
   name: string;
@@ -11,7 +13,7 @@ export const AGENT_COLUMNS = `a.id, a.name, a.status, a.policy_id, p.name as pol
 export const AGENT_FROM = `agents a left join policies p on p.id = a.policy_id`;
 
 /** The agent record of SPEC 2.2. */
-export function agentJson(a: AgentRow) {
+export function agentJson(a: AgentRow): Agent {
   return {
     id: a.id,
     name: a.name,

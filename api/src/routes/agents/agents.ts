@@ -6,14 +6,13 @@ import { actorOf, audit } from "../../audit/record.js";
 import { requireAdminSignedIn } from "../../configuration/admin-signed-in.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
-import { decodeCursor, timeCursor, isUniqueViolation, keysetPage, nameSchema, organizationOf, pageQuery, typed } from "../shared.js";
+import { agentCreateSchema as createBody, agentPatchSchema as patchBody, agentStatuses } from "@countersign/protocol/wire";
+import { decodeCursor, timeCursor, isUniqueViolation, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
 import { AGENT_COLUMNS, AGENT_FROM, agentJson, type AgentRow } from "./agent-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
 const agentParams = z.strictObject({ org_id: z.uuid(), agent_id: z.uuid() });
-const status = z.enum(["active", "disabled"]);
-const createBody = z.strictObject({ name: nameSchema, status: status.default("active"), policy_id: z.uuid().nullable().default(null) });
-const patchBody = z.strictObject({ name: nameSchema, status, policy_id: z.uuid().nullable() }).partial();
+const status = z.enum(agentStatuses);
 
 const nameTaken = () => new ServiceError("NAME_TAKEN", "another agent of this organization has that name");
 

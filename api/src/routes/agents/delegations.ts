@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { checkDelegation, timestamp, verifySignedObject, type BodyOf, type SignedObject } from "@countersign/protocol/evidence";
+import { delegationSubmissionSchema, revocationSubmissionSchema, type Delegation } from "@countersign/protocol/wire";
 import { principalOf, isPrincipalValid, storedIdentity } from "@countersign/core/identities";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
@@ -27,7 +28,7 @@ interface DelegationRow {
 }
 const COLUMNS = "id, agent_id, object_id, object, permissions, expires_at, created_at, revoked_at, revocation";
 
-function delegationJson(d: DelegationRow, now = Date.now()) {
+function delegationJson(d: DelegationRow, now = Date.now()): Delegation {
   return {
     id: d.id,
     agent_id: d.agent_id,
@@ -79,7 +80,7 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/agents/:agent_id/delegations",
-    { schema: { params: agentParams, body: z.strictObject({ delegation: z.record(z.string(), z.unknown()) }) } },
+    { schema: { params: agentParams, body: delegationSubmissionSchema } },
     async (request, reply) => {
       const o = organizationOf(request);
       const now = new Date();
@@ -131,7 +132,7 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/delegations/:delegation_id/revoke",
-    { schema: { params: z.strictObject({ org_id: z.uuid(), delegation_id: z.uuid() }), body: z.strictObject({ revocation: z.record(z.string(), z.unknown()) }) } },
+    { schema: { params: z.strictObject({ org_id: z.uuid(), delegation_id: z.uuid() }), body: revocationSubmissionSchema } },
     async (request) => {
       const o = organizationOf(request);
       const now = new Date();

@@ -5,6 +5,7 @@
  * a signed-in owner or admin; list reads them with any credentials that may read agents.
  */
 import { signDelegation, signRevocation, type Signer } from "@countersign/protocol/evidence";
+import type { Agent, Delegation, Page } from "@countersign/protocol/wire";
 import { cloudRequest } from "../cloud/client.js";
 import type { Credentials } from "../cloud/credentials.js";
 import { CliError, usageError } from "../cloud/errors.js";
@@ -21,17 +22,6 @@ import {
   type CommandContext,
   type CommandOutput,
 } from "./context.js";
-
-/** A delegation as the Cloud API answers it (GET .../delegations items, POST answers). */
-interface Delegation {
-  id: string;
-  agent_id: string;
-  object_id: string;
-  permissions: string[];
-  expires_at: string;
-  state: "active" | "expired" | "revoked";
-  revoked_at: string | null;
-}
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -52,10 +42,7 @@ async function agentId(ctx: CommandContext, c: Credentials, org: string): Promis
   let cursor: string | null = null;
   do {
     const query: string = `?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const page = (await cloudRequest(c, "GET", `${org}/agents${query}`)).body as {
-      items: { id: string; name: string }[];
-      next_cursor: string | null;
-    };
+    const page = (await cloudRequest(c, "GET", `${org}/agents${query}`)).body as Page<Agent>;
     const found = page.items.find((a) => a.name === agent);
     if (found) return found.id;
     cursor = page.next_cursor;
@@ -122,7 +109,7 @@ export async function delegationsList(ctx: CommandContext): Promise<CommandOutpu
   }
   const suffix = query.size ? `?${query}` : "";
   const answer = (await cloudRequest(c, "GET", `${org}/agents/${encodeURIComponent(agent)}/delegations${suffix}`))
-    .body as { items: Delegation[]; next_cursor: string | null };
+    .body as Page<Delegation>;
   const lines = answer.items.map((d) => `${d.id}  ${d.state.padEnd(7)}  until ${d.expires_at}  ${d.permissions.join(",")}`);
   if (answer.next_cursor) lines.push(`(more: --cursor ${answer.next_cursor})`);
   return done(ctx, answer, lines.length ? lines.join("\n") : "No delegations.");
@@ -153,10 +140,7 @@ async function findDelegation(c: Credentials, path: string, id: string): Promise
   let cursor: string | null = null;
   do {
     const query: string = `?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const page = (await cloudRequest(c, "GET", `${path}${query}`)).body as {
-      items: Delegation[];
-      next_cursor: string | null;
-    };
+    const page = (await cloudRequest(c, "GET", `${path}${query}`)).body as Page<Delegation>;
     const found = page.items.find((d) => d.id === id);
     if (found) return found;
     cursor = page.next_cursor;

@@ -1,0 +1,26 @@
+/**
+ * The zod schemas of the Cloud API's wire bodies, shared by the api (request
+ * parsing, the shape of what it answers) and its clients (the operator, the
+ * CLI, the dashboard), so no wire type is declared twice. Policy documents and
+ * examples are in `policy`, signed objects in `evidence`.
+ */
+export { pageSchema, pageQuery, type Page } from "./pages.js";
+export { nameSchema } from "./names.js";
+export { errorBodySchema, type ErrorBody } from "./errors.js";
+export {
+  agentStatuses,
+  agentSchema,
+  agentCreateSchema,
+  agentPatchSchema,
+  type Agent,
+  type AgentInput,
+  type AgentPatch,
+} from "./agents.js";
+export {
+  delegationStates,
+  delegationSchema,
+  delegationAnswerSchema,
+  delegationSubmissionSchema,
+  revocationSubmissionSchema,
+  type Delegation,
+} from "./delegations.js";
