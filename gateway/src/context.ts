@@ -1,5 +1,6 @@
 import type { AuthorizeService, DecisionService, GatewayIdentity, PolicyCache } from "@countersign/core/decision";
 import type { AddressRules } from "@countersign/core/net";
+import type { UpstreamSessions } from "@countersign/core/upstream";
 import type { Pool } from "@countersign/core/store";
 import type { OrganizationQueue } from "./limits/organization-queue.js";
 import type { GatewayMetrics } from "./metrics.js";
@@ -14,6 +15,8 @@ export interface McpContext {
   /** SPEC 6.4 on every upstream connection; loopback only with COUNTERSIGN_ALLOW_LOOPBACK_URLS. */
   rules: AddressRules;
   ca?: string[];
+  /** One persistent MCP session per upstream server for this process. */
+  sessions: UpstreamSessions;
   /** SPEC 8.4: 30 s; tests shorten it. */
   upstreamTimeoutMs?: number;
 }

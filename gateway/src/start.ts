@@ -3,6 +3,7 @@ import { startRecovery } from "@countersign/core/execution";
 import type { Plan } from "@countersign/core/plans";
 import { listeningUrl, type Logger, type RunningServer } from "@countersign/core/server";
 import { NotificationHub, type Pool } from "@countersign/core/store";
+import { UpstreamSessions } from "@countersign/core/upstream";
 import type { FastifyInstance } from "fastify";
 import { authorizeRoutes } from "./authorize/route.js";
 import type { GatewayContext } from "./context.js";
@@ -72,6 +73,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     policies,
     onWaitsChanged: (n) => metrics.approvalWaits.set(n),
   });
+  const sessions = new UpstreamSessions();
   if (opts.allowLoopbackUrls) opts.logger.warn("COUNTERSIGN_ALLOW_LOOPBACK_URLS is on: upstream MCP servers on loopback (plain http) are reachable");
   const ctx: GatewayContext = {
     pool: opts.pool,
@@ -87,6 +89,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       rules: { allowLoopback: opts.allowLoopbackUrls ?? false },
       ca: opts.upstreamCa,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
+      sessions,
     },
   };
   // Executions whose replica died get their failed / INTERRUPTED receipt (core/src/execution/recover.ts).
@@ -102,6 +105,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       await app.lifecycle.drain(opts.shutdownGraceSeconds * 1000);
       await recovery.stop();
       stopReports();
+      await sessions.closeAll();
       await hub.stop();
     },
   };

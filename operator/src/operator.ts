@@ -3,7 +3,7 @@
 // standby replica is healthy too.
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { startAdmissionServer, type AdmissionServer } from "./admission/server.js";
-import type { CloudApi } from "./cloud-api/index.js";
+import { CloudApiError, type CloudApi } from "./cloud-api/index.js";
 import { Controller, type Reconciler } from "./controller/controller.js";
 import { startHealthServer, type HealthServer } from "./controller/health-server.js";
 import { LeaderElector } from "./controller/leader-election.js";
@@ -87,6 +87,9 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       object: CustomObject<Spec, Status>,
       error: unknown,
     ) {
+      // A write conflict only means the object changed during the pass: the retry reads it again,
+      // and showing it would flip Ready for nothing a person can act on.
+      if ((error as { code?: unknown })?.code === 409 && !(error instanceof CloudApiError)) return;
       const current = await objects.get(object.metadata!.namespace!, object.metadata!.name!);
       if (!current) return;
       const organizationId = (current.spec as { organizationId?: string }).organizationId;

@@ -6,7 +6,8 @@
  * - a refused document shows the Cloud API's issues (path and reason, never the value);
  * - a deleted principal Secret turns PrincipalKeyAvailable False, a rotated credential Secret
  *   reaches the Cloud API, an Agent becomes Ready once its Policy is, each without a resync;
- * - a removed operator binding shows as BindingMissing.
+ * - a removed operator binding shows as BindingMissing;
+ * - /readyz answers ok only while the Kubernetes API answers (and the leader's controllers synced).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlane } from "../../test/control-plane/index.js";
@@ -240,5 +241,25 @@ describe("failures reach status", { timeout: 180_000 }, () => {
       const bound = await world.owner.post(`/orgs/${world.orgId}/operator-bindings`, { username: operatorUsername, role: "admin", allow_admin_changes: true });
       expect(bound.status).toBe(201);
     }
+  });
+});
+
+describe("readiness without the apiserver", { timeout: 120_000 }, () => {
+  it("/readyz turns 503 while the Kubernetes API does not answer, and ok again when it does", async () => {
+    const readyz = async () => {
+      const res = await fetch(`http://127.0.0.1:${await operator.healthPort}/readyz`);
+      return { status: res.status, text: await res.text() };
+    };
+    await plane.stopApiServer();
+    try {
+      const down = await eventually("not ready", async () => {
+        const r = await readyz();
+        return r.status === 503 && r;
+      });
+      expect(down.text).toBe("not ready: the Kubernetes API has not answered lately\n");
+    } finally {
+      await plane.startApiServer();
+    }
+    await eventually("ready again", async () => (await readyz()).status === 200);
   });
 });

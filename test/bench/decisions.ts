@@ -13,7 +13,7 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -22,7 +22,7 @@ import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createPool, freePort, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
 import { createAuthorizationWorld, createGatewayKey, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { SAMPLE_TOOL } from "../../local/src/sample-upstream.js";
-import { startGatewayProcess, type GatewayProcess } from "../multi-replica/gateway-process.js";
+import { startGatewayProcess } from "../multi-replica/gateway-process.js";
 import { runLoad, type LoadResult } from "./load.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -115,6 +115,57 @@ const bundleText = (receipt.rows[0].bundle as Buffer).toString("utf8");
 const byType = Object.fromEntries(objects.rows.map((r) => [r.type, r.object.body]));
 const template = JSON.stringify({ task: byType.TASK, proposal: byType.PROPOSAL, receipt: JSON.parse(bundleText).receipt.body, bundle: bundleText });
 
+/** CPU seconds used so far by a process (utime + stime from /proc). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0; // a backend that exited meanwhile
+  }
+}
+/** The postmaster listening on the bench's port and its children (backends, WAL writer, checkpointer). */
+function postgresPids(): number[] {
+  const all = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+  const postmaster = all.find((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").join(" ").includes(`-p ${pg.port}`);
+    } catch {
+      return false;
+    }
+  });
+  if (postmaster === undefined) return [];
+  return [postmaster, ...all.filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]!.split(" ")[1] === String(postmaster);
+    } catch {
+      return false;
+    }
+  })];
+}
+const walLsn = async () => (await pool.query<{ lsn: string }>("select pg_current_wal_lsn()::text as lsn")).rows[0]!.lsn;
+
+interface Cost {
+  decisions: number;
+  gatewayCpuMs: number;
+  postgresCpuMs: number;
+  walBytes: number;
+}
+
+/** The cost per decision of a loaded run at the Gateway processes: CPU in them and in PostgreSQL, WAL bytes. */
+async function costOf(gatewayPids: number[], run: () => Promise<LoadResult>): Promise<{ result: LoadResult; cost: Cost }> {
+  const pgPids = postgresPids();
+  const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
+  const [g0, p0, w0] = [sum(gatewayPids), sum(pgPids), await walLsn()];
+  const result = await run();
+  const pgNow = postgresPids();
+  const [g1, p1, w1] = [sum(gatewayPids), sum(pgNow), await walLsn()];
+  const wal = (await pool.query<{ n: string }>("select pg_wal_lsn_diff($1, $2)::bigint as n", [w1, w0])).rows[0]!.n;
+  const n = Math.max(1, result.requests);
+  // Backends that started during the run are counted from zero; ones that ended are left out (few).
+  return { result, cost: { decisions: result.requests, gatewayCpuMs: ((g1 - g0) * 1000) / n, postgresCpuMs: ((p1 - p0) * 1000) / n, walBytes: Number(wal) / n } };
+}
+
 interface Row {
   label: string;
   processes: number;
@@ -123,6 +174,7 @@ interface Row {
   expected: string[];
 }
 const rows: Row[] = [];
+const costs: Array<Cost & { label: string }> = [];
 for (const processes of [1, 2]) {
   for (const side of ["minimal", "baseline"] as const) {
     const servers = await Promise.all(Array.from({ length: processes }, () => startReference(side, template)));
@@ -131,6 +183,11 @@ for (const processes of [1, 2]) {
   }
   const gateways = await startGateways(processes);
   rows.push({ label: "Gateway, unlimited plan", processes, result: await measure(gateways.map((g) => g.url), authorizeRequest(unlimited)), expected: ["authorized"] });
+  if (processes === 1) {
+    const measured = await costOf(gateways.map((g) => g.pid), () => runLoad({ urls: gateways.map((g) => g.url), path: "/v1/authorize", request: authorizeRequest(unlimited) }, CONNECTIONS, seconds));
+    costs.push({ label: "allow path", ...measured.cost });
+    rows.push({ label: "Gateway, cost run", processes, result: { unloaded: measured.result, loaded: measured.result }, expected: ["authorized"] });
+  }
   if (processes === 1) {
     rows.push({ label: "Gateway, limited plan", processes, result: await measure(gateways.map((g) => g.url), authorizeRequest(limited)), expected: ["authorized"] });
   }
@@ -168,7 +225,7 @@ console.log(`\nDecision paths over loopback, synchronous commit, ${seconds} s pe
 for (const processes of [1, 2]) {
   const ceiling = find("minimal path", processes).loaded.perSecond;
   console.log(`\n${processes} process${processes > 1 ? "es" : ""} per side`);
-  for (const r of rows.filter((x) => x.processes === processes && !x.label.startsWith("tools/call"))) {
+  for (const r of rows.filter((x) => x.processes === processes && !x.label.startsWith("tools/call") && x.label !== "Gateway, cost run")) {
     console.log(`  ${r.label.padEnd(24)} unloaded ${line(r.result.unloaded)}   ${CONNECTIONS} conns ${line(r.result.loaded)}   ratio to minimal ${f(r.result.loaded.perSecond / ceiling, 2)}`);
     console.log(`  ${"".padEnd(24)} answers ${JSON.stringify(r.result.loaded.statuses)}`);
   }
@@ -179,6 +236,9 @@ console.log(`\ntools/call through the Gateway (1 process) against the same call 
 console.log(`  Gateway   unloaded ${line(viaGateway.unloaded)}   ${CONNECTIONS} conns ${line(viaGateway.loaded)}   answers ${JSON.stringify(viaGateway.loaded.statuses)}`);
 console.log(`  direct    unloaded ${line(direct.unloaded)}   ${CONNECTIONS} conns ${line(direct.loaded)}   answers ${JSON.stringify(direct.loaded.statuses)}`);
 
+for (const c of costs) {
+  console.log(`\nCost per decision, ${c.label} (1 Gateway process, ${CONNECTIONS} conns, ${c.decisions} decisions): Gateway CPU ${f(c.gatewayCpuMs, 3)} ms, PostgreSQL CPU ${f(c.postgresCpuMs, 3)} ms, WAL ${f(c.walBytes / 1024, 1)} KiB`);
+}
 const unexpected = rows.flatMap((r) =>
   [r.result.unloaded, r.result.loaded].flatMap((x) => Object.entries(x.statuses).filter(([k]) => !r.expected.includes(k)).map(([k, n]) => `${r.label} (${r.processes}): ${n} × ${k}`)),
 );

@@ -277,6 +277,8 @@ describe("the admission webhook", () => {
     const env = pod.containers[0].env;
     expect(env.find((e: { name: string }) => e.name === "COUNTERSIGN_OPERATOR_WEBHOOK_CERT_DIR").value).toBe("/var/run/secrets/countersign.dev/webhook");
     expect(pod.containers[0].readinessProbe.httpGet.path).toBe("/readyz");
+    // The kube-apiserver must reach the webhook through the operator's NetworkPolicy.
+    expect(find(objects, "NetworkPolicy", "countersign-operator").spec.ingress[0].ports).toEqual([{ port: "http", protocol: "TCP" }, { port: "webhook", protocol: "TCP" }]);
   });
 
   it("is off without cert-manager or a given certificate, and enabled=true without either is refused by name", async () => {

@@ -99,7 +99,7 @@ describe.each(Object.entries(renders))("every container (%s)", (_name, objects) 
 
   it("mounts a Kubernetes API token only where one is needed", () => {
     for (const { where, pod } of containers) {
-      const needs = where.includes("operator") || where.includes("crd-upgrade");
+      const needs = where.includes("operator") || where.includes("crd-upgrade") || where.includes("installation-secrets");
       expect(pod.automountServiceAccountToken, where).toBe(needs);
     }
   });

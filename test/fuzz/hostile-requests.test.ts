@@ -21,7 +21,7 @@ import { fuzzRequests, type FuzzRequest } from "./requests.js";
 import { closeConnections, send } from "./send.js";
 import { rowCounts, startFuzzWorld, type FuzzWorld } from "./world.js";
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1600);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1200);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : randomInt(2 ** 31);
 const PATH = process.env.FUZZ_PATH || undefined;
 /** Requests sent at once: one fast-check run is one batch. */

@@ -524,7 +524,7 @@ describe("HTTP-level answers (7.3)", () => {
     const res = await gw.authorize(w.key, { tool: w.tool, arguments: refund(1) });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(res.body).toMatchObject({ code: "RATE_LIMITED" });
+    expect(res.body).toMatchObject({ allowed: false, status: "unavailable", code: "RATE_LIMITED", retryable: true });
     expect(await recorded(db.pool, w.organizationId)).toEqual(before);
   });
 

@@ -106,7 +106,7 @@ describe("round trips and commits per call", () => {
     expect(synchronousCommits(repeat.sent)).toBe(0);
   });
 
-  it("a tools/call: every statement named, and the round trips and commits of today", async () => {
+  it("a tools/call: every statement named; decision, claim and RESULT each commit once", async () => {
     const tool = (await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" } })).name;
     const call = async (id: string) => {
       const res = await fetch(`${gw.gateway.url}/mcp`, {
@@ -130,11 +130,11 @@ describe("round trips and commits per call", () => {
       "execution_claim_lock",
       "stored_objects",
       "execution_claim",
-      "execution_finish_lock",
       "stored_identity_logs",
       "execution_result",
     ]);
-    expect(sent).toHaveLength(13);
+    // The claim is the one explicit transaction (begin, lock, objects, claim, commit).
+    expect(sent).toHaveLength(10);
     expect(synchronousCommits(sent)).toBe(3);
   });
 });

@@ -16,6 +16,8 @@ export interface GatewayProcess {
   stop(): Promise<void>;
   /** SIGKILL: no drain, no cleanup, as a crashed pod. */
   kill(): Promise<void>;
+  /** The process id (the bench reads its CPU time). */
+  pid: number;
 }
 
 export async function startGatewayProcess(opts: {
@@ -61,6 +63,7 @@ export async function startGatewayProcess(opts: {
   }
   return {
     url,
+    pid: child.pid!,
     output: () => out,
     alive: () => child.exitCode === null && child.signalCode === null,
     async stop() {

@@ -11,7 +11,7 @@ import { issuesOf } from "./issues.js";
  */
 export function toServiceError(err: FastifyError, request: FastifyRequest): ServiceError {
   if (err instanceof ServiceError) return err;
-  if (isRequestTextError(err)) return textRefusal(err);
+  if (isRequestTextError(err)) return textRefusal(err, request);
   if (err.validation) {
     // A path id that does not even parse names nothing that exists (SPEC 4.3).
     if (err.validationContext === "params") return new ServiceError("NOT_FOUND", "not found");
@@ -37,13 +37,30 @@ export function toServiceError(err: FastifyError, request: FastifyRequest): Serv
   return new ServiceError("INTERNAL_ERROR", `internal error (request id ${request.id})`);
 }
 
-/** The text rule's refusals: a malformed path names nothing (404); a body that is not JSON is INVALID_JSON. */
-function textRefusal(err: RequestTextError): ServiceError {
+/**
+ * The text rule's refusals: a malformed path names nothing (404); a body that is not JSON is
+ * INVALID_JSON; text breaking the rule inside the arguments of a call the Cloud API decides (the
+ * dry run, a simulated call) is INVALID_ARGUMENTS, as the Gateway answers for the same call;
+ * anywhere else it is VALIDATION_FAILED.
+ */
+function textRefusal(err: RequestTextError, request: FastifyRequest): ServiceError {
   if (err.where === "path") return new ServiceError("NOT_FOUND", "not found");
   if (err.kind === "json") return new ServiceError("INVALID_JSON", err.message);
+  if (err.where === "body" && inCallArguments(request.routeOptions.url, err.path)) {
+    return new ServiceError("INVALID_ARGUMENTS", `the arguments are invalid: ${err.detail}`);
+  }
   return new ServiceError("VALIDATION_FAILED", `the ${err.where} is invalid`, {
     issues: [{ path: err.pathText, code: "invalid_text", message: err.message }],
   });
+}
+
+/** Whether a body path lies in the arguments of a call: the dry run's `arguments`, a simulation's `calls[i].arguments`. */
+function inCallArguments(route: string | undefined, path: RequestTextError["path"]): boolean {
+  if (route?.endsWith("/agents/:agent_id/dry-run")) return path[0] === "arguments";
+  if (route?.endsWith("/policies/:policy_id/simulate") || route?.endsWith("/policies/:policy_id/simulations")) {
+    return path[0] === "calls" && typeof path[1] === "number" && path[2] === "arguments";
+  }
+  return false;
 }
 
 /** A URL the router could not read (bad percent-encoding, an over-long path id): it names nothing. */

@@ -2,9 +2,9 @@ import { canonicalJson, digestOf } from "@countersign/protocol/canonical";
 import { decide, type PolicyInput } from "@countersign/protocol/policy";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import type { PolicyCache } from "../decision/policy-cache.js";
-import { storedObjects } from "../decision/stored-evidence.js";
+import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
-import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
+import { followingStep, signObject, timestamp, type BodyOf, type IdentityDocument, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
 import { decryptMcpCredential } from "../mcp-servers/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
@@ -22,6 +22,8 @@ export interface ExecutionPlan {
   delegation: SignedObject;
   /** Signers whose identity logs the receipt carries besides the Gateway: the principal, and the approving person. */
   signerKids: string[];
+  /** Their identity logs, read once the claim committed, so that the RESULT's write is one statement. */
+  identityLogs?: IdentityDocument[];
   upstream: { url: string; authorization: string | null; tool: string };
   meta: { agent: { id: string; name: string }; tool: string; action: string; environment: "live" | "test" };
 }
@@ -84,6 +86,13 @@ export interface ClaimInput {
  * request can move an action from approved to executing.
  */
 export async function claimExecution(pool: Pool, identity: GatewayIdentity, c: ClaimInput): Promise<Claim> {
+  const claim = await claimInTransaction(pool, identity, c);
+  // Read outside the claim's transaction (no lock needed: identity logs only grow), for the RESULT.
+  if (claim.ok) claim.plan.identityLogs = await storedIdentityLogs(pool, claim.plan.signerKids);
+  return claim;
+}
+
+function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput): Promise<Claim> {
   return inTransaction(pool, async (db) => {
     const { rows } = await db.query(LOCK.with([c.actionId, c.now]));
     const a = rows[0];

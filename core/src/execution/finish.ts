@@ -6,26 +6,29 @@ import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs } from "../decision/stored-evidence.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
-import { inTransaction, type Pool } from "../store/index.js";
+import type { Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
 import type { ExecutionPlan } from "./claim.js";
 
-const LOCK = statement("execution_finish_lock", "select status from protected_actions where id = $1 for update");
-
-// The RESULT, its receipt, receipt.created and the action's final state in one statement.
+// The RESULT, its receipt, receipt.created and the action's final state in one statement, and
+// only while the action is still executing: a recovery that closed it first (it locks the row)
+// leaves nothing for this write to do, and the update waits for it and then finds nothing.
 const RESULT = statement(
   "execution_result",
-  `with object as (
-       insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($3, $2, $1, 'RESULT', $4)),
+  `with finished as (
+       update protected_actions set status = $16, error_code = $17, result = $18, result_object_id = $3, receipt_id = $5, updated_at = now()
+        where id = $1 and status = 'executing'
+       returning id),
+     object as (
+       insert into signed_objects (object_id, organization_id, protected_action_id, type, object) select $3, $2, $1, 'RESULT', $4 from finished),
      receipt as (
        insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
                              workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
-       values ($5, $2, $1, $6, $7, $8, $9, 'service/task-approval@0.1', $10, $11, $12, $13, $14)),
+       select $5, $2, $1, $6, $7, $8, $9, 'service/task-approval@0.1', $10, $11, $12, $13, $14 from finished),
      event as (
-       insert into events (organization_id, type, data) values ($2, 'receipt.created', $15))
-     update protected_actions set status = $16, error_code = $17, result = $18, result_object_id = $3, receipt_id = $5, updated_at = now()
-      where id = $1`,
+       insert into events (organization_id, type, data) select $2, 'receipt.created', $15 from finished)
+   select count(*)::int as recorded from finished`,
 );
 
 /** What the upstream call came to, as the RESULT states it. */
@@ -78,17 +81,12 @@ function factsOf(outcome: ExecutionOutcome): ResultFacts {
  * closed it meanwhile, nothing is written (RESULT_NOT_RECORDED).
  */
 export async function finishExecution(pool: Pool, identity: GatewayIdentity, plan: ExecutionPlan, outcome: ExecutionOutcome, now: Date): Promise<Finish> {
-  const facts = factsOf(outcome);
-  return inTransaction(pool, async (db) => {
-    const { rows } = await db.query<{ status: string }>(LOCK.with([plan.actionId]));
-    if (rows[0]?.status !== "executing") return { recorded: false, code: "RESULT_NOT_RECORDED" } as const;
-    const finished = await recordResult(db, identity, plan, facts, now);
-    return { recorded: true, finished } as const;
-  });
+  const finished = await recordResult(pool, identity, plan, factsOf(outcome), now);
+  return finished ? { recorded: true, finished } : { recorded: false, code: "RESULT_NOT_RECORDED" };
 }
 
-/** The RESULT, receipt and event of an execution; the caller holds the action's row lock. */
-export async function recordResult(db: Queryable, identity: GatewayIdentity, plan: ExecutionPlan, facts: ResultFacts, now: Date): Promise<FinishedExecution> {
+/** The RESULT, receipt and event of an execution still executing; undefined when it no longer was. */
+export async function recordResult(db: Queryable, identity: GatewayIdentity, plan: ExecutionPlan, facts: ResultFacts, now: Date): Promise<FinishedExecution | undefined> {
   const execution = plan.path[plan.path.length - 1]!;
   const result = signObject(
     followingStep(execution, {
@@ -101,7 +99,7 @@ export async function recordResult(db: Queryable, identity: GatewayIdentity, pla
     }) as BodyOf<"RESULT">,
     identity.signer,
   );
-  const logs = await storedIdentityLogs(db, plan.signerKids);
+  const logs = plan.identityLogs ?? (await storedIdentityLogs(db, plan.signerKids));
   const receipt = issueStoredReceipt(identity, [...plan.path, result as SignedObject<StepBody>], [plan.delegation], logs, now);
   const receiptId = randomUUID();
   const event = receiptCreated({
@@ -112,7 +110,7 @@ export async function recordResult(db: Queryable, identity: GatewayIdentity, pla
     outcome: receipt.outcome,
     bundle_sha256: receipt.bundleSha256,
   });
-  await db.query(
+  const { rows } = await db.query<{ recorded: number }>(
     RESULT.with([
       plan.actionId,
       plan.organizationId,
@@ -134,6 +132,7 @@ export async function recordResult(db: Queryable, identity: GatewayIdentity, pla
       facts.stored === null ? null : JSON.stringify(facts.stored),
     ]),
   );
+  if (rows[0]?.recorded !== 1) return undefined;
   return {
     status: facts.status,
     errorCode: facts.errorCode,

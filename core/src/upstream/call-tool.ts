@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import type { AddressRules } from "../net/index.js";
 import { ByteBudget, upstreamFetch, type UpstreamFailure } from "./fetch.js";
+import { currentCall, UpstreamSessions } from "./sessions.js";
 
 /** SPEC 8.3 and 8.4: one upstream call, the whole exchange. */
 export const upstreamLimits = { timeoutMs: 30_000, bytes: 1024 * 1024 } as const;
@@ -20,6 +21,8 @@ export interface UpstreamCall {
   ca?: string[];
   timeoutMs?: number;
   maxBytes?: number;
+  /** The process's persistent sessions; without them, the call opens and closes a session of its own. */
+  sessions?: UpstreamSessions;
 }
 
 export type UpstreamOutcome =
@@ -64,6 +67,7 @@ function failureOf(f: UpstreamFailure | undefined, err: unknown): { code: Upstre
  * can go wrong is one of the upstream codes of SPEC 7.3.
  */
 export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome> {
+  if (c.sessions) return callInSession(c, c.sessions);
   const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
   const failure: { first?: UpstreamFailure } = {};
   const abort = new AbortController();
@@ -89,5 +93,51 @@ export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome
   } finally {
     clearTimeout(timer);
     await client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * The same call on the process's persistent session with the server: one
+ * HTTP exchange when the session is open. A session the server no longer
+ * knows (404 to its session id: the call was not run) is replaced and the
+ * call sent once more; a session whose exchange failed otherwise is dropped,
+ * so the next call starts afresh. The outcomes are those of a fresh session.
+ */
+async function callInSession(c: UpstreamCall, sessions: UpstreamSessions): Promise<UpstreamOutcome> {
+  const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
+  const abort = new AbortController();
+  const state = { rules: c.rules, ca: c.ca, budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes), signal: abort.signal, failure: {} as { first?: UpstreamFailure } };
+  const timer = setTimeout(() => {
+    state.failure.first ??= { kind: "timeout" };
+    abort.abort();
+  }, timeoutMs);
+  try {
+    return await currentCall.run(state, async () => {
+      for (let attempt = 0; ; attempt++) {
+        let session;
+        try {
+          session = await sessions.session(c, timeoutMs, abort.signal);
+        } catch (err) {
+          return { kind: "failure", ...failureOf(state.failure.first, err) } as const;
+        }
+        try {
+          const raw = await session.client.request({ method: "tools/call", params: { name: c.tool, arguments: c.arguments } }, toolResult, { timeout: timeoutMs, signal: abort.signal });
+          if (state.failure.first) return { kind: "failure", ...failureOf(state.failure.first, undefined) } as const;
+          return { kind: "result", result: raw as Record<string, unknown>, isError: raw.isError === true } as const;
+        } catch (err) {
+          if (attempt === 0 && UpstreamSessions.lost(session, err)) {
+            sessions.forget(session);
+            state.failure.first = undefined;
+            state.budget.used = 0;
+            continue;
+          }
+          // A JSON-RPC error answer leaves the session usable; anything else may have broken it.
+          if (!(err instanceof McpError) || state.failure.first) sessions.forget(session);
+          return { kind: "failure", ...failureOf(state.failure.first, err) } as const;
+        }
+      }
+    });
+  } finally {
+    clearTimeout(timer);
   }
 }

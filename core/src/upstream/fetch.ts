@@ -55,12 +55,16 @@ export interface UpstreamFetchOptions {
  * records the first failure. Plain http is used only for a loopback address
  * admitted by COUNTERSIGN_ALLOW_LOOPBACK_URLS (local runs and tests).
  */
-export function upstreamFetch(o: UpstreamFetchOptions) {
-  const ca = o.ca?.length ? [...rootCertificates, ...o.ca] : undefined;
-  const fail = (f: UpstreamFailure) => {
-    o.failure.first ??= f;
-  };
+export function upstreamFetch(options: UpstreamFetchOptions | (() => UpstreamFetchOptions)) {
+  const fixed = typeof options === "function" ? undefined : options;
+  const ca = fixed?.ca?.length ? [...rootCertificates, ...fixed.ca] : undefined;
   return async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
+    // A session shared by many calls reads the exchange state of the call it is serving now.
+    const o = fixed ?? (options as () => UpstreamFetchOptions)();
+    const fail = (f: UpstreamFailure) => {
+      o.failure.first ??= f;
+    };
+    const roots = fixed ? ca : o.ca?.length ? [...rootCertificates, ...o.ca] : undefined;
     let target: ConnectTarget;
     try {
       target = await upstreamTarget(String(input), o.rules);
@@ -80,7 +84,7 @@ export function upstreamFetch(o: UpstreamFetchOptions) {
           host: target.address,
           family: target.family,
           port: target.port,
-          ...(plain ? {} : { servername: target.servername, ca }),
+          ...(plain ? {} : { servername: target.servername, ca: roots }),
           path: `${target.url.pathname}${target.url.search}`,
           method: init.method ?? "GET",
           headers,

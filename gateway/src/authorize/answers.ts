@@ -26,7 +26,16 @@ export function refuseRateLimited(reply: FastifyReply, waitSeconds: number): Fas
   return reply
     .code(429)
     .header("retry-after", String(seconds))
-    .send({ allowed: false, code: "RATE_LIMITED", detail: `too many requests for this key; retry in ${seconds} s`, retry_after_seconds: seconds });
+    // RATE_LIMITED is the HTTP-level answer of a key over its budget, not a decision; its status is
+    // the one every "retry later" answer of this endpoint carries, as /mcp's error data says.
+    .send({
+      allowed: false,
+      status: "unavailable",
+      code: "RATE_LIMITED",
+      retryable: true,
+      detail: `too many requests for this key; retry in ${seconds} s`,
+      retry_after_seconds: seconds,
+    });
 }
 
 /** The answer to a gateway key that failed its check (SPEC 7.3): 503, 429 or 401. */

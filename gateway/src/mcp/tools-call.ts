@@ -112,6 +112,7 @@ async function execute(ctx: GatewayContext & { mcp: McpContext }, view: ActionVi
       rules: m.rules,
       ca: m.ca,
       timeoutMs: m.upstreamTimeoutMs,
+      sessions: m.sessions,
     });
   });
   const code = outcome.kind === "failure" ? outcome.code : outcome.isError ? "UPSTREAM_TOOL_ERROR" : "ok";

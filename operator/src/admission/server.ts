@@ -24,6 +24,8 @@ export async function startAdmissionServer(o: {
   /** Directory with tls.crt and tls.key (a kubernetes.io/tls Secret mounted). */
   certDir: string;
   log: Logger;
+  /** How often the files are checked for a renewed certificate (default 30 s). */
+  certCheckMs?: number;
 }): Promise<AdmissionServer> {
   const certFile = path.join(o.certDir, "tls.crt");
   const keyFile = path.join(o.certDir, "tls.key");
@@ -75,7 +77,7 @@ export async function startAdmissionServer(o: {
     } catch (error) {
       o.log.warn({ error: String(error) }, "admission webhook certificate not reloaded");
     }
-  }, certCheckMs);
+  }, o.certCheckMs ?? certCheckMs);
   watcher.unref();
   await new Promise<void>((resolve) => server.listen(o.port, o.host ?? "0.0.0.0", resolve));
   return {

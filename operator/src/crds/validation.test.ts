@@ -325,10 +325,10 @@ const cases: Case[] = [
     message: /spec.events in body should have at least 1 items/,
   },
   {
-    title: "webhook event type malformed",
+    title: "webhook event type unknown",
     kind: "WebhookEndpoint",
-    change: (s) => (s.events = ["Receipt Created"]),
-    message: /spec.events\[0\] in body should match/,
+    change: (s) => (s.events = ["receipt.shredded"]),
+    message: /spec.events\[0\]: Unsupported value: "receipt.shredded": supported values: "action.authorized"/,
   },
   {
     title: "webhook event listed twice",

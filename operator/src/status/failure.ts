@@ -46,6 +46,21 @@ export function failureOf(error: unknown, organizationId?: string): Failure {
   // @kubernetes/client-node's ApiException carries the HTTP status as `code`.
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === "number")
-    return { reason: "KubernetesAPIError", message: `the Kubernetes API answered ${describeError(error)}` };
+    return {
+      reason: "KubernetesAPIError",
+      message: `the Kubernetes API answered ${code}: ${kubernetesMessage(error)}`,
+    };
   return { reason: "ReconcileFailed", message: describeError(error) };
+}
+
+/** The message of the Status object the apiserver answered (names objects and fields, no data). */
+function kubernetesMessage(error: unknown): string {
+  const body = (error as { body?: unknown }).body;
+  try {
+    const status = (typeof body === "string" ? JSON.parse(body) : body) as { message?: unknown } | undefined;
+    if (typeof status?.message === "string") return status.message.slice(0, 1024);
+  } catch {
+    // not a Status object: the error's first line
+  }
+  return describeError(error);
 }

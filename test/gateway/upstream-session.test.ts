@@ -1,0 +1,70 @@
+/**
+ * One persistent MCP session per upstream server per Gateway process: calls
+ * after the first reuse the session (no initialize per call), and when the
+ * server forgets it (a restart) the next call opens a new session and runs
+ * exactly once.
+ */
+import { randomBytes } from "node:crypto";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+import { createAuthorizationWorld, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
+import { startStatefulUpstream, type StatefulUpstream } from "../fixtures/stateful-upstream.js";
+import { mcpAgent, startTestGateway, type TestGateway } from "./harness.js";
+
+let db: TestDatabase;
+let gw: TestGateway;
+let world: AuthorizationWorld;
+let up: StatefulUpstream;
+let agent: Client;
+let tool: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  gw = await startTestGateway(db);
+  world = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
+  up = await startStatefulUpstream("refund");
+  tool = (await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" } })).name;
+  agent = await mcpAgent(gw.gateway.url, world.key);
+});
+afterAll(async () => {
+  await agent?.close();
+  await gw?.close();
+  await up?.close();
+  await db?.drop();
+});
+
+const call = (key: string) =>
+  agent.callTool({ name: tool, arguments: { amount: 5 }, _meta: { "service/idempotency-key": `${key}-${randomBytes(4).toString("hex")}` } }) as Promise<CallToolResult>;
+/** A call that ran answers the upstream's result with the receipt in `_meta.service`; anything else is a refusal. */
+const ran = (r: CallToolResult) => !r.isError && typeof (r._meta as { service?: { receipt_id?: string } } | undefined)?.service?.receipt_id === "string";
+const actionOf = (r: CallToolResult) => (r._meta as { service: { protected_action_id: string } }).service.protected_action_id;
+
+describe("persistent upstream sessions", () => {
+  it("calls after the first reuse the session: one initialize for many calls", async () => {
+    for (let i = 0; i < 3; i++) expect(ran(await call("reuse"))).toBe(true);
+    // Concurrent calls share it too.
+    const many = await Promise.all(Array.from({ length: 5 }, () => call("together")));
+    expect(many.map(ran)).toEqual(Array(5).fill(true));
+    expect(up.calls).toBe(8);
+    expect(up.initialized).toBe(1);
+  });
+
+  it("a session the server forgot is opened again, and the call runs exactly once", async () => {
+    const before = { calls: up.calls, initialized: up.initialized, unknown: up.unknownSessions };
+    await up.forget();
+    const answer = await call("after-restart");
+    expect(ran(answer)).toBe(true);
+    expect(up.unknownSessions - before.unknown).toBe(1); // the call on the old session was refused, not run
+    expect(up.calls - before.calls).toBe(1);
+    expect(up.initialized - before.initialized).toBe(1);
+    const { rows } = await db.pool.query("select count(*)::int as n from receipts where protected_action_id = $1", [
+      actionOf(answer),
+    ]);
+    expect(rows[0].n).toBe(1);
+    // And the new session serves the next call without another initialize.
+    expect(ran(await call("next"))).toBe(true);
+    expect(up.initialized - before.initialized).toBe(1);
+  });
+});
