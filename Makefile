@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test test-python lint bench fuzz control-plane crds helm images kind-e2e
+.PHONY: install build run test test-fast test-python typecheck lint check bench fuzz control-plane crds helm images kind-e2e
 
 # Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
 # registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
@@ -17,9 +17,12 @@ install: node_modules/.installed
 
 build: install
 	npx tsc -b
+	npx tsc -p dashboard
+	cd dashboard && npx vite build --logLevel warn
 
 # The whole service on this machine: embedded PostgreSQL in .data/ (or DATABASE_URL),
-# Cloud API on :8080 under /api/v1, Gateway on :8081. Ctrl-C stops it; data stays.
+# Cloud API on :8080 under /api/v1 with the dashboard on the same origin, Gateway on :8081, and an
+# SMTP catcher whose inbox page shows the account e-mails. Ctrl-C stops it; data stays.
 run: build
 	node --enable-source-maps local/dist/main.js
 
@@ -42,8 +45,18 @@ test: install control-plane helm $(PYTHON_VENV)/.installed
 test-python: install $(PYTHON_VENV)/.installed
 	clients/python/scripts/test-wheel.sh $(PYTHON_VENV)
 
+# Every TypeScript file, tests and test support included (the packages' tsconfigs leave tests out
+# of their builds): tsconfig.check.json type-checks them all against the sources, emitting nothing.
+typecheck: install
+	npx tsc -p tsconfig.check.json
+
+# ESLint, then prettier over every file .prettierignore does not exclude (`npm run format` fixes).
 lint: install
 	npx eslint .
+	npx prettier --check .
+
+# What CI checks before the tests: types, lint, formatting.
+check: typecheck lint
 
 # Micro-benchmarks (vitest bench), then the decision path over loopback against its baseline
 # (test/bench/decisions.ts). They print figures; nothing here is asserted.
