@@ -17,9 +17,12 @@ install: node_modules/.installed
 
 build: install
 	npx tsc -b
+	npx tsc -p dashboard
+	cd dashboard && npx vite build --logLevel warn
 
 # The whole service on this machine: embedded PostgreSQL in .data/ (or DATABASE_URL),
-# Cloud API on :8080 under /api/v1, Gateway on :8081. Ctrl-C stops it; data stays.
+# Cloud API on :8080 under /api/v1 with the dashboard on the same origin, Gateway on :8081, and an
+# SMTP catcher whose inbox page shows the account e-mails. Ctrl-C stops it; data stays.
 run: build
 	node --enable-source-maps local/dist/main.js
 

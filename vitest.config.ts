@@ -20,7 +20,7 @@ export default defineConfig({
   test: {
     include: ["{protocol,core,api,gateway,operator,clients/typescript,local,test}/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
-    globalSetup: [here("./test/setup/postgres.global.ts")],
+    globalSetup: [here("./test/setup/postgres.global.ts"), here("./test/setup/dashboard.global.ts")],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

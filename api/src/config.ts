@@ -29,6 +29,8 @@ export const apiSettings = {
     z.string().refine((v) => /^smtps?:\/\//.test(v) && URL.canParse(v), "not an smtp(s) URL").optional(),
     "an smtp:// or smtps:// URL",
   ),
+  /** The dashboard's static build (dashboard/dist); unset: the api serves no pages, only /api/v1. */
+  dashboardDir: setting("COUNTERSIGN_DASHBOARD_DIR", z.string().min(1).optional(), "a folder"),
   mailFrom: setting("COUNTERSIGN_MAIL_FROM", z.string().min(3).default("Countersign <no-reply@countersign.invalid>"), "a From address"),
   /** Where messages are written when no SMTP server is configured. */
   mailOutboxDir: setting("COUNTERSIGN_MAIL_OUTBOX_DIR", z.string().min(1).default(".data/outbox"), "a folder"),

@@ -8,6 +8,7 @@ import { accessControl } from "./access/enforce.js";
 import type { CloudApiOptions } from "./context.js";
 import { API_PREFIX } from "./prefix.js";
 import { accessRoutes } from "./routes/index.js";
+import { dashboardFiles } from "./dashboard/serve.js";
 
 export { API_PREFIX };
 const ONE_MIB = 1024 * 1024;
@@ -23,6 +24,8 @@ export interface ApiServerOptions {
    * organization, member, invitation, key and audit routes are served.
    */
   cloud?: CloudApiOptions;
+  /** Folder of the dashboard's build (dashboard/dist): served on every GET no route answers outside /api/v1. */
+  dashboardDir?: string;
 }
 
 export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
@@ -38,7 +41,7 @@ export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
         new ServiceError("SERVICE_UNAVAILABLE", "the server is shutting down; retry", undefined, { "retry-after": "5" }),
       ),
   });
-  app.register(cloudApiConventions);
+  app.register(cloudApiConventions, { dashboard: opts.dashboardDir ? dashboardFiles(opts.dashboardDir, API_PREFIX) : undefined });
   app.register(
     async (api) => {
       if (opts.cloud) {

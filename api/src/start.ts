@@ -17,8 +17,10 @@ export async function startApi(opts: {
   cloud?: CloudApiOptions;
   /** COUNTERSIGN_METRICS: serve GET /metrics (the webhook worker's metrics). */
   metricsEnabled?: boolean;
+  /** The dashboard's build folder, served on the api's origin (see buildApiServer). */
+  dashboardDir?: string;
 }): Promise<RunningServer> {
-  const app = buildApiServer({ pool: opts.pool, logger: opts.logger, cloud: opts.cloud });
+  const app = buildApiServer({ pool: opts.pool, logger: opts.logger, cloud: opts.cloud, dashboardDir: opts.dashboardDir });
   // Webhook deliveries are sent from every api process (docs/webhooks.md).
   const worker = opts.cloud?.webhooks ? new DeliveryWorker({ ...opts.cloud.webhooks, pool: opts.pool, logger: opts.logger }) : undefined;
   if (worker && opts.metricsEnabled !== false && !app.hasRoute({ method: "GET", url: "/metrics" })) {

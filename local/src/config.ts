@@ -27,6 +27,11 @@ export const localSettings = {
   gatewayPort: setting("COUNTERSIGN_GATEWAY_PORT", port(8081), "a port number 0-65535"),
   /** The sample upstream MCP server the demo's Gateway-enforced tool runs on. */
   sampleUpstreamPort: setting("COUNTERSIGN_SAMPLE_UPSTREAM_PORT", port(8082), "a port number 0-65535"),
+  /** The SMTP catcher the Cloud API sends account mail to, and the inbox page that shows it. */
+  smtpPort: setting("COUNTERSIGN_SMTP_PORT", port(1025), "a port number 0-65535"),
+  inboxPort: setting("COUNTERSIGN_INBOX_PORT", port(8025), "a port number 0-65535"),
+  /** The dashboard's build; `make run` builds it first. */
+  dashboardDir: setting("COUNTERSIGN_DASHBOARD_DIR", z.string().min(1).default("dashboard/dist"), "a folder"),
   /** 0 picks a free port on every start. */
   postgresPort: setting("COUNTERSIGN_POSTGRES_PORT", port(0), "a port number 0-65535"),
 };

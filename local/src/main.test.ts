@@ -17,6 +17,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createTestDatabase } from "../../test/setup/database.js";
 import { Browser } from "../../test/fixtures/cloud-api.js";
+import { verifyBundle } from "@countersign/protocol/evidence";
 import { createTestCa, startReceiver } from "../../test/fixtures/https-receiver.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -80,7 +81,11 @@ async function startAndCheck(env: Record<string, string>) {
   const apiPort = await freePort();
   const gatewayPort = await freePort();
   const upstreamPort = await freePort();
+  const smtpPort = await freePort();
+  const inboxPort = await freePort();
   const run = launch({
+    COUNTERSIGN_SMTP_PORT: String(smtpPort),
+    COUNTERSIGN_INBOX_PORT: String(inboxPort),
     ...env,
     COUNTERSIGN_API_PORT: String(apiPort),
     COUNTERSIGN_GATEWAY_PORT: String(gatewayPort),
@@ -93,7 +98,15 @@ async function startAndCheck(env: Record<string, string>) {
   }
   expect(run.stdout()).toContain(`http://127.0.0.1:${apiPort}/api/v1`);
   expect(run.stdout()).toContain(`http://127.0.0.1:${gatewayPort}`);
-  return { run, apiPort, gatewayPort };
+  // The dashboard on the api's origin, and the inbox where its e-mails are read, both printed.
+  expect(run.stdout()).toContain(`Dashboard: http://127.0.0.1:${apiPort}/`);
+  expect(run.stdout()).toContain(`Inbox:     http://127.0.0.1:${inboxPort}/`);
+  for (const page of ["/", "/verify-email"]) {
+    const res = await fetch(`http://127.0.0.1:${apiPort}${page}`);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('<div id="root">');
+  }
+  return { run, apiPort, gatewayPort, inboxPort };
 }
 
 async function stop(run: Run) {
@@ -107,6 +120,22 @@ describe("make run (local/src/main.ts)", () => {
     const env = { COUNTERSIGN_DATA_DIR: dataDir };
     const first = await startAndCheck(env);
     expect(first.run.stdout()).toMatch(/migrations applied now: [1-9]/);
+    // A sign-up's verification mail arrives over SMTP in the inbox, its link on the dashboard's origin.
+    const email = "newcomer@example.test";
+    const up = await fetch(`http://127.0.0.1:${first.apiPort}/api/v1/auth/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "correct horse battery staple" }),
+    });
+    expect(up.status).toBe(202);
+    const link = new RegExp(`http://127\\.0\\.0\\.1:${first.apiPort}/verify-email#token=[A-Za-z0-9_-]+`);
+    let inbox = "";
+    for (let i = 0; i < 100 && !link.test(inbox); i++) {
+      inbox = await (await fetch(`http://127.0.0.1:${first.inboxPort}/`)).text();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(inbox).toMatch(link);
+    expect(inbox).toContain(`to ${email}`);
     await stop(first.run);
     // The PostgreSQL server stopped with us: it removes its pid file on a clean stop.
     expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
@@ -152,6 +181,16 @@ describe("make run (local/src/main.ts)", () => {
       expect(ran.isError).toBeFalsy();
       expect(JSON.stringify(ran.content)).toContain("Refunded 30 EUR");
       expect((ran._meta as { service: { receipt_id: string } }).service.receipt_id).toMatch(/^[0-9a-f-]{36}$/);
+      // The sample upstream is service-aware: the receipt carries its trusted attestation of the result.
+      const stored = await db.pool.query("select bundle from receipts where id = $1", [(ran._meta as { service: { receipt_id: string } }).service.receipt_id]);
+      const bundle = JSON.parse(stored.rows[0].bundle.toString("utf8"));
+      const attestations = bundle.objects.filter((o: { body: { type: string } }) => o.body.type === "ATTESTATION");
+      expect(attestations).toHaveLength(1);
+      expect(bundle.receipt.body.payload.trusted_attesters).toEqual([attestations[0].body.actor]);
+      const verified = verifyBundle(bundle);
+      expect(verified.valid).toBe(true);
+      expect(verified.warnings.map((w) => w.code)).toEqual(["TRUST_NOT_PINNED"]);
+      expect(verified.notes.some((n) => n.startsWith("trusted attestation"))).toBe(true);
       // The owner can sign in with the printed credentials.
       const signin = await fetch(`${demo.api_url}/auth/signin`, {
         method: "POST",

@@ -14,7 +14,10 @@ import { localSettings } from "./config.js";
 import { openDatabase } from "./database.js";
 import { loadOrCreateSecrets } from "./secrets.js";
 import { demoCurl, ensureDemo } from "./demo/demo-file.js";
-import { startSampleUpstream } from "./sample-upstream.js";
+import { startInboxPage } from "./mail-catcher/inbox-page.js";
+import { startSmtpCatcher } from "./mail-catcher/smtp-catcher.js";
+import { sampleUpstreamSeed, startSampleUpstream } from "./sample-upstream.js";
+import { nodeSigner } from "@countersign/protocol/evidence";
 
 const config = loadConfigOrExit(localSettings);
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -34,11 +37,15 @@ const keyHashSecret = config.keyHashSecret ?? secrets!.keyHashSecret;
 const gatewaySigningKey = config.gatewaySigningKey ?? secrets!.gatewaySigningKey;
 // Webhook signing secrets are stored under this key; generated once like the others.
 const credentialKey = config.credentialKey ?? loadOrCreateSecrets(config.dataDir).credentialKey;
-// No SMTP server here: account e-mails go to <dataDir>/outbox and their links are printed.
+// Account e-mails go over real SMTP to a catcher on this machine; a person reads them on its inbox page.
+const smtp = await startSmtpCatcher(config.host, config.smtpPort);
+const inbox = await startInboxPage(smtp, config.host, config.inboxPort);
+const dashboardOrigin = `http://${config.host}:${config.apiPort}`;
 const cloud = cloudOptionsFrom(
   {
     keyHashSecret,
-    dashboardOrigin: `http://127.0.0.1:${config.apiPort}`,
+    dashboardOrigin,
+    smtpUrl: smtp.url,
     defaultPlan: "enterprise",
     mailFrom: "Countersign <no-reply@countersign.invalid>",
     mailOutboxDir: path.join(config.dataDir, "outbox"),
@@ -53,8 +60,19 @@ const cloud = cloudOptionsFrom(
   },
   say,
 );
-const upstream = await startSampleUpstream("127.0.0.1", config.sampleUpstreamPort);
-const api = await startApi({ ...common, pool: apiPool, logger: createLogger("api", config.logLevel), port: config.apiPort, cloud });
+// The sample upstream is service-aware: it trusts this Gateway's identity and signs with its own.
+const upstream = await startSampleUpstream("127.0.0.1", config.sampleUpstreamPort, {
+  seed: sampleUpstreamSeed(gatewaySigningKey),
+  gateway: nodeSigner(gatewaySigningKey).kid,
+});
+const api = await startApi({
+  ...common,
+  pool: apiPool,
+  logger: createLogger("api", config.logLevel),
+  port: config.apiPort,
+  cloud,
+  dashboardDir: path.resolve(config.dashboardDir),
+});
 const gateway = await startGateway({
   ...common,
   pool: gatewayPool,
@@ -73,14 +91,17 @@ const { demo, file: demoFile, created } = await ensureDemo(apiPool, config.dataD
   api_url: `${api.url}/api/v1`,
   gateway_url: gateway.url,
   upstream_url: upstream.url,
+  upstream_identity: upstream.identity,
 });
 
 say(`Countersign is running.`);
+say(`  Dashboard: ${api.url}/   (sign up there; the Cloud API serves it on its own origin)`);
+say(`  Inbox:     ${inbox.url}/   (every account e-mail, with its links: verification, password reset, invitations)`);
 say(`  database: ${database.description}; migrations applied now: ${migrated.applied.length}`);
 say(`  Cloud API: ${api.url}/api/v1   (health: ${api.url}/readyz)`);
 say(`  Gateway:   ${gateway.url}   (POST ${gateway.url}/v1/authorize, ${gateway.url}/mcp)`);
 say(`  Sample upstream MCP server: ${upstream.url} (tool ${demo.mcp_tool} through the Gateway's /mcp)`);
-say(`  Account e-mail: written to ${cloud.mailer.describe}; links are printed here.`);
+say(`  Account e-mail: sent to ${cloud.mailer.describe}, read on the inbox page.`);
 say(`  Demo organization ${created ? "created" : "reused"}: sign in as ${demo.owner_email}; credentials and keys in ${demoFile}`);
 say(`  Try an authorization:`);
 say(`    ${demoCurl(demo)}`);
@@ -89,6 +110,8 @@ say(`Press Ctrl-C to stop.`);
 runUntilSignal(async () => {
   await Promise.all([gateway.stop(), api.stop()]);
   await upstream.stop();
+  await inbox.close();
+  await smtp.close();
   await Promise.all([apiPool.end(), gatewayPool.end()]);
   await database.stop();
   say("Countersign stopped.");

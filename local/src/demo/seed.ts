@@ -162,12 +162,12 @@ const DEMO_MCP_SCHEMA = {
 };
 
 /** The demo MCP tool's binding pin (what the Cloud API's authorize would pin: api/src/tools/binding.ts). */
-export function mcpToolBinding(serverId: string, url: string, mapping: unknown) {
+export function mcpToolBinding(serverId: string, url: string, mapping: unknown, serverKid: string | null = null) {
   return {
     mcp_server_id: serverId,
     url,
     credential_version: 0,
-    server_kid: null,
+    server_kid: serverKid,
     upstream_name: DEMO_MCP_TOOL,
     input_schema: digestOf(DEMO_MCP_SCHEMA),
     amount_mapping: digestOf(mapping),

@@ -1,0 +1,80 @@
+/**
+ * Every failure the dashboard shows has a code: the Cloud API's (SPEC 7.1, 7.2) or one of the
+ * browser-side codes (NETWORK_ERROR, ABORTED, INVALID_RESPONSE, HTTP_<status>, SESSION_CHANGED,
+ * CRYPTO_UNAVAILABLE, STORAGE_UNAVAILABLE). People read the message; the code stays visible for support.
+ */
+export class DashboardError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status?: number,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "DashboardError";
+  }
+}
+
+const human: Record<string, string> = {
+  NETWORK_ERROR: "The service could not be reached. Check your connection and try again.",
+  ABORTED: "The request was stopped before it finished. Nothing more will happen unless you try again.",
+  INVALID_RESPONSE:
+    "The service answered with something the dashboard cannot read. Try again; if it persists, tell your administrator.",
+  SESSION_CHANGED:
+    "You signed in as someone else (or signed out) in another tab. Nothing was changed here; reload the page to continue as the account now signed in.",
+  CRYPTO_UNAVAILABLE:
+    "This browser cannot make or use Ed25519 keys here (it needs WebCrypto Ed25519 on a secure https page). Nothing was sent. Use a current browser over https.",
+  STORAGE_UNAVAILABLE:
+    "This browser does not let the dashboard keep keys (IndexedDB is off, for example in a private window). Nothing was sent.",
+  UNAUTHENTICATED: "Your session ended. Sign in again.",
+  INVALID_CREDENTIALS: "The e-mail address or password is not right, or the address is not verified yet.",
+  CSRF_FAILED: "The request was refused as not coming from this dashboard. Reload the page and try again.",
+  EMAIL_NOT_VERIFIED: "Verify your e-mail address first: follow the link we sent you.",
+  INVALID_CURRENT_PASSWORD: "Your current password is not right.",
+  INVALID_OR_EXPIRED_TOKEN:
+    "This link is no longer valid: it was used, replaced or has expired. Ask for a new one.",
+  EMAIL_TAKEN: "Another account uses this address.",
+  RATE_LIMITED: "Too many attempts. Wait a little and try again.",
+  FORBIDDEN: "Your role does not allow this.",
+  ADMIN_REQUIRED: "Only an owner or admin can do this.",
+  OWNER_REQUIRED: "Only an owner can do this.",
+  NOT_FOUND: "This does not exist, or you cannot see it.",
+  ALREADY_DECIDED: "Someone already decided this request; it is no longer pending.",
+  POLICY_VERSION_REPLACED:
+    "The policy version this request was made under was replaced (a rollback or emergency stop), which closed the request. The agent must ask again.",
+  EXPIRED: "This request has expired; the agent must ask again.",
+  NO_PRINCIPAL: "This organization has no principal yet. An owner creates it under Principal.",
+  IDENTITY_ALREADY_BOUND: "This key was bound before; a key once unbound is never bound again.",
+  INVITATION_INVALID: "This invitation does not exist or was withdrawn.",
+  INVITATION_EXPIRED: "This invitation has expired. Ask for a new one.",
+  INVITATION_EMAIL_MISMATCH:
+    "This invitation is for another e-mail address. Sign in with the invited address.",
+  ALREADY_MEMBER: "You are already a member of this organization.",
+  NAME_TAKEN: "This name is already in use.",
+  VERIFICATION_FAILED: "The signed object did not verify.",
+  PLAN_LIMIT_EXCEEDED: "Your plan's limit is reached.",
+  SERVICE_UNAVAILABLE: "The service is busy or restarting. Try again in a few seconds.",
+  INTERNAL_ERROR: "Something went wrong on the server. Try again later.",
+};
+
+/** The sentence a person reads for an error; the API's own message when no better one is known. */
+export function messageOf(err: unknown): { code: string; text: string } {
+  if (err instanceof DashboardError) {
+    if (err.code === "CONFLICT" && err.details?.reason === "TOO_MANY_IDENTITIES")
+      return { code: err.code, text: "You already have 5 keys bound. Unbind one before adding another." };
+    const known = human[err.code];
+    if (known) return { code: err.code, text: known };
+    if (/^HTTP_\d+$/.test(err.code))
+      return {
+        code: err.code,
+        text: `The service answered with an unexpected HTTP status ${err.status}. Try again later.`,
+      };
+    return { code: err.code, text: err.message };
+  }
+  return { code: "ERROR", text: err instanceof Error ? err.message : String(err) };
+}
+
+human.PRINCIPAL_KEY_MISSING =
+  "This browser does not hold the organization principal's key. Restore it from the backup file on the Principal page; nothing was sent.";
+human.IDENTITY_MISSING =
+  "You have no signing key in this browser that this request accepts. Keys must be bound before a request is made; bind one under Your account for the next requests.";

@@ -1,0 +1,73 @@
+import { useState, type FormEvent, type ReactNode } from "react";
+import { ErrorNotice } from "./ErrorNotice.js";
+
+/** A form that runs one action, shows its error, and disables itself while it runs. */
+export function ActionForm({
+  onSubmit,
+  submit,
+  children,
+  done,
+}: {
+  onSubmit: (data: FormData) => Promise<void>;
+  submit: string;
+  children?: ReactNode;
+  done?: ReactNode;
+}) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [finished, setFinished] = useState(false);
+  async function handle(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    setError(null);
+    setBusy(true);
+    try {
+      await onSubmit(new FormData(e.currentTarget));
+      setFinished(true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  if (finished && done) return <>{done}</>;
+  return (
+    <form onSubmit={handle}>
+      {children}
+      <button type="submit" disabled={busy}>
+        {submit}
+      </button>
+      <ErrorNotice error={error} />
+    </form>
+  );
+}
+
+export function Field({
+  label,
+  name,
+  type = "text",
+  required = true,
+  defaultValue,
+  autoComplete,
+}: {
+  label: string;
+  name: string;
+  type?: string;
+  required?: boolean;
+  defaultValue?: string | number;
+  autoComplete?: string;
+}) {
+  return (
+    <label>
+      {label}
+      <input
+        name={name}
+        type={type}
+        required={required}
+        defaultValue={defaultValue}
+        autoComplete={autoComplete}
+      />
+    </label>
+  );
+}
+
+export const field = (data: FormData, name: string) => String(data.get(name) ?? "");

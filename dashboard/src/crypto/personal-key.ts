@@ -1,0 +1,56 @@
+/**
+ * The person's own keys for approvals: made here as non-extractable CryptoKeys, kept in
+ * IndexedDB under their user id, bound to the account through a one-use challenge.
+ */
+import { api } from "../api/client.js";
+import type { Identity } from "../api/types.js";
+import { toBase64url } from "./evidence.js";
+import { deleteKey, keysOf, saveKey, type StoredKey } from "./keystore.js";
+import { requireKeySupport } from "./support.js";
+import { challengeMessage, ed25519Sign, generateKeyPair, genesisDocument } from "./webcrypto.js";
+
+/** Makes a key, proves it to the Cloud API and keeps it. Nothing is sent when the browser cannot keep it. */
+export async function bindNewPersonalKey(userId: string, name: string | null): Promise<Identity> {
+  await requireKeySupport();
+  const key = await generateKeyPair(false);
+  // A personal identity is per person, not per organization (docs/evidence.md).
+  const document = await genesisDocument(key.privateKey, key.publicKey, "person", {
+    organization_id: "personal",
+    id: userId,
+    name,
+  });
+  // Kept before it is bound, so a bound key is never one this browser lost.
+  await saveKey({
+    kind: "personal",
+    owner: userId,
+    kid: key.kid,
+    publicKey: key.publicKey,
+    privateKey: key.privateKey,
+    createdAt: new Date().toISOString(),
+  });
+  try {
+    const { challenge } = await api.post<{ challenge: { id: string; challenge: string } }>(
+      "/me/identity-challenges",
+    );
+    const signature = toBase64url(await ed25519Sign(key.privateKey, challengeMessage(challenge.challenge)));
+    const { identity } = await api.post<{ identity: Identity }>("/me/identities", {
+      challenge_id: challenge.id,
+      signature,
+      document,
+    });
+    return identity;
+  } catch (err) {
+    await deleteKey("personal", userId, key.kid).catch(() => undefined);
+    throw err;
+  }
+}
+
+export async function personalKeys(userId: string): Promise<StoredKey[]> {
+  await requireKeySupport();
+  return keysOf("personal", userId);
+}
+
+export async function unbindPersonalKey(userId: string, kid: string): Promise<void> {
+  await api.delete(`/me/identities/${encodeURIComponent(kid)}`);
+  await deleteKey("personal", userId, kid).catch(() => undefined);
+}

@@ -1,0 +1,92 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link, useSearchParams } from "react-router";
+import { api } from "../../api/client.js";
+import type { ActionSummary, Page } from "../../api/types.js";
+import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { Amount } from "../../components/Amount.js";
+import { Loaded } from "../../components/Loading.js";
+
+const statuses = [
+  "",
+  "pending_approval",
+  "approved",
+  "executing",
+  "authorized",
+  "succeeded",
+  "failed",
+  "rejected",
+  "cancelled",
+  "denied",
+  "expired",
+];
+
+/** Protected actions, filtered by status, agent or tool (the filters live in the address, so a view can be shared). */
+export function ActionsPage() {
+  const { orgId } = useCurrentOrganization();
+  const [params, setParams] = useSearchParams();
+  const query = new URLSearchParams({ limit: "50" });
+  for (const k of ["status", "tool", "agent_id"]) if (params.get(k)) query.set(k, params.get(k)!);
+  const actions = useQuery({
+    queryKey: ["actions", orgId, query.toString()],
+    queryFn: () => api.get<Page<ActionSummary>>(`/orgs/${orgId}/actions?${query}`),
+  });
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(params);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    setParams(next);
+  };
+  return (
+    <main>
+      <h1>Actions</h1>
+      <div className="filters">
+        <label>
+          Status
+          <select value={params.get("status") ?? ""} onChange={(e) => set("status", e.target.value)}>
+            {statuses.map((s) => (
+              <option key={s} value={s}>
+                {s || "any"}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Tool
+          <input defaultValue={params.get("tool") ?? ""} onBlur={(e) => set("tool", e.target.value)} />
+        </label>
+      </div>
+      <Loaded query={actions}>
+        {(page) => (
+          <table data-testid="actions">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Agent</th>
+                <th>Tool</th>
+                <th>Amount</th>
+                <th>Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.items.map((a) => (
+                <tr key={a.id}>
+                  <td>
+                    <Link to={orgPath(orgId, `/actions/${a.id}`)}>
+                      {new Date(a.created_at).toLocaleString()}
+                    </Link>
+                  </td>
+                  <td>{a.agent?.name}</td>
+                  <td>{a.tool}</td>
+                  <td>
+                    <Amount amount={a.amount} />
+                  </td>
+                  <td data-testid="action-status">{a.status}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
+    </main>
+  );
+}

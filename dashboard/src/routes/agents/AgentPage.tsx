@@ -1,0 +1,66 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useParams } from "react-router";
+import { api } from "../../api/client.js";
+import type { Agent } from "../../api/types.js";
+import { useCurrentOrganization } from "../../app/organization.js";
+import { can } from "../../app/roles.js";
+import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { Loaded } from "../../components/Loading.js";
+import { PolicySelect } from "./AgentsPage.js";
+import { Delegations } from "./Delegations.js";
+import { DryRun } from "./DryRun.js";
+import { GatewayKeys } from "./GatewayKeys.js";
+
+export function AgentPage() {
+  const { orgId, org } = useCurrentOrganization();
+  const { agentId = "" } = useParams();
+  const queryClient = useQueryClient();
+  const agent = useQuery({
+    queryKey: ["agent", agentId],
+    queryFn: () => api.get<{ agent: Agent }>(`/orgs/${orgId}/agents/${agentId}`),
+  });
+  const role = org?.role ?? "viewer";
+  return (
+    <main>
+      <Loaded query={agent}>
+        {({ agent: a }) => (
+          <>
+            <h1>{a.name}</h1>
+            <p>
+              Status {a.status}; policy {a.policy?.name ?? "none"}.
+            </p>
+            {can.manage(role) && (
+              <ActionForm
+                submit="Save agent"
+                onSubmit={async (d) => {
+                  const body: Record<string, unknown> = {
+                    name: field(d, "name"),
+                    status: field(d, "status"),
+                  };
+                  // Only admins switch an agent's policy (the API refuses others ADMIN_REQUIRED).
+                  if (can.administer(role)) body.policy_id = field(d, "policy_id") || null;
+                  await api.patch(`/orgs/${orgId}/agents/${agentId}`, body);
+                  await queryClient.invalidateQueries({ queryKey: ["agent", agentId] });
+                  await queryClient.invalidateQueries({ queryKey: ["agents", orgId] });
+                }}
+              >
+                <Field label="Name" name="name" defaultValue={a.name} />
+                <label>
+                  Status
+                  <select name="status" defaultValue={a.status}>
+                    <option>active</option>
+                    <option>disabled</option>
+                  </select>
+                </label>
+                {can.administer(role) && <PolicySelect orgId={orgId} defaultValue={a.policy?.id ?? null} />}
+              </ActionForm>
+            )}
+            {can.manage(role) && <GatewayKeys orgId={orgId} agentId={agentId} />}
+            <Delegations orgId={orgId} agentId={agentId} mayAdminister={can.administer(role)} />
+            <DryRun orgId={orgId} agentId={agentId} />
+          </>
+        )}
+      </Loaded>
+    </main>
+  );
+}

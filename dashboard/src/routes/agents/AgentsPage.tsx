@@ -1,0 +1,102 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate } from "react-router";
+import { api } from "../../api/client.js";
+import type { Agent, Page, Policy } from "../../api/types.js";
+import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { can } from "../../app/roles.js";
+import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { Loaded } from "../../components/Loading.js";
+
+export function usePolicies(orgId: string) {
+  return useQuery({
+    queryKey: ["policies", orgId],
+    queryFn: () => api.get<Page<Policy>>(`/orgs/${orgId}/policies?limit=100`),
+  });
+}
+
+export function PolicySelect({
+  orgId,
+  name = "policy_id",
+  defaultValue,
+}: {
+  orgId: string;
+  name?: string;
+  defaultValue?: string | null;
+}) {
+  const policies = usePolicies(orgId);
+  return (
+    <label>
+      Policy
+      <select name={name} defaultValue={defaultValue ?? ""}>
+        <option value="">No policy (every call is denied)</option>
+        {policies.data?.items.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function AgentsPage() {
+  const { orgId, org } = useCurrentOrganization();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const agents = useQuery({
+    queryKey: ["agents", orgId],
+    queryFn: () => api.get<Page<Agent>>(`/orgs/${orgId}/agents?limit=100`),
+  });
+  return (
+    <main>
+      <h1>Agents</h1>
+      <Loaded query={agents}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p className="muted">No agents yet.</p>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Status</th>
+                  <th>Policy</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.items.map((a) => (
+                  <tr key={a.id}>
+                    <td>
+                      <Link to={orgPath(orgId, `/agents/${a.id}`)}>{a.name}</Link>
+                    </td>
+                    <td>{a.status}</td>
+                    <td>{a.policy?.name ?? "none"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
+      {org && can.manage(org.role) && (
+        <>
+          <h2>New agent</h2>
+          <ActionForm
+            submit="Create agent"
+            onSubmit={async (d) => {
+              const body: Record<string, unknown> = { name: field(d, "name") };
+              const policy = field(d, "policy_id");
+              if (policy && can.administer(org.role)) body.policy_id = policy;
+              const { agent } = await api.post<{ agent: Agent }>(`/orgs/${orgId}/agents`, body);
+              await queryClient.invalidateQueries({ queryKey: ["agents", orgId] });
+              navigate(orgPath(orgId, `/agents/${agent.id}`));
+            }}
+          >
+            <Field label="Name" name="name" />
+            {can.administer(org.role) && <PolicySelect orgId={orgId} />}
+          </ActionForm>
+        </>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,58 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "react-router";
+import { api } from "../../api/client.js";
+import type { Approval, Page } from "../../api/types.js";
+import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { Loaded } from "../../components/Loading.js";
+import { Amount } from "../../components/Amount.js";
+
+/** The queue of pending requests; it refreshes by itself while open. */
+export function ApprovalsPage() {
+  const { orgId } = useCurrentOrganization();
+  const queue = useQuery({
+    queryKey: ["approvals", orgId, "pending"],
+    queryFn: () => api.get<Page<Approval>>(`/orgs/${orgId}/approvals?status=pending&limit=100`),
+    refetchInterval: 3000,
+  });
+  return (
+    <main>
+      <h1>Approvals</h1>
+      <Loaded query={queue}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p className="muted" data-testid="queue-empty">
+              Nothing is waiting for a decision.
+            </p>
+          ) : (
+            <table data-testid="approval-queue">
+              <thead>
+                <tr>
+                  <th>Agent</th>
+                  <th>Tool</th>
+                  <th>Action</th>
+                  <th>Amount</th>
+                  <th>Expires</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.items.map((a) => (
+                  <tr key={a.id}>
+                    <td>
+                      <Link to={orgPath(orgId, `/approvals/${a.id}`)}>{a.action?.agent?.name ?? "?"}</Link>
+                    </td>
+                    <td>{a.action?.tool}</td>
+                    <td>{a.action?.action}</td>
+                    <td>
+                      <Amount amount={a.action?.amount ?? null} />
+                    </td>
+                    <td>{new Date(a.expires_at).toLocaleString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
+    </main>
+  );
+}

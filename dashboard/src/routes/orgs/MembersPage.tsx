@@ -1,0 +1,121 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { api } from "../../api/client.js";
+import type { Invitation, Member, Page, Role } from "../../api/types.js";
+import { ActionForm, field } from "../../components/ActionForm.js";
+import { Loaded } from "../../components/Loading.js";
+import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { useCurrentOrganization } from "../../app/organization.js";
+import { useState } from "react";
+
+const roles: Role[] = ["owner", "admin", "approver", "developer", "viewer"];
+
+function RoleSelect({ orgId, member }: { orgId: string; member: Member }) {
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <>
+      <select
+        aria-label={`Role of ${member.email}`}
+        value={member.role}
+        onChange={(e) => {
+          setError(null);
+          api
+            .patch(`/orgs/${orgId}/members/${member.user_id}`, { role: e.target.value })
+            .then(() => queryClient.invalidateQueries({ queryKey: ["members", orgId] }), setError);
+        }}
+      >
+        {roles.map((r) => (
+          <option key={r}>{r}</option>
+        ))}
+      </select>
+      <ErrorNotice error={error} />
+    </>
+  );
+}
+
+export function MembersPage() {
+  const { orgId } = useCurrentOrganization();
+  const queryClient = useQueryClient();
+  const members = useQuery({
+    queryKey: ["members", orgId],
+    queryFn: () => api.get<Page<Member>>(`/orgs/${orgId}/members`),
+  });
+  const invitations = useQuery({
+    queryKey: ["invitations", orgId],
+    queryFn: () => api.get<Page<Invitation>>(`/orgs/${orgId}/invitations`),
+  });
+  return (
+    <main>
+      <h1>Members</h1>
+      <Loaded query={members}>
+        {(page) => (
+          <table>
+            <thead>
+              <tr>
+                <th>E-mail</th>
+                <th>Role</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.items.map((m) => (
+                <tr key={m.user_id}>
+                  <td>{m.email}</td>
+                  <td>
+                    <RoleSelect orgId={orgId} member={m} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loaded>
+      <h2>Invite someone</h2>
+      <ActionForm
+        submit="Send invitation"
+        onSubmit={async (d) => {
+          await api.post(`/orgs/${orgId}/invitations`, { email: field(d, "email"), role: field(d, "role") });
+          await queryClient.invalidateQueries({ queryKey: ["invitations", orgId] });
+        }}
+      >
+        <label>
+          E-mail
+          <input name="email" type="email" required />
+        </label>
+        <label>
+          Role
+          <select name="role" defaultValue="approver">
+            {roles.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </label>
+      </ActionForm>
+      <h2>Open invitations</h2>
+      <Loaded query={invitations}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p className="muted">None.</p>
+          ) : (
+            <ul>
+              {page.items.map((i) => (
+                <li key={i.id}>
+                  {i.email} as {i.role}, until {new Date(i.expires_at).toLocaleString()}{" "}
+                  <button
+                    type="button"
+                    onClick={() =>
+                      api
+                        .delete(`/orgs/${orgId}/invitations/${i.id}`)
+                        .then(() => queryClient.invalidateQueries({ queryKey: ["invitations", orgId] }))
+                    }
+                  >
+                    Withdraw
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Loaded>
+    </main>
+  );
+}

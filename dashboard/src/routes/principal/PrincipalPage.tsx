@@ -1,0 +1,181 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api } from "../../api/client.js";
+import type { Identity } from "../../api/types.js";
+import { useCurrentOrganization } from "../../app/organization.js";
+import { can } from "../../app/roles.js";
+import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { Loaded } from "../../components/Loading.js";
+import {
+  draftPrincipal,
+  keepPrincipal,
+  principalKey,
+  restorePrincipal,
+  type PrincipalDraft,
+} from "../../crypto/principal-key.js";
+import { genesisDocument } from "../../crypto/webcrypto.js";
+
+type PrincipalAnswer = { principal: (Identity & { valid: boolean }) | null };
+
+export function usePrincipal(orgId: string) {
+  return useQuery({
+    queryKey: ["principal", orgId],
+    queryFn: () => api.get<PrincipalAnswer>(`/orgs/${orgId}/principal`),
+  });
+}
+
+/** Whether this browser holds the registered principal's key (from creation or a restored backup). */
+function HeldHere({ orgId, kid }: { orgId: string; kid: string }) {
+  const held = useQuery({
+    queryKey: ["principal-key", orgId, kid],
+    queryFn: async () => Boolean(await principalKey(orgId, kid)),
+    retry: false,
+  });
+  if (held.isError) return <ErrorNotice error={held.error} />;
+  if (held.data === undefined) return null;
+  return held.data ? (
+    <p data-testid="principal-held">This browser holds the principal's key.</p>
+  ) : (
+    <p data-testid="principal-not-held">
+      This browser does not hold the principal's key. Restore it from the backup file to sign delegations and
+      cancellations here.
+    </p>
+  );
+}
+
+function CreatePrincipal({ orgId, orgName }: { orgId: string; orgName: string }) {
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<PrincipalDraft | null>(null);
+  const [backupTaken, setBackupTaken] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  if (!draft)
+    return (
+      <>
+        <p>
+          The principal is this organization's own key. It signs the delegations that let agents act, and
+          cancellations. Its private key stays in your browser and in a backup file you keep.
+        </p>
+        <button
+          type="button"
+          onClick={() => {
+            setError(null);
+            draftPrincipal().then(setDraft, setError);
+          }}
+        >
+          Create the principal
+        </button>
+        <ErrorNotice error={error} />
+      </>
+    );
+  const href = URL.createObjectURL(new Blob([draft.pem], { type: "application/x-pem-file" }));
+  return (
+    <>
+      <p>
+        New principal <code>{draft.kid}</code>. Download its backup before registering it: without the file
+        the key is lost with this browser's data. Keep it as you keep other secrets; it is the same PKCS#8 PEM
+        the operator's Organization Secret and the <code>countersign</code> CLI read.
+      </p>
+      <a
+        className="button"
+        href={href}
+        download={`countersign-principal-${orgId}.pem`}
+        onClick={() => setBackupTaken(true)}
+      >
+        Download the key backup
+      </a>{" "}
+      <button
+        type="button"
+        disabled={!backupTaken || busy}
+        title={backupTaken ? undefined : "Download the backup first"}
+        onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            const document = await genesisDocument(draft.privateKey, draft.publicKey, "principal", {
+              organization_id: orgId,
+              id: orgId,
+              name: orgName,
+            });
+            await api.post(`/orgs/${orgId}/principal`, { document });
+            await keepPrincipal(orgId, draft);
+            await queryClient.invalidateQueries({ queryKey: ["principal", orgId] });
+            await queryClient.invalidateQueries({ queryKey: ["principal-key", orgId] });
+          } catch (err) {
+            setError(err);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        Register the principal
+      </button>
+      <ErrorNotice error={error} />
+    </>
+  );
+}
+
+function RestorePrincipal({ orgId, kid }: { orgId: string; kid: string }) {
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <label>
+      Restore from a backup file{" "}
+      <input
+        type="file"
+        accept=".pem,application/x-pem-file"
+        onChange={async (e) => {
+          setError(null);
+          const file = e.target.files?.[0];
+          if (!file) return;
+          try {
+            await restorePrincipal(orgId, await file.text(), kid);
+            await queryClient.invalidateQueries({ queryKey: ["principal-key", orgId] });
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      />
+      <ErrorNotice error={error} />
+    </label>
+  );
+}
+
+export function PrincipalPage() {
+  const { orgId, org } = useCurrentOrganization();
+  const principal = usePrincipal(orgId);
+  if (!org) return <main className="muted">Loading…</main>;
+  return (
+    <main>
+      <h1>Organization principal</h1>
+      <Loaded query={principal}>
+        {({ principal: p }) =>
+          p ? (
+            <>
+              <p>
+                Principal <code data-testid="principal-kid">{p.kid}</code>{" "}
+                {p.valid ? (
+                  <span className="ok">valid</span>
+                ) : (
+                  <strong className="bad" data-testid="principal-invalid">
+                    permanently invalid: its identity documents conflict (equivocation). An owner must
+                    register a replacement.
+                  </strong>
+                )}
+              </p>
+              <HeldHere orgId={orgId} kid={p.kid} />
+              {can.own(org.role) && <RestorePrincipal orgId={orgId} kid={p.kid} />}
+            </>
+          ) : can.own(org.role) ? (
+            <CreatePrincipal orgId={orgId} orgName={org.name} />
+          ) : (
+            <p>
+              This organization has no principal yet; an owner creates it. Until then no agent can be
+              authorized (NO_PRINCIPAL).
+            </p>
+          )
+        }
+      </Loaded>
+    </main>
+  );
+}

@@ -1,0 +1,45 @@
+import { useEffect, useState } from "react";
+import { Link } from "react-router";
+import { api } from "../../api/client.js";
+import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { useLinkToken } from "../token.js";
+
+// A link's token works once: a page mounted again (a re-render, StrictMode) reuses the first answer.
+const verifications = new Map<string, Promise<unknown>>();
+const verifyOnce = (token: string) => {
+  let p = verifications.get(token);
+  if (!p) verifications.set(token, (p = api.post("/auth/email/verify", { token }, { anonymous: true })));
+  return p;
+};
+
+/** The page of the verification link: posts its token once, on arrival. */
+export function VerifyEmailPage() {
+  const token = useLinkToken();
+  const [state, setState] = useState<{ done: boolean; error: unknown }>({ done: false, error: null });
+  useEffect(() => {
+    setState({ done: false, error: null });
+    if (!token)
+      return setState({ done: false, error: new Error("This page needs the link from your e-mail.") });
+    verifyOnce(token).then(
+      () => setState({ done: true, error: null }),
+      (error) => setState({ done: false, error }),
+    );
+  }, [token]);
+  return (
+    <main className="narrow">
+      <h1>Verify your e-mail address</h1>
+      {state.done ? (
+        <p role="status">
+          Your address is verified. <Link to="/sign-in">Sign in</Link>
+        </p>
+      ) : state.error ? (
+        <>
+          <ErrorNotice error={state.error} />
+          <Link to="/verify-email/resend">Send a new link</Link>
+        </>
+      ) : (
+        <p className="muted">Verifying…</p>
+      )}
+    </main>
+  );
+}
