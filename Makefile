@@ -51,9 +51,12 @@ test-python: install $(PYTHON_VENV)/.installed
 	clients/python/scripts/test-wheel.sh $(PYTHON_VENV)
 
 # Every TypeScript file, tests and test support included (the packages' tsconfigs leave tests out
-# of their builds): tsconfig.check.json type-checks them all against the sources, emitting nothing.
+# of their builds): tsconfig.check.json type-checks them all against the sources, emitting nothing;
+# the dashboard's browser tests (code that runs in the page) and the dashboard itself add the DOM.
 typecheck: install
 	npx tsc -p tsconfig.check.json
+	npx tsc -p tsconfig.check-browser.json
+	npx tsc -p dashboard
 
 # ESLint, then prettier over every file .prettierignore does not exclude (`npm run format` fixes).
 lint: install
