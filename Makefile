@@ -39,6 +39,11 @@ test: install control-plane helm $(PYTHON_VENV)/.installed
 	npx vitest run
 	$(MAKE) test-python
 
+# The inner loop: the unit tests that need no PostgreSQL, control plane, helm, browser, Python or
+# extra processes (vitest.fast.config.ts picks them by what they import), in under two minutes.
+test-fast: install
+	npx vitest run --config vitest.fast.config.ts
+
 # The Python client's tests against a real Gateway that test/clients/python-gateway.ts starts on
 # an embedded PostgreSQL, run against its wheel (python -m build) installed into a clean venv for
 # each Python 3.10 to 3.13 found on the machine (clients/python/scripts/test-wheel.sh).
@@ -46,9 +51,12 @@ test-python: install $(PYTHON_VENV)/.installed
 	clients/python/scripts/test-wheel.sh $(PYTHON_VENV)
 
 # Every TypeScript file, tests and test support included (the packages' tsconfigs leave tests out
-# of their builds): tsconfig.check.json type-checks them all against the sources, emitting nothing.
+# of their builds): tsconfig.check.json type-checks them all against the sources, emitting nothing;
+# the dashboard's browser tests (code that runs in the page) and the dashboard itself add the DOM.
 typecheck: install
 	npx tsc -p tsconfig.check.json
+	npx tsc -p tsconfig.check-browser.json
+	npx tsc -p dashboard
 
 # ESLint, then prettier over every file .prettierignore does not exclude (`npm run format` fixes).
 lint: install

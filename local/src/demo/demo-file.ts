@@ -4,7 +4,7 @@ import type { IdentityDocument } from "@countersign/protocol/evidence";
 import type { Pool } from "@countersign/core/store";
 import { mcpToolBinding, seedDemo, type DemoSeed } from "./seed.js";
 
-/** `.data/demo.json`: the demo's addresses and credentials for scripts and tutorials (issue 5). */
+/** `.data/demo.json`: the demo's addresses and credentials for scripts and tutorials. */
 export interface DemoFile extends DemoSeed {
   api_url: string;
   gateway_url: string;

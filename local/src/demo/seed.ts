@@ -54,7 +54,7 @@ export interface DemoSeed {
 }
 
 /**
- * The demo organization of `make run` (issue 5): an owner who can sign in,
+ * The demo organization of `make run`: an owner who can sign in,
  * the organization principal, an agent with a gateway key, a decision-only
  * integration with one tool, a policy (allow up to 100 EUR, an owner's
  * approval above), and the principal's delegation to the agent. Written

@@ -3,7 +3,7 @@ import { digestOf } from "../canonical/index.js";
 import { issueBundle } from "../evidence/bundle.js";
 import { followingStep, objectBody, signObject } from "../evidence/object.js";
 import { verifyBundle } from "../evidence/verify/verify-bundle.js";
-import { at, buildScenario, scenarioArguments, scenarioIdentity, scenarioSigners } from "../evidence/scenario.js";
+import { at, buildScenario, scenarioArguments, scenarioIdentity, scenarioSigners } from "../evidence/scenario.test-support.js";
 import type { BodyOf, SignedObject, StepBody } from "../evidence/signed-object.js";
 import { attachAttestation, attestResult, checkAttestation, withoutAttestation } from "./attestation.js";
 import { checkUpstreamEvidence, type EvidenceExpectation } from "./check-evidence.js";
