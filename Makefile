@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test test-python lint bench fuzz control-plane crds helm images kind-e2e
+.PHONY: install build run test test-fast test-python typecheck lint check bench fuzz control-plane crds helm images kind-e2e
 
 # Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
 # registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
@@ -39,14 +39,32 @@ test: install control-plane helm $(PYTHON_VENV)/.installed
 	npx vitest run
 	$(MAKE) test-python
 
+# The inner loop: the unit tests that need no PostgreSQL, control plane, helm, browser, Python or
+# extra processes (vitest.fast.config.ts picks them by what they import), in under two minutes.
+test-fast: install
+	npx vitest run --config vitest.fast.config.ts
+
 # The Python client's tests against a real Gateway that test/clients/python-gateway.ts starts on
 # an embedded PostgreSQL, run against its wheel (python -m build) installed into a clean venv for
 # each Python 3.10 to 3.13 found on the machine (clients/python/scripts/test-wheel.sh).
 test-python: install $(PYTHON_VENV)/.installed
 	clients/python/scripts/test-wheel.sh $(PYTHON_VENV)
 
+# Every TypeScript file, tests and test support included (the packages' tsconfigs leave tests out
+# of their builds): tsconfig.check.json type-checks them all against the sources, emitting nothing;
+# the dashboard's browser tests (code that runs in the page) and the dashboard itself add the DOM.
+typecheck: install
+	npx tsc -p tsconfig.check.json
+	npx tsc -p tsconfig.check-browser.json
+	npx tsc -p dashboard
+
+# ESLint, then prettier over every file .prettierignore does not exclude (`npm run format` fixes).
 lint: install
 	npx eslint .
+	npx prettier --check .
+
+# What CI checks before the tests: types, lint, formatting.
+check: typecheck lint
 
 # Micro-benchmarks (vitest bench), then the decision path over loopback against its baseline
 # (test/bench/decisions.ts). They print figures; nothing here is asserted.

@@ -25,7 +25,7 @@ export interface CloudApiOptions {
    * passes access is answered 204 before its handler runs.
    */
   accessProbe?: boolean;
-  /** Policies and rollout (issue 8): injected clocks and the impact preview's budget. */
+  /** Policies and rollout: injected clocks and the impact preview's budget. */
   rollout?: RolloutOptions;
   /** Webhook endpoints and their delivery worker (docs/webhooks.md); required to create endpoints. */
   webhooks?: WebhookOptions;

@@ -19,7 +19,7 @@ export interface ApiServerOptions {
   /** Registers the routes under /api/v1; later issues add theirs here. */
   routes?: (api: FastifyInstance) => Promise<void>;
   /**
-   * People and access (issue 6): with these, every route under /api/v1 is
+   * People and access: with these, every route under /api/v1 is
    * checked against the route table (api/src/access) and the account,
    * organization, member, invitation, key and audit routes are served.
    */

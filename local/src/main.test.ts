@@ -17,6 +17,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createTestDatabase } from "../../test/setup/database.js";
 import { Browser } from "../../test/fixtures/cloud-api.js";
+import { verifyBundle } from "@countersign/protocol/evidence";
 import { createTestCa, startReceiver } from "../../test/fixtures/https-receiver.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -180,6 +181,16 @@ describe("make run (local/src/main.ts)", () => {
       expect(ran.isError).toBeFalsy();
       expect(JSON.stringify(ran.content)).toContain("Refunded 30 EUR");
       expect((ran._meta as { service: { receipt_id: string } }).service.receipt_id).toMatch(/^[0-9a-f-]{36}$/);
+      // The sample upstream is service-aware: the receipt carries its trusted attestation of the result.
+      const stored = await db.pool.query("select bundle from receipts where id = $1", [(ran._meta as { service: { receipt_id: string } }).service.receipt_id]);
+      const bundle = JSON.parse(stored.rows[0].bundle.toString("utf8"));
+      const attestations = bundle.objects.filter((o: { body: { type: string } }) => o.body.type === "ATTESTATION");
+      expect(attestations).toHaveLength(1);
+      expect(bundle.receipt.body.payload.trusted_attesters).toEqual([attestations[0].body.actor]);
+      const verified = verifyBundle(bundle);
+      expect(verified.valid).toBe(true);
+      expect(verified.warnings.map((w) => w.code)).toEqual(["TRUST_NOT_PINNED"]);
+      expect(verified.notes.some((n) => n.startsWith("trusted attestation"))).toBe(true);
       // The owner can sign in with the printed credentials.
       const signin = await fetch(`${demo.api_url}/auth/signin`, {
         method: "POST",

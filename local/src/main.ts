@@ -14,9 +14,10 @@ import { localSettings } from "./config.js";
 import { openDatabase } from "./database.js";
 import { loadOrCreateSecrets } from "./secrets.js";
 import { demoCurl, ensureDemo } from "./demo/demo-file.js";
-import { startSampleUpstream } from "./sample-upstream.js";
 import { startInboxPage } from "./mail-catcher/inbox-page.js";
 import { startSmtpCatcher } from "./mail-catcher/smtp-catcher.js";
+import { sampleUpstreamSeed, startSampleUpstream } from "./sample-upstream.js";
+import { nodeSigner } from "@countersign/protocol/evidence";
 
 const config = loadConfigOrExit(localSettings);
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -59,7 +60,11 @@ const cloud = cloudOptionsFrom(
   },
   say,
 );
-const upstream = await startSampleUpstream("127.0.0.1", config.sampleUpstreamPort);
+// The sample upstream is service-aware: it trusts this Gateway's identity and signs with its own.
+const upstream = await startSampleUpstream("127.0.0.1", config.sampleUpstreamPort, {
+  seed: sampleUpstreamSeed(gatewaySigningKey),
+  gateway: nodeSigner(gatewaySigningKey).kid,
+});
 const api = await startApi({
   ...common,
   pool: apiPool,
@@ -86,6 +91,7 @@ const { demo, file: demoFile, created } = await ensureDemo(apiPool, config.dataD
   api_url: `${api.url}/api/v1`,
   gateway_url: gateway.url,
   upstream_url: upstream.url,
+  upstream_identity: upstream.identity,
 });
 
 say(`Countersign is running.`);

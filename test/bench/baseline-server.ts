@@ -22,7 +22,7 @@ const organizationId = process.env.BASELINE_ORG!;
 const agentId = process.env.BASELINE_AGENT!;
 const template = JSON.parse(process.env.BASELINE_TEMPLATE!) as { task: unknown; proposal: unknown; receipt: unknown; bundle: string };
 
-const app = createServer({ logger: createLogger("baseline", "silent"), bodyLimit: 1024 * 1024, readiness: async () => true, refuseWhileDraining: (_q, r) => r.code(503).send(), refuseMalformedUrl: (_q, r) => r.code(404).send(), unreadableRequestBody: (message) => ({ message }) });
+const app = createServer({ logger: createLogger("baseline", "silent"), bodyLimit: 1024 * 1024, readiness: async () => undefined, refuseWhileDraining: (_q, r) => r.code(503).send(), refuseMalformedUrl: (_q, r) => r.code(404).send(), unreadableRequestBody: (message) => ({ message }) });
 const minimal = process.env.BENCH_SIDE === "minimal";
 const hmacKey = Buffer.alloc(32, 7);
 const MINIMAL_INSERT = { name: "bench_minimal", text: "insert into bench_minimal_decisions (id, record) values ($1, $2)" };

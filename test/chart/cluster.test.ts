@@ -24,6 +24,7 @@ import { authorizeAt } from "../multi-replica/gateway-process.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { allOptionsValues, chartDir, helm, parseObjects, problems, releaseNamespace as ns, render, root, type K8sObject } from "./helm.js";
 import { alertQueries, dashboardConfigMap, dashboardQueries, exportedNames, metricNames, type Dashboard } from "./observability.js";
+import { jsonOf } from "../fixtures/json.js";
 
 const serviceAccount = (name: string) => `system:serviceaccount:${ns}:countersign-${name}`;
 // Every option on, except the Prometheus Operator's kinds, whose CRDs this apiserver lacks; the
@@ -266,7 +267,7 @@ describe("the servers as the chart runs them", () => {
       headers: { "content-type": "application/json", authorization: `Bearer ${world.gateway_key}` },
       body: JSON.stringify({ tool: world.tool, arguments: world.arguments, idempotency_key: "chart-decision-1" }),
     });
-    const body = await res.json();
+    const body = await jsonOf(res);
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.allowed).toBe(true);
     const refused = await fetch(`${gatewayBase}/v1/authorize`, {
@@ -274,7 +275,7 @@ describe("the servers as the chart runs them", () => {
       headers: { "content-type": "application/json", authorization: `Bearer ${world.gateway_key}` },
       body: JSON.stringify({ tool: world.tool, arguments: { ...world.arguments, amount: 50000 }, idempotency_key: "chart-decision-2" }),
     });
-    expect(await refused.json()).toMatchObject({ allowed: false, status: "denied", code: "POLICY_DENIED" });
+    expect(await jsonOf(refused)).toMatchObject({ allowed: false, status: "denied", code: "POLICY_DENIED" });
   }, 180_000);
 
   it("the operator, impersonating its ServiceAccount, takes the Lease and reconciles the samples into the api process (which reviews its token as the api's ServiceAccount); the Agent's gateway key from its Secret gets a decision", async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 14 "Done when": an approver works from the `countersign` CLI alone,
+ * An approver works from the `countersign` CLI alone,
  * run as a real process against a real Cloud API and Gateway on real
  * PostgreSQL. Sign in, create and bind a personal identity, see the pending
  * approval an agent's call created, approve it, and the agent's waiting

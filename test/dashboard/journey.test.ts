@@ -45,7 +45,11 @@ it(
     // 1. Sign up, and verify through the link in the received e-mail.
     const owner = await world.person();
     const ownerEmail = newEmail("founder");
-    await signUpInBrowser(world, owner.page, ownerEmail, { screenshot: (n) => shot(owner.page, n) });
+    await signUpInBrowser(world, owner.page, ownerEmail, {
+      screenshot: async (n) => {
+        await shot(owner.page, n);
+      },
+    });
     await owner.page.getByRole("heading", { name: "Create an organization" }).waitFor();
 
     // 2. Organization and principal; the backup must be downloaded before it can be registered.

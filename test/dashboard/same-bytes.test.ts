@@ -25,8 +25,8 @@ import {
   verifySignedObject,
   type SignedObject,
 } from "../../protocol/src/evidence/index.js";
-import { buildScenario } from "../../protocol/src/evidence/scenario.js";
-import { tamperings } from "../../protocol/src/evidence/tampering.js";
+import { buildScenario } from "../../protocol/src/evidence/scenario.test-support.js";
+import { tamperings } from "../../protocol/src/evidence/tampering.test-support.js";
 import {
   newEmail,
   screenshot,

@@ -253,7 +253,7 @@ describe("a bundle whose stored bytes were altered in the database", () => {
       expect(await evidenceSnapshot(db.pool)).toEqual(before);
       // Same length, one byte changed: still refused.
       const flipped = Buffer.from(original);
-      flipped[flipped.length - 2] ^= 1;
+      flipped[flipped.length - 2] = flipped[flipped.length - 2]! ^ 1;
       await db.pool.query("update receipts set bundle = $2 where id = $1", [rejected.receiptId, flipped]);
       expect((await w.o.owner.get(`/orgs/${w.org}/receipts/${rejected.receiptId}/bundle`)).status).toBe(500);
       // Missing bytes without retention are a server-side problem too.

@@ -1,7 +1,7 @@
 /**
  * One organization with people signed in through a real Cloud API and a real
  * Gateway sharing the installation's signing key, ready for approvals,
- * cancellations and receipts (issue 9 tests). Configuration that other
+ * cancellations and receipts (the evidence tests). Configuration that other
  * issues' routes create is written with the fixtures, so these tests depend
  * only on the routes they test.
  */

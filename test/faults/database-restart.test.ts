@@ -18,6 +18,7 @@ import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-too
 import { startRestartablePostgres, type RestartablePostgres } from "../fixtures/restartable-postgres.js";
 import { authorizeAt, startGatewayProcess, type GatewayProcess } from "../multi-replica/gateway-process.js";
 import { startApiProcess, type ApiProcess } from "../webhooks/api-process.js";
+import { jsonOf } from "../fixtures/json.js";
 
 let pg: RestartablePostgres;
 let api: ApiProcess;
@@ -70,7 +71,7 @@ const mcpCall = async (args: Record<string, unknown>, meta: Record<string, unkno
     headers: { authorization: `Bearer ${world.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: mcpTool, arguments: args, _meta: meta } }),
   });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await jsonOf(res) };
 };
 
 /** Each server answers as when nothing happened. */
@@ -95,7 +96,7 @@ async function expectUnavailable(): Promise<void> {
   expect(a.headers.get("retry-after")).toBe("5");
   expect(a.headers.get("x-request-id")).toBeTruthy();
   expect(a.headers.get("cache-control")).toBe("no-store");
-  expect((await a.json()).error).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.any(String) });
+  expect((await jsonOf(a)).error).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: expect.any(String) });
 
   const res = await fetch(`${gateway.url}/v1/authorize`, {
     method: "POST",
@@ -104,12 +105,12 @@ async function expectUnavailable(): Promise<void> {
   });
   expect(res.status).toBe(503);
   expect(res.headers.get("retry-after")).toBe("5");
-  expect(await res.json()).toMatchObject({ allowed: false, status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
+  expect(await jsonOf(res)).toMatchObject({ allowed: false, status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
 
   const m = await mcpInitialize();
   expect(m.status).toBe(503);
   expect(m.headers.get("retry-after")).toBe("5");
-  expect((await m.json()).error.data.service).toEqual({ status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
+  expect((await jsonOf(m)).error.data.service).toEqual({ status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
 }
 
 async function waitingCalls(value: number): Promise<void> {
@@ -146,7 +147,7 @@ describe.each(["fast", "kill"] as const)("PostgreSQL stopped (%s) under an api a
     const held = await heldAuthorize;
     expect(held.status).toBe(503);
     expect(held.headers.get("retry-after")).toBe("5");
-    expect(await held.json()).toMatchObject({ allowed: false, status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
+    expect(await jsonOf(held)).toMatchObject({ allowed: false, status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
     // A tools/call refusal is a tool result (the HTTP answer was already under way).
     const heldTool = await heldMcp;
     expect(heldTool.body.error).toBeUndefined();

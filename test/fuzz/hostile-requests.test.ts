@@ -60,7 +60,7 @@ function count(f: Figures, r: FuzzRequest, status: number, code: string) {
 const codeOf = (text: string): string => {
   try {
     const b = JSON.parse(text);
-    return b?.code ?? b?.error?.code ?? b?.result?.structuredContent?.service?.code ?? (b?.result ? "result" : "") ?? "";
+    return b?.code ?? b?.error?.code ?? b?.result?.structuredContent?.service?.code ?? (b?.result ? "result" : "");
   } catch {
     return "";
   }

@@ -14,6 +14,7 @@ import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { createActivePolicy, createAuthorizationWorld, createDecisionOnlyTool, createMcpTool, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
 import { mcpAgent, recorded, startTestGateway, type TestGateway } from "./harness.js";
+import { jsonOf } from "../fixtures/json.js";
 
 let db: TestDatabase;
 let gw: TestGateway;
@@ -319,7 +320,7 @@ describe("HTTP-level answers of /mcp (SPEC 7.3)", () => {
   it("401 -32001 without a valid key", async () => {
     const res = await post(ping);
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe(-32001);
+    expect((await jsonOf(res)).error.code).toBe(-32001);
   });
 
   it("405 for GET, 400 -32700 for invalid JSON, 413 -32600 over 1 MiB", async () => {
@@ -328,10 +329,10 @@ describe("HTTP-level answers of /mcp (SPEC 7.3)", () => {
     expect(get.status).toBe(405);
     const bad = await post("{nope", auth);
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.code).toBe(-32700);
+    expect((await jsonOf(bad)).error.code).toBe(-32700);
     const big = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1024 * 1024) } }), auth);
     expect(big.status).toBe(413);
-    expect((await big.json()).error.code).toBe(-32600);
+    expect((await jsonOf(big)).error.code).toBe(-32600);
   });
 
   it("a batch costs one token per message: 429 -32000 with Retry-After once the bucket is short", async () => {
@@ -341,7 +342,7 @@ describe("HTTP-level answers of /mcp (SPEC 7.3)", () => {
     const res = await post(batch, { authorization: `Bearer ${w.key}` });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect((await res.json()).error.code).toBe(-32000);
+    expect((await jsonOf(res)).error.code).toBe(-32000);
   });
 
   it("metrics count upstream calls by outcome", async () => {

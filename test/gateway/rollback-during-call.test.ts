@@ -1,5 +1,5 @@
 /**
- * A real Gateway call made while a rollback is in progress (issue 8, SPEC
+ * A real Gateway call made while a rollback is in progress (SPEC
  * 3.6): the caller repeats /v1/authorize for an approved decision-only action
  * while the Cloud API's rollback with supersede_all holds its locks. The
  * call must wait for the rollback and then answer the closed action, never

@@ -17,7 +17,8 @@ export type Instruction =
   | { kind: "ENV"; values: Record<string, string>; text: string }
   | { kind: "USER"; user: string; text: string }
   | { kind: "EXPOSE"; ports: string[]; text: string }
-  | { kind: "ENTRYPOINT" | "CMD"; argv: string[]; text: string };
+  | { kind: "ENTRYPOINT"; argv: string[]; text: string }
+  | { kind: "CMD"; argv: string[]; text: string };
 
 export interface Stage {
   name: string;

@@ -3,7 +3,9 @@
  * the same key fired at two Gateway processes many times at once runs on the
  * upstream exactly once; a Gateway killed (SIGKILL) while the upstream call
  * is in flight leaves an action that recovery closes as failed /
- * INTERRUPTED with a receipt, and the call never runs a second time.
+ * INTERRUPTED with a receipt, and the call never runs a second time. The
+ * upstream is service-aware (it checks the evidence and attests), as the
+ * exactly-once guarantee must hold for those too.
  */
 import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -11,18 +13,19 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerGatewayIdentity } from "../../core/src/decision/index.js";
-import { generateSeed } from "../../protocol/src/evidence/index.js";
+import { generateSeed, nodeSigner, verifyBundle } from "../../protocol/src/evidence/index.js";
 import { recoverInterrupted } from "../../core/src/execution/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { createAuthorizationWorld, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
-import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
+import { echoTool } from "../fixtures/upstream-tools.js";
+import { registerServerIdentity, startServiceAwareUpstream, type ServiceAwareUpstream } from "../fixtures/service-aware-upstream.js";
 import { startGatewayProcess, type GatewayProcess } from "./gateway-process.js";
 
 let db: TestDatabase;
 let a: GatewayProcess;
 let b: GatewayProcess;
 let world: AuthorizationWorld;
-let up: Upstream;
+let up: ServiceAwareUpstream;
 let releaseHang!: () => void;
 const hang = new Promise<void>((r) => (releaseHang = r));
 const keyHashSecret = randomBytes(32);
@@ -38,15 +41,20 @@ beforeAll(async () => {
     startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey, env }),
   ]);
   world = await createAuthorizationWorld(db.pool, keyHashSecret);
-  up = await startUpstream({
+  up = await startServiceAwareUpstream({
+    gateways: [nodeSigner(signingKey).kid],
     tools: {
-      refund: async (args) => {
-        await new Promise((r) => setTimeout(r, 100)); // long enough for the racing requests to find it running
-        return echoTool(args);
+      refund: {
+        run: async (args) => {
+          await new Promise((r) => setTimeout(r, 100)); // long enough for the racing requests to find it running
+          return echoTool(args);
+        },
       },
-      hang: async () => {
-        await hang;
-        return { content: [{ type: "text", text: "finally" }] };
+      hang: {
+        run: async () => {
+          await hang;
+          return { content: [{ type: "text", text: "finally" }] };
+        },
       },
     },
   });
@@ -67,26 +75,34 @@ async function agentAt(url: string): Promise<Client> {
 describe("two Gateway processes, one upstream", () => {
   it("the same call with the same key at both, many times at once: one upstream execution, one receipt", async () => {
     const tool = await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping, credential: { key: credentialKey, authorization: "Bearer t" } });
+    await registerServerIdentity(db.pool, world.organizationId, tool.serverId, [up.identity(world.organizationId, tool.serverId)]);
     const agents = await Promise.all([a.url, b.url, a.url, b.url].map(agentAt));
     const k = `race-${Date.now()}`;
     const answers = (await Promise.all(
       Array.from({ length: 24 }, (_, i) => agents[i % 4]!.callTool({ name: tool.name, arguments: { order: "x", amount: 5 }, _meta: { "service/idempotency-key": k } })),
     )) as CallToolResult[];
     await Promise.all(agents.map((c) => c.close()));
-    expect(up.calls.refund).toBe(1);
+    expect(up.ran.refund).toBe(1);
     const codes = answers.filter((x) => x.isError).map((x) => (x.structuredContent as { service: { code: string } }).service.code);
     for (const code of codes) expect(["EXECUTION_IN_PROGRESS", "DUPLICATE_IN_FLIGHT", "REPLAY"]).toContain(code);
-    const { rows } = await db.pool.query("select count(*)::int as n from receipts r join protected_actions pa on pa.id = r.protected_action_id where pa.idempotency_key = $1", [k]);
-    expect(rows[0].n).toBe(1);
+    const { rows } = await db.pool.query("select r.bundle from receipts r join protected_actions pa on pa.id = r.protected_action_id where pa.idempotency_key = $1", [k]);
+    expect(rows).toHaveLength(1);
+    // The one execution was attested by the upstream, and the receipt says so.
+    const bundle = JSON.parse(rows[0].bundle.toString("utf8"));
+    expect(bundle.objects.filter((o: { body: { type: string } }) => o.body.type === "ATTESTATION").map((o: { body: { actor: string } }) => o.body.actor)).toEqual([up.kid]);
+    const verified = verifyBundle(bundle, { trust: { issuers: [nodeSigner(signingKey).kid], principals: [world.principal.kid] } });
+    expect(verified.valid).toBe(true);
+    expect(verified.warnings).toEqual([]);
   });
 
   it("SIGKILL during the upstream call: recovery marks the action failed / INTERRUPTED with a receipt; the call never runs again", async () => {
     const tool = await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "hang", amountMapping });
+    await registerServerIdentity(db.pool, world.organizationId, tool.serverId, [up.identity(world.organizationId, tool.serverId)]);
     const victim = await startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey, env });
     const agent = await agentAt(victim.url);
     const k = `kill-${Date.now()}`;
     void agent.callTool({ name: tool.name, arguments: { amount: 5 }, _meta: { "service/idempotency-key": k } }).catch(() => undefined);
-    while ((up.calls.hang ?? 0) === 0) await new Promise((r) => setTimeout(r, 20));
+    while ((up.ran.hang ?? 0) === 0) await new Promise((r) => setTimeout(r, 20));
     await victim.kill();
     const { rows } = await db.pool.query("select id, status, execution_deadline from protected_actions where idempotency_key = $1", [k]);
     expect(rows[0].status).toBe("executing");
@@ -104,7 +120,7 @@ describe("two Gateway processes, one upstream", () => {
     await other.close();
     expect(again.isError).toBe(true);
     expect((again.structuredContent as { service: { code: string; error_code: string } }).service).toMatchObject({ code: "RESULT_NOT_RECORDED", error_code: "INTERRUPTED" });
-    expect(up.calls.hang).toBe(1);
+    expect(up.ran.hang).toBe(1);
     await agent.close().catch(() => undefined);
   });
 });

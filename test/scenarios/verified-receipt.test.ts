@@ -1,5 +1,5 @@
 /**
- * Issue 9 "Done when": from an empty database to a receipt verified offline,
+ * From an empty database to a receipt verified offline,
  * through the Cloud API only (HTTP, real PostgreSQL, real SMTP for the
  * sign-up link), a real Gateway for /v1/authorize, and the `countersign
  * verify` CLI run as a process on the downloaded file. The browser's key

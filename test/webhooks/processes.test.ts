@@ -61,7 +61,9 @@ describe("several api processes", () => {
       startApiProcess({ databaseUrl: db.url, credentialKey, caFile: ca.caFile }),
     ]);
     processes.push(a!, b!);
-    rx.answer = (r, res) => setTimeout(() => ok(r, res), 200);
+    rx.answer = (r, res) => {
+      setTimeout(() => ok(r, res), 200);
+    };
     const orgs = [
       await createOrganization(db.pool),
       await createOrganization(db.pool),

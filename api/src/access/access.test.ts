@@ -62,12 +62,13 @@ describe("CSRF and Origin (SPEC 5.5)", () => {
     await b.signUpAndIn(api.smtp);
     const count = async () => Number((await db.pool.query("select count(*) as n from organizations")).rows[0].n);
     const before = await count();
-    for (const headers of [
+    const refused: Record<string, string>[] = [
       { origin: "https://evil.example" },
       { origin: "" },
       { "x-service-csrf": "" },
       { "x-service-csrf": "not-the-token" },
-    ]) {
+    ];
+    for (const headers of refused) {
       const res = record(await b.post("/orgs", { name: "CSRF" }, headers));
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(res.body.error.code).toBe("CSRF_FAILED");

@@ -16,7 +16,7 @@ export interface EvidenceOptions {
 
 declare module "../context.js" {
   interface CloudApiOptions {
-    /** Approvals, actions, receipts, retention (issue 9). */
+    /** Approvals, actions, receipts, retention. */
     evidence?: EvidenceOptions;
   }
 }

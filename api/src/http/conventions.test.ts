@@ -13,6 +13,7 @@ import { createLogger } from "@countersign/core/server";
 import { createPool } from "@countersign/core/store";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
 import { buildApiServer } from "../server.js";
+import { jsonOf } from "../../../test/fixtures/json.js";
 
 let db: TestDatabase;
 let app: FastifyInstance;
@@ -84,7 +85,7 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
     for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
       const res = await post("/orgs", "name=Acme", type);
       expect(res.status).toBe(415);
-      expect((await res.json()).error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+      expect((await jsonOf(res)).error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
     }
     expect(await orgCount()).toBe(before);
   });
@@ -93,7 +94,7 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
     const before = await orgCount();
     const res = await post("/orgs", JSON.stringify({ name: "x".repeat(1024 * 1024) }));
     expect(res.status).toBe(413);
-    expect((await res.json()).error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect((await jsonOf(res)).error.code).toBe("PAYLOAD_TOO_LARGE");
     expect(await orgCount()).toBe(before);
   });
 
@@ -101,7 +102,7 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
     const before = await orgCount();
     const res = await post("/orgs", '{"name": "Acme"');
     expect(res.status).toBe(400);
-    expect((await res.json()).error.code).toBe("INVALID_JSON");
+    expect((await jsonOf(res)).error.code).toBe("INVALID_JSON");
     expect(await orgCount()).toBe(before);
   });
 
@@ -109,7 +110,7 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
     const before = await orgCount();
     const res = await post("/orgs", JSON.stringify({ name: "Acme", colour: "secret-colour-value" }));
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await jsonOf(res);
     expect(body.error.code).toBe("VALIDATION_FAILED");
     expect(body.error.details.issues).toEqual([{ path: "colour", code: "unknown_member", message: "unknown member" }]);
     expect(JSON.stringify(body)).not.toContain("secret-colour-value");
@@ -119,7 +120,7 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
   it("refuses an invalid member value with an issue carrying path, code and message but not the value", async () => {
     const res = await post("/orgs", JSON.stringify({ name: 12345678 }));
     expect(res.status).toBe(400);
-    const [issue] = (await res.json()).error.details.issues;
+    const [issue] = (await jsonOf(res)).error.details.issues;
     expect(issue).toMatchObject({ path: "name", code: "invalid_type" });
     expect(issue.message).not.toContain("12345678");
   });
@@ -128,7 +129,7 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
     const before = await orgCount();
     const res = await post("/orgs?dry_run=true&verbose=1", JSON.stringify({ name: "Acme" }));
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await jsonOf(res);
     expect(body.error.code).toBe("VALIDATION_FAILED");
     expect(body.error.details.issues[0].path).toBe("verbose");
     expect(await orgCount()).toBe(before);
@@ -137,7 +138,7 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
   it("answers a malformed path id with 404, never 400", async () => {
     const res = await fetch(`${base}/api/v1/orgs/not-a-uuid`);
     expect(res.status).toBe(404);
-    expect((await res.json()).error.code).toBe("NOT_FOUND");
+    expect((await jsonOf(res)).error.code).toBe("NOT_FOUND");
     const missing = await fetch(`${base}/api/v1/orgs/00000000-0000-4000-8000-000000000000`);
     expect(missing.status).toBe(404);
   });
@@ -145,7 +146,7 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
   it("answers unknown routes with 404 NOT_FOUND in the error body", async () => {
     const res = await fetch(`${base}/api/v1/nothing-here`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ error: { code: "NOT_FOUND" } });
+    expect(await jsonOf(res)).toMatchObject({ error: { code: "NOT_FOUND" } });
   });
 
   it("sets Cache-Control: no-store unless the route set its own", async () => {
@@ -181,7 +182,7 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
   it("turns an unexpected failure into 500 INTERNAL_ERROR without details, naming the request id", async () => {
     const res = await fetch(`${base}/api/v1/boom`, { headers: { "x-request-id": "boom-1" } });
     expect(res.status).toBe(500);
-    const body = await res.json();
+    const body = await jsonOf(res);
     expect(body).toEqual({ error: { code: "INTERNAL_ERROR", message: "internal error (request id boom-1)" } });
   });
 

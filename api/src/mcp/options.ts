@@ -16,7 +16,7 @@ export interface McpOptions {
 
 declare module "../context.js" {
   interface CloudApiOptions {
-    /** MCP servers, tools and discovery (issue 7). */
+    /** MCP servers, tools and discovery. */
     mcp?: McpOptions;
   }
 }

@@ -33,7 +33,7 @@ import { actionRoutes } from "./actions/actions.js";
 import { receiptRoutes } from "./receipts/receipts.js";
 import { overviewRoutes } from "./overview/overview.js";
 
-/** The people-and-access routes (issue 6); who may call each is in access/route-table.ts. */
+/** The people-and-access routes; who may call each is in access/route-table.ts. */
 const plugins = [
   signupRoute,
   signinRoute,
@@ -52,7 +52,7 @@ const plugins = [
   billingRoutes,
   gatewayIdentityRoute,
   operatorBindingRoutes,
-  // configuration (issue 7)
+  // configuration
   principalRoutes,
   personalIdentityRoutes,
   agentRoutes,
@@ -61,12 +61,12 @@ const plugins = [
   mcpServerRoutes,
   toolRoutes,
   dryRunRoute,
-  // policies and rollout (issue 8)
+  // policies and rollout
   policiesAndRollout,
-  // webhooks (issue 11), and account deletion, which disables the endpoints one created
+  // webhooks, and account deletion, which disables the endpoints one created
   webhookRoutes,
   deleteAccountRoute,
-  // approvals, actions, receipts, overview and usage (issue 9)
+  // approvals, actions, receipts, overview and usage
   approvalRoutes,
   actionRoutes,
   receiptRoutes,

@@ -120,6 +120,7 @@ export function issueStoredReceipt(
   supporting: readonly SignedObject[],
   identities: readonly IdentityDocument[],
   now: Date,
+  trustedAttesters: readonly Kid[] = [],
 ): IssuedReceipt {
   const seen = new Set<string>();
   const documents = [...identity.documents, ...identities].filter((d) => {
@@ -128,7 +129,7 @@ export function issueStoredReceipt(
     seen.add(key);
     return true;
   });
-  const bundle = issueBundle({ issuer: identity.signer, issued_at: timestamp(now), path, supporting, identities: documents });
+  const bundle = issueBundle({ issuer: identity.signer, issued_at: timestamp(now), path, supporting, identities: documents, trusted_attesters: trustedAttesters });
   const text = serializeBundle(bundle);
   const file = Buffer.from(text, "utf8");
   const facts = bundleFacts(file);

@@ -9,6 +9,7 @@ import { decryptMcpCredential } from "../mcp-servers/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
+import { prepareEvidence, serverIdentityOf, type ServiceAwareCall } from "./service-aware.js";
 
 /** How long after the claim an execution may still be running: the upstream call's 30 s and a margin. */
 export const EXECUTION_DEADLINE_MS = 45_000;
@@ -25,6 +26,8 @@ export interface ExecutionPlan {
   /** Their identity logs, read once the claim committed, so that the RESULT's write is one statement. */
   identityLogs?: IdentityDocument[];
   upstream: { url: string; authorization: string | null; tool: string };
+  /** Set when the MCP server registered an identity: the evidence it is handed and what its attestation is checked against. */
+  serviceAware?: ServiceAwareCall;
   meta: { agent: { id: string; name: string }; tool: string; action: string; environment: "live" | "test" };
 }
 
@@ -40,7 +43,7 @@ const LOCK = statement("execution_claim_lock", `
          d.revoked_at, d.expires_at <= $2 as delegation_expired, d.object as delegation_object,
          p.emergency_stopped_at, p.active_version_id, ar.decision_object_id,
          t.enabled as tool_enabled, t.binding, t.authorized_binding, t.upstream_name,
-         s.id as server_id, s.url, s.credential_encrypted, s.status as server_status,
+         s.id as server_id, s.url, s.credential_encrypted, s.status as server_status, s.server_kid,
          w.ended_at as window_ended_at, w.ends_at <= $2 as window_over,
          covered_by_supersession(pa.policy_id, pa.policy_version, pa.created_at, false) as superseded
     from protected_actions pa
@@ -156,6 +159,10 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
       authorization = read.authorization;
     }
 
+    // A service-aware server's identity is read before anything is signed or consumed.
+    const server = a.server_kid ? await serverIdentityOf(db, a.server_kid) : null;
+    if (server && !server.ok) return { ok: false, code: server.code, detail: server.detail, state: "approved" };
+
     const parent = (approval ?? proposal) as SignedObject<StepBody>;
     const execution = signObject(
       followingStep(parent, {
@@ -164,20 +171,29 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
         on_behalf_of: task.body.on_behalf_of,
         delegations: task.body.delegations,
         issued_at: timestamp(c.now),
-        payload: { call: proposal.body.payload.call, upstream_tool: a.upstream_name, server_kid: null },
+        payload: { call: proposal.body.payload.call, upstream_tool: a.upstream_name, server_kid: a.server_kid ?? null },
       }) as BodyOf<"EXECUTION">,
       identity.signer,
     );
+    const path = [task, proposal, ...(approval ? [approval] : []), execution] as SignedObject<StepBody>[];
+    const signerKids = [task.body.on_behalf_of!, ...(approval ? [approval.body.actor] : [])];
+    let serviceAware: ServiceAwareCall | undefined;
+    if (server?.ok) {
+      const prepared = await prepareEvidence(db, identity, { serverKid: a.server_kid, serverIdentities: server.documents, path, delegation: a.delegation_object, signerKids });
+      if (!prepared.ok) return { ok: false, code: prepared.code, detail: prepared.detail, state: "approved" };
+      serviceAware = prepared.call;
+    }
     await db.query(CLAIM.with([a.id, execution.id, new Date(c.now.getTime() + EXECUTION_DEADLINE_MS), a.organization_id, JSON.stringify(execution)]));
     return {
       ok: true,
       plan: {
         actionId: a.id,
         organizationId: a.organization_id,
-        path: [task, proposal, ...(approval ? [approval] : []), execution] as SignedObject<StepBody>[],
+        path,
         delegation: a.delegation_object,
-        signerKids: [task.body.on_behalf_of!, ...(approval ? [approval.body.actor] : [])],
+        signerKids,
         upstream: { url: a.url, authorization, tool: a.upstream_name },
+        ...(serviceAware ? { serviceAware } : {}),
         meta: { agent: { id: a.agent_id, name: a.agent_name }, tool: a.tool_name, action: a.action, environment: a.environment },
       },
     };

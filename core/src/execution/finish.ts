@@ -5,7 +5,7 @@ import { receiptCreated } from "../decision/events.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs } from "../decision/stored-evidence.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
-import { followingStep, signObject, timestamp, type BodyOf, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
+import { followingStep, signObject, timestamp, type BodyOf, type Kid, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
 import type { Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
@@ -33,7 +33,8 @@ const RESULT = statement(
 
 /** What the upstream call came to, as the RESULT states it. */
 export type ExecutionOutcome =
-  | { kind: "result"; result: Record<string, unknown>; isError: boolean }
+  /** `attestation`: a service-aware upstream's, already checked; the receipt carries it. */
+  | { kind: "result"; result: Record<string, unknown>; isError: boolean; attestation?: SignedObject }
   | { kind: "failure"; code: GatewayCode };
 
 export interface FinishedExecution {
@@ -81,12 +82,19 @@ function factsOf(outcome: ExecutionOutcome): ResultFacts {
  * closed it meanwhile, nothing is written (RESULT_NOT_RECORDED).
  */
 export async function finishExecution(pool: Pool, identity: GatewayIdentity, plan: ExecutionPlan, outcome: ExecutionOutcome, now: Date): Promise<Finish> {
-  const finished = await recordResult(pool, identity, plan, factsOf(outcome), now);
+  const finished = await recordResult(pool, identity, plan, factsOf(outcome), now, outcome.kind === "result" ? outcome.attestation : undefined);
   return finished ? { recorded: true, finished } : { recorded: false, code: "RESULT_NOT_RECORDED" };
 }
 
 /** The RESULT, receipt and event of an execution still executing; undefined when it no longer was. */
-export async function recordResult(db: Queryable, identity: GatewayIdentity, plan: ExecutionPlan, facts: ResultFacts, now: Date): Promise<FinishedExecution | undefined> {
+export async function recordResult(
+  db: Queryable,
+  identity: GatewayIdentity,
+  plan: ExecutionPlan,
+  facts: ResultFacts,
+  now: Date,
+  attestation?: SignedObject,
+): Promise<FinishedExecution | undefined> {
   const execution = plan.path[plan.path.length - 1]!;
   const result = signObject(
     followingStep(execution, {
@@ -100,7 +108,16 @@ export async function recordResult(db: Queryable, identity: GatewayIdentity, pla
     identity.signer,
   );
   const logs = plan.identityLogs ?? (await storedIdentityLogs(db, plan.signerKids));
-  const receipt = issueStoredReceipt(identity, [...plan.path, result as SignedObject<StepBody>], [plan.delegation], logs, now);
+  // The Gateway vouches for the server identity registered for the upstream, attested or not.
+  const server = plan.serviceAware;
+  const receipt = issueStoredReceipt(
+    identity,
+    [...plan.path, result as SignedObject<StepBody>],
+    [plan.delegation, ...(attestation ? [attestation] : [])],
+    [...logs, ...(server?.serverIdentities ?? [])],
+    now,
+    server ? [server.serverKid as Kid] : [],
+  );
   const receiptId = randomUUID();
   const event = receiptCreated({
     receipt_id: receiptId,

@@ -2,3 +2,4 @@
 export { claimExecution, EXECUTION_DEADLINE_MS, type Claim, type ClaimInput, type ExecutionPlan } from "./claim.js";
 export { finishExecution, type ExecutionOutcome, type Finish, type FinishedExecution } from "./finish.js";
 export { recoverInterrupted, startRecovery } from "./recover.js";
+export { acceptAttested, evidenceMeta, type ServiceAwareCall } from "./service-aware.js";

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 
 /**
- * Graceful shutdown (issue 2, SPEC 7.3): on `drain()` the server stops taking
+ * Graceful shutdown (SPEC 7.3): on `drain()` the server stops taking
  * new work (each new request gets the server's own refusal, e.g. the Gateway's
  * 503 GATEWAY_SHUTTING_DOWN with Retry-After: 5), lets requests already in
  * flight finish for at most the grace period, then closes. `/healthz` keeps

@@ -17,6 +17,8 @@ export interface UpstreamCall {
   authorization: string | null;
   tool: string;
   arguments: Record<string, unknown>;
+  /** Request metadata (`params._meta`): the evidence for a service-aware upstream. */
+  meta?: Record<string, unknown>;
   rules: AddressRules;
   ca?: string[];
   timeoutMs?: number;
@@ -42,6 +44,8 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** A tools/call result as MCP defines it: content items, optional structured content, isError. */
 const toolResult = z.looseObject({ content: z.array(z.unknown()).optional(), isError: z.boolean().optional() });
+
+const paramsOf = (c: UpstreamCall) => ({ name: c.tool, arguments: c.arguments, ...(c.meta ? { _meta: c.meta } : {}) });
 
 function failureOf(f: UpstreamFailure | undefined, err: unknown): { code: UpstreamFailureCode; detail: string } {
   switch (f?.kind) {
@@ -82,7 +86,7 @@ export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome
   const client = new Client({ name: "countersign-gateway", version: "0.1.0" }, { jsonSchemaValidator });
   try {
     await client.connect(transport, { timeout: timeoutMs, signal: abort.signal });
-    const raw = await client.request({ method: "tools/call", params: { name: c.tool, arguments: c.arguments } }, toolResult, {
+    const raw = await client.request({ method: "tools/call", params: paramsOf(c) }, toolResult, {
       timeout: timeoutMs,
       signal: abort.signal,
     });
@@ -121,7 +125,7 @@ async function callInSession(c: UpstreamCall, sessions: UpstreamSessions): Promi
           return { kind: "failure", ...failureOf(state.failure.first, err) } as const;
         }
         try {
-          const raw = await session.client.request({ method: "tools/call", params: { name: c.tool, arguments: c.arguments } }, toolResult, { timeout: timeoutMs, signal: abort.signal });
+          const raw = await session.client.request({ method: "tools/call", params: paramsOf(c) }, toolResult, { timeout: timeoutMs, signal: abort.signal });
           if (state.failure.first) return { kind: "failure", ...failureOf(state.failure.first, undefined) } as const;
           return { kind: "result", result: raw as Record<string, unknown>, isError: raw.isError === true } as const;
         } catch (err) {

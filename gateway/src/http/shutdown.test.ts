@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown of a Gateway (issue 2, SPEC 7.3): while draining, new calls
+ * Graceful shutdown of a Gateway (SPEC 7.3): while draining, new calls
  * get 503 GATEWAY_SHUTTING_DOWN with Retry-After: 5 in the caller's protocol,
  * in-flight calls finish, /readyz turns 503, and the grace period bounds it all.
  * Real HTTP on loopback; a test route stands in for a slow call.

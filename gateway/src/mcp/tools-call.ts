@@ -1,5 +1,5 @@
 import { checkArguments, type ActionView, type DecisionService } from "@countersign/core/decision";
-import { claimExecution, finishExecution, type ExecutionPlan } from "@countersign/core/execution";
+import { acceptAttested, claimExecution, evidenceMeta, finishExecution, type ExecutionOutcome, type ExecutionPlan } from "@countersign/core/execution";
 import type { AuthenticatedKey } from "@countersign/core/keys";
 import { inSpan } from "@countersign/core/telemetry";
 import { callUpstreamTool } from "@countersign/core/upstream";
@@ -109,6 +109,7 @@ async function execute(ctx: GatewayContext & { mcp: McpContext }, view: ActionVi
       authorization: plan.upstream.authorization,
       tool: plan.upstream.tool,
       arguments: args,
+      meta: plan.serviceAware ? evidenceMeta(plan.serviceAware) : undefined,
       rules: m.rules,
       ca: m.ca,
       timeoutMs: m.upstreamTimeoutMs,
@@ -116,9 +117,12 @@ async function execute(ctx: GatewayContext & { mcp: McpContext }, view: ActionVi
     });
   });
   const code = outcome.kind === "failure" ? outcome.code : outcome.isError ? "UPSTREAM_TOOL_ERROR" : "ok";
+  // A service-aware upstream's answer counts only with its attestation (or as its refusal).
+  const accepted: ExecutionOutcome =
+    plan.serviceAware && outcome.kind === "result" ? acceptAttested(plan.serviceAware, plan.path[plan.path.length - 1]!.id, outcome.result, outcome.isError) : outcome;
   ctx.metrics.upstreamSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
   ctx.metrics.upstreamCalls.inc({ outcome: code });
-  const finished = await inSpan("execution.finish", () => finishExecution(ctx.pool, m.identity, plan, outcome, new Date()));
+  const finished = await inSpan("execution.finish", () => finishExecution(ctx.pool, m.identity, plan, accepted, new Date()));
   if (!finished.recorded) {
     return refusalResult("RESULT_NOT_RECORDED", "the call ran but its outcome could not be recorded; recovery marks it failed", { protected_action_id: view.id });
   }

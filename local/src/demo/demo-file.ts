@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { IdentityDocument } from "@countersign/protocol/evidence";
 import type { Pool } from "@countersign/core/store";
 import { mcpToolBinding, seedDemo, type DemoSeed } from "./seed.js";
 
-/** `.data/demo.json`: the demo's addresses and credentials for scripts and tutorials (issue 5). */
+/** `.data/demo.json`: the demo's addresses and credentials for scripts and tutorials. */
 export interface DemoFile extends DemoSeed {
   api_url: string;
   gateway_url: string;
@@ -18,7 +19,7 @@ export async function ensureDemo(
   pool: Pool,
   dataDir: string,
   keyHashSecret: Buffer,
-  urls: { api_url: string; gateway_url: string; upstream_url: string },
+  urls: { api_url: string; gateway_url: string; upstream_url: string; upstream_identity: (organizationId: string, serverId: string) => IdentityDocument },
 ): Promise<{ demo: DemoFile; file: string; created: boolean }> {
   const file = path.join(dataDir, "demo.json");
   let seed: DemoSeed | undefined;
@@ -29,9 +30,17 @@ export async function ensureDemo(
   }
   const created = seed === undefined;
   seed ??= await seedDemo(pool, keyHashSecret, urls.upstream_url);
+  // The sample upstream is service-aware: its identity registered as the Cloud API stores one (kept if already there).
+  const identity = urls.upstream_identity(seed.org_id, seed.mcp_server_id);
+  await pool.query("insert into identities (kid, kind, organization_id, public_key, document) values ($1, 'mcp_server', $2, $3, $4) on conflict (kid) do nothing", [
+    identity.body.kid,
+    seed.org_id,
+    identity.body.public_key,
+    JSON.stringify([identity]),
+  ]);
   // The sample upstream may listen on another port this run: keep the demo's MCP server (and its pin) on it.
-  const binding = JSON.stringify(mcpToolBinding(seed.mcp_server_id, urls.upstream_url, { amount_path: "amount", currency: "EUR" }));
-  await pool.query("update mcp_servers set url = $2 where id = $1 and url is distinct from $2", [seed.mcp_server_id, urls.upstream_url]);
+  const binding = JSON.stringify(mcpToolBinding(seed.mcp_server_id, urls.upstream_url, { amount_path: "amount", currency: "EUR" }, identity.body.kid));
+  await pool.query("update mcp_servers set url = $2, server_kid = $3 where id = $1", [seed.mcp_server_id, urls.upstream_url, identity.body.kid]);
   await pool.query("update tools set binding = $2, authorized_binding = $2 where mcp_server_id = $1", [seed.mcp_server_id, binding]);
   const demo: DemoFile = { ...seed, api_url: urls.api_url, gateway_url: urls.gateway_url };
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });

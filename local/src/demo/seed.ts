@@ -54,7 +54,7 @@ export interface DemoSeed {
 }
 
 /**
- * The demo organization of `make run` (issue 5): an owner who can sign in,
+ * The demo organization of `make run`: an owner who can sign in,
  * the organization principal, an agent with a gateway key, a decision-only
  * integration with one tool, a policy (allow up to 100 EUR, an owner's
  * approval above), and the principal's delegation to the agent. Written
@@ -162,12 +162,12 @@ const DEMO_MCP_SCHEMA = {
 };
 
 /** The demo MCP tool's binding pin (what the Cloud API's authorize would pin: api/src/tools/binding.ts). */
-export function mcpToolBinding(serverId: string, url: string, mapping: unknown) {
+export function mcpToolBinding(serverId: string, url: string, mapping: unknown, serverKid: string | null = null) {
   return {
     mcp_server_id: serverId,
     url,
     credential_version: 0,
-    server_kid: null,
+    server_kid: serverKid,
     upstream_name: DEMO_MCP_TOOL,
     input_schema: digestOf(DEMO_MCP_SCHEMA),
     amount_mapping: digestOf(mapping),

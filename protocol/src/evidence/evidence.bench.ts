@@ -9,7 +9,7 @@ import {
   signingInput,
   verifyBundle,
 } from "@countersign/protocol/evidence";
-import { buildScenario, scenarioSeeds } from "./scenario.js";
+import { buildScenario, scenarioSeeds } from "./scenario.test-support.js";
 
 /**
  * Signs/s and verifies/s of Ed25519 through node:crypto and @noble/ed25519

@@ -9,7 +9,7 @@ import {
 } from "./identity.js";
 import { acceptIdentityDocument, identityStates, mayIdentitySign } from "./identity-log.js";
 import { nobleVerify } from "./noble.js";
-import { at, scenarioIdentity, scenarioSigners } from "./scenario.js";
+import { at, scenarioIdentity, scenarioSigners } from "./scenario.test-support.js";
 
 const k = scenarioSigners();
 const genesis = scenarioIdentity("principal", k.principal);

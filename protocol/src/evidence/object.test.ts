@@ -14,7 +14,7 @@ import {
   scenarioNames,
   scenarioSeeds,
   scenarioSigners,
-} from "./scenario.js";
+} from "./scenario.test-support.js";
 import type { BodyOf, SignedObject } from "./signed-object.js";
 import { verifySignedObject } from "./verify-object.js";
 

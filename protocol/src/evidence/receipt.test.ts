@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { permissionGrants, checkDelegation } from "./delegation.js";
 import { deriveOutcome } from "./receipt.js";
-import { at, buildScenario, scenarioSigners, type ScenarioName } from "./scenario.js";
+import { at, buildScenario, scenarioSigners, type ScenarioName } from "./scenario.test-support.js";
 import type { BodyOf, SignedObject, StepBody } from "./signed-object.js";
 import { deriveSummary } from "./summary.js";
 import { mayFollow } from "./chain.js";

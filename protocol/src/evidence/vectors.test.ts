@@ -7,8 +7,8 @@ import { serializeBundle } from "./bundle.js";
 import { toBase64url } from "./encoding.js";
 import { nobleVerify } from "./noble.js";
 import { signingInput } from "./object-id.js";
-import { buildScenario, scenarioNames, scenarioSeeds, scenarioSigners } from "./scenario.js";
-import { tamperings } from "./tampering.js";
+import { buildScenario, scenarioNames, scenarioSeeds, scenarioSigners } from "./scenario.test-support.js";
+import { tamperings } from "./tampering.test-support.js";
 import { verifyBundle } from "./verify/verify-bundle.js";
 
 /**

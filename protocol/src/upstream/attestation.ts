@@ -78,7 +78,7 @@ export function checkAttestation(
   const p = attestation.body.payload;
   if (p.subject !== expected.executionId || p.claim !== resultClaim) return invalid("the attestation is about another EXECUTION or claim");
   const statement = resultStatementSchema.safeParse(p.statement);
-  let digest: string | null = null;
+  let digest: string | null;
   try {
     digest = digestOf(result);
   } catch {

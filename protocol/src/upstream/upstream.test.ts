@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { digestOf } from "../canonical/index.js";
-import { followingStep, signObject } from "../evidence/object.js";
-import { at, buildScenario, scenarioArguments, scenarioIdentity, scenarioSigners } from "../evidence/scenario.js";
+import { issueBundle } from "../evidence/bundle.js";
+import { followingStep, objectBody, signObject } from "../evidence/object.js";
+import { verifyBundle } from "../evidence/verify/verify-bundle.js";
+import { at, buildScenario, scenarioArguments, scenarioIdentity, scenarioSigners } from "../evidence/scenario.test-support.js";
 import type { BodyOf, SignedObject, StepBody } from "../evidence/signed-object.js";
 import { attachAttestation, attestResult, checkAttestation, withoutAttestation } from "./attestation.js";
 import { checkUpstreamEvidence, type EvidenceExpectation } from "./check-evidence.js";
@@ -133,5 +135,43 @@ describe("the attestation of a result", () => {
   it("drops an emptied _meta so both sides digest the same value", () => {
     const plain = { content: [], isError: false };
     expect(withoutAttestation(attachAttestation(plain, execution!))).toEqual(plain);
+  });
+});
+
+describe("the verifier and a server the receipt vouches for", () => {
+  const server = scenarioIdentity("mcp_server", k.mcp_server);
+  const path = (bundle.objects.slice(0, 5) as SignedObject<StepBody>[]);
+  const issue = (supporting: SignedObject[]) =>
+    issueBundle({
+      issuer: k.gateway,
+      issued_at: at(63),
+      path,
+      supporting: [delegation!, ...supporting],
+      identities: [...identities, server],
+      trusted_attesters: [k.mcp_server.kid],
+    });
+  const trust = { trust: { issuers: [k.gateway.kid], principals: [k.principal.kid] } };
+
+  it("warns ATTESTATION_MISSING when the vouched-for server did not attest, and stays valid", () => {
+    const v = verifyBundle(issue([]), trust);
+    expect(v.valid).toBe(true);
+    expect(v.warnings.map((w) => w.code)).toEqual(["ATTESTATION_MISSING"]);
+  });
+
+  it("warns when the attestation states another result digest than the RESULT's", () => {
+    const other = attestResult(k.mcp_server, execution!.id, { content: [{ type: "text", text: "other" }] }, new Date(at(62)));
+    const v = verifyBundle(issue([other]), trust);
+    expect(v.warnings.map((w) => w.code)).toEqual(["ATTESTATION_MISSING"]);
+  });
+
+  it("is quiet when the attestation covers the RESULT's digest", () => {
+    const result = path[4]! as SignedObject<BodyOf<"RESULT">>;
+    const covering = signObject(
+      objectBody({ type: "ATTESTATION", actor: k.mcp_server.kid, on_behalf_of: null, thread: null, parent: null, delegations: [], issued_at: at(62), payload: { subject: execution!.id, claim: "service/tool-result@0.1", statement: { result_digest: result.body.payload.result_digest } } }),
+      k.mcp_server,
+    );
+    const v = verifyBundle(issue([covering]), trust);
+    expect(v.valid).toBe(true);
+    expect(v.warnings).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
 import { startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
+import { jsonOf } from "../../../../test/fixtures/json.js";
 
 let db: TestDatabase;
 let api: CloudApi;
@@ -48,7 +49,7 @@ describe("sign-up and verification", () => {
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/Secure/);
     expect(cookie).toMatch(/SameSite=Lax/);
-    const body = await res.json();
+    const body = await jsonOf(res);
     expect(body.session.csrf_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(body.session.user).toMatchObject({ email, email_verified: true });
     expect(JSON.stringify(body)).not.toContain(cookie.split(";")[0]!.split("=")[1]!);

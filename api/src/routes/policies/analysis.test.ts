@@ -8,7 +8,7 @@ import { digestOf } from "@countersign/protocol/canonical";
 import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
 import { createAgent } from "../../../../test/fixtures/organization.js";
 import { startCloudApi, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
-import { recordAction, signedInMember } from "../../../../test/fixtures/policies.js";
+import { recordAction, type RecordedAction, signedInMember } from "../../../../test/fixtures/policies.js";
 import {
   activate,
   expectError,
@@ -44,7 +44,7 @@ async function withHistory() {
   await db.pool.query("update agents set policy_id = $2 where id = $1", [agent, policyId]);
   expect((await activate(owner, org, policyId, v1)).status).toBe(200);
   const v2 = await newVersion(owner, org, policyId, v2Doc);
-  const rec = (o: Partial<Parameters<typeof recordAction>[0]>) =>
+  const rec = (o: Partial<RecordedAction>) =>
     recordAction(db.pool, { organizationId: org, agentId: agent, policyId, versionId: v1, ...o });
   for (let i = 0; i < 2; i++)
     await rec({

@@ -5,7 +5,7 @@ import { evidenceRoute } from "./evidence.js";
 import { policyRoutes } from "./policies.js";
 import { rolloutRoutes } from "./rollout.js";
 
-/** Policies and rollout (issue 8; docs/policy-rollout.md). */
+/** Policies and rollout (docs/policy-rollout.md). */
 export async function policiesAndRollout(app: FastifyInstance, ctx: ApiContext) {
   await app.register(policyRoutes, ctx);
   await app.register(rolloutRoutes, ctx);

@@ -12,7 +12,7 @@ import { handOutApproved } from "../../../../core/src/decision/hand-out.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
 import { createAgent } from "../../../../test/fixtures/organization.js";
 import { startCloudApi, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
-import { recordAction, reportGateway, signedInMember } from "../../../../test/fixtures/policies.js";
+import { recordAction, type RecordedAction, reportGateway, signedInMember } from "../../../../test/fixtures/policies.js";
 import {
   activate,
   expectError,
@@ -257,7 +257,7 @@ describe("open actions", () => {
       [moved, stays],
       other.policyId,
     ]);
-    const act = (o: Partial<Parameters<typeof recordAction>[0]>) =>
+    const act = (o: Partial<RecordedAction>) =>
       recordAction(db.pool, { organizationId: org, agentId: agent, policyId, versionId: v1, ...o });
     const ids = {
       pendingV1: await act({ status: "pending_approval", effect: "require_approval", approval: "pending" }),

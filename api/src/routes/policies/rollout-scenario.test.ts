@@ -1,5 +1,5 @@
 /**
- * The rollout of issue 8 end to end through HTTP on real PostgreSQL: activate
+ * The policy rollout end to end through HTTP on real PostgreSQL: activate
  * v1, watch an observe window, set v2 as shadow and read the shadow report
  * over recorded decisions, promote through the require-approval copy of
  * SPEC 3.5, promote v2 (which clears the shadow), roll back with

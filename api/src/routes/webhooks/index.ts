@@ -3,7 +3,7 @@ import type { ApiContext } from "../../context.js";
 import { webhookDeliveryRoutes } from "./deliveries.js";
 import { webhookEndpointRoutes } from "./endpoints.js";
 
-/** Webhook endpoints, their deliveries, redelivery and test events (issue 11; docs/webhooks.md). */
+/** Webhook endpoints, their deliveries, redelivery and test events (docs/webhooks.md). */
 export async function webhookRoutes(app: FastifyInstance, ctx: ApiContext) {
   await app.register(webhookEndpointRoutes, ctx);
   await app.register(webhookDeliveryRoutes, ctx);

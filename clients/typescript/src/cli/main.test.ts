@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { verificationResultSchema } from "@countersign/protocol/evidence";
 import { runCountersign } from "../../../../test/fixtures/cli.js";
 
@@ -86,6 +86,7 @@ describe("countersign verify", () => {
 
   it("exits 1 for JSON that is not a bundle, 2 for a missing or non-JSON file and for usage errors", async () => {
     const dir = mkdtempSync(join(tmpdir(), "countersign-cli-"));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, "not-json.svcbundle"), "this is not json");
     writeFileSync(join(dir, "empty-object.svcbundle"), "{}");
     const [notBundle, missing, notJson, noFile, unknown, help] = await Promise.all([

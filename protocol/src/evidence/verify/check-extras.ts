@@ -46,6 +46,37 @@ export function checkAttestations(ctx: VerifyContext): void {
       findings.note(`trusted attestation "${a.body.payload.claim}" of ${subject} by ${a.body.actor}`);
     }
   }
+  checkExpectedAttestations(ctx, new Set(named));
+}
+
+/**
+ * A service-aware upstream attests its result: when an EXECUTION names a
+ * server the issuer vouches for, that server's authentic attestation of the
+ * EXECUTION (or its RESULT) must be here, and one over a result must state
+ * the RESULT's digest. Otherwise a warning: the RESULT is then the Gateway's
+ * word alone, and its error code says why.
+ */
+function checkExpectedAttestations(ctx: VerifyContext, vouched: ReadonlySet<Kid>): void {
+  const steps = ctx.path ?? [];
+  const attestations = objectsOfType(ctx, "ATTESTATION");
+  for (const e of steps) {
+    if (e.body.type !== "EXECUTION") continue;
+    const server = e.body.payload.server_kid;
+    if (!server || !vouched.has(server)) continue;
+    const result = steps.find((s) => s.body.type === "RESULT" && s.body.parent === e.id);
+    const covered = attestations.some((a) => {
+      if (a.body.actor !== server || !ctx.authentic.has(a.id)) return false;
+      if (a.body.payload.subject !== e.id && a.body.payload.subject !== result?.id) return false;
+      const stated = (a.body.payload.statement as { result_digest?: unknown } | null)?.result_digest;
+      return stated === undefined || (result?.body.type === "RESULT" && stated === result.body.payload.result_digest);
+    });
+    if (!covered) {
+      ctx.findings.warn("attestations", "ATTESTATION_MISSING", "no attestation by the MCP server the call went to covers its result", {
+        object_id: e.id,
+        kid: server,
+      });
+    }
+  }
 }
 
 /** Check `disclosures`: a revealed value must hash to the digest its object signed. */

@@ -47,6 +47,8 @@ export type EvidenceErrorCode = keyof typeof evidenceErrorCodes;
 /** Warnings never make a bundle invalid; they say what the evidence cannot prove. */
 export const evidenceWarningCodes = {
   ATTESTER_UNTRUSTED: "an attestation is signed by an identity that is not a trusted attester",
+  ATTESTATION_MISSING:
+    "an EXECUTION went to an MCP server the receipt names as trusted attester, and no attestation of it by that server covers the result",
   TRUST_NOT_PINNED:
     "no trusted KIDs were given: the bundle is consistent, but who issued it is taken from the bundle itself",
 } as const;

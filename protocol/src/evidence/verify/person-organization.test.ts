@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { identityDigest, type IdentityDocument } from "../identity.js";
 import { signObject } from "../object.js";
-import { buildScenario, scenarioIdentity, scenarioSigners } from "../scenario.js";
+import { buildScenario, scenarioIdentity, scenarioSigners } from "../scenario.test-support.js";
 import type { Bundle } from "../bundle.js";
 import { verifyBundle } from "./verify-bundle.js";
 

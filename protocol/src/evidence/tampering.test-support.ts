@@ -2,7 +2,7 @@ import type { Bundle } from "./bundle.js";
 import { identityBodySchema, signIdentity, type IdentityDocument } from "./identity.js";
 import { signObject } from "./object.js";
 import type { EvidenceErrorCode } from "./verify/codes.js";
-import { buildScenario, scenarioIdentity, scenarioSigners, at } from "./scenario.js";
+import { buildScenario, scenarioIdentity, scenarioSigners, at } from "./scenario.test-support.js";
 import type { BodyOf, SignedObject } from "./signed-object.js";
 
 /**
