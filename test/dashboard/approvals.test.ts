@@ -175,7 +175,8 @@ describe("organization", () => {
 describe("deciding", () => {
   it("shows a new request in the open queue without a reload", { timeout: 60_000 }, async () => {
     await approver.goto(`/orgs/${orgId}/approvals`);
-    await approver.getByRole("heading", { name: "Approvals" }).waitFor();
+    // Loaded first (a table, or the empty queue's sentence), so the count below is the queue's.
+    await approver.getByTestId("approval-queue").or(approver.getByTestId("queue-empty")).waitFor();
     const rows = approver.getByTestId("approval-queue").locator("tbody tr");
     const before = await rows.count();
     await heldRequest("R-queue");
