@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { decideApproval } from "../../core/src/approvals/index.js";
-import { generateSeed } from "../../protocol/src/evidence/index.js";
+import { generateSeed, verifyBundle, type IdentityDocument } from "../../protocol/src/evidence/index.js";
 import { createLogger } from "../../core/src/server/index.js";
 import { startEmbeddedPostgres } from "../../core/src/store/embedded-postgres.js";
 import { createPool, migrate } from "../../core/src/store/index.js";
@@ -25,6 +25,7 @@ import { startGateway } from "../../gateway/src/start.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createAuthorizationWorld, createMcpTool, refundMapping, signDecision } from "../fixtures/authorization.js";
 import { echoTool, startUpstream } from "../fixtures/upstream-tools.js";
+import { registerServerIdentity } from "../fixtures/service-aware-upstream.js";
 import { recorded } from "../gateway/harness.js";
 import { startEndlessPagingServer } from "./paging-mcp-server.js";
 
@@ -140,6 +141,22 @@ const controls: Record<string, (input: Record<string, string>) => Promise<unknow
   },
   async upstream_calls() {
     return { gateway: upstream.calls, direct: direct.calls, endless_pages: endless.pages() };
+  },
+  // Service-aware upstreams (the Python server helper): a tool on an MCP server at `url`, its identity
+  // registered as the Cloud API stores one, and a receipt's bundle with its offline verification.
+  async service_aware_tool({ url: upstreamUrl, upstream_name }) {
+    const t = await createMcpTool(pool, world.organizationId, { url: upstreamUrl!, upstreamName: upstream_name!, amountMapping: refundMapping });
+    return { name: t.name, server_id: t.serverId, organization_id: world.organizationId, gateway_kid: gateway.identity.signer.kid };
+  },
+  async register_server_identity({ server_id, document }) {
+    await registerServerIdentity(pool, world.organizationId, server_id!, [document as unknown as IdentityDocument]);
+    return {};
+  },
+  async receipt({ id }) {
+    const { rows } = await pool.query("select bundle from receipts where id = $1", [id]);
+    const bundle = JSON.parse(rows[0].bundle.toString("utf8"));
+    const verification = verifyBundle(bundle, { trust: { issuers: [gateway.identity.signer.kid], principals: [world.principal.kid] } });
+    return { bundle, verification };
   },
   async protected_action({ id }) {
     const { rows } = await pool.query("select status, idempotency_key from protected_actions where id = $1", [id]);

@@ -1,0 +1,115 @@
+"""Service-aware tools for MCP servers built on the official ``mcp`` package's low-level
+``Server``: each call runs only with Countersign's evidence for exactly its arguments,
+and what it returns is attested with the server's identity (docs/evidence.md section 11)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from mcp_types.methods import serialize_server_result
+from pydantic import BaseModel
+
+from .canonical import digest_of
+from .evidence import Refused, check_evidence
+from .signing import Signer, identity_genesis, sign_object, timestamp
+
+EVIDENCE_META_KEY = "service/evidence"
+ATTESTATION_META_KEY = "service/attestation"
+REFUSAL_META_KEY = "service/refusal"
+RESULT_CLAIM = "service/tool-result@0.1"
+
+CallToolHandler = Callable[[Any, Any], Awaitable[Any]]
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dict(value or {})
+
+
+def _refusal(reason: str, detail: str) -> dict[str, Any]:
+    return {
+        "content": [{"type": "text", "text": f"Countersign evidence refused: {detail}"}],
+        "isError": True,
+        "_meta": {REFUSAL_META_KEY: {"reason": reason, "detail": detail}},
+    }
+
+
+class ServiceAware:
+    """One server identity and the Gateways it takes calls from. ``seed``: the identity's 32-byte
+    Ed25519 seed (keep it secret). ``gateways``: KIDs of the Countersign Gateways it trusts."""
+
+    def __init__(self, seed: bytes, gateways: list[str], *, max_age_seconds: float = 60, now: Callable[[], datetime] | None = None) -> None:
+        self._signer = Signer(seed)
+        self._gateways = list(gateways)
+        self._max_age = timedelta(seconds=max_age_seconds)
+        self._now = now or (lambda: datetime.now(timezone.utc))
+        # EXECUTIONs already acted on, kept while they could still be fresh: each runs once here.
+        self._seen: dict[str, float] = {}
+
+    @property
+    def kid(self) -> str:
+        return self._signer.kid
+
+    def identity(self, organization_id: str, server_id: str, name: str | None = None) -> dict[str, Any]:
+        """The seq-0 identity document to register as the MCP server's ``server_identity``."""
+        subject = {"organization_id": organization_id, "id": server_id, "name": name}
+        return identity_genesis(self._signer, "mcp_server", subject, self._now())
+
+    def call_tool(self, handler: CallToolHandler) -> CallToolHandler:
+        """Wraps a low-level ``on_call_tool(ctx, params)`` handler."""
+
+        async def wrapped(ctx: Any, params: Any) -> dict[str, Any]:
+            meta = params.meta if params.meta is not None else {}
+            arguments = params.arguments or {}
+            now = self._now()
+            try:
+                checked = check_evidence(
+                    dict(meta).get(EVIDENCE_META_KEY),
+                    gateways=self._gateways,
+                    server_kid=self._signer.kid,
+                    tool=params.name,
+                    arguments=arguments,
+                    now=now,
+                    max_age=self._max_age,
+                )
+            except Refused as refused:
+                return _refusal(refused.reason, refused.detail)
+            execution_id = checked.execution["id"]
+            clock = time.monotonic()
+            self._seen = {k: at for k, at in self._seen.items() if clock - at <= 2 * self._max_age.total_seconds()}
+            if execution_id in self._seen:
+                return _refusal("REPLAYED", "this EXECUTION was already run here")
+            self._seen[execution_id] = clock
+            # Attest the result in the shape the SDK will put on the wire for this connection's protocol version.
+            result = serialize_server_result("tools/call", ctx.protocol_version, _as_dict(await handler(ctx, params)))
+            return self.attach(result, execution_id)
+
+        return wrapped
+
+    def attach(self, result: dict[str, Any], execution_id: str) -> dict[str, Any]:
+        """The result with an ATTESTATION of it, for this EXECUTION, in ``_meta``."""
+        meta = {k: v for k, v in dict(result.get("_meta") or {}).items() if k != ATTESTATION_META_KEY}
+        plain = {k: v for k, v in result.items() if k != "_meta"}
+        if meta:
+            plain["_meta"] = meta
+        body = {
+            "protocol": "0.1",
+            "type": "ATTESTATION",
+            "actor": self._signer.kid,
+            "on_behalf_of": None,
+            "thread": None,
+            "parent": None,
+            "delegations": [],
+            "issued_at": timestamp(self._now()),
+            "payload": {"subject": execution_id, "claim": RESULT_CLAIM, "statement": {"result_digest": digest_of(plain)}},
+        }
+        return {**plain, "_meta": {**meta, ATTESTATION_META_KEY: sign_object(body, self._signer)}}
+
+
+def service_aware(seed: bytes, gateways: list[str], **options: Any) -> ServiceAware:
+    """``service_aware(seed, [gateway_kid]).call_tool(handler)`` is the ``on_call_tool`` of a service-aware server."""
+    return ServiceAware(seed, gateways, **options)
