@@ -19,6 +19,7 @@ import { applyObject, conditionOf, eventually, kubectlJson, kubectlOk } from "..
 import type { OperatorProcess } from "../../test/fixtures/operator.js";
 import { startOperatorWorld, type OperatorWorld } from "../../test/fixtures/operator-world.js";
 import { authorizeAt, startGatewayProcess, type GatewayProcess } from "../../test/multi-replica/gateway-process.js";
+import type { JsonBody } from "../../test/fixtures/json.js";
 
 const namespace = "payments-team";
 const samplesDir = fileURLToPath(new URL("../../config/samples/", import.meta.url));
@@ -48,11 +49,9 @@ const secretValue = async (name: string, key: string): Promise<string | undefine
   const data = JSON.parse(res.stdout).data?.[key];
   return data ? Buffer.from(data, "base64").toString("utf8") : undefined;
 };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const agentsByName = async (): Promise<Record<string, any>> =>
+const agentsByName = async (): Promise<Record<string, JsonBody>> =>
   Object.fromEntries((await owner.get(`/orgs/${orgId}/agents?limit=100`)).body.items.map((a: { name: string }) => [a.name, a]));
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const delegationsOf = async (agentId: string): Promise<any[]> =>
+const delegationsOf = async (agentId: string): Promise<JsonBody[]> =>
   (await owner.get(`/orgs/${orgId}/agents/${agentId}/delegations?limit=100`)).body.items;
 const ready = async (kind: string, name: string) => {
   const o = await get(kind, name);

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
+import type { JsonBody } from "../fixtures/json.js";
 
 export const root = fileURLToPath(new URL("../../", import.meta.url));
 export const chartDir = path.join(root, "charts/countersign");
@@ -45,8 +46,7 @@ export function helm(args: string[], options: { kubeconfig?: string; home?: stri
   });
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> }; [key: string]: any };
+export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> }; [key: string]: JsonBody };
 
 export function parseObjects(text: string): K8sObject[] {
   return parseAllDocuments(text)

@@ -6,16 +6,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { allOptionsValues, render, type K8sObject } from "./helm.js";
+import type { JsonBody } from "../fixtures/json.js";
 
 const workloadKinds = ["Deployment", "StatefulSet", "Job", "DaemonSet", "CronJob"];
 
 interface Checked {
   where: string;
   kind: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  pod: any;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  container: any;
+  pod: JsonBody;
+  container: JsonBody;
 }
 
 function containersOf(objects: K8sObject[]): Checked[] {

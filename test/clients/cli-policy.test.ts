@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { compilePolicy, parsePolicy } from "../../protocol/src/policy/index.js";
 import { runCountersign, type CliRun as Run } from "../fixtures/cli.js";
+import type { JsonBody } from "../fixtures/json.js";
 
 const sample = fileURLToPath(new URL("../../config/samples/policy.yaml", import.meta.url));
 let dir: string;
@@ -23,7 +24,7 @@ const write = (name: string, content: unknown) => {
   return path;
 };
 /** The committed sample resource, changed by `edit`. */
-const sampleWith = (edit: (resource: any) => void) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+const sampleWith = (edit: (resource: JsonBody) => void) => {
   const resource = parse(readFileSync(sample, "utf8"));
   edit(resource);
   return resource;

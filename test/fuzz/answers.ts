@@ -7,6 +7,7 @@
  */
 import { cloudApiCodes, gatewayCodes, gatewayStatuses } from "../../protocol/src/errors/index.js";
 import type { FuzzRequest } from "./requests.js";
+import type { JsonBody } from "../fixtures/json.js";
 
 export interface Answer {
   status: number;
@@ -14,7 +15,7 @@ export interface Answer {
   text: string;
 }
 
-type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Body = Record<string, JsonBody>;
 
 const parse = (text: string): unknown => {
   try {

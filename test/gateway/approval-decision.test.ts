@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { bindPersonalIdentity, createAuthorizationWorld, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { createMember } from "../fixtures/organization.js";
 import { recorded, startTestGateway, type TestGateway } from "./harness.js";
+import type { JsonBody } from "../fixtures/json.js";
 
 let db: TestDatabase;
 let gw: TestGateway;
@@ -91,7 +92,7 @@ describe("decideApproval refusals change nothing", () => {
 
   it("VERIFICATION_FAILED for a tampered signature, another call, or an approval outliving its request", async () => {
     const id = await pendingRequest();
-    const good = (await signDecision(db.pool, id, world.approver.signer, "APPROVAL")) as { id: string; body: any; signature: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const good = (await signDecision(db.pool, id, world.approver.signer, "APPROVAL")) as { id: string; body: JsonBody; signature: string };
     const tampered = { ...good, body: { ...good.body, payload: { ...good.body.payload, expires_at: good.body.payload.expires_at } }, signature: good.signature.replace(/^./, (c) => (c === "A" ? "B" : "A")) };
     const err = await refusal(id, { object: tampered }, "VERIFICATION_FAILED");
     expect(err.details?.service_code).toBeDefined();

@@ -12,12 +12,13 @@ import type { Queryable } from "../../core/src/store/index.js";
 import { startGateway, type RunningGateway } from "../../gateway/src/start.js";
 import type { QueueOptions } from "../../gateway/src/limits/organization-queue.js";
 import type { TestDatabase } from "../setup/database.js";
+import type { JsonBody } from "../fixtures/json.js";
 
 export interface TestGateway {
   gateway: RunningGateway;
   keyHashSecret: Buffer;
   signingKey: Uint8Array;
-  authorize(key: string | null, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  authorize(key: string | null, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: JsonBody; headers: Headers }>;
   close(): Promise<void>;
 }
 

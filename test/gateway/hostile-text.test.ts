@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { createAuthorizationWorld, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { recorded, startTestGateway, type TestGateway } from "./harness.js";
+import type { JsonBody } from "../fixtures/json.js";
 
 let db: TestDatabase;
 let gw: TestGateway;
@@ -41,7 +42,7 @@ async function post(path: string, body: Buffer | string, headers: Record<string,
 }
 
 /** Any method, TRACE included (fetch refuses to send it). */
-function send(method: string, path: string): Promise<{ status: number; allow: string | undefined; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+function send(method: string, path: string): Promise<{ status: number; allow: string | undefined; body: JsonBody }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${gw.gateway.url}${path}`, { method }, (res) => {
       let text = "";

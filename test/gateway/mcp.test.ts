@@ -14,7 +14,7 @@ import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { createActivePolicy, createAuthorizationWorld, createDecisionOnlyTool, createMcpTool, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
 import { mcpAgent, recorded, startTestGateway, type TestGateway } from "./harness.js";
-import { jsonOf } from "../fixtures/json.js";
+import { jsonOf, type JsonBody } from "../fixtures/json.js";
 
 let db: TestDatabase;
 let gw: TestGateway;
@@ -53,8 +53,8 @@ let n = 0;
 const key = () => `mcp-${++n}-${Date.now()}`;
 const call = (name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}) =>
   agent.callTool({ name, arguments: args, _meta: meta }) as Promise<CallToolResult>;
-const service = (r: CallToolResult) => (r.structuredContent as { service: Record<string, any> }).service; // eslint-disable-line @typescript-eslint/no-explicit-any
-const metaOf = (r: CallToolResult) => (r._meta as { service: Record<string, any> }).service; // eslint-disable-line @typescript-eslint/no-explicit-any
+const service = (r: CallToolResult) => (r.structuredContent as { service: Record<string, JsonBody> }).service;
+const metaOf = (r: CallToolResult) => (r._meta as { service: Record<string, JsonBody> }).service;
 
 async function addTool(upstreamName: string, extra: Partial<Parameters<typeof createMcpTool>[2]> = {}, w = world, u = up) {
   return (await createMcpTool(db.pool, w.organizationId, { url: u.url, upstreamName, amountMapping: { amount_path: "amount", currency: "EUR" }, ...extra })).name;

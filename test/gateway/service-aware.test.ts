@@ -30,6 +30,7 @@ import { createAuthorizationWorld, createMcpTool, signDecision, type Authorizati
 import { registerServerIdentity, startServiceAwareUpstream, type ServiceAwareUpstream } from "../fixtures/service-aware-upstream.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { mcpAgent, startTestGateway, type TestGateway } from "./harness.js";
+import type { JsonBody } from "../fixtures/json.js";
 
 let db: TestDatabase;
 let gw: TestGateway;
@@ -63,8 +64,8 @@ afterAll(async () => {
 
 let n = 0;
 const key = () => `sa-${++n}-${Date.now()}`;
-const service = (r: CallToolResult) => (r.structuredContent as { service: Record<string, any> }).service; // eslint-disable-line @typescript-eslint/no-explicit-any
-const metaOf = (r: CallToolResult) => (r._meta as { service: Record<string, any> }).service; // eslint-disable-line @typescript-eslint/no-explicit-any
+const service = (r: CallToolResult) => (r.structuredContent as { service: Record<string, JsonBody> }).service;
+const metaOf = (r: CallToolResult) => (r._meta as { service: Record<string, JsonBody> }).service;
 
 /** A tool on its own server row, the upstream's identity registered for it (or the given log). */
 async function serviceAwareTool(upstreamName: string, w = world, log?: IdentityDocument[]) {
@@ -83,7 +84,7 @@ async function receiptOf(actionId: string) {
 }
 
 const trust = () => ({ trust: { issuers: [gw.gateway.identity.signer.kid], principals: [world.principal.kid] } });
-const byType = (bundle: { objects: { body: { type: string } }[] }, type: string) => bundle.objects.filter((o) => o.body.type === type) as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+const byType = (bundle: { objects: { body: { type: string } }[] }, type: string) => bundle.objects.filter((o) => o.body.type === type) as JsonBody[];
 
 describe("a service-aware upstream through the Gateway", () => {
   it("an allowed call: the server checks the evidence, runs once, attests; the receipt carries the trusted attestation and verifies offline", async () => {

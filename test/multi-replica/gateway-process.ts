@@ -5,6 +5,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../core/src/store/index.js";
+import type { JsonBody } from "../fixtures/json.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -77,7 +78,7 @@ export async function startGatewayProcess(opts: {
   };
 }
 
-export async function authorizeAt(url: string, key: string, body: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function authorizeAt(url: string, key: string, body: unknown): Promise<{ status: number; body: JsonBody }> {
   const res = await fetch(`${url}/v1/authorize`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },

@@ -9,6 +9,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ok, startReceiver, type Receiver } from "../fixtures/https-receiver.js";
 import { startWebhookHarness, type WebhookHarness } from "./harness.js";
+import type { JsonBody } from "../fixtures/json.js";
 
 let h: WebhookHarness;
 let rx: Receiver;
@@ -46,7 +47,7 @@ function signedBy(secret: string, t: string, raw: Buffer, v1: string): boolean {
 async function deliveries(endpointId: string) {
   const res = await h.owner.get(`/orgs/${h.org}/webhooks/${endpointId}/deliveries`);
   expect(res.status).toBe(200);
-  return res.body.items as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return res.body.items as JsonBody[];
 }
 
 describe("a delivery", () => {

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseAllDocuments, stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startControlPlane, type ControlPlane } from "../../../test/control-plane/index.js";
+import type { JsonBody } from "../../../test/fixtures/json.js";
 
 const samplesDir = fileURLToPath(new URL("../../../config/samples/", import.meta.url));
 const namespace = "payments-team";
@@ -89,7 +90,7 @@ interface Case {
   title: string;
   kind: string;
   name?: string;
-  change: (spec: Record<string, any>) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
+  change: (spec: Record<string, JsonBody>) => void;
   /** Text the apiserver's refusal must contain (the field and what is wrong). */
   message: RegExp;
 }
