@@ -2,7 +2,9 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", ".data/**", ".cache/**", "charts/**", "clients/python/**"] },
+  {
+    ignores: ["**/dist/**", "**/node_modules/**", ".data/**", ".cache/**", "charts/**", "clients/python/**"],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -33,10 +33,16 @@ export function cloudOptionsFrom(s: CloudSettings, announce: (line: string) => v
     keyHashSecret: s.keyHashSecret,
     dashboardOrigin: s.dashboardOrigin,
     defaultPlan: s.defaultPlan,
-    mailer: s.smtpUrl ? smtpMailer(s.smtpUrl, s.mailFrom) : outboxMailer(path.resolve(s.mailOutboxDir), s.mailFrom, announce),
+    mailer: s.smtpUrl
+      ? smtpMailer(s.smtpUrl, s.mailFrom)
+      : outboxMailer(path.resolve(s.mailOutboxDir), s.mailFrom, announce),
     trustedProxyHops: s.trustedProxyHops,
     tokenReviewer: s.tokenReviewUrl
-      ? tokenReviewer({ url: s.tokenReviewUrl, reviewerToken: s.tokenReviewToken, audience: s.tokenReviewAudience })
+      ? tokenReviewer({
+          url: s.tokenReviewUrl,
+          reviewerToken: s.tokenReviewToken,
+          audience: s.tokenReviewAudience,
+        })
       : undefined,
     webhooks: s.credentialKey
       ? {

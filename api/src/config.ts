@@ -8,7 +8,11 @@ export const apiSettings = {
   /** The api stores webhook signing secrets with it, so it cannot run without one. */
   credentialKey: setting("COUNTERSIGN_CREDENTIAL_KEY", key32, "32 bytes as base64 or base64url"),
   /** The Gateway identity's seed: the api signs closure receipts (rejections, cancellations) with it; unset, those routes answer 503. */
-  gatewaySigningKey: setting("COUNTERSIGN_GATEWAY_SIGNING_KEY", ed25519Seed.optional(), "an Ed25519 seed: 32 bytes as base64url"),
+  gatewaySigningKey: setting(
+    "COUNTERSIGN_GATEWAY_SIGNING_KEY",
+    ed25519Seed.optional(),
+    "an Ed25519 seed: 32 bytes as base64url",
+  ),
   /** PEM file of extra CA certificates webhook receivers may chain to (private CAs, tests). */
   webhookCaFile: setting("COUNTERSIGN_WEBHOOK_CA_FILE", z.string().min(1).optional(), "a PEM file"),
   /** The plan of organizations without a subscription (DESIGN "Plans in a self-hosted installation"). */
@@ -26,20 +30,43 @@ export const apiSettings = {
   /** SMTP server for account e-mail (smtp:// or smtps://); unset: messages go to the outbox folder. */
   smtpUrl: setting(
     "COUNTERSIGN_SMTP_URL",
-    z.string().refine((v) => /^smtps?:\/\//.test(v) && URL.canParse(v), "not an smtp(s) URL").optional(),
+    z
+      .string()
+      .refine((v) => /^smtps?:\/\//.test(v) && URL.canParse(v), "not an smtp(s) URL")
+      .optional(),
     "an smtp:// or smtps:// URL",
   ),
   /** The dashboard's static build (dashboard/dist); unset: the api serves no pages, only /api/v1. */
   dashboardDir: setting("COUNTERSIGN_DASHBOARD_DIR", z.string().min(1).optional(), "a folder"),
-  mailFrom: setting("COUNTERSIGN_MAIL_FROM", z.string().min(3).default("Countersign <no-reply@countersign.invalid>"), "a From address"),
+  mailFrom: setting(
+    "COUNTERSIGN_MAIL_FROM",
+    z.string().min(3).default("Countersign <no-reply@countersign.invalid>"),
+    "a From address",
+  ),
   /** Where messages are written when no SMTP server is configured. */
-  mailOutboxDir: setting("COUNTERSIGN_MAIL_OUTBOX_DIR", z.string().min(1).default(".data/outbox"), "a folder"),
+  mailOutboxDir: setting(
+    "COUNTERSIGN_MAIL_OUTBOX_DIR",
+    z.string().min(1).default(".data/outbox"),
+    "a folder",
+  ),
   /** How many reverse proxies in front of the api append to X-Forwarded-For (0: use the socket address). */
-  trustedProxyHops: setting("COUNTERSIGN_TRUSTED_PROXY_HOPS", z.coerce.number().int().min(0).max(10).default(0), "whole number 0-10"),
+  trustedProxyHops: setting(
+    "COUNTERSIGN_TRUSTED_PROXY_HOPS",
+    z.coerce.number().int().min(0).max(10).default(0),
+    "whole number 0-10",
+  ),
   /** Kubernetes API server whose TokenReview API validates operator ServiceAccount tokens; unset: no operator sign-in. */
-  tokenReviewUrl: setting("COUNTERSIGN_TOKENREVIEW_URL", httpUrl.optional(), "an http(s) URL of a Kubernetes API server"),
+  tokenReviewUrl: setting(
+    "COUNTERSIGN_TOKENREVIEW_URL",
+    httpUrl.optional(),
+    "an http(s) URL of a Kubernetes API server",
+  ),
   /** Bearer token the api presents to the TokenReview API (a ServiceAccount allowed to create tokenreviews). */
   tokenReviewToken: setting("COUNTERSIGN_TOKENREVIEW_TOKEN", z.string().min(1).optional(), "a bearer token"),
   /** Audience the operator's projected token must carry (checked by the TokenReview). */
-  tokenReviewAudience: setting("COUNTERSIGN_TOKENREVIEW_AUDIENCE", z.string().min(1).default("countersign"), "an audience"),
+  tokenReviewAudience: setting(
+    "COUNTERSIGN_TOKENREVIEW_AUDIENCE",
+    z.string().min(1).default("countersign"),
+    "an audience",
+  ),
 };

@@ -11,7 +11,11 @@ import { createPool, migrate } from "@countersign/core/store";
 
 const config = loadConfigOrExit({
   databaseUrl: commonSettings.databaseUrl,
-  logLevel: setting("COUNTERSIGN_LOG_LEVEL", logLevel, "one of fatal, error, warn, info, debug, trace, silent"),
+  logLevel: setting(
+    "COUNTERSIGN_LOG_LEVEL",
+    logLevel,
+    "one of fatal, error, warn, info, debug, trace, silent",
+  ),
 });
 const logger = createLogger("migrate", config.logLevel);
 const pool = createPool(config.databaseUrl, { applicationName: "countersign-migrate" });

@@ -38,10 +38,14 @@ export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
     refuseWhileDraining: (_request, reply) =>
       sendServiceError(
         reply.header("connection", "close"),
-        new ServiceError("SERVICE_UNAVAILABLE", "the server is shutting down; retry", undefined, { "retry-after": "5" }),
+        new ServiceError("SERVICE_UNAVAILABLE", "the server is shutting down; retry", undefined, {
+          "retry-after": "5",
+        }),
       ),
   });
-  app.register(cloudApiConventions, { dashboard: opts.dashboardDir ? dashboardFiles(opts.dashboardDir, API_PREFIX) : undefined });
+  app.register(cloudApiConventions, {
+    dashboard: opts.dashboardDir ? dashboardFiles(opts.dashboardDir, API_PREFIX) : undefined,
+  });
   app.register(
     async (api) => {
       if (opts.cloud) {

@@ -20,11 +20,20 @@ export async function startApi(opts: {
   /** The dashboard's build folder, served on the api's origin (see buildApiServer). */
   dashboardDir?: string;
 }): Promise<RunningServer> {
-  const app = buildApiServer({ pool: opts.pool, logger: opts.logger, cloud: opts.cloud, dashboardDir: opts.dashboardDir });
+  const app = buildApiServer({
+    pool: opts.pool,
+    logger: opts.logger,
+    cloud: opts.cloud,
+    dashboardDir: opts.dashboardDir,
+  });
   // Webhook deliveries are sent from every api process (docs/webhooks.md).
-  const worker = opts.cloud?.webhooks ? new DeliveryWorker({ ...opts.cloud.webhooks, pool: opts.pool, logger: opts.logger }) : undefined;
+  const worker = opts.cloud?.webhooks
+    ? new DeliveryWorker({ ...opts.cloud.webhooks, pool: opts.pool, logger: opts.logger })
+    : undefined;
   if (worker && opts.metricsEnabled !== false && !app.hasRoute({ method: "GET", url: "/metrics" })) {
-    app.get("/metrics", async (_request, reply) => reply.type(worker.metrics.registry.contentType).send(await worker.metrics.registry.metrics()));
+    app.get("/metrics", async (_request, reply) =>
+      reply.type(worker.metrics.registry.contentType).send(await worker.metrics.registry.metrics()),
+    );
   }
   await app.listen({ host: opts.host, port: opts.port, listenTextResolver: (a) => `api listening on ${a}` });
   // Closes actions covered by a rollback or emergency stop that decisions in flight recorded just after it (SPEC 3.6).
@@ -33,7 +42,12 @@ export async function startApi(opts: {
   const observeCloser = startObserveCloser(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
   // Verifies new receipts and applies data retention (docs/retention.md), in every api process.
   const evidenceWorker = opts.cloud
-    ? startEvidenceWorker({ pool: opts.pool, defaultPlan: opts.cloud.defaultPlan, now: opts.cloud.evidence?.now, log: (msg, err) => opts.logger.error({ err }, msg) })
+    ? startEvidenceWorker({
+        pool: opts.pool,
+        defaultPlan: opts.cloud.defaultPlan,
+        now: opts.cloud.evidence?.now,
+        log: (msg, err) => opts.logger.error({ err }, msg),
+      })
     : undefined;
   worker?.start();
   return {

@@ -17,7 +17,9 @@ if (!databaseUrl || !keyHashSecret) {
 const pool = createPool(databaseUrl, { applicationName: "countersign-kind-e2e" });
 try {
   const world = await createAuthorizationWorld(pool, Buffer.from(keyHashSecret, "base64url"));
-  process.stdout.write(`${JSON.stringify({ gateway_key: world.key, tool: world.tool, arguments: { order: "kind-e2e-1", amount: 50 } })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ gateway_key: world.key, tool: world.tool, arguments: { order: "kind-e2e-1", amount: 50 } })}\n`,
+  );
 } finally {
   await pool.end();
 }

@@ -7,7 +7,15 @@ export const gatewaySettings = {
   ...commonSettings,
   port: setting("COUNTERSIGN_GATEWAY_PORT", port(8081), "a port number 0-65535"),
   /** Private key seed of the Gateway identity that signs TASK, PROPOSAL, EXECUTION, RESULT and receipts; shared by all replicas and the api. */
-  signingKey: setting("COUNTERSIGN_GATEWAY_SIGNING_KEY", ed25519Seed, "an Ed25519 seed: 32 bytes as base64url"),
+  signingKey: setting(
+    "COUNTERSIGN_GATEWAY_SIGNING_KEY",
+    ed25519Seed,
+    "an Ed25519 seed: 32 bytes as base64url",
+  ),
   /** The plan of organizations without a subscription; the same setting as the api's (DESIGN "Plans"). */
-  defaultPlan: setting("COUNTERSIGN_DEFAULT_PLAN", z.enum(plans).default("developer"), "one of developer, startup, growth, scale, enterprise"),
+  defaultPlan: setting(
+    "COUNTERSIGN_DEFAULT_PLAN",
+    z.enum(plans).default("developer"),
+    "one of developer, startup, growth, scale, enterprise",
+  ),
 };

@@ -1,4 +1,9 @@
-import type { AuthorizeService, DecisionService, GatewayIdentity, PolicyCache } from "@countersign/core/decision";
+import type {
+  AuthorizeService,
+  DecisionService,
+  GatewayIdentity,
+  PolicyCache,
+} from "@countersign/core/decision";
 import type { AddressRules } from "@countersign/core/net";
 import type { UpstreamSessions } from "@countersign/core/upstream";
 import type { Pool } from "@countersign/core/store";

@@ -27,7 +27,11 @@ async function report(pool: Pool, instanceId: string): Promise<void> {
  * and every 15 s, so the Cloud API knows which Gateways run (SPEC 3.4). A
  * failed report is retried on the next tick; it never stops the Gateway.
  */
-export async function startInstanceReports(pool: Pool, instanceId: string, onError: (err: unknown) => void): Promise<() => void> {
+export async function startInstanceReports(
+  pool: Pool,
+  instanceId: string,
+  onError: (err: unknown) => void,
+): Promise<() => void> {
   await report(pool, instanceId);
   const timer = setInterval(() => report(pool, instanceId).catch(onError), REPORT_INTERVAL_MS);
   timer.unref();

@@ -21,7 +21,12 @@ export function buildGatewayServer(opts: GatewayServerOptions): FastifyInstance 
     refuseWhileDraining: (request, reply) => sendUnavailable(request, reply, "GATEWAY_SHUTTING_DOWN"),
     refuseMalformedUrl: gatewayNotFound,
     // No URL was read: the shape of /v1/authorize, whose callers may read only `allowed`.
-    unreadableRequestBody: (detail) => ({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST", detail }),
+    unreadableRequestBody: (detail) => ({
+      allowed: false,
+      status: "invalid_request",
+      code: "INVALID_REQUEST",
+      detail,
+    }),
   });
   // Paths the Gateway does not serve, and errors outside its two endpoints, in the same shapes.
   app.setNotFoundHandler(gatewayNotFound);

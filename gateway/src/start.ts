@@ -1,4 +1,10 @@
-import { DecisionService, PolicyCache, registerGatewayIdentity, ACTION_CHANNEL, type GatewayIdentity } from "@countersign/core/decision";
+import {
+  DecisionService,
+  PolicyCache,
+  registerGatewayIdentity,
+  ACTION_CHANNEL,
+  type GatewayIdentity,
+} from "@countersign/core/decision";
 import { startRecovery } from "@countersign/core/execution";
 import type { Plan } from "@countersign/core/plans";
 import { listeningUrl, type Logger, type RunningServer } from "@countersign/core/server";
@@ -61,7 +67,9 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
   const instanceId = newInstanceId();
   const hub = new NotificationHub(opts.databaseUrl, ACTION_CHANNEL);
   await hub.start();
-  const stopReports = await startInstanceReports(opts.pool, instanceId, (err) => opts.logger.warn({ err }, "instance report failed"));
+  const stopReports = await startInstanceReports(opts.pool, instanceId, (err) =>
+    opts.logger.warn({ err }, "instance report failed"),
+  );
   const metrics = createGatewayMetrics();
   const policies = new PolicyCache();
   const decisions = new DecisionService({
@@ -74,7 +82,10 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     onWaitsChanged: (n) => metrics.approvalWaits.set(n),
   });
   const sessions = new UpstreamSessions();
-  if (opts.allowLoopbackUrls) opts.logger.warn("COUNTERSIGN_ALLOW_LOOPBACK_URLS is on: upstream MCP servers on loopback (plain http) are reachable");
+  if (opts.allowLoopbackUrls)
+    opts.logger.warn(
+      "COUNTERSIGN_ALLOW_LOOPBACK_URLS is on: upstream MCP servers on loopback (plain http) are reachable",
+    );
   const ctx: GatewayContext = {
     pool: opts.pool,
     keyHashSecret: opts.keyHashSecret,
@@ -93,9 +104,18 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     },
   };
   // Executions whose replica died get their failed / INTERRUPTED receipt (core/src/execution/recover.ts).
-  const recovery = startRecovery(opts.pool, identity, (err) => opts.logger.warn({ err }, "recovery pass failed"), opts.recoveryEveryMs);
+  const recovery = startRecovery(
+    opts.pool,
+    identity,
+    (err) => opts.logger.warn({ err }, "recovery pass failed"),
+    opts.recoveryEveryMs,
+  );
   const app = buildGatewayServer({ pool: opts.pool, logger: opts.logger, routes: gatewayRoutes(ctx) });
-  await app.listen({ host: opts.host, port: opts.port, listenTextResolver: (a) => `gateway listening on ${a}` });
+  await app.listen({
+    host: opts.host,
+    port: opts.port,
+    listenTextResolver: (a) => `gateway listening on ${a}`,
+  });
   return {
     app,
     url: listeningUrl(app, opts.host),

@@ -1,4 +1,12 @@
-import { commonSettings, ed25519Seed, flag, port, postgresUrl, secretBytes, setting } from "@countersign/core/config";
+import {
+  commonSettings,
+  ed25519Seed,
+  flag,
+  port,
+  postgresUrl,
+  secretBytes,
+  setting,
+} from "@countersign/core/config";
 import { z } from "zod";
 
 /**
@@ -14,10 +22,22 @@ export const localSettings = {
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
     "one of fatal, error, warn, info, debug, trace, silent",
   ),
-  shutdownGraceSeconds: setting("COUNTERSIGN_SHUTDOWN_GRACE_SECONDS", z.coerce.number().int().min(0).max(600).default(5), "whole seconds 0-600"),
+  shutdownGraceSeconds: setting(
+    "COUNTERSIGN_SHUTDOWN_GRACE_SECONDS",
+    z.coerce.number().int().min(0).max(600).default(5),
+    "whole seconds 0-600",
+  ),
   /** Generated into <dataDir>/secrets.json when not given. */
-  keyHashSecret: setting("COUNTERSIGN_KEY_HASH_SECRET", secretBytes.optional(), "at least 32 bytes as base64url"),
-  gatewaySigningKey: setting("COUNTERSIGN_GATEWAY_SIGNING_KEY", ed25519Seed.optional(), "an Ed25519 seed: 32 bytes as base64url"),
+  keyHashSecret: setting(
+    "COUNTERSIGN_KEY_HASH_SECRET",
+    secretBytes.optional(),
+    "at least 32 bytes as base64url",
+  ),
+  gatewaySigningKey: setting(
+    "COUNTERSIGN_GATEWAY_SIGNING_KEY",
+    ed25519Seed.optional(),
+    "an Ed25519 seed: 32 bytes as base64url",
+  ),
   /** Webhook and MCP server receivers on this machine are the point of a local run. */
   allowLoopbackUrls: setting("COUNTERSIGN_ALLOW_LOOPBACK_URLS", flag(true), "true or false"),
   /** PEM file of extra CA certificates webhook receivers may chain to (a receiver on this machine with its own CA). */

@@ -22,7 +22,12 @@ import { nodeSigner } from "@countersign/protocol/evidence";
 const config = loadConfigOrExit(localSettings);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, port: config.postgresPort, log: say }).catch((err: Error) => {
+const database = await openDatabase({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  port: config.postgresPort,
+  log: say,
+}).catch((err: Error) => {
   process.stderr.write(`cannot start the embedded PostgreSQL: ${err.message}\n`);
   process.exit(1);
 });
@@ -32,7 +37,8 @@ const migrated = await migrate(apiPool);
 
 const common = { host: config.host, shutdownGraceSeconds: config.shutdownGraceSeconds };
 // Accounts and keys need the installation secret; without one, it is generated once into the data folder.
-const secrets = config.keyHashSecret && config.gatewaySigningKey ? undefined : loadOrCreateSecrets(config.dataDir);
+const secrets =
+  config.keyHashSecret && config.gatewaySigningKey ? undefined : loadOrCreateSecrets(config.dataDir);
 const keyHashSecret = config.keyHashSecret ?? secrets!.keyHashSecret;
 const gatewaySigningKey = config.gatewaySigningKey ?? secrets!.gatewaySigningKey;
 // Webhook signing secrets are stored under this key; generated once like the others.
@@ -87,7 +93,11 @@ const gateway = await startGateway({
   allowLoopbackUrls: config.allowLoopbackUrls,
 });
 
-const { demo, file: demoFile, created } = await ensureDemo(apiPool, config.dataDir, keyHashSecret, {
+const {
+  demo,
+  file: demoFile,
+  created,
+} = await ensureDemo(apiPool, config.dataDir, keyHashSecret, {
   api_url: `${api.url}/api/v1`,
   gateway_url: gateway.url,
   upstream_url: upstream.url,
@@ -96,13 +106,17 @@ const { demo, file: demoFile, created } = await ensureDemo(apiPool, config.dataD
 
 say(`Countersign is running.`);
 say(`  Dashboard: ${api.url}/   (sign up there; the Cloud API serves it on its own origin)`);
-say(`  Inbox:     ${inbox.url}/   (every account e-mail, with its links: verification, password reset, invitations)`);
+say(
+  `  Inbox:     ${inbox.url}/   (every account e-mail, with its links: verification, password reset, invitations)`,
+);
 say(`  database: ${database.description}; migrations applied now: ${migrated.applied.length}`);
 say(`  Cloud API: ${api.url}/api/v1   (health: ${api.url}/readyz)`);
 say(`  Gateway:   ${gateway.url}   (POST ${gateway.url}/v1/authorize, ${gateway.url}/mcp)`);
 say(`  Sample upstream MCP server: ${upstream.url} (tool ${demo.mcp_tool} through the Gateway's /mcp)`);
 say(`  Account e-mail: sent to ${cloud.mailer.describe}, read on the inbox page.`);
-say(`  Demo organization ${created ? "created" : "reused"}: sign in as ${demo.owner_email}; credentials and keys in ${demoFile}`);
+say(
+  `  Demo organization ${created ? "created" : "reused"}: sign in as ${demo.owner_email}; credentials and keys in ${demoFile}`,
+);
 say(`  Try an authorization:`);
 say(`    ${demoCurl(demo)}`);
 say(`Press Ctrl-C to stop.`);

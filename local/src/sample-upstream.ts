@@ -15,7 +15,10 @@ const refund: Handler = async ({ order_id, amount }) => ({
 });
 
 type Attesting = ReturnType<typeof serviceAware>;
-type Handler = (args: { order_id: string; amount: number }) => Promise<{ content: { type: "text"; text: string }[]; structuredContent: Record<string, unknown> }>;
+type Handler = (args: {
+  order_id: string;
+  amount: number;
+}) => Promise<{ content: { type: "text"; text: string }[]; structuredContent: Record<string, unknown> }>;
 
 function sampleServer(countersign: Attesting | null): McpServer {
   const server = new McpServer({ name: "countersign-sample-upstream", version: "0.1.0" });
@@ -50,7 +53,12 @@ export async function startSampleUpstream(
   host: string,
   port: number,
   identity?: { seed: Uint8Array; gateway: Kid },
-): Promise<{ url: string; kid: Kid | null; identity(organizationId: string, serverId: string): IdentityDocument; stop(): Promise<void> }> {
+): Promise<{
+  url: string;
+  kid: Kid | null;
+  identity(organizationId: string, serverId: string): IdentityDocument;
+  stop(): Promise<void>;
+}> {
   const countersign = identity ? serviceAware({ seed: identity.seed, gateways: [identity.gateway] }) : null;
   const http = createServer(async (req, res) => {
     if (req.method !== "POST") return void res.writeHead(405, { allow: "POST" }).end();
@@ -61,7 +69,10 @@ export async function startSampleUpstream(
       return void res.writeHead(400).end();
     }
     const server = sampleServer(countersign);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     res.on("close", () => {
       void transport.close();
       void server.close();

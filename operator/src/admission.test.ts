@@ -21,7 +21,12 @@ let tls: WebhookTls;
 let operator: OperatorProcess;
 
 const policy = (name: string, document: unknown) =>
-  stringify({ apiVersion: "countersign.dev/v1alpha1", kind: "Policy", metadata: { name, namespace }, spec: { document } });
+  stringify({
+    apiVersion: "countersign.dev/v1alpha1",
+    kind: "Policy",
+    metadata: { name, namespace },
+    spec: { document },
+  });
 const applyText = (text: string) => plane.kubectl(["apply", "-f", "-"], { input: text });
 
 beforeAll(async () => {
@@ -31,7 +36,11 @@ beforeAll(async () => {
   operator = world.startOperator("operator-admission", {
     env: { COUNTERSIGN_OPERATOR_WEBHOOK_CERT_DIR: tls.dir, COUNTERSIGN_OPERATOR_WEBHOOK_PORT: "0" },
   });
-  const port = await eventually("webhook port logged", async () => operator.logs.find((l) => typeof l.webhookPort === "number")?.webhookPort as number | undefined);
+  const port = await eventually(
+    "webhook port logged",
+    async () =>
+      operator.logs.find((l) => typeof l.webhookPort === "number")?.webhookPort as number | undefined,
+  );
   // As the chart's ValidatingWebhookConfiguration, but at the test's address (no Service here).
   await kubectlOk(
     plane,
@@ -43,8 +52,18 @@ beforeAll(async () => {
       webhooks: [
         {
           name: "policies.countersign.dev",
-          clientConfig: { url: `https://127.0.0.1:${port}/validate`, caBundle: Buffer.from(tls.caCert).toString("base64") },
-          rules: [{ apiGroups: ["countersign.dev"], apiVersions: ["v1alpha1"], operations: ["CREATE", "UPDATE"], resources: ["policies"] }],
+          clientConfig: {
+            url: `https://127.0.0.1:${port}/validate`,
+            caBundle: Buffer.from(tls.caCert).toString("base64"),
+          },
+          rules: [
+            {
+              apiGroups: ["countersign.dev"],
+              apiVersions: ["v1alpha1"],
+              operations: ["CREATE", "UPDATE"],
+              resources: ["policies"],
+            },
+          ],
           failurePolicy: "Fail",
           sideEffects: "None",
           admissionReviewVersions: ["v1"],
@@ -62,7 +81,10 @@ afterAll(async () => {
 
 describe("the admission webhook", { timeout: 120_000 }, () => {
   it("admits a valid Policy", async () => {
-    const doc = { default_effect: "deny", rules: [{ id: "refunds", effect: "allow", tools: ["refunds.issue"] }] };
+    const doc = {
+      default_effect: "deny",
+      rules: [{ id: "refunds", effect: "allow", tools: ["refunds.issue"] }],
+    };
     // The apiserver picks the configuration up shortly after it is created.
     await eventually("valid Policy admitted", async () => (await applyText(policy("valid", doc))).code === 0);
   });
@@ -72,14 +94,21 @@ describe("the admission webhook", { timeout: 120_000 }, () => {
       default_effect: "deny",
       rules: [
         { id: "r1", effect: "permit-everything", tools: ["x.y"] },
-        { id: "r2", effect: "allow", tools: ["x.y"], conditions: [{ field: "amount", op: "lte", threshold: "not-a-number", currency: "USD" }] },
+        {
+          id: "r2",
+          effect: "allow",
+          tools: ["x.y"],
+          conditions: [{ field: "amount", op: "lte", threshold: "not-a-number", currency: "USD" }],
+        },
       ],
     };
     const res = await eventually("refused", async () => {
       const r = await applyText(policy("invalid", doc));
       return r.code !== 0 && r.stderr.includes("denied the request") && r;
     });
-    expect(res.stderr).toContain('admission webhook "policies.countersign.dev" denied the request: POLICY_INVALID');
+    expect(res.stderr).toContain(
+      'admission webhook "policies.countersign.dev" denied the request: POLICY_INVALID',
+    );
     expect(res.stderr).toContain("spec.document.rules.0.effect");
     expect(res.stderr).toContain("spec.document.rules.1.conditions.0.threshold");
     expect(res.stderr).not.toContain("permit-everything");
@@ -96,14 +125,19 @@ describe("the admission webhook", { timeout: 120_000 }, () => {
         kind: "Policy",
         metadata: { name: "valid", namespace },
         spec: {
-          document: { default_effect: "deny", rules: [{ id: "refunds", effect: "allow", tools: ["refunds.issue"] }] },
+          document: {
+            default_effect: "deny",
+            rules: [{ id: "refunds", effect: "allow", tools: ["refunds.issue"] }],
+          },
           rollout: { stage: "Shadow", candidate: { default_effect: "maybe", rules: [] } },
         },
       }),
     );
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain("spec.rollout.candidate.default_effect");
-    const stored = JSON.parse(await kubectlOk(plane, ["get", "policy.countersign.dev/valid", "-n", namespace, "-o", "json"]));
+    const stored = JSON.parse(
+      await kubectlOk(plane, ["get", "policy.countersign.dev/valid", "-n", namespace, "-o", "json"]),
+    );
     expect(stored.spec.rollout?.candidate).toBeUndefined();
   });
 
@@ -113,7 +147,11 @@ describe("the admission webhook", { timeout: 120_000 }, () => {
         apiVersion: "countersign.dev/v1alpha1",
         kind: "WebhookEndpoint",
         metadata: { name: "events", namespace },
-        spec: { url: "https://hooks.example.com/countersign", events: ["receipt.created", "receipt.shredded"], secretName: "events-secret" },
+        spec: {
+          url: "https://hooks.example.com/countersign",
+          events: ["receipt.created", "receipt.shredded"],
+          secretName: "events-secret",
+        },
       }),
     );
     expect(res.code).not.toBe(0);

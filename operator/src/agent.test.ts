@@ -18,7 +18,11 @@ import { newPrincipalWithPem, signDelegation, type TestIdentity } from "../../te
 import { applyObject, conditionOf, eventually, kubectlJson, kubectlOk } from "../../test/fixtures/kube.js";
 import type { OperatorProcess } from "../../test/fixtures/operator.js";
 import { startOperatorWorld, type OperatorWorld } from "../../test/fixtures/operator-world.js";
-import { authorizeAt, startGatewayProcess, type GatewayProcess } from "../../test/multi-replica/gateway-process.js";
+import {
+  authorizeAt,
+  startGatewayProcess,
+  type GatewayProcess,
+} from "../../test/multi-replica/gateway-process.js";
 import type { JsonBody } from "../../test/fixtures/json.js";
 
 const namespace = "payments-team";
@@ -42,7 +46,8 @@ function samples(): Record<string, unknown>[] {
     .map((o) => (o.kind === "Organization" ? { ...o, spec: { ...o.spec, organizationId: orgId } } : o));
 }
 
-const get = (kind: string, name: string) => kubectlJson(plane, ["get", `${kind}.countersign.dev/${name}`, "-n", namespace]);
+const get = (kind: string, name: string) =>
+  kubectlJson(plane, ["get", `${kind}.countersign.dev/${name}`, "-n", namespace]);
 const secretValue = async (name: string, key: string): Promise<string | undefined> => {
   const res = await plane.kubectl(["get", "secret", name, "-n", namespace, "-o", "json"]);
   if (res.code !== 0) return undefined;
@@ -50,7 +55,9 @@ const secretValue = async (name: string, key: string): Promise<string | undefine
   return data ? Buffer.from(data, "base64").toString("utf8") : undefined;
 };
 const agentsByName = async (): Promise<Record<string, JsonBody>> =>
-  Object.fromEntries((await owner.get(`/orgs/${orgId}/agents?limit=100`)).body.items.map((a: { name: string }) => [a.name, a]));
+  Object.fromEntries(
+    (await owner.get(`/orgs/${orgId}/agents?limit=100`)).body.items.map((a: { name: string }) => [a.name, a]),
+  );
 const delegationsOf = async (agentId: string): Promise<JsonBody[]> =>
   (await owner.get(`/orgs/${orgId}/agents/${agentId}/delegations?limit=100`)).body.items;
 const ready = async (kind: string, name: string) => {
@@ -58,7 +65,11 @@ const ready = async (kind: string, name: string) => {
   return conditionOf(o, "Ready")?.status === "True" && o;
 };
 const refund = (key: string, idempotencyKey: string) =>
-  authorizeAt(gateway.url, key, { tool: "refunds.issue", arguments: { amount: "20.00", currency: "USD" }, idempotency_key: idempotencyKey });
+  authorizeAt(gateway.url, key, {
+    tool: "refunds.issue",
+    arguments: { amount: "20.00", currency: "USD" },
+    idempotency_key: idempotencyKey,
+  });
 
 /** The principal's key backup, as the sample Organization names it. */
 const principalSecret = () => ({
@@ -72,11 +83,25 @@ beforeAll(async () => {
   world = await startOperatorWorld({ namespace, allowAdminChanges: true });
   ({ plane, api, owner, orgId } = world);
   ({ identity: principal, pem: principalPem } = newPrincipalWithPem(orgId));
-  expect((await owner.post(`/orgs/${orgId}/principal`, { document: principal.documents[0] })).status).toBe(201);
+  expect((await owner.post(`/orgs/${orgId}/principal`, { document: principal.documents[0] })).status).toBe(
+    201,
+  );
   // The Secrets a person creates: the principal's key backup and the MCP server's credential.
   await applyObject(plane, principalSecret());
-  await kubectlOk(plane, ["create", "secret", "generic", "payments-mcp-credential", "-n", namespace, "--from-literal=authorization=Bearer upstream-token"]);
-  gateway = await startGatewayProcess({ databaseUrl: world.db.url, keyHashSecret: api.keyHashSecret, signingKey: randomBytes(32) });
+  await kubectlOk(plane, [
+    "create",
+    "secret",
+    "generic",
+    "payments-mcp-credential",
+    "-n",
+    namespace,
+    "--from-literal=authorization=Bearer upstream-token",
+  ]);
+  gateway = await startGatewayProcess({
+    databaseUrl: world.db.url,
+    keyHashSecret: api.keyHashSecret,
+    signingKey: randomBytes(32),
+  });
   operator = world.startOperator("operator-a");
 }, 180_000);
 
@@ -96,20 +121,38 @@ describe("config/samples/ through the operator", { timeout: 150_000 }, () => {
 
     // The Cloud API side: both agents decided by the sample policy, each with its delegation signed by the principal.
     const agents = await agentsByName();
-    expect(agents["Invoice bot"]).toMatchObject({ id: bot.status.agentId, status: "active", policy: { name: "Payments" } });
-    expect(agents["refund-worker"]).toMatchObject({ id: worker.status.agentId, policy: { name: "Payments" } });
+    expect(agents["Invoice bot"]).toMatchObject({
+      id: bot.status.agentId,
+      status: "active",
+      policy: { name: "Payments" },
+    });
+    expect(agents["refund-worker"]).toMatchObject({
+      id: worker.status.agentId,
+      policy: { name: "Payments" },
+    });
     const [delegation] = await delegationsOf(bot.status.agentId);
-    expect(delegation).toMatchObject({ state: "active", permissions: ["payments.send", "invoices.*"], expires_at: "2027-12-31T00:00:00.000Z" });
+    expect(delegation).toMatchObject({
+      state: "active",
+      permissions: ["payments.send", "invoices.*"],
+      expires_at: "2027-12-31T00:00:00.000Z",
+    });
     expect(delegation.object.body.actor).toBe(principal.kid);
-    expect(bot.status.delegations).toEqual([{ name: "payments", id: delegation.id, expiresAt: "2027-12-31T00:00:00Z" }]);
+    expect(bot.status.delegations).toEqual([
+      { name: "payments", id: delegation.id, expiresAt: "2027-12-31T00:00:00Z" },
+    ]);
     expect(conditionOf(bot, "DelegationValid")).toMatchObject({ status: "True", reason: "Signed" });
-    const tool = (await owner.get(`/orgs/${orgId}/tools/${(await get("tool", "issue-refund")).status.toolId}`)).body.tool;
+    const tool = (
+      await owner.get(`/orgs/${orgId}/tools/${(await get("tool", "issue-refund")).status.toolId}`)
+    ).body.tool;
     expect(tool).toMatchObject({ enabled: true, authorization: { state: "authorized" } });
 
     // The key is in the Secret only: status carries its record, never the key.
     refundKey = (await secretValue("refund-worker-gateway-key", "api-key"))!;
     expect(refundKey).toBeTruthy();
-    expect(worker.status.gatewayKey).toMatchObject({ secretName: "refund-worker-gateway-key", environment: "test" });
+    expect(worker.status.gatewayKey).toMatchObject({
+      secretName: "refund-worker-gateway-key",
+      environment: "test",
+    });
     expect(refundKey).toContain(`_${worker.status.gatewayKey.prefix}_`);
     expect(JSON.stringify(worker)).not.toContain(refundKey);
     const keys = (await owner.get(`/orgs/${orgId}/api-keys?kind=gateway`)).body.items;
@@ -131,12 +174,21 @@ describe("config/samples/ through the operator", { timeout: 150_000 }, () => {
   });
 
   it("rotates the gateway key on request: the new key from the Secret decides, the old one is refused", async () => {
-    await kubectlOk(plane, ["annotate", "agent.countersign.dev/refund-worker", "-n", namespace, "countersign.dev/rotate-gateway-key=r1"]);
+    await kubectlOk(plane, [
+      "annotate",
+      "agent.countersign.dev/refund-worker",
+      "-n",
+      namespace,
+      "countersign.dev/rotate-gateway-key=r1",
+    ]);
     const rotated = await eventually("a new key in the Secret", async () => {
       const v = await secretValue("refund-worker-gateway-key", "api-key");
       return v && v !== refundKey && v;
     });
-    await eventually("rotation recorded in status", async () => (await get("agent", "refund-worker")).status.gatewayKey?.rotation === "r1");
+    await eventually(
+      "rotation recorded in status",
+      async () => (await get("agent", "refund-worker")).status.gatewayKey?.rotation === "r1",
+    );
     expect((await refund(refundKey, "rotation-old")).status).toBe(401);
     expect((await refund(rotated, "rotation-new")).body).toMatchObject({ status: "authorized" });
     // A resync does not rotate again.
@@ -149,10 +201,19 @@ describe("config/samples/ through the operator", { timeout: 150_000 }, () => {
     const agentId = (await get("agent", "refund-worker")).status.agentId;
     const [before] = await delegationsOf(agentId);
     // Drift made outside Git: an owner delegates db.drop in the dashboard.
-    const extra = signDelegation(principal, { organization_id: orgId, agent_id: agentId, permissions: ["db.drop"], expires_at: new Date(Date.now() + 86400_000) });
-    expect((await owner.post(`/orgs/${orgId}/agents/${agentId}/delegations`, { delegation: extra })).status).toBe(201);
+    const extra = signDelegation(principal, {
+      organization_id: orgId,
+      agent_id: agentId,
+      permissions: ["db.drop"],
+      expires_at: new Date(Date.now() + 86400_000),
+    });
+    expect(
+      (await owner.post(`/orgs/${orgId}/agents/${agentId}/delegations`, { delegation: extra })).status,
+    ).toBe(201);
     // And Git changes the refunds entry.
-    const worker = samples().find((o) => o.kind === "Agent" && (o.metadata as { name: string }).name === "refund-worker") as { spec: { delegations: { actions: string[] }[] } };
+    const worker = samples().find(
+      (o) => o.kind === "Agent" && (o.metadata as { name: string }).name === "refund-worker",
+    ) as { spec: { delegations: { actions: string[] }[] } };
     worker.spec.delegations[0]!.actions = ["refunds.issue", "refunds.partial"];
     await applyObject(plane, worker);
     const active = await eventually("one active delegation, the new one", async () => {
@@ -163,7 +224,10 @@ describe("config/samples/ through the operator", { timeout: 150_000 }, () => {
     expect(all.find((d) => d.id === before.id).state).toBe("revoked");
     expect(all.find((d) => d.object_id === extra.id).state).toBe("revoked");
     expect(all.find((d) => d.object_id === extra.id).revocation.body.actor).toBe(principal.kid);
-    await eventually("status names the new delegation", async () => (await get("agent", "refund-worker")).status.delegations?.[0]?.id === active[0].id);
+    await eventually(
+      "status names the new delegation",
+      async () => (await get("agent", "refund-worker")).status.delegations?.[0]?.id === active[0].id,
+    );
     expect((await refund(refundKey, "after-resign")).body).toMatchObject({ status: "authorized" });
   });
 
@@ -214,14 +278,28 @@ describe("config/samples/ through the operator", { timeout: 150_000 }, () => {
     const webhookId = (await get("webhookendpoint", "payments-events")).status.webhookId;
     await kubectlOk(plane, ["delete", "agent", "audit-bot", "batch-bot", "-n", namespace]);
     await kubectlOk(plane, ["delete", "-f", samplesDir, "--wait=false"]);
-    await eventually("every sample resource gone", async () => {
-      const left = await kubectlJson(plane, ["get", "countersign", "-n", namespace]);
-      if (left.items.length > 0) throw new Error(`left: ${left.items.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`).join(", ")}`);
-      return true;
-    }, 120_000);
+    await eventually(
+      "every sample resource gone",
+      async () => {
+        const left = await kubectlJson(plane, ["get", "countersign", "-n", namespace]);
+        if (left.items.length > 0)
+          throw new Error(
+            `left: ${left.items.map((o: { kind: string; metadata: { name: string } }) => `${o.kind}/${o.metadata.name}`).join(", ")}`,
+          );
+        return true;
+      },
+      120_000,
+    );
     // The decision-only integration has recorded actions: it stays in the Cloud API, its tool disabled.
     const kept = await eventually("the KeptInUse event", async () => {
-      const events = await kubectlJson(plane, ["get", "events", "-n", namespace, "--field-selector", "reason=KeptInUse"]);
+      const events = await kubectlJson(plane, [
+        "get",
+        "events",
+        "-n",
+        namespace,
+        "--field-selector",
+        "reason=KeptInUse",
+      ]);
       return events.items.length > 0 && events.items;
     });
     expect(kept[0].involvedObject).toMatchObject({ kind: "MCPServer", name: "refund-service" });

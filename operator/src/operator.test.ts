@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import type { ControlPlane } from "../../test/control-plane/index.js";
 import type { Browser, CloudApi } from "../../test/fixtures/cloud-api.js";
-import { operatorNamespace, operatorUsername, type OperatorIdentity, type OperatorProcess } from "../../test/fixtures/operator.js";
+import {
+  operatorNamespace,
+  operatorUsername,
+  type OperatorIdentity,
+  type OperatorProcess,
+} from "../../test/fixtures/operator.js";
 import { startOperatorWorld, type OperatorWorld } from "../../test/fixtures/operator-world.js";
 import { applyObject, conditionOf, eventually, kubectlJson } from "../../test/fixtures/kube.js";
 

@@ -12,7 +12,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ControlPlane } from "../../test/control-plane/index.js";
 import { newPrincipalWithPem } from "../../test/fixtures/identities.js";
-import { applyObject, conditionOf, eventually, kubectlJson, kubectlOk, type TestCondition } from "../../test/fixtures/kube.js";
+import {
+  applyObject,
+  conditionOf,
+  eventually,
+  kubectlJson,
+  kubectlOk,
+  type TestCondition,
+} from "../../test/fixtures/kube.js";
 import { operatorUsername, type OperatorProcess } from "../../test/fixtures/operator.js";
 import { startOperatorWorld, type OperatorWorld } from "../../test/fixtures/operator-world.js";
 
@@ -25,7 +32,8 @@ const soon = 15_000;
 let world: OperatorWorld;
 let plane: ControlPlane;
 
-const get = (kind: string, name: string) => kubectlJson(plane, ["get", `${kind}.countersign.dev/${name}`, "-n", namespace]);
+const get = (kind: string, name: string) =>
+  kubectlJson(plane, ["get", `${kind}.countersign.dev/${name}`, "-n", namespace]);
 const apply = (o: unknown) => applyObject(plane, o);
 const object = (kind: string, name: string, spec: Record<string, unknown>) => ({
   apiVersion: "countersign.dev/v1alpha1",
@@ -46,13 +54,27 @@ const document = (threshold: string) => ({
 });
 
 /** Every condition carries the object's current generation, as does status. */
-function expectCurrent(o: { metadata: { generation: number }; status: { observedGeneration: number; conditions: TestCondition[] } }) {
+function expectCurrent(o: {
+  metadata: { generation: number };
+  status: { observedGeneration: number; conditions: TestCondition[] };
+}) {
   expect(o.status.observedGeneration).toBe(o.metadata.generation);
-  for (const c of o.status.conditions) expect({ type: c.type, observedGeneration: c.observedGeneration }).toEqual({ type: c.type, observedGeneration: o.metadata.generation });
+  for (const c of o.status.conditions)
+    expect({ type: c.type, observedGeneration: c.observedGeneration }).toEqual({
+      type: c.type,
+      observedGeneration: o.metadata.generation,
+    });
 }
 
 async function warningEvents(name: string, reason: string): Promise<Array<{ message: string }>> {
-  const list = await kubectlJson(plane, ["get", "events", "-n", namespace, "--field-selector", `involvedObject.name=${name},reason=${reason},type=Warning`]);
+  const list = await kubectlJson(plane, [
+    "get",
+    "events",
+    "-n",
+    namespace,
+    "--field-selector",
+    `involvedObject.name=${name},reason=${reason},type=Warning`,
+  ]);
   return list.items;
 }
 
@@ -67,11 +89,21 @@ beforeAll(async () => {
   world = await startOperatorWorld({ namespace, allowAdminChanges: true });
   plane = world.plane;
   const { identity, pem } = newPrincipalWithPem(world.orgId);
-  expect((await world.owner.post(`/orgs/${world.orgId}/principal`, { document: identity.documents[0] })).status).toBe(201);
+  expect(
+    (await world.owner.post(`/orgs/${world.orgId}/principal`, { document: identity.documents[0] })).status,
+  ).toBe(201);
   await apply(principalSecret(pem));
   operator = world.startOperator("operator-truth", { resyncSeconds });
-  await apply(object("Organization", "acme", { organizationId: world.orgId, principalKeySecretRef: { name: "org-principal", key: "private-key.pem" } }));
-  await eventually("acme Ready", async () => conditionOf(await get("organization", "acme"), "Ready")?.status === "True");
+  await apply(
+    object("Organization", "acme", {
+      organizationId: world.orgId,
+      principalKeySecretRef: { name: "org-principal", key: "private-key.pem" },
+    }),
+  );
+  await eventually(
+    "acme Ready",
+    async () => conditionOf(await get("organization", "acme"), "Ready")?.status === "True",
+  );
   // Kept for the principal Secret test below.
   principalPem = pem;
 }, 240_000);
@@ -103,10 +135,17 @@ describe("watches instead of timers", { timeout: 120_000 }, () => {
       },
       soon,
     );
-    expect(conditionOf(gone, "PrincipalKeyAvailable")).toMatchObject({ reason: "SecretNotFound", message: "Secret org-principal does not exist" });
+    expect(conditionOf(gone, "PrincipalKeyAvailable")).toMatchObject({
+      reason: "SecretNotFound",
+      message: "Secret org-principal does not exist",
+    });
     expect(conditionOf(gone, "Ready")).toMatchObject({ status: "False", reason: "SecretNotFound" });
     await apply(principalSecret(principalPem));
-    await eventually("PrincipalKeyAvailable True again", async () => conditionOf(await get("organization", "acme"), "PrincipalKeyAvailable")?.status === "True", soon);
+    await eventually(
+      "PrincipalKeyAvailable True again",
+      async () => conditionOf(await get("organization", "acme"), "PrincipalKeyAvailable")?.status === "True",
+      soon,
+    );
   });
 
   it("an Agent applied before its Policy becomes Ready within seconds of the Policy", async () => {
@@ -119,9 +158,16 @@ describe("watches instead of timers", { timeout: 120_000 }, () => {
       },
       soon,
     );
-    expect(conditionOf(waiting, "PolicyAssigned")).toMatchObject({ reason: "PolicyNotReady", message: "Policy refunds does not exist" });
+    expect(conditionOf(waiting, "PolicyAssigned")).toMatchObject({
+      reason: "PolicyNotReady",
+      message: "Policy refunds does not exist",
+    });
     await apply(object("Policy", "refunds", { document: document("100.00") }));
-    await eventually("Policy Ready", async () => conditionOf(await get("policy", "refunds"), "Ready")?.status === "True", soon);
+    await eventually(
+      "Policy Ready",
+      async () => conditionOf(await get("policy", "refunds"), "Ready")?.status === "True",
+      soon,
+    );
     const agent = await eventually(
       "Agent Ready",
       async () => {
@@ -135,8 +181,21 @@ describe("watches instead of timers", { timeout: 120_000 }, () => {
   });
 
   it("a rotated credential Secret reaches the Cloud API within seconds", async () => {
-    await kubectlOk(plane, ["create", "secret", "generic", "upstream-credential", "-n", namespace, "--from-literal=authorization=Bearer first-token"]);
-    await apply(object("MCPServer", "payments-mcp", { url: "https://mcp.payments.example/mcp", credentialSecretRef: { name: "upstream-credential", key: "authorization" } }));
+    await kubectlOk(plane, [
+      "create",
+      "secret",
+      "generic",
+      "upstream-credential",
+      "-n",
+      namespace,
+      "--from-literal=authorization=Bearer first-token",
+    ]);
+    await apply(
+      object("MCPServer", "payments-mcp", {
+        url: "https://mcp.payments.example/mcp",
+        credentialSecretRef: { name: "upstream-credential", key: "authorization" },
+      }),
+    );
     const first = await eventually(
       "MCPServer Ready",
       async () => {
@@ -145,18 +204,36 @@ describe("watches instead of timers", { timeout: 120_000 }, () => {
       },
       soon,
     );
-    const server = async () => (await world.owner.get(`/orgs/${world.orgId}/mcp-servers/${first.status.mcpServerId}`)).body.mcp_server;
+    const server = async () =>
+      (await world.owner.get(`/orgs/${world.orgId}/mcp-servers/${first.status.mcpServerId}`)).body.mcp_server;
     const before = (await server()).credential.version;
-    await apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "upstream-credential", namespace }, stringData: { authorization: "Bearer rotated-token" } });
-    const rv = (await kubectlJson(plane, ["get", "secret", "upstream-credential", "-n", namespace])).metadata.resourceVersion;
-    await eventually("the new credential sent", async () => (await get("mcpserver", "payments-mcp")).status.credentialSecretVersion === rv, soon);
+    await apply({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "upstream-credential", namespace },
+      stringData: { authorization: "Bearer rotated-token" },
+    });
+    const rv = (await kubectlJson(plane, ["get", "secret", "upstream-credential", "-n", namespace])).metadata
+      .resourceVersion;
+    await eventually(
+      "the new credential sent",
+      async () => (await get("mcpserver", "payments-mcp")).status.credentialSecretVersion === rv,
+      soon,
+    );
     expect((await server()).credential.version).toBeGreaterThan(before);
   });
 });
 
 describe("failures reach status", { timeout: 180_000 }, () => {
   it("a refused document shows the Cloud API's issues: the path and the reason, not the value", async () => {
-    await apply(object("Policy", "broken", { document: { default_effect: "deny", rules: [{ id: "r", effect: "permit-everything", tools: ["x.y"] }] } }));
+    await apply(
+      object("Policy", "broken", {
+        document: {
+          default_effect: "deny",
+          rules: [{ id: "r", effect: "permit-everything", tools: ["x.y"] }],
+        },
+      }),
+    );
     const o = await eventually(
       "Policy refused",
       async () => {
@@ -183,7 +260,11 @@ describe("failures reach status", { timeout: 180_000 }, () => {
         "CloudAPIUnavailable",
         async () => {
           const o = await get("policy", "refunds");
-          return conditionOf(o, "Reconciled")?.reason === "CloudAPIUnavailable" && o.status.observedGeneration === o.metadata.generation && o;
+          return (
+            conditionOf(o, "Reconciled")?.reason === "CloudAPIUnavailable" &&
+            o.status.observedGeneration === o.metadata.generation &&
+            o
+          );
         },
         soon,
       );
@@ -192,13 +273,29 @@ describe("failures reach status", { timeout: 180_000 }, () => {
       expect(conditionOf(down, "Ready")).toMatchObject({ status: "False", reason: "CloudAPIUnavailable" });
       expect(conditionOf(down, "Ready")!.message).toMatch(/^the Cloud API did not answer/);
       // What an earlier pass found about the previous document is not passed off as current.
-      expect(conditionOf(down, "ExamplesPassing")).toMatchObject({ status: "Unknown", reason: "NotEvaluated" });
+      expect(conditionOf(down, "ExamplesPassing")).toMatchObject({
+        status: "Unknown",
+        reason: "NotEvaluated",
+      });
       expectCurrent(down);
       const events = await warningEvents("refunds", "CloudAPIUnavailable");
       expect(events.length).toBeGreaterThan(0);
       // Which replica acted, and under which name its writes are recorded.
-      expect(events[0]).toMatchObject({ reportingComponent: "countersign-operator", reportingInstance: "operator-truth" });
-      const managers = (await kubectlJson(plane, ["get", "policy.countersign.dev/refunds", "-n", namespace, "--show-managed-fields"])).metadata.managedFields.map((m: { manager: string; subresource?: string }) => `${m.manager}/${m.subresource ?? ""}`);
+      expect(events[0]).toMatchObject({
+        reportingComponent: "countersign-operator",
+        reportingInstance: "operator-truth",
+      });
+      const managers = (
+        await kubectlJson(plane, [
+          "get",
+          "policy.countersign.dev/refunds",
+          "-n",
+          namespace,
+          "--show-managed-fields",
+        ])
+      ).metadata.managedFields.map(
+        (m: { manager: string; subresource?: string }) => `${m.manager}/${m.subresource ?? ""}`,
+      );
       expect(managers).toContain("countersign-operator/status");
       expect(managers.join(" ")).not.toContain("node-fetch");
     } finally {
@@ -218,7 +315,9 @@ describe("failures reach status", { timeout: 180_000 }, () => {
   });
 
   it("a removed operator binding shows as BindingMissing on the resources, naming the binding", async () => {
-    const bindings = (await world.owner.get(`/orgs/${world.orgId}/operator-bindings`)).body.items as Array<{ id: string }>;
+    const bindings = (await world.owner.get(`/orgs/${world.orgId}/operator-bindings`)).body.items as Array<{
+      id: string;
+    }>;
     for (const b of bindings) {
       const removed = await world.owner.delete(`/orgs/${world.orgId}/operator-bindings/${b.id}`);
       expect(removed.text).toBe("");
@@ -238,7 +337,11 @@ describe("failures reach status", { timeout: 180_000 }, () => {
       expect(conditionOf(o, "Ready")!.message).toContain("operator-bindings");
       expectCurrent(o);
     } finally {
-      const bound = await world.owner.post(`/orgs/${world.orgId}/operator-bindings`, { username: operatorUsername, role: "admin", allow_admin_changes: true });
+      const bound = await world.owner.post(`/orgs/${world.orgId}/operator-bindings`, {
+        username: operatorUsername,
+        role: "admin",
+        allow_admin_changes: true,
+      });
       expect(bound.status).toBe(201);
     }
   });

@@ -20,12 +20,27 @@ const pool = createPool(process.env.DATABASE_URL!, { applicationName: "baseline"
 const signer = nodeSigner(generateSeed());
 const organizationId = process.env.BASELINE_ORG!;
 const agentId = process.env.BASELINE_AGENT!;
-const template = JSON.parse(process.env.BASELINE_TEMPLATE!) as { task: unknown; proposal: unknown; receipt: unknown; bundle: string };
+const template = JSON.parse(process.env.BASELINE_TEMPLATE!) as {
+  task: unknown;
+  proposal: unknown;
+  receipt: unknown;
+  bundle: string;
+};
 
-const app = createServer({ logger: createLogger("baseline", "silent"), bodyLimit: 1024 * 1024, readiness: async () => undefined, refuseWhileDraining: (_q, r) => r.code(503).send(), refuseMalformedUrl: (_q, r) => r.code(404).send(), unreadableRequestBody: (message) => ({ message }) });
+const app = createServer({
+  logger: createLogger("baseline", "silent"),
+  bodyLimit: 1024 * 1024,
+  readiness: async () => undefined,
+  refuseWhileDraining: (_q, r) => r.code(503).send(),
+  refuseMalformedUrl: (_q, r) => r.code(404).send(),
+  unreadableRequestBody: (message) => ({ message }),
+});
 const minimal = process.env.BENCH_SIDE === "minimal";
 const hmacKey = Buffer.alloc(32, 7);
-const MINIMAL_INSERT = { name: "bench_minimal", text: "insert into bench_minimal_decisions (id, record) values ($1, $2)" };
+const MINIMAL_INSERT = {
+  name: "bench_minimal",
+  text: "insert into bench_minimal_decisions (id, record) values ($1, $2)",
+};
 
 app.post("/v1/authorize", async (request) => {
   const body = request.body as { arguments?: unknown };
@@ -33,33 +48,85 @@ app.post("/v1/authorize", async (request) => {
   const argumentsDigest = sha256Digest(canonicalJson(body.arguments ?? {}));
   // The action's id in every body, as a real decision's TASK carries it: each object id is unique.
   const signed = [template.task, template.proposal, template.receipt].map((b) => {
-    const bytes = Buffer.from(canonicalJson({ ...(b as object), issued_at: new Date().toISOString(), protected_action_id: id }));
-    return { id: `ko_${sha256Digest(bytes).slice(7)}`, signature: Buffer.from(signer.sign(bytes)).toString("base64url"), body: b };
+    const bytes = Buffer.from(
+      canonicalJson({ ...(b as object), issued_at: new Date().toISOString(), protected_action_id: id }),
+    );
+    return {
+      id: `ko_${sha256Digest(bytes).slice(7)}`,
+      signature: Buffer.from(signer.sign(bytes)).toString("base64url"),
+      body: b,
+    };
   });
   if (minimal) {
     createHmac("sha256", hmacKey).update(String(request.headers.authorization)).digest();
-    await pool.query({ ...MINIMAL_INSERT, values: [id, Buffer.from(JSON.stringify({ signed, bundle: template.bundle }))] });
+    await pool.query({
+      ...MINIMAL_INSERT,
+      values: [id, Buffer.from(JSON.stringify({ signed, bundle: template.bundle }))],
+    });
     return { allowed: true, status: "authorized", protected_action_id: id, receipt_object_id: signed[2]!.id };
   }
   const write: DecisionWrite = {
     action: {
-      id, organizationId, agentId, apiKeyId: null as unknown as string, toolId: null as unknown as string, toolName: "issue_refund", action: "payments.refund",
-      execution: "caller", environment: "live", status: "authorized", decisionCode: null, decisionDetail: null,
-      argumentsDigest, requestFingerprint: argumentsDigest, idempotencyKey: null, amount: "5", currency: "EUR", policy: null,
-      agentExplanation: null, explanation: null, delegationId: null, taskObjectId: signed[0]!.id, proposalObjectId: signed[1]!.id,
-      expiresAt: new Date(Date.now() + 86400_000), observeWindowId: null, relaxed: false, gatewayInstanceId: "baseline", gatewayLanguageRevision: 2, bindingDigest: null,
+      id,
+      organizationId,
+      agentId,
+      apiKeyId: null as unknown as string,
+      toolId: null as unknown as string,
+      toolName: "issue_refund",
+      action: "payments.refund",
+      execution: "caller",
+      environment: "live",
+      status: "authorized",
+      decisionCode: null,
+      decisionDetail: null,
+      argumentsDigest,
+      requestFingerprint: argumentsDigest,
+      idempotencyKey: null,
+      amount: "5",
+      currency: "EUR",
+      policy: null,
+      agentExplanation: null,
+      explanation: null,
+      delegationId: null,
+      taskObjectId: signed[0]!.id,
+      proposalObjectId: signed[1]!.id,
+      expiresAt: new Date(Date.now() + 86400_000),
+      observeWindowId: null,
+      relaxed: false,
+      gatewayInstanceId: "baseline",
+      gatewayLanguageRevision: 2,
+      bindingDigest: null,
     },
     objects: signed.slice(0, 2).map((o, i) => ({ objectId: o.id, type: i ? "PROPOSAL" : "TASK", object: o })),
     receipt: {
-      id: randomUUID(), kind: "authorization", receiptObjectId: signed[2]!.id, threadId: signed[0]!.id, headObjectId: signed[1]!.id,
-      workflow: "service/task-approval@0.1", outcome: "pending", issuerKid: signer.kid, bundle: Buffer.from(template.bundle), bundleSha256: sha256Digest(template.bundle), verifiedAtIssuance: null,
+      id: randomUUID(),
+      kind: "authorization",
+      receiptObjectId: signed[2]!.id,
+      threadId: signed[0]!.id,
+      headObjectId: signed[1]!.id,
+      workflow: "service/task-approval@0.1",
+      outcome: "pending",
+      issuerKid: signer.kid,
+      bundle: Buffer.from(template.bundle),
+      bundleSha256: sha256Digest(template.bundle),
+      verifiedAtIssuance: null,
     },
     approval: null,
-    events: [{ type: "action.authorized", data: { protected_action_id: id } }, { type: "receipt.created", data: { protected_action_id: id } }],
+    events: [
+      { type: "action.authorized", data: { protected_action_id: id } },
+      { type: "receipt.created", data: { protected_action_id: id } },
+    ],
     monthlyLimit: null,
   };
   await recordDecision(pool, write);
   return { allowed: true, status: "authorized", protected_action_id: id, receipt_object_id: signed[2]!.id };
 });
 await app.listen({ host: "127.0.0.1", port: Number(process.env.PORT) });
-process.on("SIGTERM", () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+process.on(
+  "SIGTERM",
+  () =>
+    void app
+      .close()
+      .then(() => pool.end())
+      .then(() => process.exit(0)),
+);

@@ -20,7 +20,12 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createPool, freePort, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
-import { createAuthorizationWorld, createGatewayKey, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
+import {
+  createAuthorizationWorld,
+  createGatewayKey,
+  createMcpTool,
+  type AuthorizationWorld,
+} from "../fixtures/authorization.js";
 import { SAMPLE_TOOL } from "../../local/src/sample-upstream.js";
 import { startGatewayProcess } from "../multi-replica/gateway-process.js";
 import { runLoad, type LoadResult } from "./load.js";
@@ -32,7 +37,20 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 execFileSync("npx", ["tsc", "-b", "gateway"], { cwd: root, stdio: "inherit" });
 const bundle = (name: string) => {
   const file = path.join(root, ".cache", "bench", `${name}.mjs`);
-  execFileSync("npx", ["esbuild", `test/bench/${name}.ts`, "--bundle", "--platform=node", "--format=esm", "--packages=external", `--outfile=${file}`, "--log-level=warning"], { cwd: root, stdio: "inherit" });
+  execFileSync(
+    "npx",
+    [
+      "esbuild",
+      `test/bench/${name}.ts`,
+      "--bundle",
+      "--platform=node",
+      "--format=esm",
+      "--packages=external",
+      `--outfile=${file}`,
+      "--log-level=warning",
+    ],
+    { cwd: root, stdio: "inherit" },
+  );
   return file;
 };
 const referenceFile = bundle("baseline-server");
@@ -49,20 +67,30 @@ const keyHashSecret = randomBytes(32);
 const signingKey = generateSeed();
 
 /** An organization on `plan` with enough keys that the per-key bucket (20/s each) never refuses. */
-async function worldWithKeys(plan: string, count: number): Promise<{ world: AuthorizationWorld; keys: string[] }> {
+async function worldWithKeys(
+  plan: string,
+  count: number,
+): Promise<{ world: AuthorizationWorld; keys: string[] }> {
   const world = await createAuthorizationWorld(pool, keyHashSecret, { plan });
   const keys = [world.key];
-  for (let i = 1; i < count; i++) keys.push((await createGatewayKey(pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId)).key);
+  for (let i = 1; i < count; i++)
+    keys.push(
+      (await createGatewayKey(pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId)).key,
+    );
   return { world, keys };
 }
 const unlimited = await worldWithKeys("enterprise", 400);
 // A limited plan far from its monthly limit: what every decision of a paying organization pays.
 const limited = await worldWithKeys("scale", 400);
 const world = unlimited.world;
-const authorizeBody = (w: AuthorizationWorld) => JSON.stringify({ tool: w.tool, arguments: { order_id: "ord_1001", amount: 5, note: "bench" } });
+const authorizeBody = (w: AuthorizationWorld) =>
+  JSON.stringify({ tool: w.tool, arguments: { order_id: "ord_1001", amount: 5, note: "bench" } });
 const authorizeRequest = (w: { world: AuthorizationWorld; keys: string[] }) => {
   const body = authorizeBody(w.world);
-  return (i: number) => ({ headers: { authorization: `Bearer ${w.keys[i % w.keys.length]}`, "content-type": "application/json" }, body });
+  return (i: number) => ({
+    headers: { authorization: `Bearer ${w.keys[i % w.keys.length]}`, "content-type": "application/json" },
+    body,
+  });
 };
 
 interface Measured {
@@ -70,7 +98,11 @@ interface Measured {
   loaded: LoadResult;
 }
 
-async function measure(urls: string[], request: (i: number) => { headers: Record<string, string>; body: string }, target: { path: string; classify?: (code: number, text: string) => string } = { path: "/v1/authorize" }): Promise<Measured> {
+async function measure(
+  urls: string[],
+  request: (i: number) => { headers: Record<string, string>; body: string },
+  target: { path: string; classify?: (code: number, text: string) => string } = { path: "/v1/authorize" },
+): Promise<Measured> {
   const t = { urls, request, ...target };
   await runLoad(t, CONNECTIONS, 2); // warm-up: JIT, pools, prepared statements, caches
   const unloaded = await runLoad(t, 1, Math.max(3, seconds / 2));
@@ -78,15 +110,31 @@ async function measure(urls: string[], request: (i: number) => { headers: Record
   return { unloaded, loaded };
 }
 
-function startProcess(file: string, env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
+function startProcess(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ url: string; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file], { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [file], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     child.once("exit", (code) => reject(new Error(`${path.basename(file)} exited ${code}`)));
-    const stop = () => new Promise<void>((done) => (child.removeAllListeners("exit"), child.once("exit", () => done()), child.kill("SIGTERM")));
+    const stop = () =>
+      new Promise<void>(
+        (done) => (child.removeAllListeners("exit"), child.once("exit", () => done()), child.kill("SIGTERM")),
+      );
     if (env.PORT) {
       const url = `http://127.0.0.1:${env.PORT}`;
       void (async () => {
-        while (!(await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) await new Promise((r) => setTimeout(r, 100));
+        while (
+          !(await fetch(`${url}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          ))
+        )
+          await new Promise((r) => setTimeout(r, 100));
         resolve({ url, stop });
       })();
     } else {
@@ -97,23 +145,46 @@ function startProcess(file: string, env: Record<string, string>): Promise<{ url:
 
 async function startReference(side: "baseline" | "minimal", template: string) {
   const port = await freePort();
-  return startProcess(referenceFile, { DATABASE_URL: pg.url, PORT: String(port), BENCH_SIDE: side, BASELINE_ORG: world.organizationId, BASELINE_AGENT: world.agentId, BASELINE_TEMPLATE: template });
+  return startProcess(referenceFile, {
+    DATABASE_URL: pg.url,
+    PORT: String(port),
+    BENCH_SIDE: side,
+    BASELINE_ORG: world.organizationId,
+    BASELINE_AGENT: world.agentId,
+    BASELINE_TEMPLATE: template,
+  });
 }
 
 const startGateways = (n: number, env?: Record<string, string>) =>
-  Promise.all(Array.from({ length: n }, () => startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true, env })));
+  Promise.all(
+    Array.from({ length: n }, () =>
+      startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true, env }),
+    ),
+  );
 const stopAll = (xs: Array<{ stop(): Promise<void> }>) => Promise.all(xs.map((x) => x.stop()));
 
 // One real decision gives the reference servers bodies and a bundle of the real sizes.
 const [probe] = await startGateways(1);
-const first = (await (await fetch(`${probe!.url}/v1/authorize`, { method: "POST", ...authorizeRequest(unlimited)(0) })).json()) as { protected_action_id: string; status: string };
-if (first.status !== "authorized") throw new Error(`the bench's decision was not authorized: ${JSON.stringify(first)}`);
+const first = (await (
+  await fetch(`${probe!.url}/v1/authorize`, { method: "POST", ...authorizeRequest(unlimited)(0) })
+).json()) as { protected_action_id: string; status: string };
+if (first.status !== "authorized")
+  throw new Error(`the bench's decision was not authorized: ${JSON.stringify(first)}`);
 await probe!.stop();
-const objects = await pool.query("select type, object from signed_objects where protected_action_id = $1", [first.protected_action_id]);
-const receipt = await pool.query("select bundle from receipts where protected_action_id = $1", [first.protected_action_id]);
+const objects = await pool.query("select type, object from signed_objects where protected_action_id = $1", [
+  first.protected_action_id,
+]);
+const receipt = await pool.query("select bundle from receipts where protected_action_id = $1", [
+  first.protected_action_id,
+]);
 const bundleText = (receipt.rows[0].bundle as Buffer).toString("utf8");
 const byType = Object.fromEntries(objects.rows.map((r) => [r.type, r.object.body]));
-const template = JSON.stringify({ task: byType.TASK, proposal: byType.PROPOSAL, receipt: JSON.parse(bundleText).receipt.body, bundle: bundleText });
+const template = JSON.stringify({
+  task: byType.TASK,
+  proposal: byType.PROPOSAL,
+  receipt: JSON.parse(bundleText).receipt.body,
+  bundle: bundleText,
+});
 
 /** CPU seconds used so far by a process (utime + stime from /proc). */
 function cpuSeconds(pid: number): number {
@@ -126,7 +197,9 @@ function cpuSeconds(pid: number): number {
 }
 /** The postmaster listening on the bench's port and its children (backends, WAL writer, checkpointer). */
 function postgresPids(): number[] {
-  const all = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number);
+  const all = readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number);
   const postmaster = all.find((p) => {
     try {
       return readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").join(" ").includes(`-p ${pg.port}`);
@@ -135,15 +208,19 @@ function postgresPids(): number[] {
     }
   });
   if (postmaster === undefined) return [];
-  return [postmaster, ...all.filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]!.split(" ")[1] === String(postmaster);
-    } catch {
-      return false;
-    }
-  })];
+  return [
+    postmaster,
+    ...all.filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]!.split(" ")[1] === String(postmaster);
+      } catch {
+        return false;
+      }
+    }),
+  ];
 }
-const walLsn = async () => (await pool.query<{ lsn: string }>("select pg_current_wal_lsn()::text as lsn")).rows[0]!.lsn;
+const walLsn = async () =>
+  (await pool.query<{ lsn: string }>("select pg_current_wal_lsn()::text as lsn")).rows[0]!.lsn;
 
 interface Cost {
   decisions: number;
@@ -153,17 +230,29 @@ interface Cost {
 }
 
 /** The cost per decision of a loaded run at the Gateway processes: CPU in them and in PostgreSQL, WAL bytes. */
-async function costOf(gatewayPids: number[], run: () => Promise<LoadResult>): Promise<{ result: LoadResult; cost: Cost }> {
+async function costOf(
+  gatewayPids: number[],
+  run: () => Promise<LoadResult>,
+): Promise<{ result: LoadResult; cost: Cost }> {
   const pgPids = postgresPids();
   const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
   const [g0, p0, w0] = [sum(gatewayPids), sum(pgPids), await walLsn()];
   const result = await run();
   const pgNow = postgresPids();
   const [g1, p1, w1] = [sum(gatewayPids), sum(pgNow), await walLsn()];
-  const wal = (await pool.query<{ n: string }>("select pg_wal_lsn_diff($1, $2)::bigint as n", [w1, w0])).rows[0]!.n;
+  const wal = (await pool.query<{ n: string }>("select pg_wal_lsn_diff($1, $2)::bigint as n", [w1, w0]))
+    .rows[0]!.n;
   const n = Math.max(1, result.requests);
   // Backends that started during the run are counted from zero; ones that ended are left out (few).
-  return { result, cost: { decisions: result.requests, gatewayCpuMs: ((g1 - g0) * 1000) / n, postgresCpuMs: ((p1 - p0) * 1000) / n, walBytes: Number(wal) / n } };
+  return {
+    result,
+    cost: {
+      decisions: result.requests,
+      gatewayCpuMs: ((g1 - g0) * 1000) / n,
+      postgresCpuMs: ((p1 - p0) * 1000) / n,
+      walBytes: Number(wal) / n,
+    },
+  };
 }
 
 interface Row {
@@ -177,19 +266,58 @@ const rows: Row[] = [];
 const costs: Array<Cost & { label: string }> = [];
 for (const processes of [1, 2]) {
   for (const side of ["minimal", "baseline"] as const) {
-    const servers = await Promise.all(Array.from({ length: processes }, () => startReference(side, template)));
-    rows.push({ label: side === "minimal" ? "minimal path" : "Gateway write only", processes, result: await measure(servers.map((x) => x.url), authorizeRequest(unlimited)), expected: ["authorized"] });
+    const servers = await Promise.all(
+      Array.from({ length: processes }, () => startReference(side, template)),
+    );
+    rows.push({
+      label: side === "minimal" ? "minimal path" : "Gateway write only",
+      processes,
+      result: await measure(
+        servers.map((x) => x.url),
+        authorizeRequest(unlimited),
+      ),
+      expected: ["authorized"],
+    });
     await stopAll(servers);
   }
   const gateways = await startGateways(processes);
-  rows.push({ label: "Gateway, unlimited plan", processes, result: await measure(gateways.map((g) => g.url), authorizeRequest(unlimited)), expected: ["authorized"] });
+  rows.push({
+    label: "Gateway, unlimited plan",
+    processes,
+    result: await measure(
+      gateways.map((g) => g.url),
+      authorizeRequest(unlimited),
+    ),
+    expected: ["authorized"],
+  });
   if (processes === 1) {
-    const measured = await costOf(gateways.map((g) => g.pid), () => runLoad({ urls: gateways.map((g) => g.url), path: "/v1/authorize", request: authorizeRequest(unlimited) }, CONNECTIONS, seconds));
+    const measured = await costOf(
+      gateways.map((g) => g.pid),
+      () =>
+        runLoad(
+          { urls: gateways.map((g) => g.url), path: "/v1/authorize", request: authorizeRequest(unlimited) },
+          CONNECTIONS,
+          seconds,
+        ),
+    );
     costs.push({ label: "allow path", ...measured.cost });
-    rows.push({ label: "Gateway, cost run", processes, result: { unloaded: measured.result, loaded: measured.result }, expected: ["authorized"] });
+    rows.push({
+      label: "Gateway, cost run",
+      processes,
+      result: { unloaded: measured.result, loaded: measured.result },
+      expected: ["authorized"],
+    });
   }
   if (processes === 1) {
-    rows.push({ label: "Gateway, limited plan", processes, result: await measure(gateways.map((g) => g.url), authorizeRequest(limited)), expected: ["authorized"] });
+    rows.push({
+      label: "Gateway, limited plan",
+      processes,
+      result: await measure(
+        gateways.map((g) => g.url),
+        authorizeRequest(limited),
+      ),
+      expected: ["authorized"],
+    });
   }
   await stopAll(gateways);
 }
@@ -197,12 +325,25 @@ for (const processes of [1, 2]) {
 // tools/call through the Gateway (decision, claim, upstream exchange, RESULT, receipt) against the
 // same call made directly to the upstream, which runs in its own process; one Gateway process.
 const upstream = await startProcess(upstreamFile, {});
-const mcpTool = await createMcpTool(pool, world.organizationId, { url: upstream.url, upstreamName: SAMPLE_TOOL, amountMapping: { amount_path: "amount", currency: "EUR" } });
-const rpc = (name: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: { order_id: "ord_1", amount: 5 } } });
+const mcpTool = await createMcpTool(pool, world.organizationId, {
+  url: upstream.url,
+  upstreamName: SAMPLE_TOOL,
+  amountMapping: { amount_path: "amount", currency: "EUR" },
+});
+const rpc = (name: string) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name, arguments: { order_id: "ord_1", amount: 5 } },
+  });
 const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const classify = (code: number, text: string) => {
   try {
-    const body = JSON.parse(text) as { result?: { isError?: boolean; structuredContent?: { service?: { code?: string } } }; error?: { code: number } };
+    const body = JSON.parse(text) as {
+      result?: { isError?: boolean; structuredContent?: { service?: { code?: string } } };
+      error?: { code: number };
+    };
     if (body.error) return `rpc_error_${body.error.code}`;
     return body.result?.isError ? (body.result.structuredContent?.service?.code ?? "isError") : "ok";
   } catch {
@@ -211,46 +352,94 @@ const classify = (code: number, text: string) => {
 };
 const mcpTarget = { path: "/mcp", classify };
 const [gatewayForMcp] = await startGateways(1, { COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true" });
-const viaGateway = await measure([gatewayForMcp!.url], (i) => ({ headers: { ...mcpHeaders, authorization: `Bearer ${unlimited.keys[i % unlimited.keys.length]}` }, body: rpc(mcpTool.name) }), mcpTarget);
+const viaGateway = await measure(
+  [gatewayForMcp!.url],
+  (i) => ({
+    headers: { ...mcpHeaders, authorization: `Bearer ${unlimited.keys[i % unlimited.keys.length]}` },
+    body: rpc(mcpTool.name),
+  }),
+  mcpTarget,
+);
 await gatewayForMcp!.stop();
-const direct = await measure([new URL(upstream.url).origin], () => ({ headers: mcpHeaders, body: rpc(SAMPLE_TOOL) }), mcpTarget);
+const direct = await measure(
+  [new URL(upstream.url).origin],
+  () => ({ headers: mcpHeaders, body: rpc(SAMPLE_TOOL) }),
+  mcpTarget,
+);
 await upstream.stop();
 rows.push({ label: "tools/call via Gateway", processes: 1, result: viaGateway, expected: ["ok"] });
 rows.push({ label: "tools/call direct", processes: 1, result: direct, expected: ["ok"] });
 
 const f = (n: number, d = 0) => n.toFixed(d);
-const line = (r: LoadResult) => `${f(r.perSecond).padStart(6)}/s  p50 ${f(r.p50ms, 2).padStart(6)} ms  p99 ${f(r.p99ms, 2).padStart(7)} ms`;
-const find = (label: string, processes = 1) => rows.find((r) => r.label === label && r.processes === processes)!.result;
-console.log(`\nDecision paths over loopback, synchronous commit, ${seconds} s per loaded run, ${CONNECTIONS} connections (this machine: ${os.cpus().length} cores, load ${os.loadavg().map((x) => x.toFixed(1)).join(" ")})`);
+const line = (r: LoadResult) =>
+  `${f(r.perSecond).padStart(6)}/s  p50 ${f(r.p50ms, 2).padStart(6)} ms  p99 ${f(r.p99ms, 2).padStart(7)} ms`;
+const find = (label: string, processes = 1) =>
+  rows.find((r) => r.label === label && r.processes === processes)!.result;
+console.log(
+  `\nDecision paths over loopback, synchronous commit, ${seconds} s per loaded run, ${CONNECTIONS} connections (this machine: ${os.cpus().length} cores, load ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")})`,
+);
 for (const processes of [1, 2]) {
   const ceiling = find("minimal path", processes).loaded.perSecond;
   console.log(`\n${processes} process${processes > 1 ? "es" : ""} per side`);
-  for (const r of rows.filter((x) => x.processes === processes && !x.label.startsWith("tools/call") && x.label !== "Gateway, cost run")) {
-    console.log(`  ${r.label.padEnd(24)} unloaded ${line(r.result.unloaded)}   ${CONNECTIONS} conns ${line(r.result.loaded)}   ratio to minimal ${f(r.result.loaded.perSecond / ceiling, 2)}`);
+  for (const r of rows.filter(
+    (x) => x.processes === processes && !x.label.startsWith("tools/call") && x.label !== "Gateway, cost run",
+  )) {
+    console.log(
+      `  ${r.label.padEnd(24)} unloaded ${line(r.result.unloaded)}   ${CONNECTIONS} conns ${line(r.result.loaded)}   ratio to minimal ${f(r.result.loaded.perSecond / ceiling, 2)}`,
+    );
     console.log(`  ${"".padEnd(24)} answers ${JSON.stringify(r.result.loaded.statuses)}`);
   }
 }
 const gw1 = find("Gateway, unlimited plan");
 const gw2 = find("Gateway, unlimited plan", 2);
-console.log(`\ntools/call through the Gateway (1 process) against the same call made directly to the upstream (its own process)`);
-console.log(`  Gateway   unloaded ${line(viaGateway.unloaded)}   ${CONNECTIONS} conns ${line(viaGateway.loaded)}   answers ${JSON.stringify(viaGateway.loaded.statuses)}`);
-console.log(`  direct    unloaded ${line(direct.unloaded)}   ${CONNECTIONS} conns ${line(direct.loaded)}   answers ${JSON.stringify(direct.loaded.statuses)}`);
+console.log(
+  `\ntools/call through the Gateway (1 process) against the same call made directly to the upstream (its own process)`,
+);
+console.log(
+  `  Gateway   unloaded ${line(viaGateway.unloaded)}   ${CONNECTIONS} conns ${line(viaGateway.loaded)}   answers ${JSON.stringify(viaGateway.loaded.statuses)}`,
+);
+console.log(
+  `  direct    unloaded ${line(direct.unloaded)}   ${CONNECTIONS} conns ${line(direct.loaded)}   answers ${JSON.stringify(direct.loaded.statuses)}`,
+);
 
 for (const c of costs) {
-  console.log(`\nCost per decision, ${c.label} (1 Gateway process, ${CONNECTIONS} conns, ${c.decisions} decisions): Gateway CPU ${f(c.gatewayCpuMs, 3)} ms, PostgreSQL CPU ${f(c.postgresCpuMs, 3)} ms, WAL ${f(c.walBytes / 1024, 1)} KiB`);
+  console.log(
+    `\nCost per decision, ${c.label} (1 Gateway process, ${CONNECTIONS} conns, ${c.decisions} decisions): Gateway CPU ${f(c.gatewayCpuMs, 3)} ms, PostgreSQL CPU ${f(c.postgresCpuMs, 3)} ms, WAL ${f(c.walBytes / 1024, 1)} KiB`,
+  );
 }
 const unexpected = rows.flatMap((r) =>
-  [r.result.unloaded, r.result.loaded].flatMap((x) => Object.entries(x.statuses).filter(([k]) => !r.expected.includes(k)).map(([k, n]) => `${r.label} (${r.processes}): ${n} × ${k}`)),
+  [r.result.unloaded, r.result.loaded].flatMap((x) =>
+    Object.entries(x.statuses)
+      .filter(([k]) => !r.expected.includes(k))
+      .map(([k, n]) => `${r.label} (${r.processes}): ${n} × ${k}`),
+  ),
 );
 console.log(`\nSummary (the goals of docs/performance.md)`);
 console.log(`  allow path, 1 process, ${CONNECTIONS} conns:     ${f(gw1.loaded.perSecond)}/s (goal >= 3000)`);
-console.log(`  allow path unloaded:                 p50 ${f(gw1.unloaded.p50ms, 2)} ms (goal <= 1), p99 ${f(gw1.unloaded.p99ms, 2)} ms (goal <= 5)`);
-console.log(`  allow path / minimal path:           ${f(gw1.loaded.perSecond / find("minimal path").loaded.perSecond, 2)} (goal >= 0.50)`);
-console.log(`  2 processes / 1 process:             ${f(gw2.loaded.perSecond / gw1.loaded.perSecond, 2)} (goal >= 1)`);
-console.log(`  limited plan / unlimited plan:       ${f(find("Gateway, limited plan").loaded.perSecond / gw1.loaded.perSecond, 2)} (goal >= 0.90)`);
-console.log(`  tools/call added p50 (unloaded):     +${f(viaGateway.unloaded.p50ms - direct.unloaded.p50ms, 2)} ms (goal <= 1.5)`);
-console.log(`  tools/call throughput / direct:      ${f(viaGateway.loaded.perSecond / direct.loaded.perSecond, 2)} (goal >= 0.50)`);
-console.log(`  unexpected answers:                  ${unexpected.length === 0 ? "0" : unexpected.join("; ")}`);
+console.log(
+  `  allow path unloaded:                 p50 ${f(gw1.unloaded.p50ms, 2)} ms (goal <= 1), p99 ${f(gw1.unloaded.p99ms, 2)} ms (goal <= 5)`,
+);
+console.log(
+  `  allow path / minimal path:           ${f(gw1.loaded.perSecond / find("minimal path").loaded.perSecond, 2)} (goal >= 0.50)`,
+);
+console.log(
+  `  2 processes / 1 process:             ${f(gw2.loaded.perSecond / gw1.loaded.perSecond, 2)} (goal >= 1)`,
+);
+console.log(
+  `  limited plan / unlimited plan:       ${f(find("Gateway, limited plan").loaded.perSecond / gw1.loaded.perSecond, 2)} (goal >= 0.90)`,
+);
+console.log(
+  `  tools/call added p50 (unloaded):     +${f(viaGateway.unloaded.p50ms - direct.unloaded.p50ms, 2)} ms (goal <= 1.5)`,
+);
+console.log(
+  `  tools/call throughput / direct:      ${f(viaGateway.loaded.perSecond / direct.loaded.perSecond, 2)} (goal >= 0.50)`,
+);
+console.log(
+  `  unexpected answers:                  ${unexpected.length === 0 ? "0" : unexpected.join("; ")}`,
+);
 await pool.end();
 await pg.stop();
 rmSync(dataDir, { recursive: true, force: true });

@@ -31,14 +31,29 @@ function statusOf(code: number, text: string): string {
   }
 }
 
-function send(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<{ code: number; text: string }> {
+function send(
+  agent: http.Agent,
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ code: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => resolve({ code: res.statusCode ?? 0, text }));
-    });
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        headers: { ...headers, "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
+        res.on("end", () => resolve({ code: res.statusCode ?? 0, text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -70,5 +85,11 @@ export async function runLoad(target: LoadTarget, connections: number, seconds: 
   for (const a of agents) a.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { requests: latencies.length, perSecond: latencies.length / elapsed, p50ms: at(0.5), p99ms: at(0.99), statuses };
+  return {
+    requests: latencies.length,
+    perSecond: latencies.length / elapsed,
+    p50ms: at(0.5),
+    p99ms: at(0.99),
+    statuses,
+  };
 }

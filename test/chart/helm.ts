@@ -18,7 +18,8 @@ export const helmVersion = readFileSync(path.join(root, "charts/scripts/helm-ver
 export function helmBinary(): string {
   const dir = process.env.HELM_DIR ?? path.join(root, ".cache/helm", helmVersion);
   const helm = path.join(dir, "helm");
-  if (!existsSync(helm)) throw new Error(`no helm in ${dir}: run \`make helm\` (builds helm ${helmVersion} once)`);
+  if (!existsSync(helm))
+    throw new Error(`no helm in ${dir}: run \`make helm\` (builds helm ${helmVersion} once)`);
   return helm;
 }
 
@@ -29,7 +30,10 @@ export interface HelmResult {
 }
 
 /** Runs helm with its caches in a private folder (and the given kubeconfig, if any). */
-export function helm(args: string[], options: { kubeconfig?: string; home?: string } = {}): Promise<HelmResult> {
+export function helm(
+  args: string[],
+  options: { kubeconfig?: string; home?: string } = {},
+): Promise<HelmResult> {
   const home = options.home ?? path.join(root, ".cache/helm/home");
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -46,7 +50,17 @@ export function helm(args: string[], options: { kubeconfig?: string; home?: stri
   });
 }
 
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> }; [key: string]: JsonBody };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+  };
+  [key: string]: JsonBody;
+};
 
 export function parseObjects(text: string): K8sObject[] {
   return parseAllDocuments(text)

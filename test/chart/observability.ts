@@ -29,10 +29,15 @@ export function dashboardOf(objects: K8sObject[]): Dashboard {
 
 /** Every PromQL query of the dashboard, by where it is (panel title or variable name). */
 export function dashboardQueries(dashboard: Dashboard): Array<{ where: string; expr: string }> {
-  const panels = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ where: `panel "${p.title}"`, expr: t.expr })));
+  const panels = dashboard.panels.flatMap((p) =>
+    (p.targets ?? []).map((t) => ({ where: `panel "${p.title}"`, expr: t.expr })),
+  );
   const variables = dashboard.templating.list
     .filter((v) => v.type === "query")
-    .map((v) => ({ where: `variable ${v.name}`, expr: typeof v.query === "string" ? v.query : v.query!.query }));
+    .map((v) => ({
+      where: `variable ${v.name}`,
+      expr: typeof v.query === "string" ? v.query : v.query!.query,
+    }));
   return [...panels, ...variables];
 }
 
@@ -40,11 +45,15 @@ export function dashboardQueries(dashboard: Dashboard): Array<{ where: string; e
 export function alertQueries(objects: K8sObject[]): Array<{ where: string; expr: string }> {
   const rule = objects.find((o) => o.kind === "PrometheusRule");
   if (!rule) throw new Error("no PrometheusRule rendered");
-  return (rule.spec.groups as Array<{ rules: Array<{ alert: string; expr: string }> }>).flatMap((g) => g.rules.map((r) => ({ where: `alert ${r.alert}`, expr: r.expr })));
+  return (rule.spec.groups as Array<{ rules: Array<{ alert: string; expr: string }> }>).flatMap((g) =>
+    g.rules.map((r) => ({ where: `alert ${r.alert}`, expr: r.expr })),
+  );
 }
 
 /** The Countersign metric names a query reads. */
-export const metricNames = (expr: string): string[] => [...new Set(expr.match(/\bcountersign_[a-z0-9_]+\b/g) ?? [])];
+export const metricNames = (expr: string): string[] => [
+  ...new Set(expr.match(/\bcountersign_[a-z0-9_]+\b/g) ?? []),
+];
 
 /**
  * The names a /metrics page (Prometheus text format) exports: each `# TYPE` line's name (a

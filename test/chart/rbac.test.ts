@@ -15,10 +15,17 @@ let plane: ControlPlane;
 
 beforeAll(async () => {
   plane = await startControlPlane();
-  for (const name of [ns, watched, other]) expect((await plane.kubectl(["create", "namespace", name])).code).toBe(0);
+  for (const name of [ns, watched, other])
+    expect((await plane.kubectl(["create", "namespace", name])).code).toBe(0);
   const objects = await render(["--set", `operator.watchNamespace=${watched}`]);
-  const rbac = objects.filter((o) => ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"].includes(o.kind) && o.metadata.name.startsWith("countersign-operator"));
-  const applied = await plane.kubectl(["apply", "-f", "-"], { input: stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
+  const rbac = objects.filter(
+    (o) =>
+      ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"].includes(o.kind) &&
+      o.metadata.name.startsWith("countersign-operator"),
+  );
+  const applied = await plane.kubectl(["apply", "-f", "-"], {
+    input: stringify({ apiVersion: "v1", kind: "List", items: rbac }),
+  });
   expect(applied.stderr).toBe("");
 }, 180_000);
 
@@ -27,7 +34,10 @@ afterAll(async () => {
 });
 
 describe("the operator's RBAC with watchNamespace, by impersonation", () => {
-  const can = async (...args: string[]) => (await plane.kubectl(["auth", "can-i", `--as=system:serviceaccount:${ns}:countersign-operator`, ...args])).stdout.trim();
+  const can = async (...args: string[]) =>
+    (
+      await plane.kubectl(["auth", "can-i", `--as=system:serviceaccount:${ns}:countersign-operator`, ...args])
+    ).stdout.trim();
 
   it("may do its work in the watched namespace", async () => {
     expect(await can("watch", "policies.countersign.dev", "-n", watched)).toBe("yes");

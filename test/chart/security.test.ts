@@ -22,7 +22,12 @@ function containersOf(objects: K8sObject[]): Checked[] {
   for (const o of objects.filter((x) => workloadKinds.includes(x.kind))) {
     const pod = o.kind === "CronJob" ? o.spec.jobTemplate.spec.template.spec : o.spec.template.spec;
     for (const container of [...(pod.initContainers ?? []), ...pod.containers]) {
-      out.push({ where: `${o.kind}/${o.metadata.name} container ${container.name}`, kind: o.kind, pod, container });
+      out.push({
+        where: `${o.kind}/${o.metadata.name} container ${container.name}`,
+        kind: o.kind,
+        pod,
+        container,
+      });
     }
   }
   return out;
@@ -83,7 +88,9 @@ describe.each(Object.entries(renders))("every container (%s)", (_name, objects) 
 
   it("probes the servers on /healthz and /readyz", () => {
     for (const name of ["api", "gateway"]) {
-      const c = containers.find((x) => x.where === `Deployment/countersign-${name} container ${name}`)!.container;
+      const c = containers.find(
+        (x) => x.where === `Deployment/countersign-${name} container ${name}`,
+      )!.container;
       expect(c.livenessProbe.httpGet.path).toBe("/healthz");
       expect(c.readinessProbe.httpGet.path).toBe("/readyz");
     }
@@ -98,7 +105,8 @@ describe.each(Object.entries(renders))("every container (%s)", (_name, objects) 
 
   it("mounts a Kubernetes API token only where one is needed", () => {
     for (const { where, pod } of containers) {
-      const needs = where.includes("operator") || where.includes("crd-upgrade") || where.includes("installation-secrets");
+      const needs =
+        where.includes("operator") || where.includes("crd-upgrade") || where.includes("installation-secrets");
       expect(pod.automountServiceAccountToken, where).toBe(needs);
     }
   });

@@ -82,18 +82,30 @@ beforeAll(async () => {
   db = await createTestDatabase();
   const signingKey = generateSeed();
   api = await startCloudApi(db, { extra: { evidence: { gatewaySigningKey: signingKey } } });
-  gw = await startTestGateway(db, { keyHashSecret: api.keyHashSecret, signingKey, defaultPlan: "enterprise" });
-  world = await createAuthorizationWorld(db.pool, api.keyHashSecret, { principal: nodeSigner(principalSeed) });
+  gw = await startTestGateway(db, {
+    keyHashSecret: api.keyHashSecret,
+    signingKey,
+    defaultPlan: "enterprise",
+  });
+  world = await createAuthorizationWorld(db.pool, api.keyHashSecret, {
+    principal: nodeSigner(principalSeed),
+  });
   // A second agent of the organization with a policy and a key, but no delegation.
   const name = `cli-agent-${Date.now()}`;
   const id = await createAgent(db.pool, world.organizationId, { name });
   await createActivePolicy(db.pool, world.organizationId, refundPolicy, { agentId: id });
-  agent = { id, name, key: (await createGatewayKey(db.pool, api.keyHashSecret, world.organizationId, id, world.ownerId)).key };
+  agent = {
+    id,
+    name,
+    key: (await createGatewayKey(db.pool, api.keyHashSecret, world.organizationId, id, world.ownerId)).key,
+  };
 
   const email = `delegations-${Date.now()}@example.test`;
   const browser = api.browser();
   expect((await browser.post("/auth/signup", { email, password: PASSWORD })).status).toBe(202);
-  expect((await browser.post("/auth/email/verify", { token: api.smtp.lastToken(email, "verify-email") })).status).toBe(200);
+  expect(
+    (await browser.post("/auth/email/verify", { token: api.smtp.lastToken(email, "verify-email") })).status,
+  ).toBe(200);
   await db.pool.query(
     "insert into memberships (organization_id, user_id, role) select $1, id, 'admin' from users where email = $2",
     [world.organizationId, email],
@@ -134,7 +146,11 @@ describe("countersign delegations", { timeout: 120_000 }, () => {
     );
     // The Cloud API answers exactly the wire schema the protocol package declares for it.
     expect(delegationAnswerSchema.parse(answer)).toEqual(answer);
-    expect(answer.delegation).toMatchObject({ agent_id: agent.id, permissions: ["payments.*"], state: "active" });
+    expect(answer.delegation).toMatchObject({
+      agent_id: agent.id,
+      permissions: ["payments.*"],
+      state: "active",
+    });
     expect(answer.delegation.object.body.actor).toBe(world.principal.kid);
     const expiresIn = Date.parse(answer.delegation.expires_at) - Date.now();
     expect(expiresIn).toBeGreaterThan(55 * 60_000);
@@ -144,9 +160,13 @@ describe("countersign delegations", { timeout: 120_000 }, () => {
   });
 
   it("list: the agent's delegations, as JSON and as lines", async () => {
-    const listed = okJson(await cli("delegations", "list", "--agent", agent.id, "--org", world.organizationId, "--json"));
+    const listed = okJson(
+      await cli("delegations", "list", "--agent", agent.id, "--org", world.organizationId, "--json"),
+    );
     expect(pageSchema(delegationSchema).parse(listed)).toEqual(listed);
-    expect(listed.items.map((d: { id: string; state: string }) => [d.id, d.state])).toEqual([[granted, "active"]]);
+    expect(listed.items.map((d: { id: string; state: string }) => [d.id, d.state])).toEqual([
+      [granted, "active"],
+    ]);
     const human = await cli("delegations", "list", "--agent", agent.name, "--org", world.organizationId);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(new RegExp(`^${granted}  active .*payments\\.\\*$`, "m"));
@@ -205,24 +225,71 @@ describe("countersign delegations", { timeout: 120_000 }, () => {
       createdBy: world.ownerId,
     });
     const withKey = await runCountersign(
-      ["delegations", "grant", "--agent", agent.id, "--org", world.organizationId, ...base, "--principal-key-file", principalKeyFile],
-      { PATH: process.env.PATH, HOME: dir, COUNTERSIGN_MANAGEMENT_KEY: management.key, COUNTERSIGN_URL: api.base },
+      [
+        "delegations",
+        "grant",
+        "--agent",
+        agent.id,
+        "--org",
+        world.organizationId,
+        ...base,
+        "--principal-key-file",
+        principalKeyFile,
+      ],
+      {
+        PATH: process.env.PATH,
+        HOME: dir,
+        COUNTERSIGN_MANAGEMENT_KEY: management.key,
+        COUNTERSIGN_URL: api.base,
+      },
     );
     expect(withKey.code).toBe(3);
     expect(withKey.stderr).toContain("signed-in owner or admin");
     expect(withKey.stderr + withKey.stdout).not.toContain(management.key);
 
-    const badPermission = await grant("--permissions", "pay ments", "--expires-in", "1h", "--principal-key-file", principalKeyFile);
+    const badPermission = await grant(
+      "--permissions",
+      "pay ments",
+      "--expires-in",
+      "1h",
+      "--principal-key-file",
+      principalKeyFile,
+    );
     expect(badPermission.code).toBe(2);
     expect(badPermission.stderr).toContain("--permissions");
-    for (const expiry of [[], ["--expires-in", "soon"], ["--expires-at", "2001-01-01T00:00:00Z"], ["--expires-in", "1h", "--expires-at", "2999-01-01T00:00:00Z"]]) {
-      const r = await grant("--permissions", "payments.*", ...expiry, "--principal-key-file", principalKeyFile);
+    for (const expiry of [
+      [],
+      ["--expires-in", "soon"],
+      ["--expires-at", "2001-01-01T00:00:00Z"],
+      ["--expires-in", "1h", "--expires-at", "2999-01-01T00:00:00Z"],
+    ]) {
+      const r = await grant(
+        "--permissions",
+        "payments.*",
+        ...expiry,
+        "--principal-key-file",
+        principalKeyFile,
+      );
       expect(r.code, expiry.join(" ")).toBe(2);
       expect(r.stderr).toMatch(/expir/);
     }
-    const unknown = await cli("delegations", "grant", "--agent", "no-such-agent", "--org", world.organizationId, ...base, "--principal-key-file", principalKeyFile, "--json");
+    const unknown = await cli(
+      "delegations",
+      "grant",
+      "--agent",
+      "no-such-agent",
+      "--org",
+      world.organizationId,
+      ...base,
+      "--principal-key-file",
+      principalKeyFile,
+      "--json",
+    );
     expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stdout)).toMatchObject({ exit_code: 1, error: expect.stringContaining("no agent named no-such-agent") });
+    expect(JSON.parse(unknown.stdout)).toMatchObject({
+      exit_code: 1,
+      error: expect.stringContaining("no agent named no-such-agent"),
+    });
 
     expect(await delegationsOf(agent.id)).toEqual(before);
     expect(await ask()).toMatchObject({ allowed: false, code: "NO_DELEGATION" });
@@ -231,7 +298,13 @@ describe("countersign delegations", { timeout: 120_000 }, () => {
   it("help names every subcommand and the exit statuses", async () => {
     const help = await cli("delegations", "--help");
     expect(help.code).toBe(0);
-    for (const word of ["delegations grant", "delegations list", "delegations revoke", "--principal-key-file", "Exit status"])
+    for (const word of [
+      "delegations grant",
+      "delegations list",
+      "delegations revoke",
+      "--principal-key-file",
+      "Exit status",
+    ])
       expect(help.stdout).toContain(word);
     const unknown = await cli("delegations", "extend");
     expect(unknown.code).toBe(2);

@@ -51,8 +51,17 @@ describe("policy test", { timeout: 120_000 }, () => {
     // The same outcomes the Gateway's evaluator gives for those calls.
     const policy = compilePolicy(parsePolicy(parse(readFileSync(sample, "utf8")).spec.document));
     for (const r of json.policies[0].results) {
-      const example = parse(readFileSync(sample, "utf8")).spec.examples.find((e: { id: string }) => e.id === r.id);
-      expect(policy.evaluate({ tool: example.tool, action: example.action, amount: example.amount ?? null, currency: example.currency ?? null }).rule_id).toBe(r.actual.rule_id);
+      const example = parse(readFileSync(sample, "utf8")).spec.examples.find(
+        (e: { id: string }) => e.id === r.id,
+      );
+      expect(
+        policy.evaluate({
+          tool: example.tool,
+          action: example.action,
+          amount: example.amount ?? null,
+          currency: example.currency ?? null,
+        }).rule_id,
+      ).toBe(r.actual.rule_id);
     }
   });
 
@@ -91,16 +100,48 @@ describe("policy test", { timeout: 120_000 }, () => {
   });
 
   it("runs a plain document with --examples FILE in the Cloud API's member names", async () => {
-    const document = write("document.json", JSON.stringify(parse(readFileSync(sample, "utf8")).spec.document));
+    const document = write(
+      "document.json",
+      JSON.stringify(parse(readFileSync(sample, "utf8")).spec.document),
+    );
     const examples = write("examples.yaml", [
-      { id: "refund", action: "refunds.issue", tool: "refunds.issue", expected_outcome: "allowed", expected_rule: "refunds" },
-      { id: "big", action: "payments.send", tool: "payments.send", amount: "100.01", currency: "USD", expected_outcome: "requires_approval", expected_rule: "large-payments" },
+      {
+        id: "refund",
+        action: "refunds.issue",
+        tool: "refunds.issue",
+        expected_outcome: "allowed",
+        expected_rule: "refunds",
+      },
+      {
+        id: "big",
+        action: "payments.send",
+        tool: "payments.send",
+        amount: "100.01",
+        currency: "USD",
+        expected_outcome: "requires_approval",
+        expected_rule: "large-payments",
+      },
     ]);
     const passing = await cli("policy", "test", document, "--examples", examples);
     expect(passing.code, passing.stdout + passing.stderr).toBe(0);
     expect(passing.stdout).toContain("document: 2 examples, 2 passed, 0 failed");
 
-    const wrong = write("wrong-examples.json", JSON.stringify({ examples: [{ id: "edge", action: "payments.send", tool: "payments.send", amount: "100.00", currency: "USD", expected_outcome: "requires_approval", expected_rule: "large-payments" }] }));
+    const wrong = write(
+      "wrong-examples.json",
+      JSON.stringify({
+        examples: [
+          {
+            id: "edge",
+            action: "payments.send",
+            tool: "payments.send",
+            amount: "100.00",
+            currency: "USD",
+            expected_outcome: "requires_approval",
+            expected_rule: "large-payments",
+          },
+        ],
+      }),
+    );
     const failing = await cli("policy", "test", document, "--examples", wrong);
     expect(failing.code).toBe(1);
     expect(failing.stdout).toContain("+ actual:   allowed by rule payments");
@@ -109,11 +150,22 @@ describe("policy test", { timeout: 120_000 }, () => {
   it("tests every Policy of a multi-document file and skips its other resources", async () => {
     const other = sampleWith((p) => {
       p.metadata.name = "refunds";
-      p.spec.examples = [{ id: "r", action: "refunds.issue", tool: "refunds.issue", expectedOutcome: "denied" }];
+      p.spec.examples = [
+        { id: "r", action: "refunds.issue", tool: "refunds.issue", expectedOutcome: "denied" },
+      ];
     });
     const file = write(
       "several.yaml",
-      [stringify({ apiVersion: "countersign.dev/v1alpha1", kind: "Agent", metadata: { name: "a" }, spec: {} }), readFileSync(sample, "utf8"), stringify(other)].join("---\n"),
+      [
+        stringify({
+          apiVersion: "countersign.dev/v1alpha1",
+          kind: "Agent",
+          metadata: { name: "a" },
+          spec: {},
+        }),
+        readFileSync(sample, "utf8"),
+        stringify(other),
+      ].join("---\n"),
     );
     const r = await cli("policy", "test", file);
     expect(r.code).toBe(1);
@@ -123,7 +175,10 @@ describe("policy test", { timeout: 120_000 }, () => {
   });
 
   it("exits 1 when the document is invalid, 2 for a file that is not a policy or has no examples", async () => {
-    const invalid = write("invalid.yaml", sampleWith((p) => (p.spec.document.rules[0].effect = "maybe")));
+    const invalid = write(
+      "invalid.yaml",
+      sampleWith((p) => (p.spec.document.rules[0].effect = "maybe")),
+    );
     const r = await cli("policy", "test", invalid);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/INVALID {2}document rules\.0\.effect: /);
@@ -132,10 +187,18 @@ describe("policy test", { timeout: 120_000 }, () => {
     const broken = await cli("policy", "test", write("broken.yaml", "rules: [\n  - id: x\n"));
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/not valid YAML or JSON/);
-    const none = await cli("policy", "test", write("none.yaml", stringify({ apiVersion: "v1", kind: "ConfigMap" })));
+    const none = await cli(
+      "policy",
+      "test",
+      write("none.yaml", stringify({ apiVersion: "v1", kind: "ConfigMap" })),
+    );
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("holds no policy document");
-    const noExamples = await cli("policy", "test", write("bare.json", JSON.stringify({ default_effect: "deny", rules: [] })));
+    const noExamples = await cli(
+      "policy",
+      "test",
+      write("bare.json", JSON.stringify({ default_effect: "deny", rules: [] })),
+    );
     expect(noExamples.code).toBe(2);
     expect(noExamples.stderr).toContain("carries no examples");
     expect((await cli("policy", "test")).code).toBe(2);
@@ -146,12 +209,17 @@ describe("policy validate", { timeout: 120_000 }, () => {
   it("exit 0 with the digest for the sample, 1 with every issue's path and code for an invalid one", async () => {
     const ok = await cli("policy", "validate", sample);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/^VALID {2}Policy payments-team\/payments: 3 rules, language revision 1, sha256:[0-9a-f]{64}$/m);
+    expect(ok.stdout).toMatch(
+      /^VALID {2}Policy payments-team\/payments: 3 rules, language revision 1, sha256:[0-9a-f]{64}$/m,
+    );
 
-    const bad = write("bad.yaml", sampleWith((p) => {
-      p.spec.document.rules[1].id = "large-payments";
-      p.spec.examples[0].currency = "dollars";
-    }));
+    const bad = write(
+      "bad.yaml",
+      sampleWith((p) => {
+        p.spec.document.rules[1].id = "large-payments";
+        p.spec.examples[0].currency = "dollars";
+      }),
+    );
     const r = await cli("policy", "validate", bad, "--json");
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
@@ -163,16 +231,22 @@ describe("policy validate", { timeout: 120_000 }, () => {
 
 describe("policy diff", { timeout: 120_000 }, () => {
   it("exit 0 when identical (whatever the formatting), 1 with rule-by-rule changes", async () => {
-    const reformatted = write("same.json", JSON.stringify(parse(readFileSync(sample, "utf8")).spec.document, null, 4));
+    const reformatted = write(
+      "same.json",
+      JSON.stringify(parse(readFileSync(sample, "utf8")).spec.document, null, 4),
+    );
     const same = await cli("policy", "diff", sample, reformatted);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stdout).toMatch(/^identical \(sha256:/);
 
-    const changed = write("changed.yaml", sampleWith((p) => {
-      p.spec.document.rules[1].conditions[0].threshold = "50.00";
-      p.spec.document.rules.splice(2, 1);
-      p.spec.document.rules.push({ id: "mail", effect: "deny", tools: ["mail.*"] });
-    }));
+    const changed = write(
+      "changed.yaml",
+      sampleWith((p) => {
+        p.spec.document.rules[1].conditions[0].threshold = "50.00";
+        p.spec.document.rules.splice(2, 1);
+        p.spec.document.rules.push({ id: "mail", effect: "deny", tools: ["mail.*"] });
+      }),
+    );
     const r = await cli("policy", "diff", sample, changed);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("- rule refunds (allow) at 2");
@@ -184,7 +258,12 @@ describe("policy diff", { timeout: 120_000 }, () => {
   it("help of the policy commands names their exit statuses", async () => {
     const help = await cli("policy", "--help");
     expect(help.code).toBe(0);
-    for (const word of ["policy validate FILE", "policy test FILE [--examples FILE]", "policy diff A B", "Exit status: 0"])
+    for (const word of [
+      "policy validate FILE",
+      "policy test FILE [--examples FILE]",
+      "policy diff A B",
+      "Exit status: 0",
+    ])
       expect(help.stdout).toContain(word);
   });
 });

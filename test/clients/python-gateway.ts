@@ -23,7 +23,12 @@ import { startEmbeddedPostgres } from "../../core/src/store/embedded-postgres.js
 import { createPool, migrate } from "../../core/src/store/index.js";
 import { startGateway } from "../../gateway/src/start.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { createAuthorizationWorld, createMcpTool, refundMapping, signDecision } from "../fixtures/authorization.js";
+import {
+  createAuthorizationWorld,
+  createMcpTool,
+  refundMapping,
+  signDecision,
+} from "../fixtures/authorization.js";
 import { echoTool, startUpstream } from "../fixtures/upstream-tools.js";
 import { registerServerIdentity } from "../fixtures/service-aware-upstream.js";
 import { recorded } from "../gateway/harness.js";
@@ -81,11 +86,19 @@ await pool.query(
 // `endless` never stops paging tools/list.
 const upstream = await startUpstream({ tools: { refund: echoTool } });
 const mcpTool = (
-  await createMcpTool(pool, world.organizationId, { url: upstream.url, upstreamName: "refund", amountMapping: refundMapping })
+  await createMcpTool(pool, world.organizationId, {
+    url: upstream.url,
+    upstreamName: "refund",
+    amountMapping: refundMapping,
+  })
 ).name;
 const paged = await createAuthorizationWorld(pool, keyHashSecret);
 for (let i = 0; i < 53; i++)
-  await createMcpTool(pool, paged.organizationId, { url: upstream.url, upstreamName: "refund", name: `t_${String(i).padStart(2, "0")}` });
+  await createMcpTool(pool, paged.organizationId, {
+    url: upstream.url,
+    upstreamName: "refund",
+    name: `t_${String(i).padStart(2, "0")}`,
+  });
 const direct = await startUpstream({
   tools: {
     refund: echoTool,
@@ -145,21 +158,36 @@ const controls: Record<string, (input: Record<string, string>) => Promise<unknow
   // Service-aware upstreams (the Python server helper): a tool on an MCP server at `url`, its identity
   // registered as the Cloud API stores one, and a receipt's bundle with its offline verification.
   async service_aware_tool({ url: upstreamUrl, upstream_name }) {
-    const t = await createMcpTool(pool, world.organizationId, { url: upstreamUrl!, upstreamName: upstream_name!, amountMapping: refundMapping });
-    return { name: t.name, server_id: t.serverId, organization_id: world.organizationId, gateway_kid: gateway.identity.signer.kid };
+    const t = await createMcpTool(pool, world.organizationId, {
+      url: upstreamUrl!,
+      upstreamName: upstream_name!,
+      amountMapping: refundMapping,
+    });
+    return {
+      name: t.name,
+      server_id: t.serverId,
+      organization_id: world.organizationId,
+      gateway_kid: gateway.identity.signer.kid,
+    };
   },
   async register_server_identity({ server_id, document }) {
-    await registerServerIdentity(pool, world.organizationId, server_id!, [document as unknown as IdentityDocument]);
+    await registerServerIdentity(pool, world.organizationId, server_id!, [
+      document as unknown as IdentityDocument,
+    ]);
     return {};
   },
   async receipt({ id }) {
     const { rows } = await pool.query("select bundle from receipts where id = $1", [id]);
     const bundle = JSON.parse(rows[0].bundle.toString("utf8"));
-    const verification = verifyBundle(bundle, { trust: { issuers: [gateway.identity.signer.kid], principals: [world.principal.kid] } });
+    const verification = verifyBundle(bundle, {
+      trust: { issuers: [gateway.identity.signer.kid], principals: [world.principal.kid] },
+    });
     return { bundle, verification };
   },
   async protected_action({ id }) {
-    const { rows } = await pool.query("select status, idempotency_key from protected_actions where id = $1", [id]);
+    const { rows } = await pool.query("select status, idempotency_key from protected_actions where id = $1", [
+      id,
+    ]);
     return rows[0] ?? null;
   },
 };

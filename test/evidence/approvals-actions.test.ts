@@ -216,7 +216,11 @@ describe("POST .../approvals/<id>/decision", () => {
     for (const role of ["developer", "viewer"] as const) {
       const member = await addMember(w.api, w.o, role);
       await refusedUnchanged(() => decide(approvalId, {}, member.b), 403, "FORBIDDEN");
-      await refusedUnchanged(() => decide(approvalId, { body: { type: "APPROVAL" } }, member.b), 403, "FORBIDDEN");
+      await refusedUnchanged(
+        () => decide(approvalId, { body: { type: "APPROVAL" } }, member.b),
+        403,
+        "FORBIDDEN",
+      );
       const signer = await bindPersonalIdentity(db.pool, w.org, member.userId);
       const object = await signDecision(db.pool, approvalId, signer, "APPROVAL");
       await refusedUnchanged(() => decide(approvalId, object, member.b), 403, "FORBIDDEN");

@@ -29,8 +29,10 @@ const isObject = (v: unknown): v is Body => typeof v === "object" && v !== null 
 /** The Gateway's refusal members: `allowed` false, a status of the eleven and a code of that status. */
 function gatewayRefusal(b: Body, where: string): string | null {
   if (b.code === "RATE_LIMITED") return null;
-  if (!(gatewayStatuses as readonly string[]).includes(b.status)) return `${where}: status ${JSON.stringify(b.status)} is not one of the eleven`;
-  if ((gatewayCodes as Record<string, string>)[b.code] !== b.status) return `${where}: code ${JSON.stringify(b.code)} does not belong to status ${b.status}`;
+  if (!(gatewayStatuses as readonly string[]).includes(b.status))
+    return `${where}: status ${JSON.stringify(b.status)} is not one of the eleven`;
+  if ((gatewayCodes as Record<string, string>)[b.code] !== b.status)
+    return `${where}: code ${JSON.stringify(b.code)} does not belong to status ${b.status}`;
   if (typeof b.detail !== "string") return `${where}: no detail`;
   return null;
 }
@@ -47,13 +49,18 @@ function authorizeProblem(a: Answer): string | null {
 function rpcMessageProblem(m: unknown, fromSdk: boolean): string | null {
   if (!isObject(m) || m.jsonrpc !== "2.0") return "not a JSON-RPC 2.0 message";
   if ("error" in m) {
-    if (!isObject(m.error) || typeof m.error.code !== "number" || typeof m.error.message !== "string") return "malformed JSON-RPC error";
+    if (!isObject(m.error) || typeof m.error.code !== "number" || typeof m.error.message !== "string")
+      return "malformed JSON-RPC error";
     if (m.error.code === -32603) return "-32603 internal error";
-    if (!fromSdk && !JSON_RPC_HTTP_ERRORS.has(m.error.code)) return `JSON-RPC error ${m.error.code} not of SPEC 7.3`;
+    if (!fromSdk && !JSON_RPC_HTTP_ERRORS.has(m.error.code))
+      return `JSON-RPC error ${m.error.code} not of SPEC 7.3`;
     return null;
   }
   if (!("result" in m)) return "neither result nor error";
-  const service = isObject(m.result) && isObject(m.result.structuredContent) ? m.result.structuredContent.service : undefined;
+  const service =
+    isObject(m.result) && isObject(m.result.structuredContent)
+      ? m.result.structuredContent.service
+      : undefined;
   if (isObject(service)) {
     if (m.result.isError !== true) return "a refusal without isError";
     return gatewayRefusal(service, "structuredContent.service");
@@ -65,14 +72,28 @@ function mcpProblem(r: FuzzRequest, a: Answer): string | null {
   if (a.status === 202 && a.text === "") return null; // notifications only
   const b = parse(a.text);
   // Bytes Node's HTTP parser refused (e.g. OPTIONS with a body): no URL was read, so the Gateway's one shape, and the connection closed.
-  if (a.status === 400 && a.headers.connection === "close" && isObject(b) && b.allowed === false && b.code === "INVALID_REQUEST") return null;
+  if (
+    a.status === 400 &&
+    a.headers.connection === "close" &&
+    isObject(b) &&
+    b.allowed === false &&
+    b.code === "INVALID_REQUEST"
+  )
+    return null;
   if (a.status === 200) {
     const messages = Array.isArray(b) ? b : [b];
     for (const m of messages) {
       const p = rpcMessageProblem(m, true);
       if (p) return p;
       // A tools/call that ran would carry _meta.service without a refusal: nothing may run here.
-      if (isObject(m) && isObject(m.result) && m.result.isError !== true && isObject(m.result._meta) && m.result._meta.service) return "a tool call ran";
+      if (
+        isObject(m) &&
+        isObject(m.result) &&
+        m.result.isError !== true &&
+        isObject(m.result._meta) &&
+        m.result._meta.service
+      )
+        return "a tool call ran";
     }
     return null;
   }
@@ -88,7 +109,8 @@ function apiProblem(r: FuzzRequest, a: Answer): string | null {
   if (!isObject(b) || !isObject(b.error) || Object.keys(b).length !== 1) return "not {error: {...}}";
   const { code, message } = b.error;
   if (typeof message !== "string") return "error without message";
-  if ((cloudApiCodes as Record<string, number>)[code] !== a.status) return `code ${JSON.stringify(code)} with HTTP ${a.status}`;
+  if ((cloudApiCodes as Record<string, number>)[code] !== a.status)
+    return `code ${JSON.stringify(code)} with HTTP ${a.status}`;
   if (a.status === 429 && !a.headers["retry-after"]) return "429 without Retry-After";
   return null;
 }

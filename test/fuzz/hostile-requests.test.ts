@@ -60,16 +60,25 @@ function count(f: Figures, r: FuzzRequest, status: number, code: string) {
 const codeOf = (text: string): string => {
   try {
     const b = JSON.parse(text);
-    return b?.code ?? b?.error?.code ?? b?.result?.structuredContent?.service?.code ?? (b?.result ? "result" : "");
+    return (
+      b?.code ?? b?.error?.code ?? b?.result?.structuredContent?.service?.code ?? (b?.result ? "result" : "")
+    );
   } catch {
     return "";
   }
 };
 
 function report(f: Figures, ms: number): string {
-  const lines = [`fuzz: seed ${SEED}: ${f.requests} requests in ${(ms / 1000).toFixed(1)} s (${Math.round((f.requests * 1000) / ms)}/s), ${f.fiveXx} answered 5xx, ${f.strayRecords} stray records`];
+  const lines = [
+    `fuzz: seed ${SEED}: ${f.requests} requests in ${(ms / 1000).toFixed(1)} s (${Math.round((f.requests * 1000) / ms)}/s), ${f.fiveXx} answered 5xx, ${f.strayRecords} stray records`,
+  ];
   for (const [route, codes] of [...f.byRoute].sort()) {
-    lines.push(`  ${route}: ${[...codes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ×${n}`).join(", ")}`);
+    lines.push(
+      `  ${route}: ${[...codes]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ×${n}`)
+        .join(", ")}`,
+    );
   }
   return lines.join("\n");
 }
@@ -78,36 +87,54 @@ describe("fuzz: hostile requests to the Gateway and the Cloud API", () => {
   it(
     "no 5xx, every refusal in the spec's shape, nothing recorded for refused requests",
     async () => {
-      console.log(`fuzz: seed ${SEED}, ${RUNS} requests in batches of ${BATCH} (replay with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS})`);
+      console.log(
+        `fuzz: seed ${SEED}, ${RUNS} requests in batches of ${BATCH} (replay with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS})`,
+      );
       const figures: Figures = { requests: 0, fiveXx: 0, strayRecords: 0, byRoute: new Map(), problems: [] };
       const started = Date.now();
       const baseOf = (r: FuzzRequest) => (r.target === "api" ? w.apiUrl : w.gatewayUrl);
       try {
         await fc.assert(
-          fc.asyncProperty(fc.array(fuzzRequests(w), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-            const before = await rowCounts(db.pool, w.world.organizationId);
-            const answers = await Promise.all(batch.map((r) => send(baseOf(r), r)));
-            const problems: string[] = [];
-            batch.forEach((r, i) => {
-              const a = answers[i]!;
-              if (++figures.requests % 10_000 === 0) console.log(`fuzz: ${figures.requests} requests, ${figures.fiveXx} 5xx, ${figures.strayRecords} stray records, ${Math.round((Date.now() - started) / 1000)} s`);
-              if (a.status >= 500) figures.fiveXx++;
-              count(figures, r, a.status, codeOf(a.text));
-              const p = answerProblem(r, a);
-              if (p) problems.push(`${r.method} ${r.path} [${r.poison}] → ${a.status}: ${p}\n    sent ${r.body?.subarray(0, 300).toString("latin1") ?? ""}\n    got ${a.text.slice(0, 300)}`);
-            });
-            const after = await rowCounts(db.pool, w.world.organizationId);
-            const stray = Object.keys(after).reduce((n, k) => n + Math.abs(after[k]! - before[k]!), 0);
-            if (stray) {
-              figures.strayRecords += stray;
-              problems.push(`rows changed: ${JSON.stringify(before)} → ${JSON.stringify(after)}; batch: ${batch.map((r) => `${r.route} [${r.poison}]`).join("; ")}`);
-            }
-            if (problems.length) {
-              figures.problems.push(...problems);
-              throw new Error(problems.join("\n"));
-            }
-          }),
-          { numRuns: Math.ceil(RUNS / BATCH), seed: SEED, path: PATH, endOnFailure: process.env.FUZZ_SHRINK !== "1" },
+          fc.asyncProperty(
+            fc.array(fuzzRequests(w), { minLength: BATCH, maxLength: BATCH }),
+            async (batch) => {
+              const before = await rowCounts(db.pool, w.world.organizationId);
+              const answers = await Promise.all(batch.map((r) => send(baseOf(r), r)));
+              const problems: string[] = [];
+              batch.forEach((r, i) => {
+                const a = answers[i]!;
+                if (++figures.requests % 10_000 === 0)
+                  console.log(
+                    `fuzz: ${figures.requests} requests, ${figures.fiveXx} 5xx, ${figures.strayRecords} stray records, ${Math.round((Date.now() - started) / 1000)} s`,
+                  );
+                if (a.status >= 500) figures.fiveXx++;
+                count(figures, r, a.status, codeOf(a.text));
+                const p = answerProblem(r, a);
+                if (p)
+                  problems.push(
+                    `${r.method} ${r.path} [${r.poison}] → ${a.status}: ${p}\n    sent ${r.body?.subarray(0, 300).toString("latin1") ?? ""}\n    got ${a.text.slice(0, 300)}`,
+                  );
+              });
+              const after = await rowCounts(db.pool, w.world.organizationId);
+              const stray = Object.keys(after).reduce((n, k) => n + Math.abs(after[k]! - before[k]!), 0);
+              if (stray) {
+                figures.strayRecords += stray;
+                problems.push(
+                  `rows changed: ${JSON.stringify(before)} → ${JSON.stringify(after)}; batch: ${batch.map((r) => `${r.route} [${r.poison}]`).join("; ")}`,
+                );
+              }
+              if (problems.length) {
+                figures.problems.push(...problems);
+                throw new Error(problems.join("\n"));
+              }
+            },
+          ),
+          {
+            numRuns: Math.ceil(RUNS / BATCH),
+            seed: SEED,
+            path: PATH,
+            endOnFailure: process.env.FUZZ_SHRINK !== "1",
+          },
         );
       } finally {
         console.log(report(figures, Date.now() - started));

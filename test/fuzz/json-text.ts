@@ -16,7 +16,9 @@ export interface Raw {
 export type Name = string | Raw;
 
 export const obj = (members: [Name, Json][]): Obj => ({ members });
-export const raw = (...parts: (string | number[])[]): Raw => ({ raw: Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p)))) });
+export const raw = (...parts: (string | number[])[]): Raw => ({
+  raw: Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p)))),
+});
 const isRaw = (v: unknown): v is Raw => typeof v === "object" && v !== null && "raw" in v;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && "members" in v;
 

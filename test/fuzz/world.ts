@@ -42,14 +42,29 @@ export interface FuzzWorld {
 async function waitReady(url: string, p: NodeProcess): Promise<void> {
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     if (Date.now() > deadline) throw new Error(`${url} did not become ready:\n${p.output()}`);
-    const exited = await Promise.race([p.exited.then(() => true), new Promise((r) => setTimeout(() => r(false), 200))]);
+    const exited = await Promise.race([
+      p.exited.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 200)),
+    ]);
     if (exited) throw new Error(`server exited before it was ready:\n${p.output()}`);
   }
 }
 
-async function sessions(db: Queryable, keyHashSecret: Buffer, userId: string, organizationId: string, n: number): Promise<Session[]> {
+async function sessions(
+  db: Queryable,
+  keyHashSecret: Buffer,
+  userId: string,
+  organizationId: string,
+  n: number,
+): Promise<Session[]> {
   const out: Session[] = [];
   for (let i = 0; i < n; i++) {
     const { token } = await createSession(db, userId, organizationId);
@@ -58,7 +73,11 @@ async function sessions(db: Queryable, keyHashSecret: Buffer, userId: string, or
   return out;
 }
 
-export async function startFuzzWorld(db: Queryable, databaseUrl: string, opts: { credentials: number }): Promise<FuzzWorld> {
+export async function startFuzzWorld(
+  db: Queryable,
+  databaseUrl: string,
+  opts: { credentials: number },
+): Promise<FuzzWorld> {
   const keyHashSecret = randomBytes(32);
   const signingKey = generateSeed();
   const outbox = mkdtempSync(join(tmpdir(), "countersign-fuzz-"));
@@ -85,26 +104,55 @@ export async function startFuzzWorld(db: Queryable, databaseUrl: string, opts: {
   });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitReady(apiUrl, api);
-  const gateway = startNodeProcess(fromSource("gateway/src/main.ts"), { env: { ...common, COUNTERSIGN_GATEWAY_PORT: String(gatewayPort) } });
+  const gateway = startNodeProcess(fromSource("gateway/src/main.ts"), {
+    env: { ...common, COUNTERSIGN_GATEWAY_PORT: String(gatewayPort) },
+  });
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   await waitReady(gatewayUrl, gateway);
 
   const world = await createAuthorizationWorld(db, keyHashSecret);
   const gatewayKeys: string[] = [world.key];
   for (let i = 1; i < opts.credentials; i++) {
-    gatewayKeys.push((await insertApiKey(db, keyHashSecret, { organizationId: world.organizationId, kind: "gateway", environment: i % 2 ? "live" : "test", name: `fuzz ${i}`, agentId: world.agentId, createdBy: world.ownerId })).key);
+    gatewayKeys.push(
+      (
+        await insertApiKey(db, keyHashSecret, {
+          organizationId: world.organizationId,
+          kind: "gateway",
+          environment: i % 2 ? "live" : "test",
+          name: `fuzz ${i}`,
+          agentId: world.agentId,
+          createdBy: world.ownerId,
+        })
+      ).key,
+    );
   }
   const readKeys: string[] = [];
   for (let i = 0; i < opts.credentials; i++) {
-    readKeys.push((await insertApiKey(db, keyHashSecret, { organizationId: world.organizationId, kind: "management", environment: "live", name: `fuzz read ${i}`, scopes: ["read", "receipts:read", "approvals:read"], createdBy: world.ownerId })).key);
+    readKeys.push(
+      (
+        await insertApiKey(db, keyHashSecret, {
+          organizationId: world.organizationId,
+          kind: "management",
+          environment: "live",
+          name: `fuzz read ${i}`,
+          scopes: ["read", "receipts:read", "approvals:read"],
+          createdBy: world.ownerId,
+        })
+      ).key,
+    );
   }
   // One approval request waiting for the approver: the target of fuzzed decisions.
   const pending = await fetch(`${gatewayUrl}/v1/authorize`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${world.key}` },
-    body: JSON.stringify({ tool: world.tool, arguments: { order: "o-pending", amount: 500 }, idempotency_key: "fuzz-pending" }),
+    body: JSON.stringify({
+      tool: world.tool,
+      arguments: { order: "o-pending", amount: 500 },
+      idempotency_key: "fuzz-pending",
+    }),
   }).then((r) => r.json() as Promise<{ status: string; approval_request_id: string }>);
-  if (pending.status !== "approval_pending") throw new Error(`expected a pending approval, got ${JSON.stringify(pending)}`);
+  if (pending.status !== "approval_pending")
+    throw new Error(`expected a pending approval, got ${JSON.stringify(pending)}`);
   return {
     apiUrl,
     gatewayUrl,
@@ -113,7 +161,13 @@ export async function startFuzzWorld(db: Queryable, databaseUrl: string, opts: {
     readKeys,
     agentIds: [world.agentId],
     ownerSessions: await sessions(db, keyHashSecret, world.ownerId, world.organizationId, opts.credentials),
-    approverSessions: await sessions(db, keyHashSecret, world.approver.userId, world.organizationId, opts.credentials),
+    approverSessions: await sessions(
+      db,
+      keyHashSecret,
+      world.approver.userId,
+      world.organizationId,
+      opts.credentials,
+    ),
     approvalRequestId: pending.approval_request_id,
     output: () => `--- api ---\n${api.output()}\n--- gateway ---\n${gateway.output()}`,
     async stop() {

@@ -36,7 +36,11 @@ afterAll(async () => {
 
 let n = 0;
 const key = () => `op-${++n}-${Date.now()}`;
-const refund = (amount: number | string, extra: Record<string, unknown> = {}) => ({ order: `o-${n}`, amount, ...extra });
+const refund = (amount: number | string, extra: Record<string, unknown> = {}) => ({
+  order: `o-${n}`,
+  amount,
+  ...extra,
+});
 
 async function approve(approvalRequestId: string, type: "APPROVAL" | "REJECTION" = "APPROVAL") {
   const object = await signDecision(db.pool, approvalRequestId, world.approver.signer, type);
@@ -50,47 +54,110 @@ async function approve(approvalRequestId: string, type: "APPROVAL" | "REJECTION"
 }
 
 async function storedBundle(receiptId: string) {
-  const { rows } = await db.pool.query("select bundle, bundle_sha256, bundle_size, outcome, kind, head_object_id from receipts where id = $1", [receiptId]);
+  const { rows } = await db.pool.query(
+    "select bundle, bundle_sha256, bundle_size, outcome, kind, head_object_id from receipts where id = $1",
+    [receiptId],
+  );
   return rows[0];
 }
 
 describe("SPEC 3.2: (none) → authorized", () => {
   it("answers every member of 4.1, records the action, a receipt over the PROPOSAL (pending), both events and one count", async () => {
     const before = await recorded(db.pool, world.organizationId);
-    const res = await gw.authorize(world.key, { tool: world.tool, arguments: refund(40), idempotency_key: key() });
+    const res = await gw.authorize(world.key, {
+      tool: world.tool,
+      arguments: refund(40),
+      idempotency_key: key(),
+    });
     expect(res.status).toBe(200);
     const b = res.body;
-    expect(b).toMatchObject({ allowed: true, status: "authorized", decision: "allow", execution: "caller", approval_request_id: null, policy: null });
+    expect(b).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      decision: "allow",
+      execution: "caller",
+      approval_request_id: null,
+      policy: null,
+    });
     expect(b.protected_action_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(b.receipt_id).toMatch(/^[0-9a-f-]{36}$/);
-    for (const m of ["task_object_id", "proposal_object_id", "receipt_object_id"]) expect(b[m]).toMatch(/^ko_[0-9a-f]{64}$/);
+    for (const m of ["task_object_id", "proposal_object_id", "receipt_object_id"])
+      expect(b[m]).toMatch(/^ko_[0-9a-f]{64}$/);
     expect(b.arguments_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(Date.parse(b.expires_at)).toBeGreaterThan(Date.now());
     expect(b.note).toMatch(/expires_at/);
 
     const after = await recorded(db.pool, world.organizationId);
-    expect(after).toEqual({ ...before, actions: before.actions + 1, receipts: before.receipts + 1, objects: before.objects + 2, events: before.events + 2, usage: before.usage + 1 });
-    const { rows } = await db.pool.query("select * from protected_actions where id = $1", [b.protected_action_id]);
-    expect(rows[0]).toMatchObject({ status: "authorized", execution: "caller", policy_effect: "allow", rule_id: "small", enforcement: "enforce", policy_version: 1, arguments_digest: b.arguments_digest, amount: "40", currency: "EUR" });
-    const events = await db.pool.query("select type, data from events where data->>'protected_action_id' = $1 order by type", [b.protected_action_id]);
+    expect(after).toEqual({
+      ...before,
+      actions: before.actions + 1,
+      receipts: before.receipts + 1,
+      objects: before.objects + 2,
+      events: before.events + 2,
+      usage: before.usage + 1,
+    });
+    const { rows } = await db.pool.query("select * from protected_actions where id = $1", [
+      b.protected_action_id,
+    ]);
+    expect(rows[0]).toMatchObject({
+      status: "authorized",
+      execution: "caller",
+      policy_effect: "allow",
+      rule_id: "small",
+      enforcement: "enforce",
+      policy_version: 1,
+      arguments_digest: b.arguments_digest,
+      amount: "40",
+      currency: "EUR",
+    });
+    const events = await db.pool.query(
+      "select type, data from events where data->>'protected_action_id' = $1 order by type",
+      [b.protected_action_id],
+    );
     expect(events.rows.map((e) => e.type)).toEqual(["action.authorized", "receipt.created"]);
     const receiptEvent = events.rows[1].data;
-    expect(Object.keys(receiptEvent).sort()).toEqual(["bundle_sha256", "outcome", "protected_action_id", "receipt_id", "receipt_object_id", "thread_id"]);
-    expect(receiptEvent).toMatchObject({ receipt_id: b.receipt_id, outcome: "pending", thread_id: b.task_object_id });
+    expect(Object.keys(receiptEvent).sort()).toEqual([
+      "bundle_sha256",
+      "outcome",
+      "protected_action_id",
+      "receipt_id",
+      "receipt_object_id",
+      "thread_id",
+    ]);
+    expect(receiptEvent).toMatchObject({
+      receipt_id: b.receipt_id,
+      outcome: "pending",
+      thread_id: b.task_object_id,
+    });
 
     const receipt = await storedBundle(b.receipt_id);
-    expect(receipt).toMatchObject({ kind: "authorization", outcome: "pending", head_object_id: b.proposal_object_id });
+    expect(receipt).toMatchObject({
+      kind: "authorization",
+      outcome: "pending",
+      head_object_id: b.proposal_object_id,
+    });
     expect(bundleFacts(receipt.bundle).bundle_sha256).toBe(receipt.bundle_sha256);
-    const verification = verifyBundle(JSON.parse(receipt.bundle.toString("utf8")), { trust: { issuers: [gw.gateway.identity.signer.kid], principals: [world.principal.kid] } });
+    const verification = verifyBundle(JSON.parse(receipt.bundle.toString("utf8")), {
+      trust: { issuers: [gw.gateway.identity.signer.kid], principals: [world.principal.kid] },
+    });
     expect(verification.errors).toEqual([]);
     expect(verification.valid).toBe(true);
   });
 
   it("repeated with the same key before expires_at: the same authorization, nothing new counted (rule 2)", async () => {
     const k = key();
-    const first = await gw.authorize(world.key, { tool: world.tool, arguments: refund(10), idempotency_key: k });
+    const first = await gw.authorize(world.key, {
+      tool: world.tool,
+      arguments: refund(10),
+      idempotency_key: k,
+    });
     const before = await recorded(db.pool, world.organizationId);
-    const again = await gw.authorize(world.key, { tool: world.tool, arguments: refund(10), idempotency_key: k, wait_seconds: 0 });
+    const again = await gw.authorize(world.key, {
+      tool: world.tool,
+      arguments: refund(10),
+      idempotency_key: k,
+      wait_seconds: 0,
+    });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect(await recorded(db.pool, world.organizationId)).toEqual(before);
@@ -98,11 +165,22 @@ describe("SPEC 3.2: (none) → authorized", () => {
 
   it("after expires_at: expired / AUTHORIZATION_EXPIRED with its ids, nothing new recorded (rule 3)", async () => {
     const k = key();
-    const first = await gw.authorize(world.key, { tool: world.tool, arguments: refund(11), idempotency_key: k });
+    const first = await gw.authorize(world.key, {
+      tool: world.tool,
+      arguments: refund(11),
+      idempotency_key: k,
+    });
     // Time passes: the authorization window is over.
-    await db.pool.query("update protected_actions set expires_at = now() - interval '1 second' where id = $1", [first.body.protected_action_id]);
+    await db.pool.query(
+      "update protected_actions set expires_at = now() - interval '1 second' where id = $1",
+      [first.body.protected_action_id],
+    );
     const before = await recorded(db.pool, world.organizationId);
-    const late = await gw.authorize(world.key, { tool: world.tool, arguments: refund(11), idempotency_key: k });
+    const late = await gw.authorize(world.key, {
+      tool: world.tool,
+      arguments: refund(11),
+      idempotency_key: k,
+    });
     expect(late.status).toBe(200);
     expect(late.body).toMatchObject({
       allowed: false,
@@ -122,9 +200,17 @@ describe("SPEC 3.2: (none) → authorized", () => {
     const k = key();
     await gw.authorize(world.key, { tool: world.tool, arguments: refund(12), idempotency_key: k });
     const before = await recorded(db.pool, world.organizationId);
-    const other = await gw.authorize(world.key, { tool: world.tool, arguments: refund(13), idempotency_key: k });
+    const other = await gw.authorize(world.key, {
+      tool: world.tool,
+      arguments: refund(13),
+      idempotency_key: k,
+    });
     expect(other.status).toBe(400);
-    expect(other.body).toMatchObject({ allowed: false, status: "invalid_request", code: "IDEMPOTENCY_KEY_REUSED" });
+    expect(other.body).toMatchObject({
+      allowed: false,
+      status: "invalid_request",
+      code: "IDEMPOTENCY_KEY_REUSED",
+    });
     expect(await recorded(db.pool, world.organizationId)).toEqual(before);
   });
 
@@ -144,17 +230,40 @@ describe("SPEC 3.2: (none) → authorized", () => {
 describe("SPEC 3.2: approvals", () => {
   it("(none) → approval_pending with approval_request_id; nothing authorized, no receipt, one count", async () => {
     const before = await recorded(db.pool, world.organizationId);
-    const res = await gw.authorize(world.key, { tool: world.tool, arguments: refund(500), idempotency_key: key() });
+    const res = await gw.authorize(world.key, {
+      tool: world.tool,
+      arguments: refund(500),
+      idempotency_key: key(),
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ allowed: false, status: "approval_pending", code: "APPROVAL_PENDING" });
     expect(res.body.approval_request_id).toMatch(/^[0-9a-f-]{36}$/);
     // The refusal explains itself at the default disclosure level (rule).
-    expect(res.body.policy).toMatchObject({ schema: "service.cloud/agent-explanation@1", disclosure: "rule", decided_by: { kind: "rule", rule_id: "needs-approval" }, approval: { roles: ["owner", "admin"], approver_count: 1 } });
+    expect(res.body.policy).toMatchObject({
+      schema: "service.cloud/agent-explanation@1",
+      disclosure: "rule",
+      decided_by: { kind: "rule", rule_id: "needs-approval" },
+      approval: { roles: ["owner", "admin"], approver_count: 1 },
+    });
     expect(res.body.why).toMatch(/^Why: /);
     const after = await recorded(db.pool, world.organizationId);
-    expect(after).toEqual({ ...before, actions: before.actions + 1, approvals: before.approvals + 1, objects: before.objects + 2, events: before.events + 1, usage: before.usage + 1 });
-    const ar = await db.pool.query("select status, roles, approver_kids from approval_requests where id = $1", [res.body.approval_request_id]);
-    expect(ar.rows[0]).toMatchObject({ status: "pending", roles: ["owner", "admin"], approver_kids: [world.approver.signer.kid] });
+    expect(after).toEqual({
+      ...before,
+      actions: before.actions + 1,
+      approvals: before.approvals + 1,
+      objects: before.objects + 2,
+      events: before.events + 1,
+      usage: before.usage + 1,
+    });
+    const ar = await db.pool.query(
+      "select status, roles, approver_kids from approval_requests where id = $1",
+      [res.body.approval_request_id],
+    );
+    expect(ar.rows[0]).toMatchObject({
+      status: "pending",
+      roles: ["owner", "admin"],
+      approver_kids: [world.approver.signer.kid],
+    });
   });
 
   it("approval_pending → person approves → same request repeated → authorized with a receipt over the APPROVAL (granted)", async () => {
@@ -166,12 +275,25 @@ describe("SPEC 3.2: approvals", () => {
     await approve(pending.body.approval_request_id);
     const before = await recorded(db.pool, world.organizationId);
     const res = await gw.authorize(world.key, body);
-    expect(res.body).toMatchObject({ allowed: true, status: "authorized", approval_request_id: pending.body.approval_request_id, protected_action_id: pending.body.protected_action_id });
+    expect(res.body).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      approval_request_id: pending.body.approval_request_id,
+      protected_action_id: pending.body.protected_action_id,
+    });
     const receipt = await storedBundle(res.body.receipt_id);
     expect(receipt).toMatchObject({ kind: "authorization", outcome: "granted" });
     const bundle = JSON.parse(receipt.bundle.toString("utf8"));
-    expect(bundle.objects.map((o: { body: { type: string } }) => o.body.type).slice(0, 3)).toEqual(["TASK", "PROPOSAL", "APPROVAL"]);
-    expect(verifyBundle(bundle, { trust: { issuers: [gw.gateway.identity.signer.kid], principals: [world.principal.kid] } }).valid).toBe(true);
+    expect(bundle.objects.map((o: { body: { type: string } }) => o.body.type).slice(0, 3)).toEqual([
+      "TASK",
+      "PROPOSAL",
+      "APPROVAL",
+    ]);
+    expect(
+      verifyBundle(bundle, {
+        trust: { issuers: [gw.gateway.identity.signer.kid], principals: [world.principal.kid] },
+      }).valid,
+    ).toBe(true);
     const after = await recorded(db.pool, world.organizationId);
     expect(after).toEqual({ ...before, receipts: before.receipts + 1, events: before.events + 2 });
     // And repeated again: the same authorization.
@@ -184,10 +306,19 @@ describe("SPEC 3.2: approvals", () => {
     const decided = await approve(pending.body.approval_request_id, "REJECTION");
     expect(decided.status).toBe("rejected");
     const res = await gw.authorize(world.key, body);
-    expect(res.body).toMatchObject({ allowed: false, status: "rejected", code: "REJECTED", receipt_id: decided.receipt!.id, receipt_object_id: decided.receipt!.receiptObjectId });
+    expect(res.body).toMatchObject({
+      allowed: false,
+      status: "rejected",
+      code: "REJECTED",
+      receipt_id: decided.receipt!.id,
+      receipt_object_id: decided.receipt!.receiptObjectId,
+    });
     const receipt = await storedBundle(decided.receipt!.id);
     expect(receipt).toMatchObject({ kind: "closure", outcome: "final" });
-    const events = await db.pool.query("select data from events where type = 'receipt.created' and data->>'receipt_id' = $1", [decided.receipt!.id]);
+    const events = await db.pool.query(
+      "select data from events where type = 'receipt.created' and data->>'receipt_id' = $1",
+      [decided.receipt!.id],
+    );
     expect(events.rows[0].data.outcome).toBe("final");
   });
 
@@ -201,13 +332,24 @@ describe("SPEC 3.2: approvals", () => {
     expect(settled).toBe(false);
     await approve(pending.body.approval_request_id);
     const res = await held;
-    expect(res.body).toMatchObject({ allowed: true, status: "authorized", protected_action_id: pending.body.protected_action_id });
+    expect(res.body).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      protected_action_id: pending.body.protected_action_id,
+    });
   });
 
   it("the first request with wait_seconds waits too, and a rejection wakes it as rejected", async () => {
     const body = { tool: world.tool, arguments: refund(901), idempotency_key: key() };
     const held = gw.authorize(world.key, { ...body, wait_seconds: 30 });
-    const { rows } = await poll(() => db.pool.query("select id from approval_requests where protected_action_id in (select id from protected_actions where idempotency_key = $1)", [body.idempotency_key]), (r) => r.rows.length === 1);
+    const { rows } = await poll(
+      () =>
+        db.pool.query(
+          "select id from approval_requests where protected_action_id in (select id from protected_actions where idempotency_key = $1)",
+          [body.idempotency_key],
+        ),
+      (r) => r.rows.length === 1,
+    );
     await waitForMetric(gw, "countersign_approval_waits", 1);
     await approve(rows[0].id, "REJECTION");
     expect((await held).body).toMatchObject({ status: "rejected", code: "REJECTED" });
@@ -219,7 +361,10 @@ describe("SPEC 3.2: approvals", () => {
     const held = Array.from({ length: 20 }, () => gw.authorize(world.key, { ...body, wait_seconds: 30 }));
     await waitForMetric(gw, "countersign_approval_waits", 20);
     const extra = await gw.authorize(world.key, { ...body, wait_seconds: 30 });
-    expect(extra.body).toMatchObject({ status: "approval_pending", approval_request_id: pending.body.approval_request_id });
+    expect(extra.body).toMatchObject({
+      status: "approval_pending",
+      approval_request_id: pending.body.approval_request_id,
+    });
     await approve(pending.body.approval_request_id);
     const answers = await Promise.all(held);
     expect(new Set(answers.map((a) => a.body.receipt_id)).size).toBe(1);
@@ -229,10 +374,20 @@ describe("SPEC 3.2: approvals", () => {
   it("an approval request that lapsed answers expired / APPROVAL_EXPIRED and is closed", async () => {
     const body = { tool: world.tool, arguments: refund(903), idempotency_key: key() };
     const pending = await gw.authorize(world.key, body);
-    await db.pool.query("update approval_requests set expires_at = now() - interval '1 second' where id = $1", [pending.body.approval_request_id]);
+    await db.pool.query(
+      "update approval_requests set expires_at = now() - interval '1 second' where id = $1",
+      [pending.body.approval_request_id],
+    );
     const res = await gw.authorize(world.key, body);
-    expect(res.body).toMatchObject({ allowed: false, status: "expired", code: "APPROVAL_EXPIRED", protected_action_id: pending.body.protected_action_id });
-    const { rows } = await db.pool.query("select status from approval_requests where id = $1", [pending.body.approval_request_id]);
+    expect(res.body).toMatchObject({
+      allowed: false,
+      status: "expired",
+      code: "APPROVAL_EXPIRED",
+      protected_action_id: pending.body.protected_action_id,
+    });
+    const { rows } = await db.pool.query("select status from approval_requests where id = $1", [
+      pending.body.approval_request_id,
+    ]);
     expect(rows[0].status).toBe("expired");
   });
 
@@ -240,8 +395,19 @@ describe("SPEC 3.2: approvals", () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const body = { tool: w.tool, arguments: refund(600), idempotency_key: key() };
     const pending = await gw.authorize(w.key, body);
-    const object = await signDecision(db.pool, pending.body.approval_request_id, w.approver.signer, "APPROVAL");
-    await decideApproval(db.pool, { organizationId: w.organizationId, approvalRequestId: pending.body.approval_request_id, userId: w.approver.userId, object, identity: gw.gateway.identity });
+    const object = await signDecision(
+      db.pool,
+      pending.body.approval_request_id,
+      w.approver.signer,
+      "APPROVAL",
+    );
+    await decideApproval(db.pool, {
+      organizationId: w.organizationId,
+      approvalRequestId: pending.body.approval_request_id,
+      userId: w.approver.userId,
+      object,
+      identity: gw.gateway.identity,
+    });
     await db.pool.query("update policies set emergency_stopped_at = now() where id = $1", [w.policyId]);
     const before = await recorded(db.pool, w.organizationId);
     const res = await gw.authorize(w.key, body);
@@ -253,8 +419,19 @@ describe("SPEC 3.2: approvals", () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const body = { tool: w.tool, arguments: refund(600), idempotency_key: key() };
     const pending = await gw.authorize(w.key, body);
-    const object = await signDecision(db.pool, pending.body.approval_request_id, w.approver.signer, "APPROVAL");
-    await decideApproval(db.pool, { organizationId: w.organizationId, approvalRequestId: pending.body.approval_request_id, userId: w.approver.userId, object, identity: gw.gateway.identity });
+    const object = await signDecision(
+      db.pool,
+      pending.body.approval_request_id,
+      w.approver.signer,
+      "APPROVAL",
+    );
+    await decideApproval(db.pool, {
+      organizationId: w.organizationId,
+      approvalRequestId: pending.body.approval_request_id,
+      userId: w.approver.userId,
+      object,
+      identity: gw.gateway.identity,
+    });
     await db.pool.query("update delegations set revoked_at = now() where id = $1", [w.delegationId]);
     const res = await gw.authorize(w.key, body);
     expect(res.body).toMatchObject({ allowed: false, status: "denied", code: "VERIFICATION_FAILED" });
@@ -265,34 +442,79 @@ describe("SPEC 3.2: approvals", () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const body = { tool: w.tool, arguments: refund(650), idempotency_key: key() };
     const pending = await gw.authorize(w.key, body);
-    const object = await signDecision(db.pool, pending.body.approval_request_id, w.approver.signer, "APPROVAL");
-    await decideApproval(db.pool, { organizationId: w.organizationId, approvalRequestId: pending.body.approval_request_id, userId: w.approver.userId, object, identity: gw.gateway.identity });
+    const object = await signDecision(
+      db.pool,
+      pending.body.approval_request_id,
+      w.approver.signer,
+      "APPROVAL",
+    );
+    await decideApproval(db.pool, {
+      organizationId: w.organizationId,
+      approvalRequestId: pending.body.approval_request_id,
+      userId: w.approver.userId,
+      object,
+      identity: gw.gateway.identity,
+    });
     // What the Cloud API's rollback does to covered open actions (api/src/policies/supersede.ts).
-    const closed = await closeCovered(db.pool, { organizationId: w.organizationId, policyId: w.policyId, versionId: randomUUID(), scope: "supersede_all" });
+    const closed = await closeCovered(db.pool, {
+      organizationId: w.organizationId,
+      policyId: w.policyId,
+      versionId: randomUUID(),
+      scope: "supersede_all",
+    });
     expect(closed).toBe(1);
     const before = await recorded(db.pool, w.organizationId);
     const res = await gw.authorize(w.key, body);
-    expect(res.body).toMatchObject({ allowed: false, status: "expired", code: "SUPERSEDED", protected_action_id: pending.body.protected_action_id });
+    expect(res.body).toMatchObject({
+      allowed: false,
+      status: "expired",
+      code: "SUPERSEDED",
+      protected_action_id: pending.body.protected_action_id,
+    });
     expect(await recorded(db.pool, w.organizationId)).toEqual(before);
   });
 
   it("cancelled by the organization: cancelled / CANCELLED", async () => {
     const body = { tool: world.tool, arguments: refund(904), idempotency_key: key() };
     const pending = await gw.authorize(world.key, body);
-    await db.pool.query("update protected_actions set status = 'cancelled' where id = $1", [pending.body.protected_action_id]);
-    expect((await gw.authorize(world.key, body)).body).toMatchObject({ allowed: false, status: "cancelled", code: "CANCELLED" });
+    await db.pool.query("update protected_actions set status = 'cancelled' where id = $1", [
+      pending.body.protected_action_id,
+    ]);
+    expect((await gw.authorize(world.key, body)).body).toMatchObject({
+      allowed: false,
+      status: "cancelled",
+      code: "CANCELLED",
+    });
   });
 });
 
 describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
   it("policy denies: denied / POLICY_DENIED, recorded and counted, no receipt, explanation names the rule", async () => {
     const before = await recorded(db.pool, world.organizationId);
-    const res = await gw.authorize(world.key, { tool: world.tool, arguments: refund(20000), idempotency_key: key() });
+    const res = await gw.authorize(world.key, {
+      tool: world.tool,
+      arguments: refund(20000),
+      idempotency_key: key(),
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ allowed: false, status: "denied", code: "POLICY_DENIED", policy: { decided_by: { kind: "rule", rule_id: "hard-cap" } } });
+    expect(res.body).toMatchObject({
+      allowed: false,
+      status: "denied",
+      code: "POLICY_DENIED",
+      policy: { decided_by: { kind: "rule", rule_id: "hard-cap" } },
+    });
     const after = await recorded(db.pool, world.organizationId);
-    expect(after).toEqual({ ...before, actions: before.actions + 1, objects: before.objects + 1, events: before.events + 1, usage: before.usage + 1 });
-    const ev = await db.pool.query("select data from events where type = 'action.denied' and data->>'protected_action_id' = $1", [res.body.protected_action_id]);
+    expect(after).toEqual({
+      ...before,
+      actions: before.actions + 1,
+      objects: before.objects + 1,
+      events: before.events + 1,
+      usage: before.usage + 1,
+    });
+    const ev = await db.pool.query(
+      "select data from events where type = 'action.denied' and data->>'protected_action_id' = $1",
+      [res.body.protected_action_id],
+    );
     expect(ev.rows[0].data.reason.code).toBe("POLICY_DENIED");
     expect(JSON.stringify(ev.rows[0].data)).not.toContain("20000");
   });
@@ -300,9 +522,13 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
   it("the same denied request repeated with its key carries exactly the same refusal even after the disclosure level changed", async () => {
     const body = { tool: world.tool, arguments: refund(20001), idempotency_key: key() };
     const first = await gw.authorize(world.key, body);
-    await db.pool.query("update organizations set agent_disclosure = 'none' where id = $1", [world.organizationId]);
+    await db.pool.query("update organizations set agent_disclosure = 'none' where id = $1", [
+      world.organizationId,
+    ]);
     const again = await gw.authorize(world.key, body);
-    await db.pool.query("update organizations set agent_disclosure = 'rule' where id = $1", [world.organizationId]);
+    await db.pool.query("update organizations set agent_disclosure = 'rule' where id = $1", [
+      world.organizationId,
+    ]);
     expect(again.body).toEqual(first.body);
   });
 
@@ -317,7 +543,12 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
 
   it.each([
     ["UNKNOWN_TOOL", async () => ({ tool: "no_such_tool" })],
-    ["UNKNOWN_TOOL", async (w: AuthorizationWorld) => ({ tool: (await createDecisionOnlyTool(db.pool, w.organizationId, { enabled: false })).name })],
+    [
+      "UNKNOWN_TOOL",
+      async (w: AuthorizationWorld) => ({
+        tool: (await createDecisionOnlyTool(db.pool, w.organizationId, { enabled: false })).name,
+      }),
+    ],
     [
       "UNKNOWN_TOOL",
       async (w: AuthorizationWorld) => {
@@ -326,7 +557,12 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
         return { tool: t.name };
       },
     ],
-    ["NOT_DECISION_ONLY", async (w: AuthorizationWorld) => ({ tool: (await createDecisionOnlyTool(db.pool, w.organizationId, { serverKind: "mcp" })).name })],
+    [
+      "NOT_DECISION_ONLY",
+      async (w: AuthorizationWorld) => ({
+        tool: (await createDecisionOnlyTool(db.pool, w.organizationId, { serverKind: "mcp" })).name,
+      }),
+    ],
   ])("%s: 400 invalid_request, nothing recorded", async (code, make) => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const request = await make(w);
@@ -339,11 +575,18 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
 
   it("TOOL_REAUTHORIZATION_REQUIRED: denied, no action recorded, nothing consumed", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    const tool = await createDecisionOnlyTool(db.pool, w.organizationId, { authorized: false, amountMapping: { amount_path: "amount", currency: "EUR" } });
+    const tool = await createDecisionOnlyTool(db.pool, w.organizationId, {
+      authorized: false,
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+    });
     const before = await recorded(db.pool, w.organizationId);
     const res = await gw.authorize(w.key, { tool: tool.name, arguments: refund(1) });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ allowed: false, status: "denied", code: "TOOL_REAUTHORIZATION_REQUIRED" });
+    expect(res.body).toMatchObject({
+      allowed: false,
+      status: "denied",
+      code: "TOOL_REAUTHORIZATION_REQUIRED",
+    });
     expect(await recorded(db.pool, w.organizationId)).toEqual(before);
   });
 
@@ -357,7 +600,10 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
     expect(after.actions).toBe(before.actions + 1);
     expect(after.usage).toBe(before.usage + 1);
     expect(after.receipts).toBe(before.receipts);
-    const { rows } = await db.pool.query("select status, decision_code from protected_actions where id = $1", [res.body.protected_action_id]);
+    const { rows } = await db.pool.query(
+      "select status, decision_code from protected_actions where id = $1",
+      [res.body.protected_action_id],
+    );
     expect(rows[0]).toEqual({ status: "denied", decision_code: code });
     return res.body;
   }
@@ -375,7 +621,9 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
 
   it("NO_PRINCIPAL: the organization has no principal", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    await db.pool.query("delete from identities where organization_id = $1 and kind = 'principal'", [w.organizationId]);
+    await db.pool.query("delete from identities where organization_id = $1 and kind = 'principal'", [
+      w.organizationId,
+    ]);
     await expectRecordedDenial(w, {}, "NO_PRINCIPAL");
   });
 
@@ -405,7 +653,9 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
 
   it("INVALID_POLICY: the active version's stored document cannot be evaluated", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    await db.pool.query("update policy_versions set document = '{\"rules\": \"broken\"}' where id = $1", [w.versionId]);
+    await db.pool.query('update policy_versions set document = \'{"rules": "broken"}\' where id = $1', [
+      w.versionId,
+    ]);
     await expectRecordedDenial(w, {}, "INVALID_POLICY");
   });
 
@@ -453,7 +703,9 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
       "insert into usage_counters (organization_id, month, shard, protected_actions) values ($1, date_trunc('month', now() at time zone 'utc')::date, 0, 498)",
       [w.organizationId],
     );
-    const answers = await Promise.all(Array.from({ length: 5 }, () => gw.authorize(w.key, { tool: w.tool, arguments: refund(5) })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => gw.authorize(w.key, { tool: w.tool, arguments: refund(5) })),
+    );
     expect(answers.filter((a) => a.body.status === "authorized")).toHaveLength(2);
     expect(answers.filter((a) => a.body.status === "plan_limit")).toHaveLength(3);
     expect((await recorded(db.pool, w.organizationId)).actions).toBe(2);
@@ -463,21 +715,46 @@ describe("SPEC 3.2: (none) → denied and the refusals of 7.3", () => {
 describe("observe windows (SPEC 3.9) at decision time", () => {
   it("an open window relaxes a held call: authorized with policy {enforcement observe, relaxed}", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    await db.pool.query("insert into observe_windows (organization_id, agent_id, hours, ends_at, live) values ($1, $2, 1, now() + interval '1 hour', true)", [w.organizationId, w.agentId]);
+    await db.pool.query(
+      "insert into observe_windows (organization_id, agent_id, hours, ends_at, live) values ($1, $2, 1, now() + interval '1 hour', true)",
+      [w.organizationId, w.agentId],
+    );
     const res = await gw.authorize(w.key, { tool: w.tool, arguments: refund(500) });
-    expect(res.body).toMatchObject({ allowed: true, status: "authorized", policy: { enforcement: "observe", relaxed: true, policy_effect: "require_approval", rule_id: "needs-approval" } });
-    const { rows } = await db.pool.query("select enforcement, relaxed, policy_effect from protected_actions where id = $1", [res.body.protected_action_id]);
+    expect(res.body).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      policy: {
+        enforcement: "observe",
+        relaxed: true,
+        policy_effect: "require_approval",
+        rule_id: "needs-approval",
+      },
+    });
+    const { rows } = await db.pool.query(
+      "select enforcement, relaxed, policy_effect from protected_actions where id = $1",
+      [res.body.protected_action_id],
+    );
     expect(rows[0]).toEqual({ enforcement: "observe", relaxed: true, policy_effect: "require_approval" });
-    const ev = await db.pool.query("select count(*)::int as n from events where type = 'action.observe_override' and data->>'protected_action_id' = $1", [res.body.protected_action_id]);
+    const ev = await db.pool.query(
+      "select count(*)::int as n from events where type = 'action.observe_override' and data->>'protected_action_id' = $1",
+      [res.body.protected_action_id],
+    );
     expect(ev.rows[0].n).toBe(1);
   });
 
   it("explicit deny rules stay enforced, and a window without live opt-in does not relax live keys", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    await db.pool.query("insert into observe_windows (organization_id, agent_id, hours, ends_at, live) values ($1, $2, 1, now() + interval '1 hour', true)", [w.organizationId, w.agentId]);
-    expect((await gw.authorize(w.key, { tool: w.tool, arguments: refund(20000) })).body.code).toBe("POLICY_DENIED");
+    await db.pool.query(
+      "insert into observe_windows (organization_id, agent_id, hours, ends_at, live) values ($1, $2, 1, now() + interval '1 hour', true)",
+      [w.organizationId, w.agentId],
+    );
+    expect((await gw.authorize(w.key, { tool: w.tool, arguments: refund(20000) })).body.code).toBe(
+      "POLICY_DENIED",
+    );
     await db.pool.query("update observe_windows set live = false where agent_id = $1", [w.agentId]);
-    expect((await gw.authorize(w.key, { tool: w.tool, arguments: refund(500) })).body.status).toBe("approval_pending");
+    expect((await gw.authorize(w.key, { tool: w.tool, arguments: refund(500) })).body.status).toBe(
+      "approval_pending",
+    );
   });
 });
 
@@ -486,7 +763,11 @@ describe("HTTP-level answers (7.3)", () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const before = await recorded(db.pool, w.organizationId);
     const unknown = w.key.replace(/_[A-Za-z0-9_-]{43}$/, `_${"A".repeat(43)}`);
-    const answers = [await gw.authorize(null, { tool: w.tool }), await gw.authorize("svc_live_nope", { tool: w.tool }), await gw.authorize(unknown, { tool: w.tool })];
+    const answers = [
+      await gw.authorize(null, { tool: w.tool }),
+      await gw.authorize("svc_live_nope", { tool: w.tool }),
+      await gw.authorize(unknown, { tool: w.tool }),
+    ];
     await db.pool.query("update agents set status = 'disabled' where id = $1", [w.agentId]);
     answers.push(await gw.authorize(w.key, { tool: w.tool }));
     await db.pool.query("update agents set status = 'active' where id = $1", [w.agentId]);
@@ -519,23 +800,40 @@ describe("HTTP-level answers (7.3)", () => {
 
   it("429 with Retry-After once the key's bucket (burst 120) is empty; nothing recorded by refused calls", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    await db.pool.query("insert into rate_limit_buckets (api_key_id, tokens, refilled_at) values ($1, 0, now() + interval '10 seconds')", [w.keyId]);
+    await db.pool.query(
+      "insert into rate_limit_buckets (api_key_id, tokens, refilled_at) values ($1, 0, now() + interval '10 seconds')",
+      [w.keyId],
+    );
     const before = await recorded(db.pool, w.organizationId);
     const res = await gw.authorize(w.key, { tool: w.tool, arguments: refund(1) });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(res.body).toMatchObject({ allowed: false, status: "unavailable", code: "RATE_LIMITED", retryable: true });
+    expect(res.body).toMatchObject({
+      allowed: false,
+      status: "unavailable",
+      code: "RATE_LIMITED",
+      retryable: true,
+    });
     expect(await recorded(db.pool, w.organizationId)).toEqual(before);
   });
 
   it("503 unavailable / GATEWAY_BUSY when the organization's queue is full: retryable, nothing recorded", async () => {
-    const busy = await startTestGateway(db, { keyHashSecret: gw.keyHashSecret, signingKey: gw.signingKey, queue: { perOrganization: 0, maxWaiting: 0 } });
+    const busy = await startTestGateway(db, {
+      keyHashSecret: gw.keyHashSecret,
+      signingKey: gw.signingKey,
+      queue: { perOrganization: 0, maxWaiting: 0 },
+    });
     try {
       const before = await recorded(db.pool, world.organizationId);
       const res = await busy.authorize(world.key, { tool: world.tool, arguments: refund(1) });
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("5");
-      expect(res.body).toMatchObject({ allowed: false, status: "unavailable", code: "GATEWAY_BUSY", retryable: true });
+      expect(res.body).toMatchObject({
+        allowed: false,
+        status: "unavailable",
+        code: "GATEWAY_BUSY",
+        retryable: true,
+      });
       expect(await recorded(db.pool, world.organizationId)).toEqual(before);
     } finally {
       await busy.close();
@@ -545,7 +843,9 @@ describe("HTTP-level answers (7.3)", () => {
   it("GET /metrics shows decisions by status and code, the latency histogram, waits and queue depth", async () => {
     const text = await (await fetch(`${gw.gateway.url}/metrics`)).text();
     expect(text).toMatch(/countersign_decisions_total\{mode="caller",status="authorized",code=""\} \d+/);
-    expect(text).toMatch(/countersign_decisions_total\{mode="caller",status="denied",code="POLICY_DENIED"\} \d+/);
+    expect(text).toMatch(
+      /countersign_decisions_total\{mode="caller",status="denied",code="POLICY_DENIED"\} \d+/,
+    );
     expect(text).toContain("countersign_decision_duration_seconds_bucket");
     expect(text).toContain("countersign_approval_waits");
     expect(text).toContain("countersign_queue_depth");
@@ -562,7 +862,8 @@ async function poll<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise
 
 async function waitForMetric(g: TestGateway, name: string, value: number) {
   await poll(
-    async () => (await (await fetch(`${g.gateway.url}/metrics`)).text()).match(new RegExp(`^${name} (\\d+)`, "m"))?.[1],
+    async () =>
+      (await (await fetch(`${g.gateway.url}/metrics`)).text()).match(new RegExp(`^${name} (\\d+)`, "m"))?.[1],
     (v) => Number(v) === value,
   );
 }

@@ -18,7 +18,11 @@ export interface TestGateway {
   gateway: RunningGateway;
   keyHashSecret: Buffer;
   signingKey: Uint8Array;
-  authorize(key: string | null, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: JsonBody; headers: Headers }>;
+  authorize(
+    key: string | null,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: JsonBody; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -59,7 +63,11 @@ export async function startTestGateway(
     async authorize(key, body, headers = {}) {
       const res = await fetch(`${gateway.url}/v1/authorize`, {
         method: "POST",
-        headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+        headers: {
+          "content-type": "application/json",
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...headers,
+        },
         body: typeof body === "string" ? body : JSON.stringify(body),
       });
       const text = await res.text();
@@ -72,7 +80,11 @@ export async function startTestGateway(
 /** The official MCP SDK client as the agent, over Streamable HTTP with the gateway key as bearer token. */
 export async function mcpAgent(gatewayUrl: string, key: string): Promise<Client> {
   const client = new Client({ name: "test-agent", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gatewayUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   return client;
 }
 

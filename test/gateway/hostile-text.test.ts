@@ -27,14 +27,20 @@ afterAll(async () => {
 });
 
 /** A raw body: text parts as UTF-8, number arrays as the bytes themselves. */
-const raw = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))));
+const raw = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))));
 const LONE_HIGH = [0xed, 0xa0, 0x80]; // U+D800 encoded as if it were a character
 const LONE_LOW = [0xed, 0xb0, 0x80];
 
 async function post(path: string, body: Buffer | string, headers: Record<string, string> = {}) {
   const res = await fetch(`${gw.gateway.url}${path}`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${world.key}`, ...headers },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${world.key}`,
+      ...headers,
+    },
     body,
   });
   const text = await res.text();
@@ -42,12 +48,17 @@ async function post(path: string, body: Buffer | string, headers: Record<string,
 }
 
 /** Any method, TRACE included (fetch refuses to send it). */
-function send(method: string, path: string): Promise<{ status: number; allow: string | undefined; body: JsonBody }> {
+function send(
+  method: string,
+  path: string,
+): Promise<{ status: number; allow: string | undefined; body: JsonBody }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${gw.gateway.url}${path}`, { method }, (res) => {
       let text = "";
       res.on("data", (d) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body: JSON.parse(text) }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body: JSON.parse(text) }),
+      );
     });
     req.on("error", reject);
     req.end();
@@ -61,58 +72,102 @@ async function expectNothingRecorded<T>(fn: () => Promise<T>): Promise<T> {
   return out;
 }
 
-const authorizeBody = (args: string, extra = "") => `{"tool":${JSON.stringify(world.tool)},"arguments":${args}${extra}}`;
+const authorizeBody = (args: string, extra = "") =>
+  `{"tool":${JSON.stringify(world.tool)},"arguments":${args}${extra}}`;
 
 describe("POST /v1/authorize: the text rule", () => {
   it("refuses a lone surrogate or U+0000 escaped in arguments with INVALID_ARGUMENTS, in tool or idempotency_key with INVALID_REQUEST; nothing recorded", async () => {
     for (const bad of ["\\ud800", "\\udc00", "a\\ud800b", "\\u0000", "x\\u0000"]) {
-      const inArgs = await expectNothingRecorded(() => post("/v1/authorize", authorizeBody(`{"order":"${bad}","amount":5}`)));
+      const inArgs = await expectNothingRecorded(() =>
+        post("/v1/authorize", authorizeBody(`{"order":"${bad}","amount":5}`)),
+      );
       expect(inArgs.status, bad).toBe(400);
-      expect(inArgs.body).toMatchObject({ allowed: false, status: "invalid_request", code: "INVALID_ARGUMENTS" });
+      expect(inArgs.body).toMatchObject({
+        allowed: false,
+        status: "invalid_request",
+        code: "INVALID_ARGUMENTS",
+      });
       expect(inArgs.body.detail).toMatch(/^arguments\.order: /);
-      const inTool = await expectNothingRecorded(() => post("/v1/authorize", `{"tool":"${bad}","arguments":{}}`));
-      expect(inTool.body).toMatchObject({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST" });
-      const inKey = await expectNothingRecorded(() => post("/v1/authorize", authorizeBody(`{"amount":5}`, `,"idempotency_key":"k${bad}"`)));
+      const inTool = await expectNothingRecorded(() =>
+        post("/v1/authorize", `{"tool":"${bad}","arguments":{}}`),
+      );
+      expect(inTool.body).toMatchObject({
+        allowed: false,
+        status: "invalid_request",
+        code: "INVALID_REQUEST",
+      });
+      const inKey = await expectNothingRecorded(() =>
+        post("/v1/authorize", authorizeBody(`{"amount":5}`, `,"idempotency_key":"k${bad}"`)),
+      );
       expect(inKey.status).toBe(400);
-      expect(inKey.body).toMatchObject({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST" });
+      expect(inKey.body).toMatchObject({
+        allowed: false,
+        status: "invalid_request",
+        code: "INVALID_REQUEST",
+      });
     }
   });
 
   it("refuses raw surrogates and bytes that are not UTF-8 instead of deciding on replaced text", async () => {
     for (const bad of [LONE_HIGH, LONE_LOW, [0xff], [0xc0, 0xaf], [0xe2, 0x82]]) {
-      const inArgs = await expectNothingRecorded(() => post("/v1/authorize", raw(`{"tool":"${world.tool}","arguments":{"order":"o-`, bad, `","amount":5}}`)));
+      const inArgs = await expectNothingRecorded(() =>
+        post("/v1/authorize", raw(`{"tool":"${world.tool}","arguments":{"order":"o-`, bad, `","amount":5}}`)),
+      );
       expect(inArgs.status).toBe(400);
       expect(inArgs.body).toMatchObject({ allowed: false, code: "INVALID_ARGUMENTS" });
-      const inKey = await expectNothingRecorded(() => post("/v1/authorize", raw(`{"tool":"${world.tool}","arguments":{"amount":5},"idempotency_key":"`, bad, `"}`)));
+      const inKey = await expectNothingRecorded(() =>
+        post(
+          "/v1/authorize",
+          raw(`{"tool":"${world.tool}","arguments":{"amount":5},"idempotency_key":"`, bad, `"}`),
+        ),
+      );
       expect(inKey.body).toMatchObject({ allowed: false, code: "INVALID_REQUEST" });
     }
   });
 
   it("keeps different idempotency keys apart: U+FFFD is a key of its own, lone surrogates are refused", async () => {
-    const first = await post("/v1/authorize", authorizeBody(`{"order":"o-fffd","amount":5}`, `,"idempotency_key":"\\ufffd-${Date.now()}"`));
+    const first = await post(
+      "/v1/authorize",
+      authorizeBody(`{"order":"o-fffd","amount":5}`, `,"idempotency_key":"\\ufffd-${Date.now()}"`),
+    );
     expect(first.body).toMatchObject({ allowed: true, status: "authorized" });
     for (const k of ["\\ud800", "\\udc00"]) {
-      const other = await expectNothingRecorded(() => post("/v1/authorize", authorizeBody(`{"order":"o-fffd","amount":5}`, `,"idempotency_key":"${k}-${Date.now()}"`)));
+      const other = await expectNothingRecorded(() =>
+        post(
+          "/v1/authorize",
+          authorizeBody(`{"order":"o-fffd","amount":5}`, `,"idempotency_key":"${k}-${Date.now()}"`),
+        ),
+      );
       expect(other.status).toBe(400);
       expect(other.body.protected_action_id).toBeUndefined();
     }
   });
 
   it("refuses exact duplicate member names: in arguments INVALID_ARGUMENTS (never decided as the last one), elsewhere INVALID_REQUEST", async () => {
-    const dup = await expectNothingRecorded(() => post("/v1/authorize", authorizeBody(`{"order":"o-d","amount":5,"amount":500}`)));
+    const dup = await expectNothingRecorded(() =>
+      post("/v1/authorize", authorizeBody(`{"order":"o-d","amount":5,"amount":500}`)),
+    );
     expect(dup.status).toBe(400);
     expect(dup.body).toMatchObject({ allowed: false, status: "invalid_request", code: "INVALID_ARGUMENTS" });
     expect(dup.body.detail).toMatch(/arguments\.amount/);
-    const deep = await expectNothingRecorded(() => post("/v1/authorize", authorizeBody(`{"amount":5,"lines":[{"sku":"a"},{"sku":"b","q":1,"sku":"c"}]}`)));
+    const deep = await expectNothingRecorded(() =>
+      post("/v1/authorize", authorizeBody(`{"amount":5,"lines":[{"sku":"a"},{"sku":"b","q":1,"sku":"c"}]}`)),
+    );
     expect(deep.body).toMatchObject({ code: "INVALID_ARGUMENTS" });
-    const escaped = await expectNothingRecorded(() => post("/v1/authorize", authorizeBody(`{"amount":5,"\\u0061mount":6}`)));
+    const escaped = await expectNothingRecorded(() =>
+      post("/v1/authorize", authorizeBody(`{"amount":5,"\\u0061mount":6}`)),
+    );
     expect(escaped.body).toMatchObject({ code: "INVALID_ARGUMENTS" });
-    const top = await expectNothingRecorded(() => post("/v1/authorize", `{"tool":"${world.tool}","tool":"other","arguments":{"amount":5}}`));
+    const top = await expectNothingRecorded(() =>
+      post("/v1/authorize", `{"tool":"${world.tool}","tool":"other","arguments":{"amount":5}}`),
+    );
     expect(top.body).toMatchObject({ allowed: false, status: "invalid_request", code: "INVALID_REQUEST" });
   });
 
   it("checks the key first: without one, a body breaking the rule is 401", async () => {
-    const res = await expectNothingRecorded(() => post("/v1/authorize", authorizeBody(`{"amount":"\\ud800"}`), { authorization: "" }));
+    const res = await expectNothingRecorded(() =>
+      post("/v1/authorize", authorizeBody(`{"amount":"\\ud800"}`), { authorization: "" }),
+    );
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ allowed: false, code: "UNAUTHORIZED" });
   });
@@ -141,9 +196,13 @@ describe("POST /v1/authorize: fastify's own errors in the endpoint's shape", () 
     expect([empty.status, empty.body]).toEqual([400, expect.objectContaining(refusal)]);
     const text = await post("/v1/authorize", authorizeBody("{}"), { "content-type": "text/plain" });
     expect([text.status, text.body]).toEqual([415, expect.objectContaining(refusal)]);
-    const form = await post("/v1/authorize", "tool=x", { "content-type": "application/x-www-form-urlencoded" });
+    const form = await post("/v1/authorize", "tool=x", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
     expect([form.status, form.body]).toEqual([415, expect.objectContaining(refusal)]);
-    const big = await expectNothingRecorded(() => post("/v1/authorize", authorizeBody(`{"pad":"${"x".repeat(1024 * 1024)}"}`)));
+    const big = await expectNothingRecorded(() =>
+      post("/v1/authorize", authorizeBody(`{"pad":"${"x".repeat(1024 * 1024)}"}`)),
+    );
     expect([big.status, big.body]).toEqual([413, expect.objectContaining(refusal)]);
     for (const r of [bad, empty, text, big]) {
       expect(typeof r.body.detail).toBe("string");
@@ -165,7 +224,8 @@ describe("POST /v1/authorize: fastify's own errors in the endpoint's shape", () 
 });
 
 describe("/mcp: the text rule and fastify's errors in JSON-RPC", () => {
-  const call = (params: string, id: number | string = 7) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":${params}}`;
+  const call = (params: string, id: number | string = 7) =>
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":${params}}`;
 
   it("a tools/call breaking the rule is the tool's refusal (never -32603): INVALID_ARGUMENTS, INVALID_META, INVALID_REQUEST; nothing recorded", async () => {
     const cases: [Buffer | string, string][] = [
@@ -173,19 +233,29 @@ describe("/mcp: the text rule and fastify's errors in JSON-RPC", () => {
       [call(`{"name":"${world.tool}","arguments":{"note":"\\u0000"}}`), "INVALID_ARGUMENTS"],
       [call(`{"name":"${world.tool}","arguments":{"amount":5,"amount":500}}`), "INVALID_ARGUMENTS"],
       [raw(call(`{"name":"${world.tool}","arguments":{"note":"`), LONE_LOW, `"}}}`), "INVALID_ARGUMENTS"],
-      [call(`{"name":"${world.tool}","arguments":{},"_meta":{"service/idempotency-key":"\\udc00"}}`), "INVALID_META"],
+      [
+        call(`{"name":"${world.tool}","arguments":{},"_meta":{"service/idempotency-key":"\\udc00"}}`),
+        "INVALID_META",
+      ],
       [call(`{"name":"t\\u0000","arguments":{}}`), "INVALID_REQUEST"],
     ];
     for (const [body, code] of cases) {
       const res = await expectNothingRecorded(() => post("/mcp", body));
       expect(res.status, String(body)).toBe(200);
-      expect(res.body).toMatchObject({ jsonrpc: "2.0", id: 7, result: { isError: true, structuredContent: { service: { status: "invalid_request", code } } } });
+      expect(res.body).toMatchObject({
+        jsonrpc: "2.0",
+        id: 7,
+        result: { isError: true, structuredContent: { service: { status: "invalid_request", code } } },
+      });
       expect(res.text).not.toMatch(/-32603|Error:|at /);
     }
   });
 
   it("another method's params breaking the rule is -32602; a message breaking it elsewhere is 400 -32600", async () => {
-    const init = await post("/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"\\ud800"}}`);
+    const init = await post(
+      "/mcp",
+      `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"\\ud800"}}`,
+    );
     expect(init.status).toBe(200);
     expect(init.body).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -32602 } });
     const method = await post("/mcp", `{"jsonrpc":"2.0","id":2,"method":"tools/\\u0000"}`);
@@ -200,7 +270,11 @@ describe("/mcp: the text rule and fastify's errors in JSON-RPC", () => {
   });
 
   it("params failing the SDK's own schema are -32602 naming the member, never -32603 with the exception's text", async () => {
-    for (const body of [`{"jsonrpc":"2.0","id":"i","method":"initialize"}`, `{"jsonrpc":"2.0","id":"i","method":"tools/call","params":{"arguments":{}}}`, `{"jsonrpc":"2.0","id":"i","method":"tools/list","params":{"cursor":5}}`]) {
+    for (const body of [
+      `{"jsonrpc":"2.0","id":"i","method":"initialize"}`,
+      `{"jsonrpc":"2.0","id":"i","method":"tools/call","params":{"arguments":{}}}`,
+      `{"jsonrpc":"2.0","id":"i","method":"tools/list","params":{"cursor":5}}`,
+    ]) {
       const res = await expectNothingRecorded(() => post("/mcp", body));
       expect(res.status, body).toBe(200);
       expect(res.body).toMatchObject({ jsonrpc: "2.0", id: "i", error: { code: -32602 } });
@@ -221,7 +295,11 @@ describe("/mcp: the text rule and fastify's errors in JSON-RPC", () => {
 
   it("a wrong method is 405 before the body is read, whatever the body", async () => {
     for (const path of ["/mcp", "/v1/authorize"]) {
-      const res = await fetch(`${gw.gateway.url}${path}`, { method: "PUT", headers: { "content-type": "application/json", authorization: `Bearer ${world.key}` }, body: '{"a":"\\ud800","a":1' });
+      const res = await fetch(`${gw.gateway.url}${path}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", authorization: `Bearer ${world.key}` },
+        body: '{"a":"\\ud800","a":1',
+      });
       expect(res.status, path).toBe(405);
     }
   });

@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideApproval } from "../../core/src/approvals/index.js";
 import { verifyBundle } from "../../protocol/src/evidence/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
-import { createActivePolicy, createAuthorizationWorld, createDecisionOnlyTool, createMcpTool, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
+import {
+  createActivePolicy,
+  createAuthorizationWorld,
+  createDecisionOnlyTool,
+  createMcpTool,
+  signDecision,
+  type AuthorizationWorld,
+} from "../fixtures/authorization.js";
 import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
 import { mcpAgent, recorded, startTestGateway, type TestGateway } from "./harness.js";
 import { jsonOf, type JsonBody } from "../fixtures/json.js";
@@ -39,7 +46,14 @@ beforeAll(async () => {
       nul: () => ({ content: [{ type: "text", text: "a\u0000b" }] }),
     },
   });
-  tool = (await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" }, credential: { key: credentialKey, authorization: "Bearer upstream-secret" } })).name;
+  tool = (
+    await createMcpTool(db.pool, world.organizationId, {
+      url: up.url,
+      upstreamName: "refund",
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+      credential: { key: credentialKey, authorization: "Bearer upstream-secret" },
+    })
+  ).name;
   agent = await mcpAgent(gw.gateway.url, world.key);
 });
 afterAll(async () => {
@@ -56,8 +70,20 @@ const call = (name: string, args: Record<string, unknown>, meta: Record<string, 
 const service = (r: CallToolResult) => (r.structuredContent as { service: Record<string, JsonBody> }).service;
 const metaOf = (r: CallToolResult) => (r._meta as { service: Record<string, JsonBody> }).service;
 
-async function addTool(upstreamName: string, extra: Partial<Parameters<typeof createMcpTool>[2]> = {}, w = world, u = up) {
-  return (await createMcpTool(db.pool, w.organizationId, { url: u.url, upstreamName, amountMapping: { amount_path: "amount", currency: "EUR" }, ...extra })).name;
+async function addTool(
+  upstreamName: string,
+  extra: Partial<Parameters<typeof createMcpTool>[2]> = {},
+  w = world,
+  u = up,
+) {
+  return (
+    await createMcpTool(db.pool, w.organizationId, {
+      url: u.url,
+      upstreamName,
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+      ...extra,
+    })
+  ).name;
 }
 
 describe("the MCP endpoint with the SDK client", () => {
@@ -73,7 +99,12 @@ describe("the MCP endpoint with the SDK client", () => {
 
   it("tools/list pages with cursors", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    for (let i = 0; i < 55; i++) await createMcpTool(db.pool, w.organizationId, { url: up.url, upstreamName: "refund", name: `t_${String(i).padStart(2, "0")}` });
+    for (let i = 0; i < 55; i++)
+      await createMcpTool(db.pool, w.organizationId, {
+        url: up.url,
+        upstreamName: "refund",
+        name: `t_${String(i).padStart(2, "0")}`,
+      });
     const a = await mcpAgent(gw.gateway.url, w.key);
     const first = await a.listTools();
     expect(first.tools).toHaveLength(50);
@@ -98,11 +129,28 @@ describe("tools/call: decision, then execution exactly once", () => {
     for (const id of ["receipt_object_id", "result_object_id"]) expect(m[id]).toMatch(/^ko_/);
     expect(up.calls.refund).toBe(before + 1);
     expect(up.authorizations.at(-1)).toBe("Bearer upstream-secret");
-    const { rows } = await db.pool.query("select pa.status, pa.execution, r.kind, r.outcome, r.bundle from protected_actions pa join receipts r on r.id = pa.receipt_id where pa.id = $1", [m.protected_action_id]);
-    expect(rows[0]).toMatchObject({ status: "succeeded", execution: "gateway", kind: "execution", outcome: "succeeded" });
+    const { rows } = await db.pool.query(
+      "select pa.status, pa.execution, r.kind, r.outcome, r.bundle from protected_actions pa join receipts r on r.id = pa.receipt_id where pa.id = $1",
+      [m.protected_action_id],
+    );
+    expect(rows[0]).toMatchObject({
+      status: "succeeded",
+      execution: "gateway",
+      kind: "execution",
+      outcome: "succeeded",
+    });
     const bundle = JSON.parse(rows[0].bundle.toString("utf8"));
-    expect(bundle.objects.slice(0, 4).map((o: { body: { type: string } }) => o.body.type)).toEqual(["TASK", "PROPOSAL", "EXECUTION", "RESULT"]);
-    expect(verifyBundle(bundle, { trust: { issuers: [gw.gateway.identity.signer.kid], principals: [world.principal.kid] } }).valid).toBe(true);
+    expect(bundle.objects.slice(0, 4).map((o: { body: { type: string } }) => o.body.type)).toEqual([
+      "TASK",
+      "PROPOSAL",
+      "EXECUTION",
+      "RESULT",
+    ]);
+    expect(
+      verifyBundle(bundle, {
+        trust: { issuers: [gw.gateway.identity.signer.kid], principals: [world.principal.kid] },
+      }).valid,
+    ).toBe(true);
 
     // The same key again: the stored outcome, the upstream not called again.
     const again = await call(tool, { order: "o-1", amount: 40 }, { "service/idempotency-key": k });
@@ -114,7 +162,11 @@ describe("tools/call: decision, then execution exactly once", () => {
     const before = up.calls.refund ?? 0;
     const res = await call(tool, { amount: 20000 });
     expect(res.isError).toBe(true);
-    expect(service(res)).toMatchObject({ status: "denied", code: "POLICY_DENIED", policy: { schema: "service.cloud/agent-explanation@1", decided_by: { rule_id: "hard-cap" } } });
+    expect(service(res)).toMatchObject({
+      status: "denied",
+      code: "POLICY_DENIED",
+      policy: { schema: "service.cloud/agent-explanation@1", decided_by: { rule_id: "hard-cap" } },
+    });
     expect(service(res).protected_action_id).toMatch(/^[0-9a-f-]{36}$/);
     expect((res.content as { text: string }[])[1]!.text).toMatch(/^Why: /);
     expect(up.calls.refund ?? 0).toBe(before);
@@ -125,22 +177,44 @@ describe("tools/call: decision, then execution exactly once", () => {
     const args = { order: "big", amount: 500 };
     const pending = await call(tool, args, { "service/idempotency-key": k });
     expect(service(pending)).toMatchObject({ status: "approval_pending", code: "APPROVAL_PENDING" });
-    const object = await signDecision(db.pool, service(pending).approval_request_id, world.approver.signer, "APPROVAL");
-    await decideApproval(db.pool, { organizationId: world.organizationId, approvalRequestId: service(pending).approval_request_id, userId: world.approver.userId, object, identity: gw.gateway.identity });
+    const object = await signDecision(
+      db.pool,
+      service(pending).approval_request_id,
+      world.approver.signer,
+      "APPROVAL",
+    );
+    await decideApproval(db.pool, {
+      organizationId: world.organizationId,
+      approvalRequestId: service(pending).approval_request_id,
+      userId: world.approver.userId,
+      object,
+      identity: gw.gateway.identity,
+    });
     const before = up.calls.refund ?? 0;
     const ran = await call(tool, args, { "service/idempotency-key": k });
     expect(ran.isError).toBeFalsy();
     expect(up.calls.refund).toBe(before + 1);
-    const { rows } = await db.pool.query("select r.bundle from receipts r where r.id = $1", [metaOf(ran).receipt_id]);
-    const types = JSON.parse(rows[0].bundle.toString("utf8")).objects.slice(0, 5).map((o: { body: { type: string } }) => o.body.type);
+    const { rows } = await db.pool.query("select r.bundle from receipts r where r.id = $1", [
+      metaOf(ran).receipt_id,
+    ]);
+    const types = JSON.parse(rows[0].bundle.toString("utf8"))
+      .objects.slice(0, 5)
+      .map((o: { body: { type: string } }) => o.body.type);
     expect(types).toEqual(["TASK", "PROPOSAL", "APPROVAL", "EXECUTION", "RESULT"]);
   });
 
   it("DECISION_ONLY_TOOL for a decision-only tool, nothing recorded; INVALID_META and INVALID_ARGUMENTS likewise", async () => {
     const before = await recorded(db.pool, world.organizationId);
-    expect(service(await call(world.tool, { amount: 1 }))).toMatchObject({ status: "invalid_request", code: "DECISION_ONLY_TOOL" });
-    expect(service(await call(tool, { amount: 1 }, { "service/idempotency-key": "" }))).toMatchObject({ code: "INVALID_META" });
-    expect(service(await call(tool, { amount: 1 }, { "service/colour": "blue" }))).toMatchObject({ code: "INVALID_META" });
+    expect(service(await call(world.tool, { amount: 1 }))).toMatchObject({
+      status: "invalid_request",
+      code: "DECISION_ONLY_TOOL",
+    });
+    expect(service(await call(tool, { amount: 1 }, { "service/idempotency-key": "" }))).toMatchObject({
+      code: "INVALID_META",
+    });
+    expect(service(await call(tool, { amount: 1 }, { "service/colour": "blue" }))).toMatchObject({
+      code: "INVALID_META",
+    });
     expect(service(await call(tool, { amount: 1.5 }))).toMatchObject({ code: "INVALID_ARGUMENTS" });
     expect(service(await call("no_such_tool", {}))).toMatchObject({ code: "UNKNOWN_TOOL" });
     expect(await recorded(db.pool, world.organizationId)).toEqual(before);
@@ -150,12 +224,23 @@ describe("tools/call: decision, then execution exactly once", () => {
     const before = up.calls.refund ?? 0;
     const k = key();
     const agents = await Promise.all(Array.from({ length: 4 }, () => mcpAgent(gw.gateway.url, world.key)));
-    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => agents[i % 4]!.callTool({ name: tool, arguments: { order: "race", amount: 7 }, _meta: { "service/idempotency-key": k } }) as Promise<CallToolResult>));
+    const answers = await Promise.all(
+      Array.from(
+        { length: 16 },
+        (_, i) =>
+          agents[i % 4]!.callTool({
+            name: tool,
+            arguments: { order: "race", amount: 7 },
+            _meta: { "service/idempotency-key": k },
+          }) as Promise<CallToolResult>,
+      ),
+    );
     await Promise.all(agents.map((a) => a.close()));
     expect(up.calls.refund).toBe(before + 1);
     const ran = answers.filter((a) => !a.isError);
     expect(ran.length).toBeGreaterThanOrEqual(1);
-    for (const a of answers.filter((x) => x.isError)) expect(["EXECUTION_IN_PROGRESS", "DUPLICATE_IN_FLIGHT", "REPLAY"]).toContain(service(a).code);
+    for (const a of answers.filter((x) => x.isError))
+      expect(["EXECUTION_IN_PROGRESS", "DUPLICATE_IN_FLIGHT", "REPLAY"]).toContain(service(a).code);
     // Afterwards the key answers the stored outcome.
     const later = await call(tool, { order: "race", amount: 7 }, { "service/idempotency-key": k });
     expect(later.isError).toBeFalsy();
@@ -169,7 +254,10 @@ describe("upstream outcomes (SPEC 7.3 upstream_error), each with a failed receip
     expect(res.isError).toBe(true);
     expect(service(res)).toMatchObject({ status: "upstream_error", code });
     const m = metaOf(res);
-    const { rows } = await db.pool.query("select pa.status, pa.error_code, r.outcome from protected_actions pa join receipts r on r.id = pa.receipt_id where pa.id = $1", [m.protected_action_id]);
+    const { rows } = await db.pool.query(
+      "select pa.status, pa.error_code, r.outcome from protected_actions pa join receipts r on r.id = pa.receipt_id where pa.id = $1",
+      [m.protected_action_id],
+    );
     expect(rows[0]).toMatchObject({ status: "failed", error_code: code, outcome: "failed" });
     expect(m.receipt_id).toBe(service(res).protected_action_id ? m.receipt_id : undefined);
     return res;
@@ -208,7 +296,14 @@ describe("upstream outcomes (SPEC 7.3 upstream_error), each with a failed receip
   });
 
   it("UPSTREAM_BLOCKED for an address the rules refuse (private range)", async () => {
-    await failedWith(await createMcpTool(db.pool, world.organizationId, { url: "https://10.1.2.3/mcp", upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" } }).then((t) => t.name), "UPSTREAM_BLOCKED");
+    await failedWith(
+      await createMcpTool(db.pool, world.organizationId, {
+        url: "https://10.1.2.3/mcp",
+        upstreamName: "refund",
+        amountMapping: { amount_path: "amount", currency: "EUR" },
+      }).then((t) => t.name),
+      "UPSTREAM_BLOCKED",
+    );
   });
 
   it("UPSTREAM_CREDENTIAL_INVALID when the stored credential cannot be decrypted: nothing runs, the action stays approved", async () => {
@@ -217,7 +312,9 @@ describe("upstream outcomes (SPEC 7.3 upstream_error), each with a failed receip
     const res = await call(name, { amount: 3 });
     expect(service(res)).toMatchObject({ status: "upstream_error", code: "UPSTREAM_CREDENTIAL_INVALID" });
     expect(up.calls.refund ?? 0).toBe(before);
-    const { rows } = await db.pool.query("select status from protected_actions where id = $1", [service(res).protected_action_id]);
+    const { rows } = await db.pool.query("select status from protected_actions where id = $1", [
+      service(res).protected_action_id,
+    ]);
     expect(rows[0].status).toBe("approved");
   });
 });
@@ -225,15 +322,29 @@ describe("upstream outcomes (SPEC 7.3 upstream_error), each with a failed receip
 describe("re-checks before running (SPEC 1.7, 2.3, 3.3, 3.9)", () => {
   /** An allowed call that could not run yet (its server's credential is unusable), to change things before it runs. */
   async function allowedNotRun(w: AuthorizationWorld, u = up) {
-    const t = await createMcpTool(db.pool, w.organizationId, { url: u.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" }, credential: { garbage: true } });
+    const t = await createMcpTool(db.pool, w.organizationId, {
+      url: u.url,
+      upstreamName: "refund",
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+      credential: { garbage: true },
+    });
     const a = await mcpAgent(gw.gateway.url, w.key);
     const k = key();
-    const first = (await a.callTool({ name: t.name, arguments: { amount: 5 }, _meta: { "service/idempotency-key": k } })) as CallToolResult;
+    const first = (await a.callTool({
+      name: t.name,
+      arguments: { amount: 5 },
+      _meta: { "service/idempotency-key": k },
+    })) as CallToolResult;
     expect(service(first).code).toBe("UPSTREAM_CREDENTIAL_INVALID");
     const fix = async () => {
       await db.pool.query("update mcp_servers set credential_encrypted = null where id = $1", [t.serverId]);
     };
-    const again = async () => (await a.callTool({ name: t.name, arguments: { amount: 5 }, _meta: { "service/idempotency-key": k } })) as CallToolResult;
+    const again = async () =>
+      (await a.callTool({
+        name: t.name,
+        arguments: { amount: 5 },
+        _meta: { "service/idempotency-key": k },
+      })) as CallToolResult;
     return { tool: t, agent: a, fix, again, actionId: service(first).protected_action_id as string };
   }
 
@@ -241,8 +352,16 @@ describe("re-checks before running (SPEC 1.7, 2.3, 3.3, 3.9)", () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const pending = await allowedNotRun(w);
     await pending.fix();
-    const stricter = await createActivePolicy(db.pool, w.organizationId, { revision: 1, default_effect: "deny", rules: [] });
-    await db.pool.query("update policies set active_version_id = $2 where id = $1", [w.policyId, (await db.pool.query("select id from policy_versions where policy_id = $1", [stricter.policyId])).rows[0].id]);
+    const stricter = await createActivePolicy(db.pool, w.organizationId, {
+      revision: 1,
+      default_effect: "deny",
+      rules: [],
+    });
+    await db.pool.query("update policies set active_version_id = $2 where id = $1", [
+      w.policyId,
+      (await db.pool.query("select id from policy_versions where policy_id = $1", [stricter.policyId]))
+        .rows[0].id,
+    ]);
     const before = up.calls.refund ?? 0;
     expect(service(await pending.again())).toMatchObject({ status: "denied", code: "POLICY_CHANGED" });
     expect(up.calls.refund ?? 0).toBe(before);
@@ -258,12 +377,14 @@ describe("re-checks before running (SPEC 1.7, 2.3, 3.3, 3.9)", () => {
        select policy_id, organization_id, 2, document, document_size, digest, language_revision, 'active' from policy_versions where id = $1 returning id`,
       [w.versionId],
     );
-    await db.pool.query("update policies set active_version_id = $2 where id = $1", [w.policyId, v2.rows[0].id]);
-    await db.pool.query("insert into policy_supersessions (organization_id, policy_id, version_id, scope, reason) values ($1, $2, $3, 'supersede_all', 'rollback')", [
-      w.organizationId,
+    await db.pool.query("update policies set active_version_id = $2 where id = $1", [
       w.policyId,
       v2.rows[0].id,
     ]);
+    await db.pool.query(
+      "insert into policy_supersessions (organization_id, policy_id, version_id, scope, reason) values ($1, $2, $3, 'supersede_all', 'rollback')",
+      [w.organizationId, w.policyId, v2.rows[0].id],
+    );
     const before = up.calls.refund ?? 0;
     expect(service(await pending.again())).toMatchObject({ status: "expired", code: "SUPERSEDED" });
     expect(up.calls.refund ?? 0).toBe(before);
@@ -274,7 +395,10 @@ describe("re-checks before running (SPEC 1.7, 2.3, 3.3, 3.9)", () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const pending = await allowedNotRun(w);
     await pending.fix();
-    await db.pool.query("update tools set binding = binding || '{\"upstream_name\": \"other\"}', authorized_binding = binding || '{\"upstream_name\": \"other\"}' where id = $1", [pending.tool.id]);
+    await db.pool.query(
+      'update tools set binding = binding || \'{"upstream_name": "other"}\', authorized_binding = binding || \'{"upstream_name": "other"}\' where id = $1',
+      [pending.tool.id],
+    );
     expect(service(await pending.again())).toMatchObject({ status: "denied", code: "UPSTREAM_CHANGED" });
     await pending.agent.close();
   });
@@ -282,39 +406,88 @@ describe("re-checks before running (SPEC 1.7, 2.3, 3.3, 3.9)", () => {
   it("a tool whose binding is not authorized: TOOL_REAUTHORIZATION_REQUIRED, nothing recorded", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const t = await createMcpTool(db.pool, w.organizationId, { url: up.url, upstreamName: "refund" });
-    await db.pool.query("update tools set binding = binding || '{\"credential_version\": 9}' where id = $1", [t.id]);
+    await db.pool.query("update tools set binding = binding || '{\"credential_version\": 9}' where id = $1", [
+      t.id,
+    ]);
     const before = await recorded(db.pool, w.organizationId);
     const a = await mcpAgent(gw.gateway.url, w.key);
-    expect(service((await a.callTool({ name: t.name, arguments: {} })) as CallToolResult)).toMatchObject({ status: "denied", code: "TOOL_REAUTHORIZATION_REQUIRED" });
+    expect(service((await a.callTool({ name: t.name, arguments: {} })) as CallToolResult)).toMatchObject({
+      status: "denied",
+      code: "TOOL_REAUTHORIZATION_REQUIRED",
+    });
     expect(await recorded(db.pool, w.organizationId)).toEqual(before);
     await a.close();
   });
 
   it("observe windows: a relaxed call runs with _meta.service.policy; once the window ends an unrun relaxed call is OBSERVE_ENDED", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    await db.pool.query("insert into observe_windows (organization_id, agent_id, hours, ends_at, live) values ($1, $2, 1, now() + interval '1 hour', true)", [w.organizationId, w.agentId]);
-    const t = await createMcpTool(db.pool, w.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" } });
+    await db.pool.query(
+      "insert into observe_windows (organization_id, agent_id, hours, ends_at, live) values ($1, $2, 1, now() + interval '1 hour', true)",
+      [w.organizationId, w.agentId],
+    );
+    const t = await createMcpTool(db.pool, w.organizationId, {
+      url: up.url,
+      upstreamName: "refund",
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+    });
     const a = await mcpAgent(gw.gateway.url, w.key);
     const ran = (await a.callTool({ name: t.name, arguments: { amount: 500 } })) as CallToolResult;
     expect(ran.isError).toBeFalsy();
-    expect(metaOf(ran).policy).toMatchObject({ enforcement: "observe", relaxed: true, policy_effect: "require_approval", rule_id: "needs-approval" });
+    expect(metaOf(ran).policy).toMatchObject({
+      enforcement: "observe",
+      relaxed: true,
+      policy_effect: "require_approval",
+      rule_id: "needs-approval",
+    });
     expect(metaOf(ran).policy.observe_ends_at).toBeDefined();
     await a.close();
 
-    const held = await createMcpTool(db.pool, w.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" }, credential: { garbage: true } });
+    const held = await createMcpTool(db.pool, w.organizationId, {
+      url: up.url,
+      upstreamName: "refund",
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+      credential: { garbage: true },
+    });
     const b = await mcpAgent(gw.gateway.url, w.key);
     const k = key();
-    expect(service((await b.callTool({ name: held.name, arguments: { amount: 500 }, _meta: { "service/idempotency-key": k } })) as CallToolResult).code).toBe("UPSTREAM_CREDENTIAL_INVALID");
+    expect(
+      service(
+        (await b.callTool({
+          name: held.name,
+          arguments: { amount: 500 },
+          _meta: { "service/idempotency-key": k },
+        })) as CallToolResult,
+      ).code,
+    ).toBe("UPSTREAM_CREDENTIAL_INVALID");
     await db.pool.query("update mcp_servers set credential_encrypted = null where id = $1", [held.serverId]);
-    await db.pool.query("update observe_windows set ended_at = now(), end_reason = 'ended' where agent_id = $1", [w.agentId]);
-    expect(service((await b.callTool({ name: held.name, arguments: { amount: 500 }, _meta: { "service/idempotency-key": k } })) as CallToolResult)).toMatchObject({ code: "OBSERVE_ENDED" });
+    await db.pool.query(
+      "update observe_windows set ended_at = now(), end_reason = 'ended' where agent_id = $1",
+      [w.agentId],
+    );
+    expect(
+      service(
+        (await b.callTool({
+          name: held.name,
+          arguments: { amount: 500 },
+          _meta: { "service/idempotency-key": k },
+        })) as CallToolResult,
+      ),
+    ).toMatchObject({ code: "OBSERVE_ENDED" });
     await b.close();
   });
 });
 
 describe("HTTP-level answers of /mcp (SPEC 7.3)", () => {
   const post = (body: string, headers: Record<string, string> = {}) =>
-    fetch(`${gw.gateway.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body });
+    fetch(`${gw.gateway.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body,
+    });
   const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
 
   it("401 -32001 without a valid key", async () => {
@@ -330,14 +503,20 @@ describe("HTTP-level answers of /mcp (SPEC 7.3)", () => {
     const bad = await post("{nope", auth);
     expect(bad.status).toBe(400);
     expect((await jsonOf(bad)).error.code).toBe(-32700);
-    const big = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1024 * 1024) } }), auth);
+    const big = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(1024 * 1024) } }),
+      auth,
+    );
     expect(big.status).toBe(413);
     expect((await jsonOf(big)).error.code).toBe(-32600);
   });
 
   it("a batch costs one token per message: 429 -32000 with Retry-After once the bucket is short", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
-    await db.pool.query("insert into rate_limit_buckets (api_key_id, tokens, refilled_at) values ($1, 3, now() + interval '10 seconds')", [w.keyId]);
+    await db.pool.query(
+      "insert into rate_limit_buckets (api_key_id, tokens, refilled_at) values ($1, 3, now() + interval '10 seconds')",
+      [w.keyId],
+    );
     const batch = JSON.stringify([1, 2, 3, 4].map((id) => ({ jsonrpc: "2.0", id, method: "ping" })));
     const res = await post(batch, { authorization: `Bearer ${w.key}` });
     expect(res.status).toBe(429);

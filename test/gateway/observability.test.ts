@@ -5,7 +5,11 @@
  */
 import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DecisionService } from "../../core/src/decision/index.js";
@@ -23,7 +27,9 @@ import { startTestGateway, type TestGateway } from "./harness.js";
 // What NodeSDK registers in a server (startTelemetry), with an in-memory exporter.
 const exporter = new InMemorySpanExporter();
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+trace.setGlobalTracerProvider(
+  new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+);
 
 let db: TestDatabase;
 let gw: TestGateway;
@@ -46,8 +52,17 @@ describe("traces", () => {
     const spans = exporter.getFinishedSpans();
     const root = spans.find((s) => s.name === "POST /v1/authorize")!;
     expect(root).toBeDefined();
-    const stages = spans.filter((s) => s.spanContext().traceId === root.spanContext().traceId).map((s) => s.name);
-    for (const stage of ["gateway.admission", "gateway.queue", "decision.policy", "decision.evaluate", "decision.sign", "decision.record"]) {
+    const stages = spans
+      .filter((s) => s.spanContext().traceId === root.spanContext().traceId)
+      .map((s) => s.name);
+    for (const stage of [
+      "gateway.admission",
+      "gateway.queue",
+      "decision.policy",
+      "decision.evaluate",
+      "decision.sign",
+      "decision.record",
+    ]) {
       expect(stages).toContain(stage);
     }
     const record = spans.find((s) => s.name === "decision.record")!;
@@ -69,7 +84,11 @@ describe("database unavailable", () => {
       await admin.end();
       const res = await g.authorize(w.key, { tool: w.tool, arguments: { amount: 5 } });
       expect(res.status).toBe(503);
-      expect(res.body).toMatchObject({ status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
+      expect(res.body).toMatchObject({
+        status: "unavailable",
+        code: "DATABASE_UNAVAILABLE",
+        retryable: true,
+      });
     } finally {
       await g.close();
       await doomed.pool.end().catch(() => undefined);
@@ -88,7 +107,11 @@ describe("database unavailable", () => {
       queue: new OrganizationQueue(),
       decisions: new DecisionService({ pool, identity, defaultPlan: "developer", instanceId: "down", hub }),
     };
-    const app = buildGatewayServer({ pool, logger: createLogger("gateway", "silent"), routes: gatewayRoutes(ctx) });
+    const app = buildGatewayServer({
+      pool,
+      logger: createLogger("gateway", "silent"),
+      routes: gatewayRoutes(ctx),
+    });
     await app.listen({ host: "127.0.0.1", port: 0 });
     try {
       const { port } = app.server.address() as { port: number };
@@ -99,7 +122,12 @@ describe("database unavailable", () => {
       });
       expect(res.status).toBe(503);
       expect(res.headers.get("retry-after")).toBe("5");
-      expect(await res.json()).toMatchObject({ allowed: false, status: "unavailable", code: "DATABASE_UNAVAILABLE", retryable: true });
+      expect(await res.json()).toMatchObject({
+        allowed: false,
+        status: "unavailable",
+        code: "DATABASE_UNAVAILABLE",
+        retryable: true,
+      });
     } finally {
       await app.close();
       await pool.end();

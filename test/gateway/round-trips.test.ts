@@ -9,7 +9,11 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool } from "../../core/src/store/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
-import { createAuthorizationWorld, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
+import {
+  createAuthorizationWorld,
+  createMcpTool,
+  type AuthorizationWorld,
+} from "../fixtures/authorization.js";
 import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
 import { startTestGateway, type TestGateway } from "./harness.js";
 
@@ -29,7 +33,8 @@ function countingPool(url: string): { pool: pg.Pool; sent: Sent[] } {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
       const text = typeof config === "string" ? config : (config as { text: string }).text;
-      const name = typeof config === "object" && config !== null ? (config as { name?: string }).name : undefined;
+      const name =
+        typeof config === "object" && config !== null ? (config as { name?: string }).name : undefined;
       const word = text.trim().toLowerCase();
       if (word === "begin") inTransaction = true;
       sent.push({ name, text, autocommit: !inTransaction });
@@ -56,7 +61,11 @@ function synchronousCommits(sent: Sent[]): number {
   }
   return count;
 }
-const transactions = (sent: Sent[]) => sent.filter((s) => s.text.trim().toLowerCase() === "commit" || (s.autocommit && s.text.trim().toLowerCase() !== "begin")).length;
+const transactions = (sent: Sent[]) =>
+  sent.filter(
+    (s) =>
+      s.text.trim().toLowerCase() === "commit" || (s.autocommit && s.text.trim().toLowerCase() !== "begin"),
+  ).length;
 
 let db: TestDatabase;
 let counting: ReturnType<typeof countingPool>;
@@ -88,7 +97,11 @@ async function countedAuthorize(body: unknown) {
 describe("round trips and commits per call", () => {
   it("an allowed decision: two named statements (admission, write), one synchronous commit", async () => {
     await gw.authorize(world.key, { tool: world.tool, arguments: { amount: 5 }, idempotency_key: "warm-up" });
-    const { res, sent } = await countedAuthorize({ tool: world.tool, arguments: { amount: 5 }, idempotency_key: "counted" });
+    const { res, sent } = await countedAuthorize({
+      tool: world.tool,
+      arguments: { amount: 5 },
+      idempotency_key: "counted",
+    });
     expect(res.body.status).toBe("authorized");
     expect(sent.map((s) => s.name)).toEqual(["gateway_admission", "decision_write"]);
     expect(transactions(sent)).toBe(2);
@@ -99,7 +112,11 @@ describe("round trips and commits per call", () => {
     const denied = await countedAuthorize({ tool: world.tool, arguments: { amount: 50_000 } });
     expect(denied.res.body.status).toBe("denied");
     expect(denied.sent.map((s) => s.name)).toEqual(["gateway_admission", "decision_write"]);
-    const repeat = await countedAuthorize({ tool: world.tool, arguments: { amount: 5 }, idempotency_key: "counted" });
+    const repeat = await countedAuthorize({
+      tool: world.tool,
+      arguments: { amount: 5 },
+      idempotency_key: "counted",
+    });
     expect(repeat.res.body.status).toBe("authorized");
     // The admission finds the recorded action; the repeat reads its view and writes nothing.
     expect(repeat.sent.map((s) => s.name)).toEqual(["gateway_admission", "action_view"]);
@@ -107,12 +124,27 @@ describe("round trips and commits per call", () => {
   });
 
   it("a tools/call: every statement named; decision, claim and RESULT each commit once", async () => {
-    const tool = (await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" } })).name;
+    const tool = (
+      await createMcpTool(db.pool, world.organizationId, {
+        url: up.url,
+        upstreamName: "refund",
+        amountMapping: { amount_path: "amount", currency: "EUR" },
+      })
+    ).name;
     const call = async (id: string) => {
       const res = await fetch(`${gw.gateway.url}/mcp`, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${world.key}` },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: { amount: 5 }, _meta: { "service/idempotency-key": id } } }),
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${world.key}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: tool, arguments: { amount: 5 }, _meta: { "service/idempotency-key": id } },
+        }),
       });
       return (await res.json()) as { result?: { isError?: boolean } };
     };

@@ -26,8 +26,17 @@ import {
   type Signer,
 } from "../../protocol/src/evidence/index.js";
 import { runCountersign } from "../fixtures/cli.js";
-import { createAuthorizationWorld, createMcpTool, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
-import { registerServerIdentity, startServiceAwareUpstream, type ServiceAwareUpstream } from "../fixtures/service-aware-upstream.js";
+import {
+  createAuthorizationWorld,
+  createMcpTool,
+  signDecision,
+  type AuthorizationWorld,
+} from "../fixtures/authorization.js";
+import {
+  registerServerIdentity,
+  startServiceAwareUpstream,
+  type ServiceAwareUpstream,
+} from "../fixtures/service-aware-upstream.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { mcpAgent, startTestGateway, type TestGateway } from "./harness.js";
 import type { JsonBody } from "../fixtures/json.js";
@@ -38,7 +47,10 @@ let world: AuthorizationWorld;
 let up: ServiceAwareUpstream;
 let agent: Client;
 
-const echo = (args: Record<string, unknown>): CallToolResult => ({ content: [{ type: "text", text: `done: ${JSON.stringify(args)}` }], structuredContent: { echoed: args } });
+const echo = (args: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: "text", text: `done: ${JSON.stringify(args)}` }],
+  structuredContent: { echoed: args },
+});
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -69,8 +81,17 @@ const metaOf = (r: CallToolResult) => (r._meta as { service: Record<string, Json
 
 /** A tool on its own server row, the upstream's identity registered for it (or the given log). */
 async function serviceAwareTool(upstreamName: string, w = world, log?: IdentityDocument[]) {
-  const t = await createMcpTool(db.pool, w.organizationId, { url: up.url, upstreamName, amountMapping: { amount_path: "amount", currency: "EUR" } });
-  await registerServerIdentity(db.pool, w.organizationId, t.serverId, log ?? [up.identity(w.organizationId, t.serverId)]);
+  const t = await createMcpTool(db.pool, w.organizationId, {
+    url: up.url,
+    upstreamName,
+    amountMapping: { amount_path: "amount", currency: "EUR" },
+  });
+  await registerServerIdentity(
+    db.pool,
+    w.organizationId,
+    t.serverId,
+    log ?? [up.identity(w.organizationId, t.serverId)],
+  );
   return t.name;
 }
 
@@ -83,14 +104,21 @@ async function receiptOf(actionId: string) {
   return { ...row, bundle: row.bundle ? JSON.parse(row.bundle.toString("utf8")) : null };
 }
 
-const trust = () => ({ trust: { issuers: [gw.gateway.identity.signer.kid], principals: [world.principal.kid] } });
-const byType = (bundle: { objects: { body: { type: string } }[] }, type: string) => bundle.objects.filter((o) => o.body.type === type) as JsonBody[];
+const trust = () => ({
+  trust: { issuers: [gw.gateway.identity.signer.kid], principals: [world.principal.kid] },
+});
+const byType = (bundle: { objects: { body: { type: string } }[] }, type: string) =>
+  bundle.objects.filter((o) => o.body.type === type) as JsonBody[];
 
 describe("a service-aware upstream through the Gateway", () => {
   it("an allowed call: the server checks the evidence, runs once, attests; the receipt carries the trusted attestation and verifies offline", async () => {
     const tool = await serviceAwareTool("refund");
     const args = { order: "o-1", amount: 40 };
-    const res = (await agent.callTool({ name: tool, arguments: args, _meta: { "service/idempotency-key": key() } })) as CallToolResult;
+    const res = (await agent.callTool({
+      name: tool,
+      arguments: args,
+      _meta: { "service/idempotency-key": key() },
+    })) as CallToolResult;
     expect(res.isError).toBeFalsy();
     expect(res.structuredContent).toEqual({ echoed: args });
     expect(up.ran.refund).toBe(1);
@@ -122,16 +150,42 @@ describe("a service-aware upstream through the Gateway", () => {
     const tool = await serviceAwareTool("refund");
     const k = key();
     const args = { order: "big", amount: 500 };
-    const pending = (await agent.callTool({ name: tool, arguments: args, _meta: { "service/idempotency-key": k } })) as CallToolResult;
+    const pending = (await agent.callTool({
+      name: tool,
+      arguments: args,
+      _meta: { "service/idempotency-key": k },
+    })) as CallToolResult;
     expect(service(pending)).toMatchObject({ status: "approval_pending" });
-    const object = await signDecision(db.pool, service(pending).approval_request_id, world.approver.signer, "APPROVAL");
-    await decideApproval(db.pool, { organizationId: world.organizationId, approvalRequestId: service(pending).approval_request_id, userId: world.approver.userId, object, identity: gw.gateway.identity });
+    const object = await signDecision(
+      db.pool,
+      service(pending).approval_request_id,
+      world.approver.signer,
+      "APPROVAL",
+    );
+    await decideApproval(db.pool, {
+      organizationId: world.organizationId,
+      approvalRequestId: service(pending).approval_request_id,
+      userId: world.approver.userId,
+      object,
+      identity: gw.gateway.identity,
+    });
     const before = up.ran.refund ?? 0;
-    const ran = (await agent.callTool({ name: tool, arguments: args, _meta: { "service/idempotency-key": k } })) as CallToolResult;
+    const ran = (await agent.callTool({
+      name: tool,
+      arguments: args,
+      _meta: { "service/idempotency-key": k },
+    })) as CallToolResult;
     expect(ran.isError).toBeFalsy();
     expect(up.ran.refund).toBe(before + 1);
     const r = await receiptOf(metaOf(ran).protected_action_id);
-    expect(r.bundle.objects.slice(0, 6).map((o: { body: { type: string } }) => o.body.type)).toEqual(["TASK", "PROPOSAL", "APPROVAL", "EXECUTION", "RESULT", "DELEGATION"]);
+    expect(r.bundle.objects.slice(0, 6).map((o: { body: { type: string } }) => o.body.type)).toEqual([
+      "TASK",
+      "PROPOSAL",
+      "APPROVAL",
+      "EXECUTION",
+      "RESULT",
+      "DELEGATION",
+    ]);
     expect(byType(r.bundle, "ATTESTATION")).toHaveLength(1);
     const v = verifyBundle(r.bundle, trust());
     expect(v.valid).toBe(true);
@@ -140,14 +194,21 @@ describe("a service-aware upstream through the Gateway", () => {
 
   it("arguments altered on the way: the server refuses (UPSTREAM_REFUSED), its tool never runs, the action fails with a receipt that says so", async () => {
     const tool = await serviceAwareTool("tampered");
-    const res = (await agent.callTool({ name: tool, arguments: { order: "o-2", amount: 40 }, _meta: { "service/idempotency-key": key() } })) as CallToolResult;
+    const res = (await agent.callTool({
+      name: tool,
+      arguments: { order: "o-2", amount: 40 },
+      _meta: { "service/idempotency-key": key() },
+    })) as CallToolResult;
     expect(res.isError).toBe(true);
     expect(service(res)).toMatchObject({ status: "upstream_error", code: "UPSTREAM_REFUSED" });
     expect(up.refused.tampered).toBe(1);
     expect(up.ran.tampered ?? 0).toBe(0);
     const r = await receiptOf(service(res).protected_action_id);
     expect(r).toMatchObject({ status: "failed", error_code: "UPSTREAM_REFUSED" });
-    expect(byType(r.bundle, "RESULT")[0].body.payload).toMatchObject({ status: "failed", error_code: "UPSTREAM_REFUSED" });
+    expect(byType(r.bundle, "RESULT")[0].body.payload).toMatchObject({
+      status: "failed",
+      error_code: "UPSTREAM_REFUSED",
+    });
     const v = verifyBundle(r.bundle, trust());
     expect(v.valid).toBe(true);
     expect(v.warnings.map((w) => w.code)).toEqual(["ATTESTATION_MISSING"]);
@@ -160,7 +221,11 @@ describe("a service-aware upstream through the Gateway", () => {
     it(`${code}: the call ran, the action fails with a receipt recording it, and verification warns`, async () => {
       const tool = await serviceAwareTool(upstreamName);
       const before = up.ran[upstreamName] ?? 0;
-      const res = (await agent.callTool({ name: tool, arguments: { order: "o-3", amount: 40 }, _meta: { "service/idempotency-key": key() } })) as CallToolResult;
+      const res = (await agent.callTool({
+        name: tool,
+        arguments: { order: "o-3", amount: 40 },
+        _meta: { "service/idempotency-key": key() },
+      })) as CallToolResult;
       expect(service(res)).toMatchObject({ status: "upstream_error", code });
       expect(up.ran[upstreamName]).toBe(before + 1);
       const r = await receiptOf(service(res).protected_action_id);
@@ -183,21 +248,39 @@ describe("calls the Gateway cannot prepare: nothing consumed, nothing executed",
     const a = w === world ? agent : await mcpAgent(gw.gateway.url, w.key);
     const k = key();
     const args = { order: "o-4", amount: 40 };
-    const first = (await a.callTool({ name: tool, arguments: args, _meta: { "service/idempotency-key": k } })) as CallToolResult;
+    const first = (await a.callTool({
+      name: tool,
+      arguments: args,
+      _meta: { "service/idempotency-key": k },
+    })) as CallToolResult;
     expect(service(first)).toMatchObject({ status: "upstream_error", code });
-    const again = (await a.callTool({ name: tool, arguments: args, _meta: { "service/idempotency-key": k } })) as CallToolResult;
+    const again = (await a.callTool({
+      name: tool,
+      arguments: args,
+      _meta: { "service/idempotency-key": k },
+    })) as CallToolResult;
     expect(service(again)).toMatchObject({ status: "upstream_error", code });
     const r = await receiptOf(service(first).protected_action_id);
     // Still approved: no EXECUTION signed, no RESULT, no receipt.
     expect(r).toMatchObject({ status: "approved", execution_object_id: null, bundle: null });
-    const { rows } = await db.pool.query("select type from signed_objects where protected_action_id = $1 order by type", [service(first).protected_action_id]);
+    const { rows } = await db.pool.query(
+      "select type from signed_objects where protected_action_id = $1 order by type",
+      [service(first).protected_action_id],
+    );
     expect(rows.map((x) => x.type)).toEqual(["PROPOSAL", "TASK"]);
     if (a !== agent) await a.close();
   }
 
   it("UPSTREAM_IDENTITY_UNKNOWN: the server's KID has no registered identity", async () => {
-    const t = await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" } });
-    await db.pool.query("update mcp_servers set server_kid = $2 where id = $1", [t.serverId, kidOf(nodeSigner(generateSeed()).publicKey)]);
+    const t = await createMcpTool(db.pool, world.organizationId, {
+      url: up.url,
+      upstreamName: "refund",
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+    });
+    await db.pool.query("update mcp_servers set server_kid = $2 where id = $1", [
+      t.serverId,
+      kidOf(nodeSigner(generateSeed()).publicKey),
+    ]);
     const before = up.ran.refund ?? 0;
     await refusedTwice(t.name, world, "UPSTREAM_IDENTITY_UNKNOWN");
     expect(up.ran.refund ?? 0).toBe(before);
@@ -205,7 +288,11 @@ describe("calls the Gateway cannot prepare: nothing consumed, nothing executed",
 
   it("UPSTREAM_IDENTITY_TOO_LARGE: the server's identity log is over 64 KiB", async () => {
     const signer = nodeSigner(generateSeed());
-    const t = await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" } });
+    const t = await createMcpTool(db.pool, world.organizationId, {
+      url: up.url,
+      upstreamName: "refund",
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+    });
     const subject = { organization_id: world.organizationId, id: t.serverId, name: "x".repeat(200) };
     const log = longLog(signer, "mcp_server", subject, 150);
     expect(JSON.stringify(log).length).toBeGreaterThan(64 * 1024);
@@ -218,8 +305,16 @@ describe("calls the Gateway cannot prepare: nothing consumed, nothing executed",
   it("UPSTREAM_EVIDENCE_TOO_LARGE: the evidence is over the bound, the same on retry", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     // The principal's identity log (which the evidence carries whole) grown past 512 KiB.
-    const log = longLog(w.principal, "principal", { organization_id: w.organizationId, id: w.organizationId, name: "p".repeat(200) }, 1100);
-    await db.pool.query("update identities set document = $2 where kid = $1", [w.principal.kid, JSON.stringify(log)]);
+    const log = longLog(
+      w.principal,
+      "principal",
+      { organization_id: w.organizationId, id: w.organizationId, name: "p".repeat(200) },
+      1100,
+    );
+    await db.pool.query("update identities set document = $2 where kid = $1", [
+      w.principal.kid,
+      JSON.stringify(log),
+    ]);
     const tool = await serviceAwareTool("refund", w);
     const before = up.ran.refund ?? 0;
     await refusedTwice(tool, w, "UPSTREAM_EVIDENCE_TOO_LARGE");
@@ -233,7 +328,15 @@ async function verifyWithCli(bundle: unknown) {
   try {
     const file = path.join(dir, "receipt.svcbundle");
     writeFileSync(file, JSON.stringify(bundle));
-    const run = await runCountersign(["verify", file, "--json", "--trust-issuer", gw.gateway.identity.signer.kid, "--trust-principal", world.principal.kid]);
+    const run = await runCountersign([
+      "verify",
+      file,
+      "--json",
+      "--trust-issuer",
+      gw.gateway.identity.signer.kid,
+      "--trust-principal",
+      world.principal.kid,
+    ]);
     return { code: run.code, json: JSON.parse(run.stdout).verification };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -241,11 +344,35 @@ async function verifyWithCli(bundle: unknown) {
 }
 
 /** A valid identity log of `count` active documents (a long-lived identity whose subject changed often). */
-function longLog(signer: Signer, actorType: "mcp_server" | "principal", subject: { organization_id: string; id: string; name: string }, count: number): IdentityDocument[] {
+function longLog(
+  signer: Signer,
+  actorType: "mcp_server" | "principal",
+  subject: { organization_id: string; id: string; name: string },
+  count: number,
+): IdentityDocument[] {
   const start = Date.now() - 7200_000;
-  const log = [signIdentity(identityGenesis({ publicKey: signer.publicKey, actor_type: actorType, subject, issued_at: timestamp(start) }), signer)];
+  const log = [
+    signIdentity(
+      identityGenesis({
+        publicKey: signer.publicKey,
+        actor_type: actorType,
+        subject,
+        issued_at: timestamp(start),
+      }),
+      signer,
+    ),
+  ];
   for (let i = 1; i < count; i++) {
-    log.push(signIdentity(identitySuccessor(log[i - 1]!, { status: "active", subject: { ...subject, name: `${subject.name.slice(0, 190)}-${i}` }, issued_at: timestamp(start + i) }), signer));
+    log.push(
+      signIdentity(
+        identitySuccessor(log[i - 1]!, {
+          status: "active",
+          subject: { ...subject, name: `${subject.name.slice(0, 190)}-${i}` },
+          issued_at: timestamp(start + i),
+        }),
+        signer,
+      ),
+    );
   }
   return log;
 }

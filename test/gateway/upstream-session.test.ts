@@ -9,7 +9,11 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
-import { createAuthorizationWorld, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
+import {
+  createAuthorizationWorld,
+  createMcpTool,
+  type AuthorizationWorld,
+} from "../fixtures/authorization.js";
 import { startStatefulUpstream, type StatefulUpstream } from "../fixtures/stateful-upstream.js";
 import { mcpAgent, startTestGateway, type TestGateway } from "./harness.js";
 
@@ -25,7 +29,13 @@ beforeAll(async () => {
   gw = await startTestGateway(db);
   world = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
   up = await startStatefulUpstream("refund");
-  tool = (await createMcpTool(db.pool, world.organizationId, { url: up.url, upstreamName: "refund", amountMapping: { amount_path: "amount", currency: "EUR" } })).name;
+  tool = (
+    await createMcpTool(db.pool, world.organizationId, {
+      url: up.url,
+      upstreamName: "refund",
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+    })
+  ).name;
   agent = await mcpAgent(gw.gateway.url, world.key);
 });
 afterAll(async () => {
@@ -36,10 +46,17 @@ afterAll(async () => {
 });
 
 const call = (key: string) =>
-  agent.callTool({ name: tool, arguments: { amount: 5 }, _meta: { "service/idempotency-key": `${key}-${randomBytes(4).toString("hex")}` } }) as Promise<CallToolResult>;
+  agent.callTool({
+    name: tool,
+    arguments: { amount: 5 },
+    _meta: { "service/idempotency-key": `${key}-${randomBytes(4).toString("hex")}` },
+  }) as Promise<CallToolResult>;
 /** A call that ran answers the upstream's result with the receipt in `_meta.service`; anything else is a refusal. */
-const ran = (r: CallToolResult) => !r.isError && typeof (r._meta as { service?: { receipt_id?: string } } | undefined)?.service?.receipt_id === "string";
-const actionOf = (r: CallToolResult) => (r._meta as { service: { protected_action_id: string } }).service.protected_action_id;
+const ran = (r: CallToolResult) =>
+  !r.isError &&
+  typeof (r._meta as { service?: { receipt_id?: string } } | undefined)?.service?.receipt_id === "string";
+const actionOf = (r: CallToolResult) =>
+  (r._meta as { service: { protected_action_id: string } }).service.protected_action_id;
 
 describe("persistent upstream sessions", () => {
   it("calls after the first reuse the session: one initialize for many calls", async () => {
@@ -59,9 +76,10 @@ describe("persistent upstream sessions", () => {
     expect(up.unknownSessions - before.unknown).toBe(1); // the call on the old session was refused, not run
     expect(up.calls - before.calls).toBe(1);
     expect(up.initialized - before.initialized).toBe(1);
-    const { rows } = await db.pool.query("select count(*)::int as n from receipts where protected_action_id = $1", [
-      actionOf(answer),
-    ]);
+    const { rows } = await db.pool.query(
+      "select count(*)::int as n from receipts where protected_action_id = $1",
+      [actionOf(answer)],
+    );
     expect(rows[0].n).toBe(1);
     // And the new session serves the next call without another initialize.
     expect(ran(await call("next"))).toBe(true);

@@ -12,7 +12,21 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { dockerignore, last, type Dockerfile, type Instruction, type Stage } from "./dockerfile.js";
@@ -44,7 +58,10 @@ export interface BuildOptions {
 function sh(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile("/bin/sh", ["-c", command], { cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr });
+      resolve({
+        code: error ? (typeof error.code === "number" ? error.code : 1) : 0,
+        output: stdout + stderr,
+      });
     });
   });
 }
@@ -69,7 +86,11 @@ function copyFile(from: string, to: string): void {
 }
 
 /** A digest of a file or folder: relative paths, kinds, executable bits, contents, link targets. */
-function contentHash(file: string, ignored: (relative: string) => boolean = () => false, relative = ""): string {
+function contentHash(
+  file: string,
+  ignored: (relative: string) => boolean = () => false,
+  relative = "",
+): string {
   const hash = createHash("sha256");
   const walk = (abs: string, rel: string) => {
     if (rel !== "" && ignored(rel)) return;
@@ -77,7 +98,8 @@ function contentHash(file: string, ignored: (relative: string) => boolean = () =
     if (st.isSymbolicLink()) hash.update(`L ${rel} ${readlinkSync(abs)}\n`);
     else if (st.isDirectory()) {
       hash.update(`D ${rel}\n`);
-      for (const entry of readdirSync(abs).sort()) walk(path.join(abs, entry), rel === "" ? entry : `${rel}/${entry}`);
+      for (const entry of readdirSync(abs).sort())
+        walk(path.join(abs, entry), rel === "" ? entry : `${rel}/${entry}`);
     } else {
       hash.update(`F ${rel} ${st.mode & 0o111 ? "x" : "-"} ${st.size}\n`);
       hash.update(readFileSync(abs));
@@ -88,7 +110,12 @@ function contentHash(file: string, ignored: (relative: string) => boolean = () =
 }
 
 /** Copies what the context holds at `source` (a file or folder), leaving out what .dockerignore leaves out. */
-async function copyFromContext(context: string, source: string, to: string, ignored: (relative: string) => boolean): Promise<void> {
+async function copyFromContext(
+  context: string,
+  source: string,
+  to: string,
+  ignored: (relative: string) => boolean,
+): Promise<void> {
   const walk = async (rel: string, dest: string) => {
     if (ignored(rel)) return;
     const abs = path.join(context, rel);
@@ -101,7 +128,8 @@ async function copyFromContext(context: string, source: string, to: string, igno
   const st = statSync(path.join(context, source));
   if (st.isDirectory()) {
     mkdirSync(to, { recursive: true });
-    for (const entry of readdirSync(path.join(context, source))) await walk(source === "." ? entry : `${source}/${entry}`, path.join(to, entry));
+    for (const entry of readdirSync(path.join(context, source)))
+      await walk(source === "." ? entry : `${source}/${entry}`, path.join(to, entry));
   } else await walk(source, to);
 }
 
@@ -110,7 +138,8 @@ interface StageState {
   env: Record<string, string>;
 }
 
-const resolveIn = (workdir: string, p: string) => (path.posix.isAbsolute(p) ? p : path.posix.join(workdir, p));
+const resolveIn = (workdir: string, p: string) =>
+  path.posix.isAbsolute(p) ? p : path.posix.join(workdir, p);
 
 /** The environment of a RUN: the base image's PATH (this machine's node), a private HOME and npm cache, the stage's ENV. */
 function runEnv(state: StageState, work: string, stage: string): NodeJS.ProcessEnv {
@@ -167,13 +196,19 @@ export async function buildWithoutEngine(options: BuildOptions): Promise<BuiltSt
     // Pass 1: the cache key after every instruction (only stages with a RUN need keys).
     const hasRun = stage.instructions.some((i) => i.kind === "RUN");
     const keys: string[] = [];
-    let key = createHash("sha256").update(`FROM ${stage.base} ${parent ? keysOf.get(parent.name) : ""}`).digest("hex");
+    let key = createHash("sha256")
+      .update(`FROM ${stage.base} ${parent ? keysOf.get(parent.name) : ""}`)
+      .digest("hex");
     for (const instruction of stage.instructions) {
       if (hasRun) {
         const h = createHash("sha256").update(key).update(instruction.text);
         if (instruction.kind === "COPY") {
           for (const source of instruction.sources) {
-            h.update(instruction.from === undefined ? contentHash(path.join(context, source), ignored, source === "." ? "" : source) : contentHash(path.join(stageOf(instruction.from).rootfs, source)));
+            h.update(
+              instruction.from === undefined
+                ? contentHash(path.join(context, source), ignored, source === "." ? "" : source)
+                : contentHash(path.join(stageOf(instruction.from).rootfs, source)),
+            );
           }
         }
         key = h.digest("hex");
@@ -256,19 +291,28 @@ async function apply(
       for (const source of instruction.sources) {
         if (instruction.from === undefined) {
           const relative = path.posix.normalize(source).replace(/\/$/, "");
-          if (relative.startsWith("..")) throw new Error(`${instruction.text}: ${source} is outside the build context`);
-          if (relative !== "." && o.ignored(relative)) throw new Error(`${instruction.text}: ${source} is left out by .dockerignore`);
+          if (relative.startsWith(".."))
+            throw new Error(`${instruction.text}: ${source} is outside the build context`);
+          if (relative !== "." && o.ignored(relative))
+            throw new Error(`${instruction.text}: ${source} is left out by .dockerignore`);
           const abs = path.join(o.context, relative);
           if (!existsSync(abs)) throw new Error(`${instruction.text}: ${source} is not in the build context`);
           const isFile = !statSync(abs).isDirectory();
-          const to = inRoot(isFile && intoFolder ? path.posix.join(destination, path.posix.basename(relative)) : destination);
+          const to = inRoot(
+            isFile && intoFolder ? path.posix.join(destination, path.posix.basename(relative)) : destination,
+          );
           await copyFromContext(o.context, relative, to, o.ignored);
         } else {
           const from = o.stageOf(instruction.from);
           const abs = path.join(from.rootfs, source);
-          if (!existsSync(abs)) throw new Error(`${instruction.text}: ${source} does not exist in stage ${instruction.from}`);
+          if (!existsSync(abs))
+            throw new Error(`${instruction.text}: ${source} does not exist in stage ${instruction.from}`);
           if (statSync(abs).isDirectory()) await copyTree(abs, inRoot(destination));
-          else copyFile(abs, inRoot(intoFolder ? path.posix.join(destination, path.posix.basename(source)) : destination));
+          else
+            copyFile(
+              abs,
+              inRoot(intoFolder ? path.posix.join(destination, path.posix.basename(source)) : destination),
+            );
         }
       }
       return;
@@ -276,7 +320,10 @@ async function apply(
     case "RUN": {
       if (!o.effects) return;
       const res = await sh(instruction.command, inRoot(state.workdir), runEnv(state, o.work, o.stage.name));
-      if (res.code !== 0) throw new Error(`${instruction.text}\nfailed with status ${res.code} in stage ${o.stage.name}:\n${res.output.slice(-4000)}`);
+      if (res.code !== 0)
+        throw new Error(
+          `${instruction.text}\nfailed with status ${res.code} in stage ${o.stage.name}:\n${res.output.slice(-4000)}`,
+        );
       return;
     }
     case "USER":
@@ -298,6 +345,7 @@ function forgetUnusedLayers(cache: string, used: Set<string>, keepUnusedMs: numb
       continue;
     }
     if (name.includes(".partial-")) continue;
-    if (now.getTime() - statSync(layer).mtimeMs > keepUnusedMs) rmSync(layer, { recursive: true, force: true });
+    if (now.getTime() - statSync(layer).mtimeMs > keepUnusedMs)
+      rmSync(layer, { recursive: true, force: true });
   }
 }

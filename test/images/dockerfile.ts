@@ -67,7 +67,8 @@ function execForm(rest: string, what: string): string[] {
   } catch {
     throw new Error(`${what} must use the exec form (a JSON array), found: ${rest}`);
   }
-  if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) throw new Error(`${what} must be a JSON array of strings`);
+  if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string"))
+    throw new Error(`${what} must be a JSON array of strings`);
   return argv;
 }
 
@@ -95,8 +96,10 @@ function parseCopy(rest: string, text: string): Instruction {
   }
   if (words.length < 2) throw new Error(`COPY needs a source and a destination: ${text}`);
   const destination = words.pop()!;
-  if (words.length > 1 && !destination.endsWith("/")) throw new Error(`COPY of several sources needs a destination ending in /: ${text}`);
-  if (words.some((w) => /[*?[]/.test(w))) throw new Error(`COPY wildcards are not understood by test/images/dockerfile.ts: ${text}`);
+  if (words.length > 1 && !destination.endsWith("/"))
+    throw new Error(`COPY of several sources needs a destination ending in /: ${text}`);
+  if (words.some((w) => /[*?[]/.test(w)))
+    throw new Error(`COPY wildcards are not understood by test/images/dockerfile.ts: ${text}`);
   return { kind: "COPY", ...(from === undefined ? {} : { from }), sources: words, destination, text };
 }
 
@@ -118,7 +121,11 @@ export function parseDockerfile(text: string): Dockerfile {
     if (keyword === "FROM") {
       const from = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(rest);
       if (!from) throw new Error(`FROM not understood: ${line}`);
-      stages.push({ base: substitute(from[1]!, args), name: from[2] ?? String(stages.length), instructions: [] });
+      stages.push({
+        base: substitute(from[1]!, args),
+        name: from[2] ?? String(stages.length),
+        instructions: [],
+      });
       continue;
     }
     if (!stage) throw new Error(`${keyword} before the first FROM`);
@@ -157,13 +164,21 @@ export function parseDockerfile(text: string): Dockerfile {
 export const readDockerfile = (file: string): Dockerfile => parseDockerfile(readFileSync(file, "utf8"));
 
 /** The last value an instruction kind sets in a stage (USER, ENTRYPOINT, CMD), or undefined. */
-export function last<K extends Instruction["kind"]>(stage: Stage, kind: K): Extract<Instruction, { kind: K }> | undefined {
+export function last<K extends Instruction["kind"]>(
+  stage: Stage,
+  kind: K,
+): Extract<Instruction, { kind: K }> | undefined {
   return stage.instructions.filter((i): i is Extract<Instruction, { kind: K }> => i.kind === kind).at(-1);
 }
 
 /** Environment a stage's ENV instructions set, in order. */
 export const stageEnv = (stage: Stage): Record<string, string> =>
-  Object.assign({}, ...stage.instructions.filter((i) => i.kind === "ENV").map((i) => (i as { values: Record<string, string> }).values));
+  Object.assign(
+    {},
+    ...stage.instructions
+      .filter((i) => i.kind === "ENV")
+      .map((i) => (i as { values: Record<string, string> }).values),
+  );
 
 /**
  * A .dockerignore as the engine applies it to the build context: a path is left out when it
@@ -176,7 +191,8 @@ export function dockerignore(text: string): (relativePath: string) => boolean {
     .map((l) => l.trim())
     .filter((l) => l !== "" && !l.startsWith("#"))
     .map((l) => l.replace(/^\/+/, "").replace(/\/+$/, ""));
-  if (patterns.some((p) => p.startsWith("!"))) throw new Error(".dockerignore exceptions (!) are not understood by test/images/dockerfile.ts");
+  if (patterns.some((p) => p.startsWith("!")))
+    throw new Error(".dockerignore exceptions (!) are not understood by test/images/dockerfile.ts");
   const matchers = patterns.map((p) => picomatch(p, { dot: true }));
   return (relativePath) => {
     const parts = relativePath.split("/");

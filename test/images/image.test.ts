@@ -101,7 +101,18 @@ describe("the image built from images/Dockerfile", () => {
     expect(modules.has("@kubernetes/client-node")).toBe(true);
     // Every dev dependency of the repository and its workspaces, except type packages (@types/node
     // is a production dependency of protobufjs and @kubernetes/client-node).
-    const devOnly = ["", "protocol/", "core/", "api/", "gateway/", "operator/", "local/", "test/", "clients/typescript/", "dashboard/"]
+    const devOnly = [
+      "",
+      "protocol/",
+      "core/",
+      "api/",
+      "gateway/",
+      "operator/",
+      "local/",
+      "test/",
+      "clients/typescript/",
+      "dashboard/",
+    ]
       .flatMap((w) =>
         Object.keys(
           JSON.parse(readFileSync(path.join(root, w, "package.json"), "utf8")).devDependencies ?? {},

@@ -12,7 +12,11 @@ import { decideApproval } from "../../core/src/approvals/index.js";
 import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { registerGatewayIdentity } from "../../core/src/decision/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
-import { createAuthorizationWorld, signDecision, type AuthorizationWorld } from "../fixtures/authorization.js";
+import {
+  createAuthorizationWorld,
+  signDecision,
+  type AuthorizationWorld,
+} from "../fixtures/authorization.js";
 import { recorded } from "../gateway/harness.js";
 import { authorizeAt, startGatewayProcess, type GatewayProcess } from "./gateway-process.js";
 
@@ -46,9 +50,15 @@ describe("two Gateway processes, one database", () => {
   });
 
   it("the same request with the same key at both, many times at once: one action, one receipt, one count", async () => {
-    const body = { tool: world.tool, arguments: { order: "race", amount: 25 }, idempotency_key: `race-${Date.now()}` };
+    const body = {
+      tool: world.tool,
+      arguments: { order: "race", amount: 25 },
+      idempotency_key: `race-${Date.now()}`,
+    };
     const before = await recorded(db.pool, world.organizationId);
-    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => authorizeAt(i % 2 ? a.url : b.url, world.key, body)));
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => authorizeAt(i % 2 ? a.url : b.url, world.key, body)),
+    );
     expect(answers.every((x) => x.status === 200 && x.body.status === "authorized")).toBe(true);
     expect(new Set(answers.map((x) => x.body.protected_action_id)).size).toBe(1);
     expect(new Set(answers.map((x) => x.body.receipt_id)).size).toBe(1);
@@ -59,7 +69,11 @@ describe("two Gateway processes, one database", () => {
   });
 
   it("a decision recorded elsewhere wakes a wait held by another process", async () => {
-    const body = { tool: world.tool, arguments: { order: "wake", amount: 500 }, idempotency_key: `wake-${Date.now()}` };
+    const body = {
+      tool: world.tool,
+      arguments: { order: "wake", amount: 500 },
+      idempotency_key: `wake-${Date.now()}`,
+    };
     const pending = await authorizeAt(a.url, world.key, body);
     expect(pending.body.status).toBe("approval_pending");
     const heldAtA = authorizeAt(a.url, world.key, { ...body, wait_seconds: 60 });
@@ -72,21 +86,46 @@ describe("two Gateway processes, one database", () => {
     expect(settled).toBe(0);
     // The decision is recorded by this test process (as the Cloud API would), not by either Gateway.
     const identity = await registerGatewayIdentity(db.pool, signingKey);
-    const object = await signDecision(db.pool, pending.body.approval_request_id, world.approver.signer, "APPROVAL");
-    await decideApproval(db.pool, { organizationId: world.organizationId, approvalRequestId: pending.body.approval_request_id, userId: world.approver.userId, object, identity });
+    const object = await signDecision(
+      db.pool,
+      pending.body.approval_request_id,
+      world.approver.signer,
+      "APPROVAL",
+    );
+    await decideApproval(db.pool, {
+      organizationId: world.organizationId,
+      approvalRequestId: pending.body.approval_request_id,
+      userId: world.approver.userId,
+      object,
+      identity,
+    });
     const [atA, atB] = await Promise.all([heldAtA, heldAtB]);
-    expect(atA.body).toMatchObject({ allowed: true, status: "authorized", protected_action_id: pending.body.protected_action_id });
+    expect(atA.body).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      protected_action_id: pending.body.protected_action_id,
+    });
     expect(atB.body.receipt_id).toBe(atA.body.receipt_id);
-    const { rows } = await db.pool.query("select count(*)::int as n from receipts where protected_action_id = $1", [pending.body.protected_action_id]);
+    const { rows } = await db.pool.query(
+      "select count(*)::int as n from receipts where protected_action_id = $1",
+      [pending.body.protected_action_id],
+    );
     expect(rows[0].n).toBe(1);
   });
 
   it("the per-key token bucket is one bucket for all replicas", async () => {
     const w = await createAuthorizationWorld(db.pool, keyHashSecret);
     // The bucket holds 10 tokens; 60 calls spread over both replicas.
-    await db.pool.query("insert into rate_limit_buckets (api_key_id, tokens, refilled_at) values ($1, 10, clock_timestamp())", [w.keyId]);
+    await db.pool.query(
+      "insert into rate_limit_buckets (api_key_id, tokens, refilled_at) values ($1, 10, clock_timestamp())",
+      [w.keyId],
+    );
     const started = Date.now();
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => authorizeAt(i % 2 ? a.url : b.url, w.key, { tool: "no_such_tool" })));
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        authorizeAt(i % 2 ? a.url : b.url, w.key, { tool: "no_such_tool" }),
+      ),
+    );
     const seconds = (Date.now() - started) / 1000;
     const admitted = answers.filter((x) => x.status === 400).length;
     // Admitted: the 10 tokens plus what refilled (20 per second) while the calls ran; a bucket per replica would admit all 60.

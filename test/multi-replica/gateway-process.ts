@@ -32,7 +32,9 @@ export async function startGatewayProcess(opts: {
   cwd?: string;
 }): Promise<GatewayProcess> {
   const port = await freePort();
-  const args = opts.built ? ["--enable-source-maps", "gateway/dist/main.js"] : ["--conditions=countersign-source", "--import", "tsx", "gateway/src/main.ts"];
+  const args = opts.built
+    ? ["--enable-source-maps", "gateway/dist/main.js"]
+    : ["--conditions=countersign-source", "--import", "tsx", "gateway/src/main.ts"];
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, {
     cwd: opts.cwd ?? root,
     env: {
@@ -58,7 +60,10 @@ export async function startGatewayProcess(opts: {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}: ${out}`);
     if (Date.now() > deadline) throw new Error(`gateway did not become ready: ${out}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -78,7 +83,11 @@ export async function startGatewayProcess(opts: {
   };
 }
 
-export async function authorizeAt(url: string, key: string, body: unknown): Promise<{ status: number; body: JsonBody }> {
+export async function authorizeAt(
+  url: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; body: JsonBody }> {
   const res = await fetch(`${url}/v1/authorize`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${key}` },

@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { quotas } from "../../core/src/plans/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
-import { createAuthorizationWorld, createGatewayKey, type AuthorizationWorld } from "../fixtures/authorization.js";
+import {
+  createAuthorizationWorld,
+  createGatewayKey,
+  type AuthorizationWorld,
+} from "../fixtures/authorization.js";
 import { authorizeAt, startGatewayProcess, type GatewayProcess } from "./gateway-process.js";
 
 const LIMIT = quotas.developer.protectedActionsPerMonth!;
@@ -25,9 +29,13 @@ const signingKey = generateSeed();
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  gateways = await Promise.all([0, 1].map(() => startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey })));
+  gateways = await Promise.all(
+    [0, 1].map(() => startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey })),
+  );
   world = await createAuthorizationWorld(db.pool, keyHashSecret, { plan: "developer" });
-  const { rows } = await db.pool.query("select current_setting('max_connections')::int + current_setting('max_prepared_transactions')::int + 1 as margin");
+  const { rows } = await db.pool.query(
+    "select current_setting('max_connections')::int + current_setting('max_prepared_transactions')::int + 1 as margin",
+  );
   margin = rows[0].margin;
 }, 120_000);
 afterAll(async () => {
@@ -40,22 +48,34 @@ async function setUsage(total: number) {
   await db.pool.query("delete from usage_counters where organization_id = $1", [world.organizationId]);
   const parts = [Math.floor(total / 2), Math.ceil(total / 2)];
   for (const [i, n] of parts.entries()) {
-    await db.pool.query(`insert into usage_counters (organization_id, month, shard, protected_actions) values ($1, ${MONTH}, $2, $3)`, [world.organizationId, i * 7, n]);
+    await db.pool.query(
+      `insert into usage_counters (organization_id, month, shard, protected_actions) values ($1, ${MONTH}, $2, $3)`,
+      [world.organizationId, i * 7, n],
+    );
   }
 }
 
 async function usage(): Promise<number> {
-  const { rows } = await db.pool.query(`select coalesce(sum(protected_actions), 0)::int as n from usage_counters where organization_id = $1 and month = ${MONTH}`, [
-    world.organizationId,
-  ]);
+  const { rows } = await db.pool.query(
+    `select coalesce(sum(protected_actions), 0)::int as n from usage_counters where organization_id = $1 and month = ${MONTH}`,
+    [world.organizationId],
+  );
   return rows[0].n;
 }
 
 /** `n` different calls at once, alternating between the two processes, on a fresh key. */
 async function race(n: number, tag: string) {
-  const key = (await createGatewayKey(db.pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId)).key;
+  const key = (
+    await createGatewayKey(db.pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId)
+  ).key;
   return Promise.all(
-    Array.from({ length: n }, (_, i) => authorizeAt(gateways[i % 2]!.url, key, { tool: world.tool, arguments: { amount: 5 }, idempotency_key: `${tag}-${i}` })),
+    Array.from({ length: n }, (_, i) =>
+      authorizeAt(gateways[i % 2]!.url, key, {
+        tool: world.tool,
+        arguments: { amount: 5 },
+        idempotency_key: `${tag}-${i}`,
+      }),
+    ),
   );
 }
 
@@ -72,14 +92,22 @@ describe("a limited plan's monthly count under racing Gateway processes", () => 
 
   it("at the limit: exactly the calls that fit are counted, the rest refused with nothing recorded", async () => {
     await setUsage(LIMIT - 7);
-    const before = (await db.pool.query("select count(*)::int as n from protected_actions where organization_id = $1", [world.organizationId])).rows[0].n;
+    const before = (
+      await db.pool.query("select count(*)::int as n from protected_actions where organization_id = $1", [
+        world.organizationId,
+      ])
+    ).rows[0].n;
     const answers = await race(30, "edge");
     const authorized = answers.filter((a) => a.status === 200 && a.body.status === "authorized");
     const refused = answers.filter((a) => a.body.code === "PLAN_LIMIT_EXCEEDED");
     expect(authorized).toHaveLength(7);
     expect(refused).toHaveLength(23);
     expect(await usage()).toBe(LIMIT);
-    const after = (await db.pool.query("select count(*)::int as n from protected_actions where organization_id = $1", [world.organizationId])).rows[0].n;
+    const after = (
+      await db.pool.query("select count(*)::int as n from protected_actions where organization_id = $1", [
+        world.organizationId,
+      ])
+    ).rows[0].n;
     expect(after - before).toBe(7);
   });
 });

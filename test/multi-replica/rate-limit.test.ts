@@ -26,7 +26,9 @@ const signingKey = generateSeed();
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  gateways = await Promise.all([0, 1].map(() => startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey })));
+  gateways = await Promise.all(
+    [0, 1].map(() => startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey })),
+  );
 }, 120_000);
 afterAll(async () => {
   await Promise.all(gateways?.map((g) => g.stop()) ?? []);
@@ -40,7 +42,8 @@ describe("the per-key token bucket under concurrency", () => {
     const body = JSON.stringify({ tool: "no_such_tool" });
     const statuses = new Map<number, number>();
     // The database's clock decides refills, so the elapsed time is measured on it too.
-    const clock = async () => Number((await db.pool.query("select extract(epoch from clock_timestamp()) as t")).rows[0].t);
+    const clock = async () =>
+      Number((await db.pool.query("select extract(epoch from clock_timestamp()) as t")).rows[0].t);
     const started = await clock();
     const stopAt = Date.now() + SECONDS * 1000;
     // Stalls of the bucket's row (as a slow commit flush would cause) queue many callers on its

@@ -44,7 +44,12 @@ export async function revokeCreatorKeys(
  * each audited as `webhook.updated` with the reason (SPEC 6.4). Their pending
  * deliveries wait; a Writer can enable the endpoint again.
  */
-export async function disableCreatorWebhooks(db: Queryable, organizationId: string | null, userId: string, reason: CreatorRevocation): Promise<number> {
+export async function disableCreatorWebhooks(
+  db: Queryable,
+  organizationId: string | null,
+  userId: string,
+  reason: CreatorRevocation,
+): Promise<number> {
   const { rows } = await db.query<{ id: string; organization_id: string }>(
     `update webhook_endpoints set enabled = false, disabled_reason = $3, updated_at = now()
       where created_by = $2 and enabled and ($1::uuid is null or organization_id = $1)
@@ -67,7 +72,12 @@ export async function disableCreatorWebhooks(db: Queryable, organizationId: stri
  * Everything a person's departure takes from what they created: their keys
  * and their webhook endpoints. One call, inside the caller's transaction.
  */
-export async function revokeCreatorAccess(db: Queryable, organizationId: string | null, userId: string, reason: CreatorRevocation): Promise<void> {
+export async function revokeCreatorAccess(
+  db: Queryable,
+  organizationId: string | null,
+  userId: string,
+  reason: CreatorRevocation,
+): Promise<void> {
   await revokeCreatorKeys(db, organizationId, userId, reason);
   await disableCreatorWebhooks(db, organizationId, userId, reason);
 }

@@ -11,7 +11,8 @@ export interface OrganizationCheck {
   role: Role | null;
 }
 
-const forbidden = (message: string, details?: Record<string, unknown>) => new ServiceError("FORBIDDEN", message, details);
+const forbidden = (message: string, details?: Record<string, unknown>) =>
+  new ServiceError("FORBIDDEN", message, details);
 const unauthenticated = () => new ServiceError("UNAUTHENTICATED", "sign in, or send a valid management key");
 
 /**
@@ -28,7 +29,8 @@ export function checkCredential(
   if (p.kind === "gateway_key") {
     throw access.key === "no" ? forbidden("gateway keys are for the Gateway only") : unauthenticated();
   }
-  if (p.kind === "management_key" && access.key === "no") throw forbidden("this route takes no API keys; sign in");
+  if (p.kind === "management_key" && access.key === "no")
+    throw forbidden("this route takes no API keys; sign in");
   if (p.kind === "invalid_credential") throw unauthenticated();
 
   const unsafe = UNSAFE.has(request.method);
@@ -40,22 +42,40 @@ export function checkCredential(
     return;
   }
   if (p.kind === "session" && unsafe) {
-    if (request.origin !== dashboardOrigin || request.csrfHeader === undefined || request.csrfHeader !== p.csrfToken) {
-      throw new ServiceError("CSRF_FAILED", "unsafe requests with a session need the dashboard's Origin and X-Service-CSRF");
+    if (
+      request.origin !== dashboardOrigin ||
+      request.csrfHeader === undefined ||
+      request.csrfHeader !== p.csrfToken
+    ) {
+      throw new ServiceError(
+        "CSRF_FAILED",
+        "unsafe requests with a session need the dashboard's Origin and X-Service-CSRF",
+      );
     }
   }
   if (p.kind === "anonymous") throw unauthenticated();
   if (p.kind === "session" && !p.emailVerified && !access.unverifiedAllowed) {
     throw new ServiceError("EMAIL_NOT_VERIFIED", "verify your e-mail address first");
   }
-  if (access.who === "signed-in" && p.kind !== "session") throw forbidden("only a signed-in person may do this");
-  if (access.who === "signed-in-or-key" && p.kind !== "session" && p.kind !== "management_key" && p.kind !== "operator") {
+  if (access.who === "signed-in" && p.kind !== "session")
+    throw forbidden("only a signed-in person may do this");
+  if (
+    access.who === "signed-in-or-key" &&
+    p.kind !== "session" &&
+    p.kind !== "management_key" &&
+    p.kind !== "operator"
+  ) {
     throw unauthenticated();
   }
 }
 
 /** The organization check of a route under /orgs/<org_id> (SPEC 4.3 route scoping, 5.3 scopes). */
-export function checkOrganization(access: RouteAccess, p: Principal, org: OrganizationCheck, orgId: string): void {
+export function checkOrganization(
+  access: RouteAccess,
+  p: Principal,
+  org: OrganizationCheck,
+  orgId: string,
+): void {
   const notFound = new ServiceError("NOT_FOUND", "organization not found");
   if (!org.exists) throw notFound;
   if (p.kind === "management_key") {
@@ -63,12 +83,16 @@ export function checkOrganization(access: RouteAccess, p: Principal, org: Organi
     if (access.key !== "any" && access.key !== "no" && !p.key.scopes.includes(access.key)) {
       throw forbidden(`this key lacks the scope ${access.key}`, { required_scope: access.key });
     }
-    if (access.keyRefusedAfterScope) throw new ServiceError(access.keyRefusedAfterScope, "an owner or admin must do this, signed in");
+    if (access.keyRefusedAfterScope)
+      throw new ServiceError(access.keyRefusedAfterScope, "an owner or admin must do this, signed in");
     return;
   }
   if (org.role === null) throw notFound;
   const group = access.who as keyof typeof roleGroups;
   if (!(roleGroups[group] as readonly Role[]).includes(org.role)) {
-    throw forbidden(`this needs one of the roles ${roleGroups[group].join(", ")}`, { permission: group, role: org.role });
+    throw forbidden(`this needs one of the roles ${roleGroups[group].join(", ")}`, {
+      permission: group,
+      role: org.role,
+    });
   }
 }

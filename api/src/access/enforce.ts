@@ -48,7 +48,12 @@ function orgIdOf(request: FastifyRequest): string | undefined {
 async function loadOrganization(ctx: ApiContext, id: string, p: Principal) {
   const member = p.kind === "session" ? p.userId : null;
   const operator = p.kind === "operator" ? p.username : null;
-  const { rows } = await ctx.pool.query<{ name: string; plan: string | null; role: Role | null; operator_admin_changes: boolean | null }>(
+  const { rows } = await ctx.pool.query<{
+    name: string;
+    plan: string | null;
+    role: Role | null;
+    operator_admin_changes: boolean | null;
+  }>(
     `select o.name, o.plan,
             coalesce((select role from memberships m where m.organization_id = o.id and m.user_id = $2),
                      (select role from operator_bindings b where b.organization_id = o.id and b.username = $3)) as role,
@@ -76,7 +81,9 @@ async function accessPlugin(app: FastifyInstance, ctx: ApiContext) {
   app.addHook("onRoute", (route) => {
     if (!route.url?.startsWith(API_PREFIX)) return;
     const path = route.url.slice(API_PREFIX.length);
-    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== "HEAD" && m !== "OPTIONS");
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
+      (m) => m !== "HEAD" && m !== "OPTIONS",
+    );
     if (methods.length === 0) {
       // fastify's automatic HEAD twin of a GET route: the GET's rules apply.
       route.config = { ...route.config, access: accessOf("GET", path, table) };
@@ -84,7 +91,9 @@ async function accessPlugin(app: FastifyInstance, ctx: ApiContext) {
     }
     const rows = methods.map((m) => accessOf(m, path, table));
     if (rows.some((r) => !r) || methods.length !== 1) {
-      throw new Error(`route ${methods.join(",")} ${route.url} has no row in the access table (api/src/access/route-table.ts)`);
+      throw new Error(
+        `route ${methods.join(",")} ${route.url} has no row in the access table (api/src/access/route-table.ts)`,
+      );
     }
     route.config = { ...route.config, access: rows[0] };
   });
@@ -99,7 +108,12 @@ async function accessPlugin(app: FastifyInstance, ctx: ApiContext) {
     request.principal = p;
     const origin = request.headers.origin;
     const csrf = request.headers["x-service-csrf"];
-    checkCredential(access, p, { method: request.method, origin, csrfHeader: typeof csrf === "string" ? csrf : undefined }, ctx.dashboardOrigin);
+    checkCredential(
+      access,
+      p,
+      { method: request.method, origin, csrfHeader: typeof csrf === "string" ? csrf : undefined },
+      ctx.dashboardOrigin,
+    );
     const subject = credentialSubject(p);
     if (subject) await enforceLimits(ctx.pool, [{ name: "perCredential", subject }]);
 

@@ -46,11 +46,19 @@ const specRoutes: SpecRoute[] = section
   .split("\n")
   .filter((l) => /^\| (GET|POST|PUT|PATCH|DELETE)/.test(l))
   .flatMap((line) => {
-    const [paths, who, key] = line.split("|").slice(1, 4).map((s) => s.trim()) as [string, string, string];
+    const [paths, who, key] = line
+      .split("|")
+      .slice(1, 4)
+      .map((s) => s.trim()) as [string, string, string];
     const out: SpecRoute[] = [];
     for (const m of paths.matchAll(/((?:(?:GET|POST|PUT|PATCH|DELETE)(?:, )?)+) (\S+?)(?=[,;\s]|$)/g)) {
       for (const method of m[1]!.split(", ").filter(Boolean)) {
-        out.push({ method, path: m[2]!.replace(/<[^>]+>/g, ":x"), who: whoOf(who, method), key: keyOf(key, method) });
+        out.push({
+          method,
+          path: m[2]!.replace(/<[^>]+>/g, ":x"),
+          who: whoOf(who, method),
+          key: keyOf(key, method),
+        });
       }
     }
     return out;
@@ -58,7 +66,11 @@ const specRoutes: SpecRoute[] = section
 
 function rowFor(r: SpecRoute): RouteAccess[] {
   const shape = routeShape(r.method, r.path.replace(/^\.\.\./, ""));
-  return routeTable.filter((row) => (r.path.startsWith("...") ? routeShape(row.method, row.path).endsWith(shape.slice(r.method.length + 1)) && row.method === r.method : routeShape(row.method, row.path) === shape));
+  return routeTable.filter((row) =>
+    r.path.startsWith("...")
+      ? routeShape(row.method, row.path).endsWith(shape.slice(r.method.length + 1)) && row.method === r.method
+      : routeShape(row.method, row.path) === shape,
+  );
 }
 
 describe("the route table against SPEC 4.4", () => {
@@ -76,15 +88,24 @@ describe("the route table against SPEC 4.4", () => {
       }
       const row = rows[0]!;
       const key = row.keyRefusedAfterScope ? `${row.key}+${row.keyRefusedAfterScope}` : row.key;
-      if (row.who !== r.who || key !== r.key) problems.push(`${r.method} ${r.path}: spec ${r.who}/${r.key}, table ${row.who}/${key}`);
+      if (row.who !== r.who || key !== r.key)
+        problems.push(`${r.method} ${r.path}: spec ${r.who}/${r.key}, table ${row.who}/${key}`);
     }
     expect(problems).toEqual([]);
   });
 
   it("lists no route beyond the spec's except the documented ones", () => {
-    const extra = routeTable.filter((row) => !specRoutes.some((r) => rowFor(r).includes(row))).map((r) => `${r.method} ${r.path}`);
+    const extra = routeTable
+      .filter((row) => !specRoutes.some((r) => rowFor(r).includes(row)))
+      .map((r) => `${r.method} ${r.path}`);
     expect(extra.sort()).toEqual(
-      ["DELETE /me", "DELETE /orgs/:org_id/operator-bindings/:binding_id", "GET /orgs", "GET /orgs/:org_id/operator-bindings", "POST /orgs/:org_id/operator-bindings"].sort(),
+      [
+        "DELETE /me",
+        "DELETE /orgs/:org_id/operator-bindings/:binding_id",
+        "GET /orgs",
+        "GET /orgs/:org_id/operator-bindings",
+        "POST /orgs/:org_id/operator-bindings",
+      ].sort(),
     );
   });
 });

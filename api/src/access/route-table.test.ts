@@ -30,7 +30,12 @@ type Caller =
 
 const callers: Caller[] = [
   { name: "anonymous", kind: "anonymous" },
-  ...(["owner", "admin", "approver", "developer", "viewer"] as const).map((r) => ({ name: r, kind: "session" as const, who: r, role: r })),
+  ...(["owner", "admin", "approver", "developer", "viewer"] as const).map((r) => ({
+    name: r,
+    kind: "session" as const,
+    who: r,
+    role: r,
+  })),
   { name: "non-member", kind: "session", who: "outsider", role: null },
   { name: "owner with another organization's id", kind: "session", who: "owner", role: null, otherOrg: true },
   { name: "management key with the scope", kind: "key", scopes: "has" },
@@ -52,14 +57,17 @@ function expected(row: RouteAccess, c: Caller): Expected {
     if (row.key === "no") return F();
     if (!orgRoute) return "allowed"; // GET /gateway/identity: any scope
     if (c.otherOrg) return NOT_FOUND;
-    if (c.scopes === "lacks" && row.key !== "any") return { status: 403, code: "FORBIDDEN", requiredScope: row.key };
+    if (c.scopes === "lacks" && row.key !== "any")
+      return { status: 403, code: "FORBIDDEN", requiredScope: row.key };
     return row.keyRefusedAfterScope ? F(row.keyRefusedAfterScope) : "allowed";
   }
   if (row.who === "anyone") return "allowed";
   if (c.kind === "anonymous") return UNAUTH;
   if (!orgRoute) return "allowed";
   if (c.role === null) return NOT_FOUND;
-  return (roleGroups[row.who as keyof typeof roleGroups] as readonly Role[]).includes(c.role) ? "allowed" : F();
+  return (roleGroups[row.who as keyof typeof roleGroups] as readonly Role[]).includes(c.role)
+    ? "allowed"
+    : F();
 }
 
 function keyName(row: RouteAccess, c: Extract<Caller, { kind: "key" }>): string {
@@ -68,7 +76,10 @@ function keyName(row: RouteAccess, c: Extract<Caller, { kind: "key" }>): string 
 }
 
 function pathOf(row: RouteAccess, org: string): string {
-  return row.path.replace(/:org_id/, org).replace(/:kid/, "kid_probe").replace(/:[a-z_]+/g, () => randomUUID());
+  return row.path
+    .replace(/:org_id/, org)
+    .replace(/:kid/, "kid_probe")
+    .replace(/:[a-z_]+/g, () => randomUUID());
 }
 
 async function call(row: RouteAccess, c: Caller) {
@@ -94,18 +105,54 @@ beforeAll(async () => {
   for (const who of ["owner", "admin", "approver", "developer", "viewer", "outsider"]) {
     const b = api.browser();
     const { userId } = await b.signUpAndIn(api.smtp);
-    if (who !== "outsider") await db.pool.query("insert into memberships (organization_id, user_id, role) values ($1, $2, $3)", [orgA, userId, who]);
+    if (who !== "outsider")
+      await db.pool.query("insert into memberships (organization_id, user_id, role) values ($1, $2, $3)", [
+        orgA,
+        userId,
+        who,
+      ]);
     sessions.set(who, b);
   }
-  const ownerId = (await db.pool.query("select user_id from memberships where organization_id = $1 and role = 'owner'", [orgA])).rows[0].user_id;
+  const ownerId = (
+    await db.pool.query("select user_id from memberships where organization_id = $1 and role = 'owner'", [
+      orgA,
+    ])
+  ).rows[0].user_id;
   for (const s of scopes) {
     const make = async (name: string, list: Scope[]) =>
-      keys.set(name, (await insertApiKey(db.pool, api.keyHashSecret, { organizationId: orgA, kind: "management", environment: "live", name, scopes: list, createdBy: ownerId })).key);
+      keys.set(
+        name,
+        (
+          await insertApiKey(db.pool, api.keyHashSecret, {
+            organizationId: orgA,
+            kind: "management",
+            environment: "live",
+            name,
+            scopes: list,
+            createdBy: ownerId,
+          })
+        ).key,
+      );
     await make(`only:${s}`, [s]);
-    await make(`without:${s}`, scopes.filter((x) => x !== s));
+    await make(
+      `without:${s}`,
+      scopes.filter((x) => x !== s),
+    );
   }
   const agent = await createAgent(db.pool, orgA);
-  keys.set("gateway", (await insertApiKey(db.pool, api.keyHashSecret, { organizationId: orgA, kind: "gateway", environment: "live", name: "g", agentId: agent, createdBy: ownerId })).key);
+  keys.set(
+    "gateway",
+    (
+      await insertApiKey(db.pool, api.keyHashSecret, {
+        organizationId: orgA,
+        kind: "gateway",
+        environment: "live",
+        name: "g",
+        agentId: agent,
+        createdBy: ownerId,
+      })
+    ).key,
+  );
 
   // Implemented routes: those the server answers with something other than its "no route" 404.
   const owner = sessions.get("owner")!;
@@ -147,7 +194,13 @@ describe("the route table mirrors SPEC 4.4 and 5.3", () => {
     const app = buildApiServer({
       pool: db.pool,
       logger: createLogger("api", "silent"),
-      cloud: { keyHashSecret: api.keyHashSecret, dashboardOrigin: "https://x.test", defaultPlan: "developer", mailer: { describe: "none", send: async () => {} }, trustedProxyHops: 0 },
+      cloud: {
+        keyHashSecret: api.keyHashSecret,
+        dashboardOrigin: "https://x.test",
+        defaultPlan: "developer",
+        mailer: { describe: "none", send: async () => {} },
+        trustedProxyHops: 0,
+      },
       routes: async (r) => {
         r.get("/orgs/:org_id/unlisted", async () => ({}));
       },
@@ -164,9 +217,22 @@ describe("every implemented route with every caller", () => {
       for (const c of callers) {
         const want = expected(row, c);
         const res = await call(row, c);
-        const got = res.status === 204 && res.headers.get("x-access") === "allowed" ? "allowed" : { status: res.status, code: res.body?.error?.code, requiredScope: res.body?.error?.details?.required_scope };
-        const wantCmp = want === "allowed" ? "allowed" : { status: want.status, code: want.code, requiredScope: want.requiredScope };
-        if (JSON.stringify(got) !== JSON.stringify(wantCmp)) failures.push(`${row.method} ${row.path} as ${c.name}: want ${JSON.stringify(wantCmp)}, got ${JSON.stringify(got)}`);
+        const got =
+          res.status === 204 && res.headers.get("x-access") === "allowed"
+            ? "allowed"
+            : {
+                status: res.status,
+                code: res.body?.error?.code,
+                requiredScope: res.body?.error?.details?.required_scope,
+              };
+        const wantCmp =
+          want === "allowed"
+            ? "allowed"
+            : { status: want.status, code: want.code, requiredScope: want.requiredScope };
+        if (JSON.stringify(got) !== JSON.stringify(wantCmp))
+          failures.push(
+            `${row.method} ${row.path} as ${c.name}: want ${JSON.stringify(wantCmp)}, got ${JSON.stringify(got)}`,
+          );
       }
     }
     expect(failures).toEqual([]);
@@ -176,11 +242,23 @@ describe("every implemented route with every caller", () => {
     const dev = sessions.get("developer")!;
     const row = { method: "GET", path: "/orgs/:org_id/audit" };
     const userId = (await dev.get("/auth/session")).body.session.user.id;
-    expect((await dev.request(row.method, `/orgs/${orgA}/audit`, undefined, { "x-access-probe": "1" })).status).toBe(403);
-    await db.pool.query("update memberships set role = 'admin' where organization_id = $1 and user_id = $2", [orgA, userId]);
-    expect((await dev.request(row.method, `/orgs/${orgA}/audit`, undefined, { "x-access-probe": "1" })).status).toBe(204);
-    await db.pool.query("update memberships set role = 'developer' where organization_id = $1 and user_id = $2", [orgA, userId]);
-    expect((await dev.request(row.method, `/orgs/${orgA}/audit`, undefined, { "x-access-probe": "1" })).status).toBe(403);
+    expect(
+      (await dev.request(row.method, `/orgs/${orgA}/audit`, undefined, { "x-access-probe": "1" })).status,
+    ).toBe(403);
+    await db.pool.query("update memberships set role = 'admin' where organization_id = $1 and user_id = $2", [
+      orgA,
+      userId,
+    ]);
+    expect(
+      (await dev.request(row.method, `/orgs/${orgA}/audit`, undefined, { "x-access-probe": "1" })).status,
+    ).toBe(204);
+    await db.pool.query(
+      "update memberships set role = 'developer' where organization_id = $1 and user_id = $2",
+      [orgA, userId],
+    );
+    expect(
+      (await dev.request(row.method, `/orgs/${orgA}/audit`, undefined, { "x-access-probe": "1" })).status,
+    ).toBe(403);
   });
 
   it("answers a malformed organization id 404 to every caller", async () => {

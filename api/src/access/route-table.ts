@@ -10,7 +10,12 @@ import type { KeyRule, Method, RouteAccess, Who } from "./types.js";
  * Finer rules inside a route (an owner-only field, a developer seeing gateway
  * keys only, management keys needing Admins) are the handler's, noted in `why`.
  */
-function row(spec: `${Method} /${string}`, who: Who, key: KeyRule, extra: Partial<RouteAccess> = {}): RouteAccess {
+function row(
+  spec: `${Method} /${string}`,
+  who: Who,
+  key: KeyRule,
+  extra: Partial<RouteAccess> = {},
+): RouteAccess {
   const [method, path] = spec.split(" ") as [Method, string];
   return { method, path, who, key, ...extra };
 }
@@ -93,7 +98,9 @@ export const routeTable: readonly RouteAccess[] = [
   row("GET /orgs/:org_id/tools/:tool_id", "members", "read"),
   row("POST /orgs/:org_id/tools", "writers", "tools:write"), // enabling: Admins, signed in (handler)
   row("PATCH /orgs/:org_id/tools/:tool_id", "writers", "tools:write"), // enabling or changing meaning: Admins, signed in (handler)
-  row("POST /orgs/:org_id/tools/:tool_id/authorize", "admins", "tools:write", { keyRefusedAfterScope: "ADMIN_REQUIRED" }),
+  row("POST /orgs/:org_id/tools/:tool_id/authorize", "admins", "tools:write", {
+    keyRefusedAfterScope: "ADMIN_REQUIRED",
+  }),
 
   // Policies
   row("GET /orgs/:org_id/policies", "members", "read"),
@@ -157,7 +164,11 @@ export function routeShape(method: string, path: string): string {
 
 const byShape = new Map(routeTable.map((r) => [routeShape(r.method, r.path), r]));
 
-export function accessOf(method: string, path: string, table: readonly RouteAccess[] = routeTable): RouteAccess | undefined {
+export function accessOf(
+  method: string,
+  path: string,
+  table: readonly RouteAccess[] = routeTable,
+): RouteAccess | undefined {
   if (table === routeTable) return byShape.get(routeShape(method, path));
   return table.find((r) => routeShape(r.method, r.path) === routeShape(method, path));
 }

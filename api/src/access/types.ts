@@ -5,7 +5,14 @@
 export const roles = ["owner", "admin", "approver", "developer", "viewer"] as const;
 export type Role = (typeof roles)[number];
 
-export const scopes = ["read", "approvals:read", "receipts:read", "agents:write", "tools:write", "policies:write"] as const;
+export const scopes = [
+  "read",
+  "approvals:read",
+  "receipts:read",
+  "agents:write",
+  "tools:write",
+  "policies:write",
+] as const;
 export type Scope = (typeof scopes)[number];
 
 /** The role groups of SPEC 4.3. */

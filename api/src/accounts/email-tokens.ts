@@ -25,20 +25,35 @@ export async function issueEmailToken(
   purpose: EmailTokenPurpose,
   extra: { newEmail?: string; changeId?: string } = {},
 ): Promise<string> {
-  await db.query("update email_tokens set used_at = now() where user_id = $1 and purpose = $2 and used_at is null", [userId, purpose]);
+  await db.query(
+    "update email_tokens set used_at = now() where user_id = $1 and purpose = $2 and used_at is null",
+    [userId, purpose],
+  );
   const token = newToken();
   await db.query(
     `insert into email_tokens (token_hash, purpose, user_id, new_email, change_id, expires_at)
      values ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-    [tokenHash(token), purpose, userId, extra.newEmail ?? null, extra.changeId ?? null, TOKEN_TTL_SECONDS[purpose]],
+    [
+      tokenHash(token),
+      purpose,
+      userId,
+      extra.newEmail ?? null,
+      extra.changeId ?? null,
+      TOKEN_TTL_SECONDS[purpose],
+    ],
   );
   return token;
 }
 
-const invalid = () => new ServiceError("INVALID_OR_EXPIRED_TOKEN", "this link is invalid, used, replaced or expired");
+const invalid = () =>
+  new ServiceError("INVALID_OR_EXPIRED_TOKEN", "this link is invalid, used, replaced or expired");
 
 /** A usable link's row without using it up (checks that may refuse come first). */
-export async function peekEmailToken(db: Queryable, token: string, purpose: EmailTokenPurpose): Promise<EmailTokenRow> {
+export async function peekEmailToken(
+  db: Queryable,
+  token: string,
+  purpose: EmailTokenPurpose,
+): Promise<EmailTokenRow> {
   const { rows } = await db.query<EmailTokenRow>(
     `select user_id, new_email, change_id from email_tokens
       where token_hash = $1 and purpose = $2 and used_at is null and expires_at > now()`,
@@ -49,7 +64,11 @@ export async function peekEmailToken(db: Queryable, token: string, purpose: Emai
 }
 
 /** Use a link up, once: a second use (or a concurrent one) finds it used. */
-export async function consumeEmailToken(db: Queryable, token: string, purpose: EmailTokenPurpose): Promise<EmailTokenRow> {
+export async function consumeEmailToken(
+  db: Queryable,
+  token: string,
+  purpose: EmailTokenPurpose,
+): Promise<EmailTokenRow> {
   const { rows } = await db.query<EmailTokenRow>(
     `update email_tokens set used_at = now()
       where token_hash = $1 and purpose = $2 and used_at is null and expires_at > now()

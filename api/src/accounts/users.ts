@@ -13,12 +13,18 @@ const COLUMNS = "id, email, name, password_hash, email_verified_at, disabled_at"
 
 /** The live account of an address (deleted accounts free their address). */
 export async function userByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
-  const { rows } = await db.query<UserRow>(`select ${COLUMNS} from users where lower(email) = lower($1) and deleted_at is null`, [email]);
+  const { rows } = await db.query<UserRow>(
+    `select ${COLUMNS} from users where lower(email) = lower($1) and deleted_at is null`,
+    [email],
+  );
   return rows[0];
 }
 
 export async function userById(db: Queryable, id: string): Promise<UserRow | undefined> {
-  const { rows } = await db.query<UserRow>(`select ${COLUMNS} from users where id = $1 and deleted_at is null`, [id]);
+  const { rows } = await db.query<UserRow>(
+    `select ${COLUMNS} from users where id = $1 and deleted_at is null`,
+    [id],
+  );
   return rows[0];
 }
 

@@ -30,11 +30,26 @@ export const serviceActor: Actor = { type: "service", id: null, label: null };
  */
 export async function audit(
   db: Queryable,
-  e: { organizationId: string | null; action: string; actor: Actor; target?: { type: string; id: string }; details?: Record<string, unknown> },
+  e: {
+    organizationId: string | null;
+    action: string;
+    actor: Actor;
+    target?: { type: string; id: string };
+    details?: Record<string, unknown>;
+  },
 ): Promise<void> {
   await db.query(
     `insert into audit_log (organization_id, action, actor_type, actor_id, actor_label, target_type, target_id, details)
      values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [e.organizationId, e.action, e.actor.type, e.actor.id, e.actor.label, e.target?.type ?? null, e.target?.id ?? null, e.details ?? {}],
+    [
+      e.organizationId,
+      e.action,
+      e.actor.type,
+      e.actor.id,
+      e.actor.label,
+      e.target?.type ?? null,
+      e.target?.id ?? null,
+      e.details ?? {},
+    ],
   );
 }

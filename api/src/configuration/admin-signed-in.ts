@@ -17,5 +17,6 @@ export function isAdminSignedIn(request: FastifyRequest): boolean {
 }
 
 export function requireAdminSignedIn(request: FastifyRequest, what: string): void {
-  if (!isAdminSignedIn(request)) throw new ServiceError("ADMIN_REQUIRED", `${what} needs an owner or admin signed in`);
+  if (!isAdminSignedIn(request))
+    throw new ServiceError("ADMIN_REQUIRED", `${what} needs an owner or admin signed in`);
 }

@@ -20,18 +20,36 @@ import {
  * what the upstream returns cannot be known without running it, so the
  * answer shows the authorization the call would run under.
  */
-export function agentAnswer(ctx: DecisionContext, verdict: Verdict, argumentsDigest: string, fingerprint: string, now: Date): AuthorizeAnswer {
+export function agentAnswer(
+  ctx: DecisionContext,
+  verdict: Verdict,
+  argumentsDigest: string,
+  fingerprint: string,
+  now: Date,
+): AuthorizeAnswer {
   if (verdict.kind === "refused") return unrecorded(verdict.code, verdict.detail);
   const execution = verdict.facts.tool.serverKind === "decision_only" ? "caller" : "gateway";
   const outcome = verdictOutcome(ctx, verdict, "caller", now);
-  const view = verdictView(ctx, outcome, { execution, requestFingerprint: fingerprint, argumentsDigest }, NOTHING_RECORDED);
+  const view = verdictView(
+    ctx,
+    outcome,
+    { execution, requestFingerprint: fingerprint, argumentsDigest },
+    NOTHING_RECORDED,
+  );
   return { http: 200, body: withoutIds(answerFor(view, now).body) };
 }
 
 /** The answer of a call that records nothing: the Gateway's own (core/src/decision/answers.ts). */
 export const unrecorded = unrecordedAnswer;
 
-const ID_MEMBERS = ["protected_action_id", "approval_request_id", "task_object_id", "proposal_object_id", "receipt_object_id", "receipt_id"];
+const ID_MEMBERS = [
+  "protected_action_id",
+  "approval_request_id",
+  "task_object_id",
+  "proposal_object_id",
+  "receipt_object_id",
+  "receipt_id",
+];
 
 function withoutIds(body: Record<string, unknown>): Record<string, unknown> {
   const out = { ...body };

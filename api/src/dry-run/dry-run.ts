@@ -49,7 +49,12 @@ export const SKIPPED = [
  */
 export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRunInput) {
   const checked = checkArguments(input.arguments);
-  if (!checked.ok) throw new ServiceError("INVALID_ARGUMENTS", checked.message ?? "the arguments break the limits of SPEC 8.3", { reason: checked.problem });
+  if (!checked.ok)
+    throw new ServiceError(
+      "INVALID_ARGUMENTS",
+      checked.message ?? "the arguments break the limits of SPEC 8.3",
+      { reason: checked.problem },
+    );
   const argumentsDigest = sha256Digest(checked.canonical!);
   const fingerprint = digestOf({ tool: input.tool, arguments_digest: argumentsDigest });
 
@@ -61,7 +66,9 @@ export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRun
     idempotencyKey: input.idempotencyKey,
   });
   if (!loaded) throw new ServiceError("NOT_FOUND", "agent not found");
-  const hypothetical = input.policyVersionId ? await hypotheticalPolicy(db, input.organizationId, input.policyVersionId) : null;
+  const hypothetical = input.policyVersionId
+    ? await hypotheticalPolicy(db, input.organizationId, input.policyVersionId)
+    : null;
   const ctx: DecisionContext = {
     ...loaded,
     policy: hypothetical ?? loaded.policy,
@@ -88,19 +95,39 @@ export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRun
 
   // A disabled agent's keys are refused before any decision (SPEC 5.4.4).
   if (ctx.agent.status !== "active") {
-    return { ...base, outcome: "not_decided", agent_would_receive: unrecorded("UNAUTHORIZED", "the agent is disabled: its gateway keys are refused"), ...empty() };
+    return {
+      ...base,
+      outcome: "not_decided",
+      agent_would_receive: unrecorded("UNAUTHORIZED", "the agent is disabled: its gateway keys are refused"),
+      ...empty(),
+    };
   }
   // A repeated idempotency key resumes the recorded action instead of deciding again (SPEC 4.1).
   if (ctx.existingActionId) {
     const view = (await readActionView(db, ctx.existingActionId))!;
-    const answer = view.requestFingerprint !== fingerprint
-      ? unrecorded("IDEMPOTENCY_KEY_REUSED", "this idempotency key was used for a different request (tool or arguments); use a new key for a new operation")
-      : answerFor(view, input.now);
-    return { ...base, outcome: "resumes_recorded_action", recorded_action_id: view.id, agent_would_receive: answer, ...empty() };
+    const answer =
+      view.requestFingerprint !== fingerprint
+        ? unrecorded(
+            "IDEMPOTENCY_KEY_REUSED",
+            "this idempotency key was used for a different request (tool or arguments); use a new key for a new operation",
+          )
+        : answerFor(view, input.now);
+    return {
+      ...base,
+      outcome: "resumes_recorded_action",
+      recorded_action_id: view.id,
+      agent_would_receive: answer,
+      ...empty(),
+    };
   }
 
   const execution = ctx.tool?.serverKind === "decision_only" ? "caller" : "gateway";
-  const call = { tool: input.tool, arguments: input.arguments, environment: input.environment, execution } as const;
+  const call = {
+    tool: input.tool,
+    arguments: input.arguments,
+    environment: input.environment,
+    execution,
+  } as const;
   const policy = ctx.policy?.versionId ? await policies.get(db, ctx.policy.versionId) : null;
   let verdict: Verdict = decideCall(ctx, call, policy, input.now);
 
@@ -122,7 +149,11 @@ export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRun
   const plan = await planUsage(db, ctx);
   let answer = agentAnswer(ctx, verdict, argumentsDigest, fingerprint, input.now);
   // Every recorded decision counts against the month; over the limit nothing is recorded (SPEC 8.6).
-  if (verdict.kind !== "refused" && plan.would_be_refused) answer = unrecorded("PLAN_LIMIT_EXCEEDED", "the organization reached its plan's monthly protected actions");
+  if (verdict.kind !== "refused" && plan.would_be_refused)
+    answer = unrecorded(
+      "PLAN_LIMIT_EXCEEDED",
+      "the organization reached its plan's monthly protected actions",
+    );
 
   const facts = verdict.kind === "refused" ? null : verdict.facts;
   const ev = verdict.kind === "refused" ? null : verdict.evaluation;
@@ -131,21 +162,41 @@ export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRun
     outcome: "decided",
     amount: facts?.amount ?? null,
     delegation: facts?.delegation
-      ? { id: facts.delegation.id, object_id: facts.delegation.objectId, permissions: facts.delegation.permissions, expires_at: facts.delegation.expiresAt }
+      ? {
+          id: facts.delegation.id,
+          object_id: facts.delegation.objectId,
+          permissions: facts.delegation.permissions,
+          expires_at: facts.delegation.expiresAt,
+        }
       : null,
     delegations_active: ctx.delegations.length,
     policy: ctx.policy
-      ? { id: ctx.policy.id, name: ctx.policy.name, version_id: ctx.policy.versionId, version: ctx.policy.version, digest: ctx.policy.digest, emergency_stopped: ctx.policy.emergencyStopped, hypothetical: hypothetical !== null }
+      ? {
+          id: ctx.policy.id,
+          name: ctx.policy.name,
+          version_id: ctx.policy.versionId,
+          version: ctx.policy.version,
+          digest: ctx.policy.digest,
+          emergency_stopped: ctx.policy.emergencyStopped,
+          hypothetical: hypothetical !== null,
+        }
       : null,
     decision: {
       kind: verdict.kind,
-      code: verdict.kind === "refused" || verdict.kind === "denied" ? verdict.code : verdict.kind === "approval" ? "APPROVAL_PENDING" : null,
+      code:
+        verdict.kind === "refused" || verdict.kind === "denied"
+          ? verdict.code
+          : verdict.kind === "approval"
+            ? "APPROVAL_PENDING"
+            : null,
       detail: verdict.kind === "refused" || verdict.kind === "denied" ? verdict.detail : null,
       policy_effect: ev?.decision.effect ?? null,
       rule_id: ev?.decision.rule_id ?? null,
       enforcement: ev?.enforcement ?? null,
       relaxed: ev?.relaxed ?? false,
-      observe_window: ev?.observeWindow ? { id: ev.observeWindow.id, ends_at: ev.observeWindow.endsAt } : null,
+      observe_window: ev?.observeWindow
+        ? { id: ev.observeWindow.id, ends_at: ev.observeWindow.endsAt }
+        : null,
       observe_window_ignored: input.ignoreObserveWindow && loaded.observeWindow !== null,
     },
     approvers,
@@ -157,17 +208,44 @@ export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRun
   };
 }
 
-const empty = () => ({ amount: null, delegation: null, policy: null, decision: null, approvers: null, plan: null, explanation: null, agent_explanation: null, shadow: null });
+const empty = () => ({
+  amount: null,
+  delegation: null,
+  policy: null,
+  decision: null,
+  approvers: null,
+  plan: null,
+  explanation: null,
+  agent_explanation: null,
+  shadow: null,
+});
 
-async function hypotheticalPolicy(db: Queryable, organizationId: string, versionId: string): Promise<DecisionContext["policy"]> {
+async function hypotheticalPolicy(
+  db: Queryable,
+  organizationId: string,
+  versionId: string,
+): Promise<DecisionContext["policy"]> {
   const { rows } = await db.query(
     `select p.id, p.name, p.agent_disclosure, p.emergency_stopped_at is not null as stopped, v.id as version_id, v.number, v.digest
        from policy_versions v join policies p on p.id = v.policy_id where v.id = $1 and v.organization_id = $2`,
     [versionId, organizationId],
   );
   const r = rows[0];
-  if (!r) throw new ServiceError("POLICY_NOT_FOUND", "policy_version_id names no policy version of this organization", { issues: [{ path: "policy_version_id", code: "not_found", message: "no such version" }] });
-  return { id: r.id, name: r.name, disclosure: r.agent_disclosure, emergencyStopped: r.stopped, versionId: r.version_id, version: r.number, digest: r.digest };
+  if (!r)
+    throw new ServiceError(
+      "POLICY_NOT_FOUND",
+      "policy_version_id names no policy version of this organization",
+      { issues: [{ path: "policy_version_id", code: "not_found", message: "no such version" }] },
+    );
+  return {
+    id: r.id,
+    name: r.name,
+    disclosure: r.agent_disclosure,
+    emergencyStopped: r.stopped,
+    versionId: r.version_id,
+    version: r.number,
+    digest: r.digest,
+  };
 }
 
 async function planUsage(db: Queryable, ctx: DecisionContext) {
@@ -178,11 +256,24 @@ async function planUsage(db: Queryable, ctx: DecisionContext) {
     [ctx.organization.id],
   );
   const used = Number(rows[0]!.n);
-  return { plan, monthly_limit: limit, used_this_month: used, would_be_refused: limit !== null && used >= limit };
+  return {
+    plan,
+    monthly_limit: limit,
+    used_this_month: used,
+    would_be_refused: limit !== null && used >= limit,
+  };
 }
 
 /** What the agent's policy's shadow version would decide for the same call (SPEC 2.4: evaluated only in reports). */
-async function shadowDecision(db: Queryable, policies: PolicyCache, ctx: DecisionContext, loaded: DecisionContext, call: Parameters<typeof decideCall>[1], now: Date, hypothetical: boolean) {
+async function shadowDecision(
+  db: Queryable,
+  policies: PolicyCache,
+  ctx: DecisionContext,
+  loaded: DecisionContext,
+  call: Parameters<typeof decideCall>[1],
+  now: Date,
+  hypothetical: boolean,
+) {
   if (!loaded.policy) return null;
   const { rows } = await db.query(
     "select v.id, v.number, v.digest from policies p join policy_versions v on v.id = p.shadow_version_id where p.id = $1",
@@ -191,14 +282,23 @@ async function shadowDecision(db: Queryable, policies: PolicyCache, ctx: Decisio
   const s = rows[0];
   if (!s) return null;
   const compiled = await policies.get(db, s.id);
-  const shadowCtx: DecisionContext = { ...ctx, policy: { ...loaded.policy, versionId: s.id, version: s.number, digest: s.digest }, observeWindow: hypothetical ? null : ctx.observeWindow };
+  const shadowCtx: DecisionContext = {
+    ...ctx,
+    policy: { ...loaded.policy, versionId: s.id, version: s.number, digest: s.digest },
+    observeWindow: hypothetical ? null : ctx.observeWindow,
+  };
   const v = decideCall(shadowCtx, call, compiled, now);
   const ev = v.kind === "refused" ? null : v.evaluation;
   return {
     version_id: s.id,
     version: s.number,
     kind: v.kind,
-    code: v.kind === "refused" || v.kind === "denied" ? v.code : v.kind === "approval" ? "APPROVAL_PENDING" : null,
+    code:
+      v.kind === "refused" || v.kind === "denied"
+        ? v.code
+        : v.kind === "approval"
+          ? "APPROVAL_PENDING"
+          : null,
     policy_effect: ev?.decision.effect ?? null,
     rule_id: ev?.decision.rule_id ?? null,
   };

@@ -24,18 +24,29 @@ async function probeRoutes(api: FastifyInstance) {
   const r = api.withTypeProvider<ZodTypeProvider>();
   r.post(
     "/orgs",
-    { schema: { body: z.strictObject({ name: z.string().min(1).max(200) }), querystring: z.strictObject({ dry_run: z.enum(["true", "false"]).optional() }) } },
+    {
+      schema: {
+        body: z.strictObject({ name: z.string().min(1).max(200) }),
+        querystring: z.strictObject({ dry_run: z.enum(["true", "false"]).optional() }),
+      },
+    },
     async (request, reply) => {
-      const { rows } = await db.pool.query("insert into organizations (name, slug) values ($1, $2) returning id", [
-        request.body.name,
-        `s-${Date.now()}-${Math.random()}`,
-      ]);
+      const { rows } = await db.pool.query(
+        "insert into organizations (name, slug) values ($1, $2) returning id",
+        [request.body.name, `s-${Date.now()}-${Math.random()}`],
+      );
       return reply.code(201).send({ id: rows[0].id });
     },
   );
   r.get("/orgs/:org_id", { schema: { params: z.strictObject({ org_id: z.uuid() }) } }, async (request) => {
-    const { rows } = await db.pool.query("select id, name from organizations where id = $1", [request.params.org_id]);
-    if (!rows[0]) throw new (await import("@countersign/protocol/errors")).ServiceError("NOT_FOUND", "organization not found");
+    const { rows } = await db.pool.query("select id, name from organizations where id = $1", [
+      request.params.org_id,
+    ]);
+    if (!rows[0])
+      throw new (await import("@countersign/protocol/errors")).ServiceError(
+        "NOT_FOUND",
+        "organization not found",
+      );
     return rows[0];
   });
   r.get("/cached", async (_request, reply) => reply.header("cache-control", "max-age=60").send({ ok: true }));
@@ -49,8 +60,17 @@ async function orgCount(): Promise<number> {
   return rows[0].n;
 }
 
-function post(path: string, body: string | Buffer, contentType = "application/json", headers: Record<string, string> = {}) {
-  return fetch(`${base}/api/v1${path}`, { method: "POST", body, headers: { "content-type": contentType, ...headers } });
+function post(
+  path: string,
+  body: string | Buffer,
+  contentType = "application/json",
+  headers: Record<string, string> = {},
+) {
+  return fetch(`${base}/api/v1${path}`, {
+    method: "POST",
+    body,
+    headers: { "content-type": contentType, ...headers },
+  });
 }
 
 beforeAll(async () => {
@@ -82,7 +102,11 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
 
   it("refuses other content types with 415 UNSUPPORTED_MEDIA_TYPE and records nothing", async () => {
     const before = await orgCount();
-    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
+    for (const type of [
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+    ]) {
       const res = await post("/orgs", "name=Acme", type);
       expect(res.status).toBe(415);
       expect((await jsonOf(res)).error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
@@ -112,7 +136,9 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
     expect(res.status).toBe(400);
     const body = await jsonOf(res);
     expect(body.error.code).toBe("VALIDATION_FAILED");
-    expect(body.error.details.issues).toEqual([{ path: "colour", code: "unknown_member", message: "unknown member" }]);
+    expect(body.error.details.issues).toEqual([
+      { path: "colour", code: "unknown_member", message: "unknown member" },
+    ]);
     expect(JSON.stringify(body)).not.toContain("secret-colour-value");
     expect(await orgCount()).toBe(before);
   });
@@ -151,7 +177,9 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
 
   it("sets Cache-Control: no-store unless the route set its own", async () => {
     expect((await fetch(`${base}/api/v1/orgs/not-a-uuid`)).headers.get("cache-control")).toBe("no-store");
-    expect((await post("/orgs", JSON.stringify({ name: "Cache" }))).headers.get("cache-control")).toBe("no-store");
+    expect((await post("/orgs", JSON.stringify({ name: "Cache" }))).headers.get("cache-control")).toBe(
+      "no-store",
+    );
     expect((await fetch(`${base}/api/v1/cached`)).headers.get("cache-control")).toBe("max-age=60");
   });
 
@@ -183,25 +211,36 @@ describe("Cloud API conventions (SPEC 4.3)", () => {
     const res = await fetch(`${base}/api/v1/boom`, { headers: { "x-request-id": "boom-1" } });
     expect(res.status).toBe(500);
     const body = await jsonOf(res);
-    expect(body).toEqual({ error: { code: "INTERNAL_ERROR", message: "internal error (request id boom-1)" } });
+    expect(body).toEqual({
+      error: { code: "INTERNAL_ERROR", message: "internal error (request id boom-1)" },
+    });
   });
 
   it("logs JSON lines with the request id and never the authorization header, cookie or query string", async () => {
     await fetch(`${base}/api/v1/cached?token=tok_should_not_be_logged`, {
-      headers: { "x-request-id": "log-check-1", authorization: "Bearer svc_secret_key_material", cookie: "svc_session=sess_secret" },
+      headers: {
+        "x-request-id": "log-check-1",
+        authorization: "Bearer svc_secret_key_material",
+        cookie: "svc_session=sess_secret",
+      },
     });
     const lines = logLines.filter((l) => l.includes("log-check-1"));
     expect(lines.length).toBeGreaterThanOrEqual(2);
     for (const l of lines) expect(JSON.parse(l).request_id).toBe("log-check-1");
     const all = logLines.join("\n");
-    for (const secret of ["svc_secret_key_material", "sess_secret", "tok_should_not_be_logged"]) expect(all).not.toContain(secret);
+    for (const secret of ["svc_secret_key_material", "sess_secret", "tok_should_not_be_logged"])
+      expect(all).not.toContain(secret);
   });
 
   it("answers 503 SERVICE_UNAVAILABLE with Retry-After: 5 when the database is down, and /readyz is 503", async () => {
     const deadPool = createPool("postgres://postgres@127.0.0.1:1/none", { applicationName: "dead" });
-    const down = buildApiServer({ pool: deadPool, logger: createLogger("api", "silent"), routes: async (api) => {
-      api.get("/orgs", async () => (await deadPool.query("select 1")).rows);
-    } });
+    const down = buildApiServer({
+      pool: deadPool,
+      logger: createLogger("api", "silent"),
+      routes: async (api) => {
+        api.get("/orgs", async () => (await deadPool.query("select 1")).rows);
+      },
+    });
     try {
       const res = await down.inject({ method: "GET", url: "/api/v1/orgs" });
       expect(res.statusCode).toBe(503);

@@ -29,7 +29,10 @@ async function conventions(app: FastifyInstance, opts: { dashboard?: DashboardFi
   app.setErrorHandler(cloudApiErrorHandler);
   app.setNotFoundHandler(async (request, reply) => {
     if (opts.dashboard && (await opts.dashboard.serve(request, reply))) return reply;
-    return sendServiceError(reply, new ServiceError("NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0]}`));
+    return sendServiceError(
+      reply,
+      new ServiceError("NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0]}`),
+    );
   });
 }
 

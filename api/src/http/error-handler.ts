@@ -16,11 +16,16 @@ export function toServiceError(err: FastifyError, request: FastifyRequest): Serv
     // A path id that does not even parse names nothing that exists (SPEC 4.3).
     if (err.validationContext === "params") return new ServiceError("NOT_FOUND", "not found");
     const where = err.validationContext === "querystring" ? "query" : "body";
-    return new ServiceError("VALIDATION_FAILED", `the ${where} is invalid`, { issues: issuesOf(err.validation) });
+    return new ServiceError("VALIDATION_FAILED", `the ${where} is invalid`, {
+      issues: issuesOf(err.validation),
+    });
   }
   switch (err.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return new ServiceError("UNSUPPORTED_MEDIA_TYPE", "bodies must be JSON (Content-Type: application/json)");
+      return new ServiceError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "bodies must be JSON (Content-Type: application/json)",
+      );
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return new ServiceError("PAYLOAD_TOO_LARGE", "the body is larger than 1 MiB");
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
@@ -29,9 +34,12 @@ export function toServiceError(err: FastifyError, request: FastifyRequest): Serv
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new ServiceError("VALIDATION_FAILED", "Content-Length does not match the body");
   }
-  if (err instanceof SyntaxError && err.statusCode === 400) return new ServiceError("INVALID_JSON", "the body is not valid JSON");
+  if (err instanceof SyntaxError && err.statusCode === 400)
+    return new ServiceError("INVALID_JSON", "the body is not valid JSON");
   if (isDatabaseUnavailable(err)) {
-    return new ServiceError("SERVICE_UNAVAILABLE", "the database is unavailable; retry later", undefined, { "retry-after": "5" });
+    return new ServiceError("SERVICE_UNAVAILABLE", "the database is unavailable; retry later", undefined, {
+      "retry-after": "5",
+    });
   }
   request.log.error({ err }, "unhandled error");
   return new ServiceError("INTERNAL_ERROR", `internal error (request id ${request.id})`);
@@ -57,7 +65,10 @@ function textRefusal(err: RequestTextError, request: FastifyRequest): ServiceErr
 /** Whether a body path lies in the arguments of a call: the dry run's `arguments`, a simulation's `calls[i].arguments`. */
 function inCallArguments(route: string | undefined, path: RequestTextError["path"]): boolean {
   if (route?.endsWith("/agents/:agent_id/dry-run")) return path[0] === "arguments";
-  if (route?.endsWith("/policies/:policy_id/simulate") || route?.endsWith("/policies/:policy_id/simulations")) {
+  if (
+    route?.endsWith("/policies/:policy_id/simulate") ||
+    route?.endsWith("/policies/:policy_id/simulations")
+  ) {
     return path[0] === "calls" && typeof path[1] === "number" && path[2] === "arguments";
   }
   return false;
@@ -65,7 +76,10 @@ function inCallArguments(route: string | undefined, path: RequestTextError["path
 
 /** A URL the router could not read (bad percent-encoding, an over-long path id): it names nothing. */
 export function refuseMalformedUrl(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return sendServiceError(reply.header("cache-control", "no-store"), new ServiceError("NOT_FOUND", "not found"));
+  return sendServiceError(
+    reply.header("cache-control", "no-store"),
+    new ServiceError("NOT_FOUND", "not found"),
+  );
 }
 
 export function sendServiceError(reply: FastifyReply, e: ServiceError): FastifyReply {

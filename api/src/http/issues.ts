@@ -11,7 +11,11 @@ export function issuesOf(errors: FastifySchemaValidationError[]): Issue[] {
     const base = e.instancePath.split("/").filter(Boolean);
     if (e.keyword === "unrecognized_keys") {
       const keys = ((e.params as { keys?: string[] }).keys ?? []).slice(0, 20);
-      return keys.map((k) => ({ path: [...base, k].join("."), code: "unknown_member", message: "unknown member" }));
+      return keys.map((k) => ({
+        path: [...base, k].join("."),
+        code: "unknown_member",
+        message: "unknown member",
+      }));
     }
     return [{ path: base.join("."), code: e.keyword, message: e.message ?? "invalid" }];
   });

@@ -28,7 +28,9 @@ describe("Cloud API graceful shutdown", () => {
     const refused = await app.inject({ method: "GET", url: "/api/v1/slow" });
     expect(refused.statusCode).toBe(503);
     expect(refused.headers["retry-after"]).toBe("5");
-    expect(refused.json()).toEqual({ error: { code: "SERVICE_UNAVAILABLE", message: "the server is shutting down; retry" } });
+    expect(refused.json()).toEqual({
+      error: { code: "SERVICE_UNAVAILABLE", message: "the server is shutting down; retry" },
+    });
     release();
     expect((await inFlight).json()).toEqual({ done: true });
     await draining;

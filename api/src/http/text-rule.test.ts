@@ -9,32 +9,56 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertApiKey } from "@countersign/core/keys";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
-import { Browser, randomIp, startCloudApi, type Answer, type CloudApi } from "../../../test/fixtures/cloud-api.js";
+import {
+  Browser,
+  randomIp,
+  startCloudApi,
+  type Answer,
+  type CloudApi,
+} from "../../../test/fixtures/cloud-api.js";
 import { createAuthorizationWorld, type AuthorizationWorld } from "../../../test/fixtures/authorization.js";
-import { configurationSnapshot, orgWithOwner, type OrgWithOwner } from "../../../test/fixtures/configuration.js";
+import {
+  configurationSnapshot,
+  orgWithOwner,
+  type OrgWithOwner,
+} from "../../../test/fixtures/configuration.js";
 import { recorded } from "../../../test/gateway/harness.js";
 
 let db: TestDatabase;
 let api: CloudApi;
 let o: OrgWithOwner;
 let world: AuthorizationWorld;
-let reader: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Answer>;
+let reader: (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<Answer>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   api = await startCloudApi(db, { defaultPlan: "enterprise" });
   o = await orgWithOwner(api);
   world = await createAuthorizationWorld(db.pool, api.keyHashSecret);
-  const k = await insertApiKey(db.pool, api.keyHashSecret, { organizationId: world.organizationId, kind: "management", environment: "live", name: "r", scopes: ["read", "receipts:read", "approvals:read"], createdBy: world.ownerId });
+  const k = await insertApiKey(db.pool, api.keyHashSecret, {
+    organizationId: world.organizationId,
+    kind: "management",
+    environment: "live",
+    name: "r",
+    scopes: ["read", "receipts:read", "approvals:read"],
+    createdBy: world.ownerId,
+  });
   const b = new Browser(api.base, randomIp(), null);
-  reader = (method, path, body, headers = {}) => b.request(method, path, body, { authorization: `Bearer ${k.key}`, ...headers });
+  reader = (method, path, body, headers = {}) =>
+    b.request(method, path, body, { authorization: `Bearer ${k.key}`, ...headers });
 });
 afterAll(async () => {
   await api?.close();
   await db?.drop();
 });
 
-const raw = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))));
+const raw = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "utf8") : Buffer.from(p))));
 const LONE_HIGH = [0xed, 0xa0, 0x80];
 
 /** Everything a refusal here must change: nothing in the configuration, the decisions or the audit log. */
@@ -70,15 +94,25 @@ describe("Cloud API: the text rule in bodies", () => {
 
   it("agent names: VALIDATION_FAILED naming the member, nothing created or audited", async () => {
     for (const [what, body] of hostile) {
-      const res = await expectRefused(() => o.owner.post(`/orgs/${o.org}/agents`, body), 400, "VALIDATION_FAILED");
-      expect(res.body.error.details.issues, what).toEqual([expect.objectContaining({ path: "name", code: "invalid_text" })]);
+      const res = await expectRefused(
+        () => o.owner.post(`/orgs/${o.org}/agents`, body),
+        400,
+        "VALIDATION_FAILED",
+      );
+      expect(res.body.error.details.issues, what).toEqual([
+        expect.objectContaining({ path: "name", code: "invalid_text" }),
+      ]);
     }
   });
 
   it("API key names: VALIDATION_FAILED, no key created", async () => {
-    const agent = (await o.owner.post(`/orgs/${o.org}/agents`, { name: `key-agent-${Date.now()}` })).body.agent;
+    const agent = (await o.owner.post(`/orgs/${o.org}/agents`, { name: `key-agent-${Date.now()}` })).body
+      .agent;
     for (const [, body] of hostile) {
-      const withAgent = Buffer.from(body.toString("latin1").replace('{"name"', `{"kind":"gateway","agent_id":"${agent.id}","name"`), "latin1");
+      const withAgent = Buffer.from(
+        body.toString("latin1").replace('{"name"', `{"kind":"gateway","agent_id":"${agent.id}","name"`),
+        "latin1",
+      );
       await expectRefused(() => o.owner.post(`/orgs/${o.org}/api-keys`, withAgent), 400, "VALIDATION_FAILED");
     }
   });
@@ -93,7 +127,11 @@ describe("Cloud API: the text rule in bodies", () => {
     ]) {
       await expectRefused(() => reader("POST", path, body), 422, "INVALID_ARGUMENTS");
     }
-    await expectRefused(() => reader("POST", path, raw(`{"tool":"${world.tool}\\udfff","arguments":{}}`)), 400, "VALIDATION_FAILED");
+    await expectRefused(
+      () => reader("POST", path, raw(`{"tool":"${world.tool}\\udfff","arguments":{}}`)),
+      400,
+      "VALIDATION_FAILED",
+    );
   });
 });
 
@@ -104,13 +142,28 @@ describe("Cloud API: query filters and cursors validated in full before SQL", ()
 
   it("U+0000, bad percent-encoding or non-UTF-8 in a filter: VALIDATION_FAILED naming it", async () => {
     for (const q of ["tool=%00", "action=a%00b", "tool=%ZZ", "tool=%ED%A0%80", "tool=%FF"]) {
-      const res = await expectRefused(() => reader("GET", `/orgs/${world.organizationId}/actions?${q}`), 400, "VALIDATION_FAILED");
+      const res = await expectRefused(
+        () => reader("GET", `/orgs/${world.organizationId}/actions?${q}`),
+        400,
+        "VALIDATION_FAILED",
+      );
       expect(res.body.error.details.issues[0].path, q).toBe(q.split("=")[0]);
     }
-    await expectRefused(() => reader("GET", `/orgs/${world.organizationId}/receipts?outcome=%00`), 400, "VALIDATION_FAILED");
-    await expectRefused(() => reader("GET", `/orgs/${world.organizationId}/actions?since=0000-01-01T00:00:00Z`), 400, "VALIDATION_FAILED");
+    await expectRefused(
+      () => reader("GET", `/orgs/${world.organizationId}/receipts?outcome=%00`),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectRefused(
+      () => reader("GET", `/orgs/${world.organizationId}/actions?since=0000-01-01T00:00:00Z`),
+      400,
+      "VALIDATION_FAILED",
+    );
     // A filter that is merely no match still answers an empty page.
-    expect((await reader("GET", `/orgs/${world.organizationId}/receipts?outcome=rejected`)).body).toEqual({ items: [], next_cursor: null });
+    expect((await reader("GET", `/orgs/${world.organizationId}/receipts?outcome=rejected`)).body).toEqual({
+      items: [],
+      next_cursor: null,
+    });
   });
 
   it("crafted cursors (empty or unreal times, year 99999999, hostile text, other shapes): VALIDATION_FAILED", async () => {
@@ -133,21 +186,38 @@ describe("Cloud API: query filters and cursors validated in full before SQL", ()
     const before = await state();
     for (const lists of ["actions", "receipts", "agents", "tools", "approvals", "mcp-servers"]) {
       for (const c of cursors) {
-        const res = await reader("GET", `/orgs/${world.organizationId}/${lists}?cursor=${encodeURIComponent(c)}`);
-        expect({ status: res.status, code: res.body?.error?.code }, `${lists} ${c}`).toEqual({ status: 400, code: "VALIDATION_FAILED" });
+        const res = await reader(
+          "GET",
+          `/orgs/${world.organizationId}/${lists}?cursor=${encodeURIComponent(c)}`,
+        );
+        expect({ status: res.status, code: res.body?.error?.code }, `${lists} ${c}`).toEqual({
+          status: 400,
+          code: "VALIDATION_FAILED",
+        });
         expect(res.body.error.details.issues[0]).toMatchObject({ path: "cursor", code: "invalid_cursor" });
         expect(res.headers.get("cache-control")).toBe("no-store");
       }
     }
     expect(await state()).toEqual(before);
     // Names order the policies list: any text without U+0000 or lone surrogates is a position in it.
-    expect((await reader("GET", `/orgs/${world.organizationId}/policies?cursor=${enc(["", id])}`)).status).toBe(200);
-    await expectRefused(() => reader("GET", `/orgs/${world.organizationId}/policies?cursor=${encRaw(`["\\u0000","${id}"]`)}`), 400, "VALIDATION_FAILED");
-    await expectRefused(() => o.owner.get(`/orgs/${o.org}/audit?cursor=${enc("99999999999999999999")}`), 400, "VALIDATION_FAILED");
+    expect(
+      (await reader("GET", `/orgs/${world.organizationId}/policies?cursor=${enc(["", id])}`)).status,
+    ).toBe(200);
+    await expectRefused(
+      () => reader("GET", `/orgs/${world.organizationId}/policies?cursor=${encRaw(`["\\u0000","${id}"]`)}`),
+      400,
+      "VALIDATION_FAILED",
+    );
+    await expectRefused(
+      () => o.owner.get(`/orgs/${o.org}/audit?cursor=${enc("99999999999999999999")}`),
+      400,
+      "VALIDATION_FAILED",
+    );
   });
 
   it("a cursor the list wrote still pages", async () => {
-    for (let i = 0; i < 3; i++) await o.owner.post(`/orgs/${o.org}/agents`, { name: `pager-${i}-${Date.now()}` });
+    for (let i = 0; i < 3; i++)
+      await o.owner.post(`/orgs/${o.org}/agents`, { name: `pager-${i}-${Date.now()}` });
     const first = await o.owner.get(`/orgs/${o.org}/agents?limit=1`);
     const next = await o.owner.get(`/orgs/${o.org}/agents?limit=1&cursor=${first.body.next_cursor}`);
     expect(next.status).toBe(200);
@@ -158,10 +228,28 @@ describe("Cloud API: query filters and cursors validated in full before SQL", ()
 describe("Cloud API: header values it reads", () => {
   it("bytes beyond ASCII in Authorization, Origin, the CSRF header, X-Forwarded-For or X-Request-Id get the header's own refusal, never a 5xx", async () => {
     const high = "\u00ff\u00ed\u00a0\u0080";
-    await expectRefused(() => reader("GET", `/orgs/${world.organizationId}/agents`, undefined, { authorization: `Bearer svc_live_${high}` }), 401, "UNAUTHENTICATED");
-    await expectRefused(() => o.owner.request("POST", `/orgs/${o.org}/agents`, { name: "x" }, { origin: `https://${high}` }), 403, "CSRF_FAILED");
-    await expectRefused(() => o.owner.request("POST", `/orgs/${o.org}/agents`, { name: "x" }, { "x-service-csrf": high }), 403, "CSRF_FAILED");
-    const odd = await o.owner.request("GET", `/orgs/${o.org}/agents`, undefined, { "x-forwarded-for": high, "x-request-id": `r-${high}` });
+    await expectRefused(
+      () =>
+        reader("GET", `/orgs/${world.organizationId}/agents`, undefined, {
+          authorization: `Bearer svc_live_${high}`,
+        }),
+      401,
+      "UNAUTHENTICATED",
+    );
+    await expectRefused(
+      () => o.owner.request("POST", `/orgs/${o.org}/agents`, { name: "x" }, { origin: `https://${high}` }),
+      403,
+      "CSRF_FAILED",
+    );
+    await expectRefused(
+      () => o.owner.request("POST", `/orgs/${o.org}/agents`, { name: "x" }, { "x-service-csrf": high }),
+      403,
+      "CSRF_FAILED",
+    );
+    const odd = await o.owner.request("GET", `/orgs/${o.org}/agents`, undefined, {
+      "x-forwarded-for": high,
+      "x-request-id": `r-${high}`,
+    });
     expect(odd.status).toBe(200);
     expect(odd.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -169,7 +257,14 @@ describe("Cloud API: header values it reads", () => {
 
 describe("Cloud API: a malformed path and fastify's own errors in the spec's shape", () => {
   it("invalid percent-encoding, U+0000 or non-UTF-8 in a path, and a path id over 100 characters: 404 NOT_FOUND", async () => {
-    for (const p of [`/orgs/${o.org}/agents/%ZZ`, `/orgs/${o.org}/agents/%00`, `/orgs/${o.org}/agents/%ED%A0%80`, `/orgs/%E0%80/agents`, `/orgs/${o.org}/agents/${"a".repeat(101)}`, `/orgs/${"1".repeat(300)}`]) {
+    for (const p of [
+      `/orgs/${o.org}/agents/%ZZ`,
+      `/orgs/${o.org}/agents/%00`,
+      `/orgs/${o.org}/agents/%ED%A0%80`,
+      `/orgs/%E0%80/agents`,
+      `/orgs/${o.org}/agents/${"a".repeat(101)}`,
+      `/orgs/${"1".repeat(300)}`,
+    ]) {
       await expectRefused(() => o.owner.get(p), 404, "NOT_FOUND");
     }
     await expectRefused(() => o.owner.request("DELETE", `/me/identities/%00kid`), 404, "NOT_FOUND");
@@ -177,8 +272,20 @@ describe("Cloud API: a malformed path and fastify's own errors in the spec's sha
 
   it("bad JSON, an empty body, a wrong content type and an oversized body", async () => {
     await expectRefused(() => o.owner.post(`/orgs/${o.org}/agents`, raw('{"name":')), 400, "INVALID_JSON");
-    await expectRefused(() => o.owner.request("POST", `/orgs/${o.org}/agents`, raw(""), { "content-type": "application/json" }), 400, "INVALID_JSON");
-    await expectRefused(() => o.owner.request("POST", `/orgs/${o.org}/agents`, raw("name=x"), { "content-type": "text/plain" }), 415, "UNSUPPORTED_MEDIA_TYPE");
-    await expectRefused(() => o.owner.post(`/orgs/${o.org}/agents`, raw(`{"name":"${"x".repeat(1024 * 1024)}"}`)), 413, "PAYLOAD_TOO_LARGE");
+    await expectRefused(
+      () => o.owner.request("POST", `/orgs/${o.org}/agents`, raw(""), { "content-type": "application/json" }),
+      400,
+      "INVALID_JSON",
+    );
+    await expectRefused(
+      () => o.owner.request("POST", `/orgs/${o.org}/agents`, raw("name=x"), { "content-type": "text/plain" }),
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+    );
+    await expectRefused(
+      () => o.owner.post(`/orgs/${o.org}/agents`, raw(`{"name":"${"x".repeat(1024 * 1024)}"}`)),
+      413,
+      "PAYLOAD_TOO_LARGE",
+    );
   });
 });

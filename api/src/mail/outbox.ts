@@ -13,7 +13,10 @@ export function outboxMailer(dir: string, from: string, announce: (line: string)
     describe: `outbox folder ${path.resolve(dir)}`,
     async send(m: MailMessage) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-${n++}.eml`);
+      const file = path.join(
+        dir,
+        `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-${n++}.eml`,
+      );
       const text = `From: ${from}\nTo: ${m.to}\nSubject: ${m.subject}\nDate: ${new Date().toUTCString()}\n\n${m.text}\n`;
       writeFileSync(file, text, { mode: 0o600 });
       announce(`mail to ${m.to}: ${m.subject} (${file})`);

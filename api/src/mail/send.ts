@@ -18,7 +18,13 @@ const budgetOf = {
  * 503 EMAIL_DELIVERY_FAILED; callers send inside their transaction, so the
  * change that needed the message is rolled back with it.
  */
-export async function sendMail(db: Queryable, mailer: Mailer, log: FastifyBaseLogger, kind: MailKind, message: MailMessage): Promise<boolean> {
+export async function sendMail(
+  db: Queryable,
+  mailer: Mailer,
+  log: FastifyBaseLogger,
+  kind: MailKind,
+  message: MailMessage,
+): Promise<boolean> {
   const wait = await hitLimits(db, [{ name: budgetOf[kind], subject: message.to.toLowerCase() }]);
   if (wait > 0) {
     log.info({ mail_kind: kind }, "recipient's e-mail budget spent; message not sent");
@@ -29,6 +35,8 @@ export async function sendMail(db: Queryable, mailer: Mailer, log: FastifyBaseLo
     return true;
   } catch (err) {
     log.warn({ mail_error: (err as Error).message?.slice(0, 200) }, "e-mail service refused a message");
-    throw new ServiceError("EMAIL_DELIVERY_FAILED", "the e-mail could not be sent; retry later", undefined, { "retry-after": "60" });
+    throw new ServiceError("EMAIL_DELIVERY_FAILED", "the e-mail could not be sent; retry later", undefined, {
+      "retry-after": "60",
+    });
   }
 }

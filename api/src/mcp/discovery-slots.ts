@@ -8,7 +8,12 @@ const ALL_LOCKS = 0x636f6e67;
 const RETRY_AFTER_SECONDS = 5;
 
 const busy = (what: string) =>
-  new ServiceError("DISCOVERY_BUSY", `${what}; try again shortly`, { retry_after_seconds: RETRY_AFTER_SECONDS }, { "retry-after": String(RETRY_AFTER_SECONDS) });
+  new ServiceError(
+    "DISCOVERY_BUSY",
+    `${what}; try again shortly`,
+    { retry_after_seconds: RETRY_AFTER_SECONDS },
+    { "retry-after": String(RETRY_AFTER_SECONDS) },
+  );
 
 /**
  * Runs `fn` holding one of the organization's discovery slots and one of the
@@ -16,24 +21,33 @@ const busy = (what: string) =>
  * across every api process. The locks live on one pooled connection held for
  * the discovery and go away with it if the process dies.
  */
-export async function withDiscoverySlot<T>(pool: Pool, organizationId: string, fn: () => Promise<T>): Promise<T> {
+export async function withDiscoverySlot<T>(
+  pool: Pool,
+  organizationId: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   const held: [number, string][] = [];
   const tryLock = async (ns: number, key: string) => {
-    const { rows } = await client.query<{ ok: boolean }>("select pg_try_advisory_lock($1, hashtext($2)) as ok", [ns, key]);
+    const { rows } = await client.query<{ ok: boolean }>(
+      "select pg_try_advisory_lock($1, hashtext($2)) as ok",
+      [ns, key],
+    );
     if (rows[0]!.ok) held.push([ns, key]);
     return rows[0]!.ok;
   };
   try {
     let org = false;
-    for (let i = 0; i < discoverySlots.perOrganization && !org; i++) org = await tryLock(ORG_LOCKS, `${organizationId}:${i}`);
+    for (let i = 0; i < discoverySlots.perOrganization && !org; i++)
+      org = await tryLock(ORG_LOCKS, `${organizationId}:${i}`);
     if (!org) throw busy(`this organization already runs ${discoverySlots.perOrganization} discoveries`);
     let all = false;
     for (let i = 0; i < discoverySlots.overall && !all; i++) all = await tryLock(ALL_LOCKS, `all:${i}`);
     if (!all) throw busy(`the service already runs ${discoverySlots.overall} discoveries`);
     return await fn();
   } finally {
-    for (const [ns, key] of held) await client.query("select pg_advisory_unlock($1, hashtext($2))", [ns, key]).catch(() => undefined);
+    for (const [ns, key] of held)
+      await client.query("select pg_advisory_unlock($1, hashtext($2))", [ns, key]).catch(() => undefined);
     client.release();
   }
 }

@@ -12,8 +12,15 @@ export const discoveryLimits = { pages: 20, tools: 2000, bytes: 8 * 1024 * 1024 
 export const DISCOVERY_TIMEOUT_MS = 30_000;
 
 /** What tools/list says of one tool; the schema is judged here, not by the SDK, so one bad tool does not hide the others. */
-const listedTool = z.looseObject({ name: z.string().min(1).max(512), description: z.string().max(65_536).optional(), inputSchema: z.unknown() });
-const listResult = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().max(4096).optional() });
+const listedTool = z.looseObject({
+  name: z.string().min(1).max(512),
+  description: z.string().max(65_536).optional(),
+  inputSchema: z.unknown(),
+});
+const listResult = z.looseObject({
+  tools: z.array(z.unknown()),
+  nextCursor: z.string().max(4096).optional(),
+});
 
 export interface DiscoveredTool {
   name: string;
@@ -32,17 +39,28 @@ export interface Discovery {
 function refusal(f: UpstreamFailure | undefined, err: unknown): ServiceError {
   switch (f?.kind) {
     case "url_not_allowed":
-      return new ServiceError("URL_NOT_ALLOWED", `the MCP server's address is not allowed: ${f.reason.replace(/_/g, " ")}`, { reason: f.reason });
+      return new ServiceError(
+        "URL_NOT_ALLOWED",
+        `the MCP server's address is not allowed: ${f.reason.replace(/_/g, " ")}`,
+        { reason: f.reason },
+      );
     case "timeout":
       return new ServiceError("UPSTREAM_TIMEOUT", "the MCP server did not finish answering in time");
     case "too_large":
-      return new ServiceError("DISCOVERY_TOO_LARGE", `the MCP server's answers exceed ${discoveryLimits.bytes} bytes in total`);
+      return new ServiceError(
+        "DISCOVERY_TOO_LARGE",
+        `the MCP server's answers exceed ${discoveryLimits.bytes} bytes in total`,
+      );
     case "unreachable":
       return new ServiceError("UPSTREAM_UNREACHABLE", `the MCP server could not be reached (${f.message})`);
     case "http":
-      return new ServiceError("UPSTREAM_ERROR", `the MCP server answered HTTP ${f.status}`, { http_status: f.status });
+      return new ServiceError("UPSTREAM_ERROR", `the MCP server answered HTTP ${f.status}`, {
+        http_status: f.status,
+      });
     default:
-      return err instanceof ServiceError ? err : new ServiceError("UPSTREAM_ERROR", "the MCP server's answer is not a valid MCP answer");
+      return err instanceof ServiceError
+        ? err
+        : new ServiceError("UPSTREAM_ERROR", "the MCP server's answer is not a valid MCP answer");
   }
 }
 
@@ -51,7 +69,10 @@ function refusal(f: UpstreamFailure | undefined, err: unknown): ServiceError {
  * HTTP, within SPEC 8.3's limits. Nothing is stored here; the caller holds a
  * discovery slot (discovery-slots.ts).
  */
-export async function discoverTools(server: { url: string; authorization: string | null }, opts: McpOptions): Promise<Discovery> {
+export async function discoverTools(
+  server: { url: string; authorization: string | null },
+  opts: McpOptions,
+): Promise<Discovery> {
   const budget = new ByteBudget(discoveryLimits.bytes);
   const failure: { first?: UpstreamFailure } = {};
   const abort = new AbortController();
@@ -60,7 +81,13 @@ export async function discoverTools(server: { url: string; authorization: string
     abort.abort();
   }, opts.discoveryTimeoutMs ?? DISCOVERY_TIMEOUT_MS);
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-    fetch: upstreamFetch({ rules: { allowLoopback: opts.allowLoopbackUrls, resolve: opts.resolve }, ca: opts.ca, budget, signal: abort.signal, failure }),
+    fetch: upstreamFetch({
+      rules: { allowLoopback: opts.allowLoopbackUrls, resolve: opts.resolve },
+      ca: opts.ca,
+      budget,
+      signal: abort.signal,
+      failure,
+    }),
     requestInit: server.authorization ? { headers: { authorization: server.authorization } } : undefined,
   });
   const client = new Client({ name: "countersign-discovery", version: "0.1.0" });
@@ -71,16 +98,34 @@ export async function discoverTools(server: { url: string; authorization: string
     let cursor: string | undefined;
     let pages = 0;
     do {
-      if (pages === discoveryLimits.pages) throw new ServiceError("DISCOVERY_TOO_LARGE", `the MCP server lists tools on more than ${discoveryLimits.pages} pages`);
-      const page = await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, listResult, { timeout, signal: abort.signal });
+      if (pages === discoveryLimits.pages)
+        throw new ServiceError(
+          "DISCOVERY_TOO_LARGE",
+          `the MCP server lists tools on more than ${discoveryLimits.pages} pages`,
+        );
+      const page = await client.request(
+        { method: "tools/list", params: cursor ? { cursor } : {} },
+        listResult,
+        { timeout, signal: abort.signal },
+      );
       pages++;
       for (const raw of page.tools) {
         const t = listedTool.safeParse(raw);
-        if (!t.success) throw new ServiceError("UPSTREAM_ERROR", "the MCP server listed a tool without a name");
+        if (!t.success)
+          throw new ServiceError("UPSTREAM_ERROR", "the MCP server listed a tool without a name");
         const check = checkInputSchema(t.data.inputSchema);
-        tools.push({ name: t.data.name, description: t.data.description ?? null, input_schema: t.data.inputSchema ?? null, schema_problem: check.ok ? null : check.problem });
+        tools.push({
+          name: t.data.name,
+          description: t.data.description ?? null,
+          input_schema: t.data.inputSchema ?? null,
+          schema_problem: check.ok ? null : check.problem,
+        });
       }
-      if (tools.length > discoveryLimits.tools) throw new ServiceError("DISCOVERY_TOO_LARGE", `the MCP server lists more than ${discoveryLimits.tools} tools`);
+      if (tools.length > discoveryLimits.tools)
+        throw new ServiceError(
+          "DISCOVERY_TOO_LARGE",
+          `the MCP server lists more than ${discoveryLimits.tools} tools`,
+        );
       cursor = page.nextCursor;
     } while (cursor);
     return { tools, pages, bytes: budget.used };

@@ -21,4 +21,5 @@ declare module "../context.js" {
   }
 }
 
-export const mcpOptionsOf = (ctx: { mcp?: McpOptions }): McpOptions => ctx.mcp ?? { allowLoopbackUrls: false };
+export const mcpOptionsOf = (ctx: { mcp?: McpOptions }): McpOptions =>
+  ctx.mcp ?? { allowLoopbackUrls: false };

@@ -53,7 +53,12 @@ export function windowJson(w: WindowRow) {
  * the time they ran out, audited as the service's. Rows another transaction
  * holds are skipped: that one is closing or ending them already.
  */
-export async function closeExpiredWindows(db: Queryable, organizationId: string | null, now: Date, limit = 1000): Promise<number> {
+export async function closeExpiredWindows(
+  db: Queryable,
+  organizationId: string | null,
+  now: Date,
+  limit = 1000,
+): Promise<number> {
   const { rows } = await db.query<{ id: string; organization_id: string }>(
     `update observe_windows set ended_at = ends_at, end_reason = 'expired'
       where id in (select id from observe_windows
@@ -63,7 +68,13 @@ export async function closeExpiredWindows(db: Queryable, organizationId: string 
     [organizationId, now, limit],
   );
   for (const r of rows) {
-    await audit(db, { organizationId: r.organization_id, action: "observe_window.ended", actor: serviceActor, target: { type: "observe_window", id: r.id }, details: { reason: "expired" } });
+    await audit(db, {
+      organizationId: r.organization_id,
+      action: "observe_window.ended",
+      actor: serviceActor,
+      target: { type: "observe_window", id: r.id },
+      details: { reason: "expired" },
+    });
   }
   return rows.length;
 }
@@ -74,7 +85,15 @@ export async function closeExpiredWindows(db: Queryable, organizationId: string 
  */
 export async function endWindows(
   db: Queryable,
-  e: { organizationId: string; now: Date; reason: EndReason; actor: Actor; endedBy: string | null; where: string; args: unknown[] },
+  e: {
+    organizationId: string;
+    now: Date;
+    reason: EndReason;
+    actor: Actor;
+    endedBy: string | null;
+    where: string;
+    args: unknown[];
+  },
 ): Promise<WindowRow[]> {
   await closeExpiredWindows(db, e.organizationId, e.now);
   const { rows } = await db.query<{ id: string }>(
@@ -84,10 +103,19 @@ export async function endWindows(
   );
   const ids = rows.map((r) => r.id);
   for (const id of ids) {
-    await audit(db, { organizationId: e.organizationId, action: "observe_window.ended", actor: e.actor, target: { type: "observe_window", id }, details: { reason: e.reason } });
+    await audit(db, {
+      organizationId: e.organizationId,
+      action: "observe_window.ended",
+      actor: e.actor,
+      target: { type: "observe_window", id },
+      details: { reason: e.reason },
+    });
   }
   if (ids.length === 0) return [];
-  const { rows: ended } = await db.query<WindowRow>(`select ${WINDOW_COLUMNS} from ${WINDOW_FROM} where w.id = any($1::uuid[]) order by w.started_at`, [ids]);
+  const { rows: ended } = await db.query<WindowRow>(
+    `select ${WINDOW_COLUMNS} from ${WINDOW_FROM} where w.id = any($1::uuid[]) order by w.started_at`,
+    [ids],
+  );
   return ended;
 }
 
@@ -98,7 +126,14 @@ export async function endWindows(
  */
 export async function endWindowsForSettings(
   db: Queryable,
-  s: { organizationId: string; now: Date; actor: Actor; endedBy: string | null; before: { maxHours: number; liveOptIn: boolean }; after: { maxHours: number; liveOptIn: boolean } },
+  s: {
+    organizationId: string;
+    now: Date;
+    actor: Actor;
+    endedBy: string | null;
+    before: { maxHours: number; liveOptIn: boolean };
+    after: { maxHours: number; liveOptIn: boolean };
+  },
 ): Promise<WindowRow[]> {
   const lowered = s.after.maxHours < s.before.maxHours;
   const withdrawn = s.before.liveOptIn && !s.after.liveOptIn;

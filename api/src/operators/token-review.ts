@@ -36,7 +36,8 @@ export function tokenReviewer(o: TokenReviewOptions): TokenReviewer {
         }),
         signal: AbortSignal.timeout(5_000),
       });
-      if (res.status !== 201 && res.status !== 200) throw new Error(`TokenReview answered HTTP ${res.status}`);
+      if (res.status !== 201 && res.status !== 200)
+        throw new Error(`TokenReview answered HTTP ${res.status}`);
       const body = (await res.json()) as {
         status?: { authenticated?: boolean; user?: { username?: string }; audiences?: string[] };
       };

@@ -8,6 +8,10 @@ import { quotas, type Plan, type Quotas } from "@countersign/core/plans";
 export function checkQuota(plan: Plan, what: keyof Quotas, current: number): void {
   const limit = quotas[plan][what];
   if (limit !== null && current >= limit) {
-    throw new ServiceError("PLAN_LIMIT_EXCEEDED", `the ${plan} plan allows ${limit} ${what}`, { limit: what, plan, quota: limit });
+    throw new ServiceError("PLAN_LIMIT_EXCEEDED", `the ${plan} plan allows ${limit} ${what}`, {
+      limit: what,
+      plan,
+      quota: limit,
+    });
   }
 }

@@ -11,7 +11,10 @@ export function clientIp(request: FastifyRequest, hops: number): string {
   const socket = request.socket.remoteAddress ?? "0.0.0.0";
   if (hops <= 0) return socket;
   const header = request.headers["x-forwarded-for"];
-  const list = (Array.isArray(header) ? header.join(",") : (header ?? "")).split(",").map((s) => s.trim()).filter(Boolean);
+  const list = (Array.isArray(header) ? header.join(",") : (header ?? ""))
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const chain = [...list, socket];
   const candidate = chain[Math.max(0, chain.length - 1 - hops)]!;
   return isIPv4(candidate) || isIPv6(candidate) ? candidate : socket;

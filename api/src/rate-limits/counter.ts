@@ -22,7 +22,8 @@ export async function hitLimits(db: Queryable, hits: Hit[]): Promise<number> {
     hits.map((h) => limits[h.name].windowSeconds),
   ]);
   // Old windows are useless; any process removes them now and then.
-  if (Math.random() < 0.01) await db.query("delete from rate_limit_counters where window_start < now() - interval '1 day'");
+  if (Math.random() < 0.01)
+    await db.query("delete from rate_limit_counters where window_start < now() - interval '1 day'");
   return rows[0]!.wait;
 }
 

@@ -6,7 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
-import { Browser, randomIp, startCloudApi, type Answer, type CloudApi } from "../../../test/fixtures/cloud-api.js";
+import {
+  Browser,
+  randomIp,
+  startCloudApi,
+  type Answer,
+  type CloudApi,
+} from "../../../test/fixtures/cloud-api.js";
 import { ipSubjects } from "./client-ip.js";
 
 let db: TestDatabase;
@@ -69,8 +75,12 @@ describe("general limits", () => {
     const owner = api.browser();
     await owner.signUpAndIn(api.smtp);
     const org = (await owner.post("/orgs", { name: "Keys" })).body.organization.id;
-    const key = (await owner.post(`/orgs/${org}/api-keys`, { name: "k", kind: "management", scopes: ["read"] })).body.secret;
-    await boundary(600, () => new Browser(api.base, randomIp(), null).get(`/orgs/${org}`, { authorization: `Bearer ${key}` }));
+    const key = (
+      await owner.post(`/orgs/${org}/api-keys`, { name: "k", kind: "management", scopes: ["read"] })
+    ).body.secret;
+    await boundary(600, () =>
+      new Browser(api.base, randomIp(), null).get(`/orgs/${org}`, { authorization: `Bearer ${key}` }),
+    );
   }, 60_000);
 });
 
@@ -86,7 +96,9 @@ describe("sign-in", () => {
     const b = api.browser();
     await boundary(10, () => b.post("/auth/signin", { email: address, password: "wrong password here" }));
     // other IPs: 50 per address in all (one already counted above by owner's sign-in, ten by b)
-    const over = await boundary(39, () => api.browser().post("/auth/signin", { email: address, password: "wrong password here" }));
+    const over = await boundary(39, () =>
+      api.browser().post("/auth/signin", { email: address, password: "wrong password here" }),
+    );
     expect(over.status).toBe(429);
     // the right password from a new browser is refused too: the refused request changes nothing, signs nobody in
     const stranger = api.browser();
@@ -100,7 +112,12 @@ describe("sign-in", () => {
 
   it("150 per 15 minutes per IPv6 /48", async () => {
     let i = 0;
-    await boundary(150, () => new Browser(api.base, `2001:db8:48:${(++i).toString(16)}::1`, null).post("/auth/signin", { email: email(), password: PW }));
+    await boundary(150, () =>
+      new Browser(api.base, `2001:db8:48:${(++i).toString(16)}::1`, null).post("/auth/signin", {
+        email: email(),
+        password: PW,
+      }),
+    );
     // 151 sign-ins each hash a password (the same work for unknown addresses): slow on a busy machine.
   }, 240_000);
 });
@@ -121,7 +138,12 @@ describe("sign-up", () => {
 
   it("50 per hour per IPv6 /48", async () => {
     let i = 0;
-    await boundary(50, () => new Browser(api.base, `2001:db8:50:${(++i).toString(16)}::1`, null).post("/auth/signup", { email: email(), password: PW }));
+    await boundary(50, () =>
+      new Browser(api.base, `2001:db8:50:${(++i).toString(16)}::1`, null).post("/auth/signup", {
+        email: email(),
+        password: PW,
+      }),
+    );
   }, 240_000);
 });
 
@@ -129,8 +151,15 @@ describe("account routes", () => {
   it("POST /auth/password: 10 per 15 minutes per user; the refused one changes nothing", async () => {
     const b = api.browser();
     const { email: address } = await b.signUpAndIn(api.smtp);
-    await boundary(10, () => b.post("/auth/password", { current_password: "wrong password here", new_password: "whatever new password" }));
-    expectLimited(await b.post("/auth/password", { current_password: PW, new_password: "whatever new password" }));
+    await boundary(10, () =>
+      b.post("/auth/password", {
+        current_password: "wrong password here",
+        new_password: "whatever new password",
+      }),
+    );
+    expectLimited(
+      await b.post("/auth/password", { current_password: PW, new_password: "whatever new password" }),
+    );
     expect((await api.browser().post("/auth/signin", { email: address, password: PW })).status).toBe(200);
   });
 
@@ -144,10 +173,9 @@ describe("account routes", () => {
     await boundary(20, () => b.post("/auth/email/resend", { email: email() }));
     // the hourly per-address budget, with its minute windows already past
     const other = email();
-    await db.pool.query(
-      "insert into rate_limit_counters (key, window_start, count) values ($1, now(), 5)",
-      [`resendPerEmailHour:${other}`],
-    );
+    await db.pool.query("insert into rate_limit_counters (key, window_start, count) values ($1, now(), 5)", [
+      `resendPerEmailHour:${other}`,
+    ]);
     expectLimited(await api.browser().post("/auth/email/resend", { email: other }));
   });
 
@@ -158,7 +186,12 @@ describe("account routes", () => {
 
   it("POST /auth/email/change/approve and reject: 60 per 15 minutes per IP, shared", async () => {
     const b = api.browser();
-    await boundary(60, (i) => b.post(`/auth/email/change/${i % 2 ? "approve" : "reject"}`, i % 2 ? { token: "x", password: "y" } : { token: "x" }));
+    await boundary(60, (i) =>
+      b.post(
+        `/auth/email/change/${i % 2 ? "approve" : "reject"}`,
+        i % 2 ? { token: "x", password: "y" } : { token: "x" },
+      ),
+    );
   });
 
   it("POST /me/email: 10 per hour per user", async () => {
@@ -179,7 +212,9 @@ describe("account routes", () => {
 
   it("POST /auth/password-reset/confirm: 30 per 15 minutes per IP", async () => {
     const b = api.browser();
-    await boundary(30, () => b.post("/auth/password-reset/confirm", { token: "x", new_password: "a long enough password" }));
+    await boundary(30, () =>
+      b.post("/auth/password-reset/confirm", { token: "x", new_password: "a long enough password" }),
+    );
   }, 60_000);
 });
 
@@ -192,16 +227,23 @@ describe("invitations", () => {
     const before = await count("select count(*) as n from invitations where organization_id = $1", [org]);
     const sent = api.smtp.messages.length;
     expectLimited(await owner.post(`/orgs/${org}/invitations`, { email: email("inv"), role: "viewer" }));
-    expect(await count("select count(*) as n from invitations where organization_id = $1", [org])).toBe(before);
+    expect(await count("select count(*) as n from invitations where organization_id = $1", [org])).toBe(
+      before,
+    );
     expect(api.smtp.messages.length).toBe(sent);
     const admins: Browser[] = [];
     for (let i = 0; i < 2; i++) {
       const a = api.browser();
       const { userId } = await a.signUpAndIn(api.smtp);
-      await db.pool.query("insert into memberships (organization_id, user_id, role) values ($1, $2, 'admin')", [org, userId]);
+      await db.pool.query(
+        "insert into memberships (organization_id, user_id, role) values ($1, $2, 'admin')",
+        [org, userId],
+      );
       admins.push(a);
     }
-    await boundary(30, (i) => admins[i % 2]!.post(`/orgs/${org}/invitations`, { email: email("inv"), role: "viewer" }));
+    await boundary(30, (i) =>
+      admins[i % 2]!.post(`/orgs/${org}/invitations`, { email: email("inv"), role: "viewer" }),
+    );
   }, 60_000);
 
   it("POST /invitations/accept: 20 per 15 minutes per user", async () => {
@@ -216,7 +258,8 @@ describe("per-recipient e-mail budgets", () => {
     const owner = api.browser();
     const { email: address } = await owner.signUpAndIn(api.smtp);
     const before = api.smtp.to(address).length;
-    for (let i = 0; i < 7; i++) expect((await api.browser().post("/auth/password-reset", { email: address })).status).toBe(202);
+    for (let i = 0; i < 7; i++)
+      expect((await api.browser().post("/auth/password-reset", { email: address })).status).toBe(202);
     expect(api.smtp.to(address).length - before).toBe(5);
   });
 
@@ -226,7 +269,9 @@ describe("per-recipient e-mail budgets", () => {
     // sign-up plus resends past their per-minute limit (minute windows emptied between)
     await b.post("/auth/signup", { email: address, password: PW });
     for (let i = 0; i < 12; i++) {
-      await db.pool.query("delete from rate_limit_counters where key like $1", [`resendPerEmail%:${address}`]);
+      await db.pool.query("delete from rate_limit_counters where key like $1", [
+        `resendPerEmail%:${address}`,
+      ]);
       expect((await api.browser().post("/auth/email/resend", { email: address })).status).toBe(202);
     }
     expect(api.smtp.to(address).length).toBe(10);

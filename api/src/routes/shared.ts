@@ -11,7 +11,10 @@ import type { Role } from "../access/types.js";
 export const typed = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
 
 export { nameSchema, pageQuery } from "@countersign/protocol/wire";
-export const emailSchema = z.email().max(254).transform((v) => v.toLowerCase());
+export const emailSchema = z
+  .email()
+  .max(254)
+  .transform((v) => v.toLowerCase());
 /** SPEC 5.5, 8.5: 12 to 256 characters. */
 export const passwordSchema = z.string().min(12).max(256);
 export const tokenSchema = z.string().min(1).max(200);
@@ -58,7 +61,9 @@ export function encodeCursor(value: unknown): string {
 export function decodeCursor<T>(cursor: string | undefined, shape: z.ZodType<T>): T | undefined {
   if (cursor === undefined) return undefined;
   const invalid = () =>
-    new ServiceError("VALIDATION_FAILED", "the query is invalid", { issues: [{ path: "cursor", code: "invalid_cursor", message: "not a cursor of this list" }] });
+    new ServiceError("VALIDATION_FAILED", "the query is invalid", {
+      issues: [{ path: "cursor", code: "invalid_cursor", message: "not a cursor of this list" }],
+    });
   if (!/^[A-Za-z0-9_-]*$/.test(cursor)) throw invalid();
   const parsed = parseStrictJson(Buffer.from(cursor, "base64url"));
   if (!parsed.ok) throw invalid();

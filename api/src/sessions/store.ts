@@ -27,7 +27,11 @@ export function csrfTokenOf(hashKey: Buffer, sessionToken: string): string {
   return createHmac("sha256", hashKey).update(`csrf:${sessionToken}`).digest("base64url");
 }
 
-export async function createSession(db: Queryable, userId: string, currentOrganizationId: string | null): Promise<{ token: string; row: SessionRow }> {
+export async function createSession(
+  db: Queryable,
+  userId: string,
+  currentOrganizationId: string | null,
+): Promise<{ token: string; row: SessionRow }> {
   const token = newToken();
   const { rows } = await db.query<{ id: string }>(
     `insert into sessions (token_hash, user_id, current_organization_id, expires_at)
@@ -78,6 +82,13 @@ export async function deleteSession(db: Queryable, id: string): Promise<void> {
 }
 
 /** After a password change or reset every other browser signs in again. */
-export async function deleteOtherSessions(db: Queryable, userId: string, keepSessionId: string | null): Promise<void> {
-  await db.query("delete from sessions where user_id = $1 and id is distinct from $2", [userId, keepSessionId]);
+export async function deleteOtherSessions(
+  db: Queryable,
+  userId: string,
+  keepSessionId: string | null,
+): Promise<void> {
+  await db.query("delete from sessions where user_id = $1 and id is distinct from $2", [
+    userId,
+    keepSessionId,
+  ]);
 }

@@ -110,7 +110,12 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
       now,
     );
     // SPEC 6.1: cancelling has no event of its own, only its receipt's.
-    const receiptId = await storeReceipt(db, { organizationId: input.organizationId, actionId: a.id, issuerKid: input.identity.signer.kid, issued });
+    const receiptId = await storeReceipt(db, {
+      organizationId: input.organizationId,
+      actionId: a.id,
+      issuerKid: input.identity.signer.kid,
+      issued,
+    });
     if (a.approval_request_id) {
       await db.query(
         "update approval_requests set status = 'cancelled' where id = $1 and status in ('pending', 'approved')",

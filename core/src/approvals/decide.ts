@@ -5,7 +5,12 @@ import { storeReceipt } from "../decision/store-receipt.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
 import { ServiceError } from "@countersign/protocol/errors";
-import { verifySignedObject, type BodyOf, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
+import {
+  verifySignedObject,
+  type BodyOf,
+  type SignedObject,
+  type StepBody,
+} from "@countersign/protocol/evidence";
 import { personOfIdentity } from "../identities/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
@@ -60,17 +65,28 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
     const r = rows[0];
     if (!r) throw new ServiceError("NOT_FOUND", "no such approval request");
     if (r.status === "superseded" || (r.status === "pending" && r.superseded)) {
-      throw new ServiceError("POLICY_VERSION_REPLACED", "a rollback or emergency stop replaced the policy version and closed this approval request");
+      throw new ServiceError(
+        "POLICY_VERSION_REPLACED",
+        "a rollback or emergency stop replaced the policy version and closed this approval request",
+      );
     }
-    if (r.status !== "pending" || r.action_status !== "pending_approval") throw new ServiceError("ALREADY_DECIDED", "this approval request is no longer pending");
-    if (new Date(r.expires_at).getTime() <= now.getTime()) throw new ServiceError("ALREADY_DECIDED", "this approval request expired");
+    if (r.status !== "pending" || r.action_status !== "pending_approval")
+      throw new ServiceError("ALREADY_DECIDED", "this approval request is no longer pending");
+    if (new Date(r.expires_at).getTime() <= now.getTime())
+      throw new ServiceError("ALREADY_DECIDED", "this approval request expired");
 
     const submitted = input.object as { body?: { actor?: unknown; type?: unknown } } | null;
     const actor = typeof submitted?.body?.actor === "string" ? submitted.body.actor : undefined;
-    if (!actor) throw refused("VERIFICATION_FAILED", "the decision is not a signed object", "OBJECT_MALFORMED");
+    if (!actor)
+      throw refused("VERIFICATION_FAILED", "the decision is not a signed object", "OBJECT_MALFORMED");
     const signerUserId = await personOfIdentity(db, actor);
-    if (!signerUserId) throw new ServiceError("IDENTITY_UNKNOWN", "the decision is signed by an identity that is not bound to any person");
-    if (signerUserId !== input.userId) throw new ServiceError("IDENTITY_MISMATCH", "the decision is signed by another person's identity");
+    if (!signerUserId)
+      throw new ServiceError(
+        "IDENTITY_UNKNOWN",
+        "the decision is signed by an identity that is not bound to any person",
+      );
+    if (signerUserId !== input.userId)
+      throw new ServiceError("IDENTITY_MISMATCH", "the decision is signed by another person's identity");
     if (!(r.approver_kids as string[]).includes(actor)) {
       throw new ServiceError("IDENTITY_MISMATCH", "this identity is not among the approvers of this request");
     }
@@ -80,7 +96,8 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
     if (!check.ok) throw refused("VERIFICATION_FAILED", check.message, check.code);
     const object = check.object as SignedObject<StepBody>;
     const type = object.body.type;
-    if (type !== "APPROVAL" && type !== "REJECTION") throw refused("VERIFICATION_FAILED", "the decision must be an APPROVAL or a REJECTION", "CHAIN_BROKEN");
+    if (type !== "APPROVAL" && type !== "REJECTION")
+      throw refused("VERIFICATION_FAILED", "the decision must be an APPROVAL or a REJECTION", "CHAIN_BROKEN");
 
     const objects = await storedObjects(db, [r.task_object_id, r.proposal_object_id]);
     const task = objects.get(r.task_object_id) as SignedObject<BodyOf<"TASK">>;
@@ -92,21 +109,34 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
       body.on_behalf_of === task.body.on_behalf_of &&
       body.payload.approval_request_id === r.id &&
       canonicalJson(body.payload.call) === canonicalJson(proposal.body.payload.call);
-    if (!answers) throw refused("VERIFICATION_FAILED", "the decision does not answer this request's proposal and call exactly", "CHAIN_BROKEN");
-    if (Date.parse(body.issued_at) < Date.parse(proposal.body.issued_at) || Date.parse(body.issued_at) > now.getTime() + 5 * 60_000) {
-      throw refused("VERIFICATION_FAILED", "the decision's issued_at is before the proposal or in the future", "TIME_ORDER");
+    if (!answers)
+      throw refused(
+        "VERIFICATION_FAILED",
+        "the decision does not answer this request's proposal and call exactly",
+        "CHAIN_BROKEN",
+      );
+    if (
+      Date.parse(body.issued_at) < Date.parse(proposal.body.issued_at) ||
+      Date.parse(body.issued_at) > now.getTime() + 5 * 60_000
+    ) {
+      throw refused(
+        "VERIFICATION_FAILED",
+        "the decision's issued_at is before the proposal or in the future",
+        "TIME_ORDER",
+      );
     }
     if (body.type === "APPROVAL" && Date.parse(body.payload.expires_at) > new Date(r.expires_at).getTime()) {
-      throw refused("VERIFICATION_FAILED", "the approval may not outlive its request", "APPROVAL_OUTLIVES_REQUEST");
+      throw refused(
+        "VERIFICATION_FAILED",
+        "the approval may not outlive its request",
+        "APPROVAL_OUTLIVES_REQUEST",
+      );
     }
 
-    await db.query("insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, $4, $5) on conflict do nothing", [
-      object.id,
-      input.organizationId,
-      r.protected_action_id,
-      type,
-      JSON.stringify(object),
-    ]);
+    await db.query(
+      "insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, $4, $5) on conflict do nothing",
+      [object.id, input.organizationId, r.protected_action_id, type, JSON.stringify(object)],
+    );
     const status = type === "APPROVAL" ? "approved" : "rejected";
     await db.query(
       "update approval_requests set status = $2, decided_at = $3, decided_by_kid = $4, decision_object_id = $5 where id = $1",
@@ -116,7 +146,13 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
     let receipt: ApprovalDecision["receipt"] = null;
     if (type === "REJECTION") {
       const principalLogs = await storedIdentityLogs(db, [task.body.on_behalf_of!]);
-      const issued = issueStoredReceipt(input.identity, [task, proposal, object], r.delegation_object ? [r.delegation_object] : [], [...principalLogs, ...logs], now);
+      const issued = issueStoredReceipt(
+        input.identity,
+        [task, proposal, object],
+        r.delegation_object ? [r.delegation_object] : [],
+        [...principalLogs, ...logs],
+        now,
+      );
       const receiptId = await storeReceipt(db, {
         organizationId: input.organizationId,
         actionId: r.protected_action_id,
@@ -127,9 +163,19 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
     }
     await db.query(
       "update protected_actions set status = $2, decision_code = $3, receipt_id = coalesce($4, receipt_id), updated_at = now() where id = $1",
-      [r.protected_action_id, status, type === "REJECTION" ? "REJECTED" : "APPROVAL_PENDING", receipt?.id ?? null],
+      [
+        r.protected_action_id,
+        status,
+        type === "REJECTION" ? "REJECTED" : "APPROVAL_PENDING",
+        receipt?.id ?? null,
+      ],
     );
-    const decision: ApprovalDecision = { status, protectedActionId: r.protected_action_id, decisionObjectId: object.id, receipt };
+    const decision: ApprovalDecision = {
+      status,
+      protectedActionId: r.protected_action_id,
+      decisionObjectId: object.id,
+      receipt,
+    };
     await input.alsoRecord?.(db, decision);
     // Delivered at commit, so a woken wait reads the decision.
     await db.query("select pg_notify($1, $2)", [ACTION_CHANNEL, r.protected_action_id]);

@@ -6,9 +6,17 @@ import { flag, httpUrl, logLevel, postgresUrl, seconds, setting } from "./settin
 export const commonSettings = {
   databaseUrl: setting("DATABASE_URL", postgresUrl, "a postgres:// URL"),
   host: setting("COUNTERSIGN_HOST", z.string().min(1).default("0.0.0.0"), "an address to listen on"),
-  logLevel: setting("COUNTERSIGN_LOG_LEVEL", logLevel, "one of fatal, error, warn, info, debug, trace, silent"),
+  logLevel: setting(
+    "COUNTERSIGN_LOG_LEVEL",
+    logLevel,
+    "one of fatal, error, warn, info, debug, trace, silent",
+  ),
   /** How long SIGTERM waits for in-flight requests before closing their connections. */
-  shutdownGraceSeconds: setting("COUNTERSIGN_SHUTDOWN_GRACE_SECONDS", seconds(25, 600), "whole seconds 0-600"),
+  shutdownGraceSeconds: setting(
+    "COUNTERSIGN_SHUTDOWN_GRACE_SECONDS",
+    seconds(25, 600),
+    "whole seconds 0-600",
+  ),
   /** OpenTelemetry traces are off unless an OTLP endpoint is set. */
   otlpEndpoint: setting("OTEL_EXPORTER_OTLP_ENDPOINT", httpUrl.optional(), "an http(s) URL"),
   /** HMAC key for API key secrets (SPEC 5.1); the same on every api and gateway replica. */

@@ -26,8 +26,17 @@ function problemsOf(fn: () => unknown) {
 
 describe("loadConfig", () => {
   it("reads defaults when only the required setting is present", () => {
-    const c = loadConfig(settings, { DATABASE_URL: "postgres://u@127.0.0.1:5432/db", COUNTERSIGN_KEY_HASH_SECRET: secret });
-    expect(c).toMatchObject({ port: 8081, host: "0.0.0.0", logLevel: "info", shutdownGraceSeconds: 25, metricsEnabled: true });
+    const c = loadConfig(settings, {
+      DATABASE_URL: "postgres://u@127.0.0.1:5432/db",
+      COUNTERSIGN_KEY_HASH_SECRET: secret,
+    });
+    expect(c).toMatchObject({
+      port: 8081,
+      host: "0.0.0.0",
+      logLevel: "info",
+      shutdownGraceSeconds: 25,
+      metricsEnabled: true,
+    });
     expect(c.otlpEndpoint).toBeUndefined();
   });
 
@@ -53,7 +62,14 @@ describe("loadConfig", () => {
       }),
     );
     expect(problems.map((p) => p.setting).sort()).toEqual(
-      ["COUNTERSIGN_KEY_HASH_SECRET", "COUNTERSIGN_LOG_LEVEL", "COUNTERSIGN_METRICS", "OTEL_EXPORTER_OTLP_ENDPOINT", "TEST_PORT", "databaseUrl"].sort(),
+      [
+        "COUNTERSIGN_KEY_HASH_SECRET",
+        "COUNTERSIGN_LOG_LEVEL",
+        "COUNTERSIGN_METRICS",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "TEST_PORT",
+        "databaseUrl",
+      ].sort(),
     );
     expect(problems.find((p) => p.setting === "databaseUrl")?.problem).toMatch(/^required/);
     expect(JSON.stringify(problems)).not.toContain("s3cret");
@@ -61,9 +77,17 @@ describe("loadConfig", () => {
 
   it("rejects ports out of range and negative grace periods", () => {
     const problems = problemsOf(() =>
-      loadConfig(settings, { DATABASE_URL: "postgres://h/db", COUNTERSIGN_KEY_HASH_SECRET: secret, TEST_PORT: "70000", COUNTERSIGN_SHUTDOWN_GRACE_SECONDS: "-1" }),
+      loadConfig(settings, {
+        DATABASE_URL: "postgres://h/db",
+        COUNTERSIGN_KEY_HASH_SECRET: secret,
+        TEST_PORT: "70000",
+        COUNTERSIGN_SHUTDOWN_GRACE_SECONDS: "-1",
+      }),
     );
-    expect(problems.map((p) => p.setting).sort()).toEqual(["COUNTERSIGN_SHUTDOWN_GRACE_SECONDS", "TEST_PORT"]);
+    expect(problems.map((p) => p.setting).sort()).toEqual([
+      "COUNTERSIGN_SHUTDOWN_GRACE_SECONDS",
+      "TEST_PORT",
+    ]);
   });
 
   describe("with a configuration file", () => {
@@ -75,13 +99,19 @@ describe("loadConfig", () => {
     };
 
     it("reads typed values from YAML, and the environment wins", () => {
-      const f = write("ok.yaml", `databaseUrl: postgres://file/db\nport: 7000\nlogLevel: debug\nkeyHashSecret: ${secret}\n`);
+      const f = write(
+        "ok.yaml",
+        `databaseUrl: postgres://file/db\nport: 7000\nlogLevel: debug\nkeyHashSecret: ${secret}\n`,
+      );
       const c = loadConfig(settings, { COUNTERSIGN_CONFIG_FILE: f, COUNTERSIGN_LOG_LEVEL: "warn" });
       expect(c).toMatchObject({ databaseUrl: "postgres://file/db", port: 7000, logLevel: "warn" });
     });
 
     it("refuses unknown keys and bad values in the file", () => {
-      const f = write("bad.yaml", `databaseUrl: postgres://file/db\nport: many\ncolour: blue\nkeyHashSecret: ${secret}\n`);
+      const f = write(
+        "bad.yaml",
+        `databaseUrl: postgres://file/db\nport: many\ncolour: blue\nkeyHashSecret: ${secret}\n`,
+      );
       const problems = problemsOf(() => loadConfig(settings, { COUNTERSIGN_CONFIG_FILE: f }));
       expect(problems).toEqual([
         { setting: "colour", source: "file", problem: "unknown setting" },
@@ -90,12 +120,18 @@ describe("loadConfig", () => {
     });
 
     it("reports an unreadable or malformed file", () => {
-      expect(problemsOf(() => loadConfig(settings, { COUNTERSIGN_CONFIG_FILE: path.join(dir, "missing.yaml") }))[0]).toMatchObject({
+      expect(
+        problemsOf(() =>
+          loadConfig(settings, { COUNTERSIGN_CONFIG_FILE: path.join(dir, "missing.yaml") }),
+        )[0],
+      ).toMatchObject({
         setting: "COUNTERSIGN_CONFIG_FILE",
         problem: expect.stringContaining("ENOENT"),
       });
       const f = write("list.yaml", "- a\n- b\n");
-      expect(problemsOf(() => loadConfig(settings, { COUNTERSIGN_CONFIG_FILE: f }))[0]?.problem).toContain("mapping");
+      expect(problemsOf(() => loadConfig(settings, { COUNTERSIGN_CONFIG_FILE: f }))[0]?.problem).toContain(
+        "mapping",
+      );
     });
   });
 });

@@ -28,18 +28,26 @@ function readFile(file: string): Record<string, unknown> {
     text = readFileSync(file, "utf8");
   } catch (err) {
     throw new ConfigError([
-      { setting: CONFIG_FILE_ENV, source: "environment", problem: `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? "error"}` },
+      {
+        setting: CONFIG_FILE_ENV,
+        source: "environment",
+        problem: `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? "error"}`,
+      },
     ]);
   }
   let parsed: unknown;
   try {
     parsed = YAML.parse(text);
   } catch {
-    throw new ConfigError([{ setting: CONFIG_FILE_ENV, source: "file", problem: `${file} is not valid YAML or JSON` }]);
+    throw new ConfigError([
+      { setting: CONFIG_FILE_ENV, source: "file", problem: `${file} is not valid YAML or JSON` },
+    ]);
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new ConfigError([{ setting: CONFIG_FILE_ENV, source: "file", problem: `${file} must hold a mapping of settings` }]);
+    throw new ConfigError([
+      { setting: CONFIG_FILE_ENV, source: "file", problem: `${file} must hold a mapping of settings` },
+    ]);
   }
   return parsed as Record<string, unknown>;
 }
@@ -49,7 +57,10 @@ function readFile(file: string): Record<string, unknown> {
  * then to the schema's default. Collects every problem before failing, so one
  * start names all bad settings at once.
  */
-export function loadConfig<T extends Settings>(settings: T, env: NodeJS.ProcessEnv = process.env): ConfigOf<T> {
+export function loadConfig<T extends Settings>(
+  settings: T,
+  env: NodeJS.ProcessEnv = process.env,
+): ConfigOf<T> {
   const fileName = env[CONFIG_FILE_ENV];
   const file = fileName ? readFile(fileName) : {};
   const problems: ConfigProblem[] = [];
@@ -75,7 +86,10 @@ export function loadConfig<T extends Settings>(settings: T, env: NodeJS.ProcessE
 }
 
 /** For a server's main: print the problems and exit with status 2 (a usage error, not a crash). */
-export function loadConfigOrExit<T extends Settings>(settings: T, env: NodeJS.ProcessEnv = process.env): ConfigOf<T> {
+export function loadConfigOrExit<T extends Settings>(
+  settings: T,
+  env: NodeJS.ProcessEnv = process.env,
+): ConfigOf<T> {
   try {
     return loadConfig(settings, env);
   } catch (err) {

@@ -25,7 +25,8 @@ export function setting<S extends z.ZodType>(env: string, schema: S, expects: st
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
-export const seconds = (fallback: number, max: number) => z.coerce.number().int().min(0).max(max).default(fallback);
+export const seconds = (fallback: number, max: number) =>
+  z.coerce.number().int().min(0).max(max).default(fallback);
 
 export const flag = (fallback: boolean) =>
   z
@@ -36,6 +37,10 @@ export const postgresUrl = z
   .string()
   .refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), "not a postgres:// URL");
 
-export const httpUrl = z.string().refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), "not an http(s) URL");
+export const httpUrl = z
+  .string()
+  .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), "not an http(s) URL");
 
-export const logLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info");
+export const logLevel = z
+  .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+  .default("info");

@@ -47,7 +47,11 @@ const QUERY = `
 const READ = statement("action_view", QUERY);
 const READ_LOCKED = statement("action_view_locked", `${QUERY} for update of pa`);
 
-export async function readActionView(db: Queryable, id: string, lock = false): Promise<ActionView | undefined> {
+export async function readActionView(
+  db: Queryable,
+  id: string,
+  lock = false,
+): Promise<ActionView | undefined> {
   const { rows } = await db.query((lock ? READ_LOCKED : READ).with([id]));
   const r = rows[0];
   if (!r) return undefined;
@@ -71,9 +75,16 @@ export async function readActionView(db: Queryable, id: string, lock = false): P
     ruleId: r.rule_id,
     observeEndsAt: r.observe_ends_at,
     approval: r.approval_id
-      ? { id: r.approval_id, status: r.approval_status, expiresAt: r.approval_expires_at, decisionObjectId: r.decision_object_id }
+      ? {
+          id: r.approval_id,
+          status: r.approval_status,
+          expiresAt: r.approval_expires_at,
+          decisionObjectId: r.decision_object_id,
+        }
       : null,
-    receipt: r.receipt_id ? { id: r.receipt_id, receiptObjectId: r.receipt_object_id, outcome: r.receipt_outcome } : null,
+    receipt: r.receipt_id
+      ? { id: r.receipt_id, receiptObjectId: r.receipt_object_id, outcome: r.receipt_outcome }
+      : null,
     errorCode: r.error_code,
     result: r.result,
     resultObjectId: r.result_object_id,

@@ -1,4 +1,12 @@
-import { checkKeyRow, hashSecret, KEY_COLUMNS, KEY_FROM, parseKey, type KeyCheck, type KeyRow } from "../keys/index.js";
+import {
+  checkKeyRow,
+  hashSecret,
+  KEY_COLUMNS,
+  KEY_FROM,
+  parseKey,
+  type KeyCheck,
+  type KeyRow,
+} from "../keys/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
 import { contextOf, contextQuery, type DecisionContext } from "./context.js";
@@ -58,15 +66,35 @@ const ADMIT = statement(
  * read and one write. Refusals keep their order: an unusable key is refused
  * before the rate limit is told.
  */
-export async function admitGatewayCall(db: Queryable, hashKey: Buffer, text: string, cost: number, intent: CallIntent | null): Promise<Admission> {
+export async function admitGatewayCall(
+  db: Queryable,
+  hashKey: Buffer,
+  text: string,
+  cost: number,
+  intent: CallIntent | null,
+): Promise<Admission> {
   const parsed = parseKey(text);
   if (!parsed) return { check: { ok: false, reason: "malformed" }, waitSeconds: 0, context: undefined };
   const hmac = hashSecret(hashKey, parsed.secret);
   const { rows } = await db.query<KeyRow & { wait: number | null; context: unknown }>(
-    ADMIT.with([parsed.prefix, hmac, cost, BUCKET.burst, BUCKET.refillPerSecond, intent?.tool ?? null, intent?.defaultPlan ?? null, intent?.idempotencyKey ?? null, intent !== null]),
+    ADMIT.with([
+      parsed.prefix,
+      hmac,
+      cost,
+      BUCKET.burst,
+      BUCKET.refillPerSecond,
+      intent?.tool ?? null,
+      intent?.defaultPlan ?? null,
+      intent?.idempotencyKey ?? null,
+      intent !== null,
+    ]),
   );
   const row = rows[0];
   const check = checkKeyRow(parsed, hmac, row, "gateway");
   if (!check.ok) return { check, waitSeconds: 0, context: undefined };
-  return { check, waitSeconds: row!.wait ?? 0, context: row!.context ? contextOf(check.key.organizationId, row!.context) : undefined };
+  return {
+    check,
+    waitSeconds: row!.wait ?? 0,
+    context: row!.context ? contextOf(check.key.organizationId, row!.context) : undefined,
+  };
 }

@@ -6,10 +6,18 @@ describe("amount mapping", () => {
   const fixed = { amount_path: "total", currency: "EUR" };
 
   it("reads whole numbers and exact decimal strings with their currency", () => {
-    expect(mapAmount(byPath, { payment: { amount: 1250, currency: "USD" } })).toEqual({ amount: "1250", currency: "USD" });
-    expect(mapAmount(byPath, { payment: { amount: "0.000000001", currency: "USD" } })).toEqual({ amount: "0.000000001", currency: "USD" });
+    expect(mapAmount(byPath, { payment: { amount: 1250, currency: "USD" } })).toEqual({
+      amount: "1250",
+      currency: "USD",
+    });
+    expect(mapAmount(byPath, { payment: { amount: "0.000000001", currency: "USD" } })).toEqual({
+      amount: "0.000000001",
+      currency: "USD",
+    });
     expect(mapAmount(fixed, { total: "-12.5" })).toEqual({ amount: "-12.5", currency: "EUR" });
-    expect(mapAmount(fixed, { total: `${"9".repeat(40)}.${"1".repeat(40)}` })?.toString()).not.toBe("invalid");
+    expect(mapAmount(fixed, { total: `${"9".repeat(40)}.${"1".repeat(40)}` })?.toString()).not.toBe(
+      "invalid",
+    );
   });
 
   it("is null for a tool without mapping", () => {
@@ -40,7 +48,9 @@ describe("amount mapping", () => {
 
   it("requires exactly one way to find the currency", () => {
     expect(amountMapping.safeParse({ amount_path: "a" }).success).toBe(false);
-    expect(amountMapping.safeParse({ amount_path: "a", currency: "USD", currency_path: "c" }).success).toBe(false);
+    expect(amountMapping.safeParse({ amount_path: "a", currency: "USD", currency_path: "c" }).success).toBe(
+      false,
+    );
     expect(amountMapping.safeParse(fixed).success).toBe(true);
   });
 });

@@ -6,11 +6,19 @@ import { z } from "zod";
  * names joined by dots, optionally starting with `$.` (`$.payment.amount`).
  * The currency is either read from the arguments or fixed by the tool.
  */
-export const amountMapping = z.strictObject({
-  amount_path: z.string().min(1).max(512),
-  currency_path: z.string().min(1).max(512).optional(),
-  currency: z.string().regex(/^[A-Z]{3}$/).optional(),
-}).refine((m) => (m.currency_path === undefined) !== (m.currency === undefined), "exactly one of currency_path and currency");
+export const amountMapping = z
+  .strictObject({
+    amount_path: z.string().min(1).max(512),
+    currency_path: z.string().min(1).max(512).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .optional(),
+  })
+  .refine(
+    (m) => (m.currency_path === undefined) !== (m.currency === undefined),
+    "exactly one of currency_path and currency",
+  );
 
 export type AmountMapping = z.infer<typeof amountMapping>;
 
@@ -37,10 +45,18 @@ function at(args: Record<string, unknown>, path: string): unknown {
  * mapping points at something that is not an exact amount with a currency
  * (denied INVALID_AMOUNT). Whole numbers and decimal strings are accepted.
  */
-export function mapAmount(mapping: AmountMapping | null | undefined, args: Record<string, unknown>): MappedAmount | null | "invalid" {
+export function mapAmount(
+  mapping: AmountMapping | null | undefined,
+  args: Record<string, unknown>,
+): MappedAmount | null | "invalid" {
   if (!mapping) return null;
   const raw = at(args, mapping.amount_path);
-  const amount = typeof raw === "number" && Number.isSafeInteger(raw) ? String(raw) : typeof raw === "string" ? raw : undefined;
+  const amount =
+    typeof raw === "number" && Number.isSafeInteger(raw)
+      ? String(raw)
+      : typeof raw === "string"
+        ? raw
+        : undefined;
   if (amount === undefined || !DECIMAL.test(amount)) return "invalid";
   const currency = mapping.currency ?? at(args, mapping.currency_path ?? "");
   if (typeof currency !== "string" || !CURRENCY.test(currency)) return "invalid";

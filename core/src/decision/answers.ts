@@ -11,7 +11,11 @@ type Body = Record<string, unknown>;
 /** The `policy` member of an authorization or completed call: null unless decided under an observe window (SPEC 4.2 `_meta.service.policy`). */
 export function observePolicyOf(v: ActionView): Body | null {
   if (v.enforcement !== "observe") return null;
-  const out: Body = { enforcement: "observe", relaxed: v.relaxed, observe_ends_at: v.observeEndsAt?.toISOString() ?? null };
+  const out: Body = {
+    enforcement: "observe",
+    relaxed: v.relaxed,
+    observe_ends_at: v.observeEndsAt?.toISOString() ?? null,
+  };
   if (v.agentExplanation !== null) {
     out.policy_effect = v.policyEffect;
     out.rule_id = v.ruleId;
@@ -46,14 +50,25 @@ export function recordedRefusal(v: ActionView): RecordedRefusal {
     case "pending_approval":
       return {
         code: "APPROVAL_PENDING",
-        detail: "a person must approve this call; repeat the identical request with the same idempotency key to resume",
+        detail:
+          "a person must approve this call; repeat the identical request with the same idempotency key to resume",
         extra: { ...approval, expires_at: v.approval?.expiresAt.toISOString() ?? null },
         explanation,
       };
     case "rejected":
-      return { code: "REJECTED", detail: "an approver rejected this call", extra: { ...approval, ...receiptIds(v) }, explanation };
+      return {
+        code: "REJECTED",
+        detail: "an approver rejected this call",
+        extra: { ...approval, ...receiptIds(v) },
+        explanation,
+      };
     case "cancelled":
-      return { code: "CANCELLED", detail: "the organization cancelled this call", extra: { ...approval, ...receiptIds(v) }, explanation };
+      return {
+        code: "CANCELLED",
+        detail: "the organization cancelled this call",
+        extra: { ...approval, ...receiptIds(v) },
+        explanation,
+      };
     case "expired":
       return {
         code: (v.decisionCode ?? "APPROVAL_EXPIRED") as GatewayCode,
@@ -62,14 +77,26 @@ export function recordedRefusal(v: ActionView): RecordedRefusal {
         explanation,
       };
     default:
-      return { code: (v.decisionCode ?? "POLICY_DENIED") as GatewayCode, detail: v.decisionDetail ?? "denied", extra: {}, explanation };
+      return {
+        code: (v.decisionCode ?? "POLICY_DENIED") as GatewayCode,
+        detail: v.decisionDetail ?? "denied",
+        extra: {},
+        explanation,
+      };
   }
 }
 
 /** A refusal of a recorded decision: the stored explanation, exactly as first given (SPEC 2.9). */
 function refusal(v: ActionView): AuthorizeAnswer {
   const r = recordedRefusal(v);
-  const body: Body = { allowed: false, status: statusOf(r.code), code: r.code, detail: r.detail, protected_action_id: v.id, ...r.extra };
+  const body: Body = {
+    allowed: false,
+    status: statusOf(r.code),
+    code: r.code,
+    detail: r.detail,
+    protected_action_id: v.id,
+    ...r.extra,
+  };
   if (r.explanation) {
     body.policy = r.explanation;
     body.why = `Why: ${r.explanation.message}`;
@@ -91,7 +118,8 @@ export function answerFor(v: ActionView, now: Date): AuthorizeAnswer {
             allowed: false,
             status: "expired",
             code: "AUTHORIZATION_EXPIRED",
-            detail: "this authorization expired; it is not permission to act now. Ask again without this idempotency key, or with a new one.",
+            detail:
+              "this authorization expired; it is not permission to act now. Ask again without this idempotency key, or with a new one.",
             protected_action_id: v.id,
             approval_request_id: v.approval?.id ?? null,
             expires_at: v.expiresAt.toISOString(),
@@ -125,7 +153,14 @@ export function answerFor(v: ActionView, now: Date): AuthorizeAnswer {
 /** An answer that records nothing (invalid_request, TOOL_REAUTHORIZATION_REQUIRED, plan_limit, unavailable...). */
 export function unrecordedAnswer(code: GatewayCode, detail: string): AuthorizeAnswer {
   const status = statusOf(code);
-  const http = status === "invalid_request" ? 400 : status === "unauthorized" ? 401 : status === "unavailable" ? 503 : 200;
+  const http =
+    status === "invalid_request"
+      ? 400
+      : status === "unauthorized"
+        ? 401
+        : status === "unavailable"
+          ? 503
+          : 200;
   const body: Body = { allowed: false, status, code, detail };
   if (status === "unavailable") body.retryable = true;
   return { http, body };

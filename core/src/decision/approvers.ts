@@ -38,14 +38,24 @@ export async function resolveApprovers(
   roles: readonly string[],
   count: number,
 ): Promise<ApproverResolution> {
-  const { rows } = await db.query<{ user_id: string; kids: string[] }>(APPROVERS.with([organizationId, roles, IDENTITIES_PER_MEMBER]));
+  const { rows } = await db.query<{ user_id: string; kids: string[] }>(
+    APPROVERS.with([organizationId, roles, IDENTITIES_PER_MEMBER]),
+  );
   const approvers = rows.map((r) => ({ userId: r.user_id, kids: r.kids }));
   const kids = approvers.flatMap((a) => a.kids);
   if (approvers.length === 0 || approvers.length < count) {
-    return { ok: false, code: "NO_APPROVERS", detail: `no ${count > 1 ? `${count} ` : ""}members with a personal identity hold the approving roles` };
+    return {
+      ok: false,
+      code: "NO_APPROVERS",
+      detail: `no ${count > 1 ? `${count} ` : ""}members with a personal identity hold the approving roles`,
+    };
   }
   if (kids.length > MAX_APPROVER_IDENTITIES) {
-    return { ok: false, code: "TOO_MANY_APPROVERS", detail: `the approving roles admit more than ${MAX_APPROVER_IDENTITIES} approver identities` };
+    return {
+      ok: false,
+      code: "TOO_MANY_APPROVERS",
+      detail: `the approving roles admit more than ${MAX_APPROVER_IDENTITIES} approver identities`,
+    };
   }
   return { ok: true, approvers, kids };
 }
@@ -55,7 +65,10 @@ export async function resolveApprovers(
  * resolution's code (NO_APPROVERS, TOO_MANY_APPROVERS) and the approval
  * rule's explanation, as the agent gets it from the Gateway and the dry run.
  */
-export function deniedForApprovers(verdict: Extract<Verdict, { kind: "approval" }>, resolved: Extract<ApproverResolution, { ok: false }>): Extract<Verdict, { kind: "denied" }> {
+export function deniedForApprovers(
+  verdict: Extract<Verdict, { kind: "approval" }>,
+  resolved: Extract<ApproverResolution, { ok: false }>,
+): Extract<Verdict, { kind: "denied" }> {
   const explanation = verdict.evaluation.agentExplanation;
   return {
     kind: "denied",

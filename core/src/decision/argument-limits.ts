@@ -71,7 +71,11 @@ function walk(value: unknown, depth: number): ArgumentProblem | undefined {
 }
 
 export function checkArguments(args: unknown): ArgumentCheck {
-  const fail = (problem: ArgumentProblem): ArgumentCheck => ({ ok: false, problem, message: messages[problem] });
+  const fail = (problem: ArgumentProblem): ArgumentCheck => ({
+    ok: false,
+    problem,
+    message: messages[problem],
+  });
   if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("not_an_object");
   // The arguments object is level 1; its members are level 2.
   const problem = walk(args, 1);
@@ -80,7 +84,8 @@ export function checkArguments(args: unknown): ArgumentCheck {
   if (Buffer.byteLength(canonical, "utf8") > argumentLimits.canonicalBytes) return fail("too_large");
   // Only compute the indented form when it could be over its limit: it is at most ~3x canonical.
   if (canonical.length * 3 > argumentLimits.indentedBytes) {
-    if (Buffer.byteLength(JSON.stringify(args, null, 2), "utf8") > argumentLimits.indentedBytes) return fail("too_large_indented");
+    if (Buffer.byteLength(JSON.stringify(args, null, 2), "utf8") > argumentLimits.indentedBytes)
+      return fail("too_large_indented");
   }
   return { ok: true, canonical };
 }

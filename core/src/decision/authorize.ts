@@ -11,13 +11,34 @@ import { deniedForApprovers, resolveApprovers } from "./approvers.js";
 import { expireLapsedApproval } from "./close.js";
 import { loadDecisionContext, type DecisionContext } from "./context.js";
 import { issueStoredReceipt, signedCall, signProposal, signTask } from "./evidence.js";
-import { actionAllowed, actionAuthorized, actionDenied, approvalRequested, observeOverride, receiptCreated, type EventAction, type PolicyObject } from "./events.js";
+import {
+  actionAllowed,
+  actionAuthorized,
+  actionDenied,
+  approvalRequested,
+  observeOverride,
+  receiptCreated,
+  type EventAction,
+  type PolicyObject,
+} from "./events.js";
 import type { GatewayIdentity } from "./gateway-identity.js";
 import { handOutApproved } from "./hand-out.js";
 import { decideCall, type Evaluation, type Verdict } from "./pipeline.js";
 import { PolicyCache } from "./policy-cache.js";
-import { recordDecision, type ActionRecord, type DecisionWrite, type EventRecord, type ObjectRecord } from "./record.js";
-import { verdictOutcome, verdictView, type RecordedIds, type RecordedVerdict, type VerdictOutcome } from "./verdict-view.js";
+import {
+  recordDecision,
+  type ActionRecord,
+  type DecisionWrite,
+  type EventRecord,
+  type ObjectRecord,
+} from "./record.js";
+import {
+  verdictOutcome,
+  verdictView,
+  type RecordedIds,
+  type RecordedVerdict,
+  type VerdictOutcome,
+} from "./verdict-view.js";
 import type { AuthorizeAnswer, AuthorizeCall, AuthorizeService } from "./service.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
 
@@ -79,8 +100,19 @@ export class DecisionService implements AuthorizeService {
     this.now = opts.now ?? (() => new Date());
   }
 
-  admit(hashKey: Buffer, keyText: string, cost: number, intent: { tool: string; idempotencyKey: string | null } | null): Promise<Admission> {
-    return admitGatewayCall(this.pool, hashKey, keyText, cost, intent && { ...intent, defaultPlan: this.opts.defaultPlan });
+  admit(
+    hashKey: Buffer,
+    keyText: string,
+    cost: number,
+    intent: { tool: string; idempotencyKey: string | null } | null,
+  ): Promise<Admission> {
+    return admitGatewayCall(
+      this.pool,
+      hashKey,
+      keyText,
+      cost,
+      intent && { ...intent, defaultPlan: this.opts.defaultPlan },
+    );
   }
 
   /** POST /v1/authorize (decision-only): the decision, then the caller's answer (SPEC 4.1). */
@@ -90,7 +122,9 @@ export class DecisionService implements AuthorizeService {
     let view = decided.view;
     if (view.status === "approved") {
       const id = view.id;
-      const handed = await inSpan("decision.hand_out", () => handOutApproved(this.pool, this.opts.identity, id, this.now()));
+      const handed = await inSpan("decision.hand_out", () =>
+        handOutApproved(this.pool, this.opts.identity, id, this.now()),
+      );
       if (!handed.ok) return unrecordedAnswer(handed.code, handed.detail);
       view = handed.view;
     }
@@ -117,7 +151,8 @@ export class DecisionService implements AuthorizeService {
       });
     // Read with the key check when the Gateway knew the tool then (one round trip fewer).
     const ctx = call.context ?? (await inSpan("decision.context", load));
-    if (!ctx || ctx.agent.status !== "active") return unrecorded("UNAUTHORIZED", "the key stopped working while the request ran");
+    if (!ctx || ctx.agent.status !== "active")
+      return unrecorded("UNAUTHORIZED", "the key stopped working while the request ran");
     if (ctx.existingActionId) {
       const existing = ctx.existingActionId;
       return inSpan("decision.resume", () => this.resume(existing, fingerprint, call));
@@ -125,9 +160,21 @@ export class DecisionService implements AuthorizeService {
 
     const now = this.now();
     const versionId = ctx.policy?.versionId;
-    const policy = versionId ? await inSpan("decision.policy", () => this.policies.get(this.pool, versionId)) : null;
+    const policy = versionId
+      ? await inSpan("decision.policy", () => this.policies.get(this.pool, versionId))
+      : null;
     let verdict: Verdict = inSpanSync("decision.evaluate", (span) => {
-      const v = decideCall(ctx, { tool: call.tool, arguments: call.arguments, environment: key.environment, execution: call.execution }, policy, now);
+      const v = decideCall(
+        ctx,
+        {
+          tool: call.tool,
+          arguments: call.arguments,
+          environment: key.environment,
+          execution: call.execution,
+        },
+        policy,
+        now,
+      );
       span.setAttribute("countersign.verdict", v.kind);
       return v;
     });
@@ -136,43 +183,74 @@ export class DecisionService implements AuthorizeService {
     let approvers: string[] = [];
     if (verdict.kind === "approval") {
       const { roles, approverCount } = verdict;
-      const resolved = await inSpan("decision.approvers", () => resolveApprovers(this.pool, ctx.organization.id, roles, approverCount));
+      const resolved = await inSpan("decision.approvers", () =>
+        resolveApprovers(this.pool, ctx.organization.id, roles, approverCount),
+      );
       if (resolved.ok) approvers = resolved.kids;
       else verdict = deniedForApprovers(verdict, resolved);
     }
 
     const decided = verdict;
     const outcome = verdictOutcome(ctx, decided, call.execution, now);
-    const write = inSpanSync("decision.sign", () => this.decisionWrite(ctx, call, decided, outcome, { argumentsDigest, fingerprint, approvers, now }));
+    const write = inSpanSync("decision.sign", () =>
+      this.decisionWrite(ctx, call, decided, outcome, { argumentsDigest, fingerprint, approvers, now }),
+    );
     const stored = await inSpan("decision.record", (span) => {
       span.setAttribute("countersign.status", write.action.status);
       return recordDecision(this.pool, write);
     });
-    if (stored === "plan_limit") return unrecorded("PLAN_LIMIT_EXCEEDED", "the organization reached its plan's monthly protected actions");
+    if (stored === "plan_limit")
+      return unrecorded(
+        "PLAN_LIMIT_EXCEEDED",
+        "the organization reached its plan's monthly protected actions",
+      );
     if (stored === "idempotency_conflict") {
       // Another replica recorded this key first: this call is a repeat of its decision.
       const again = await load();
       return this.resume(again!.existingActionId!, fingerprint, call, true);
     }
-    const view = verdictView(ctx, outcome, { execution: call.execution, requestFingerprint: fingerprint, argumentsDigest }, idsOf(write));
+    const view = verdictView(
+      ctx,
+      outcome,
+      { execution: call.execution, requestFingerprint: fingerprint, argumentsDigest },
+      idsOf(write),
+    );
     if (view.status === "pending_approval" && call.waitSeconds > 0) {
-      return { kind: "recorded", view: await inSpan("decision.wait", () => this.waitForPerson(view, call)), resumed: false, raced: false };
+      return {
+        kind: "recorded",
+        view: await inSpan("decision.wait", () => this.waitForPerson(view, call)),
+        resumed: false,
+        raced: false,
+      };
     }
     return { kind: "recorded", view, resumed: false, raced: false };
   }
 
   /** A request repeating an idempotency key (SPEC 4.1 rules 1-3, 4.2 replays). */
-  private async resume(actionId: string, fingerprint: string, call: DecisionCall, raced = false): Promise<Decided> {
+  private async resume(
+    actionId: string,
+    fingerprint: string,
+    call: DecisionCall,
+    raced = false,
+  ): Promise<Decided> {
     let view = await readActionView(this.pool, actionId);
-    if (!view) return unrecorded("NOT_FOUND", "the action recorded under this idempotency key no longer exists");
+    if (!view)
+      return unrecorded("NOT_FOUND", "the action recorded under this idempotency key no longer exists");
     if (view.requestFingerprint !== fingerprint || view.execution !== call.execution) {
-      return unrecorded("IDEMPOTENCY_KEY_REUSED", "this idempotency key was used for a different request (tool or arguments); use a new key for a new operation");
+      return unrecorded(
+        "IDEMPOTENCY_KEY_REUSED",
+        "this idempotency key was used for a different request (tool or arguments); use a new key for a new operation",
+      );
     }
     if (view.status === "pending_approval" && call.waitSeconds > 0) {
       const held = view;
       view = await inSpan("decision.wait", () => this.waitForPerson(held, call));
     }
-    if (view.status === "pending_approval" && view.approval && view.approval.expiresAt.getTime() <= this.now().getTime()) {
+    if (
+      view.status === "pending_approval" &&
+      view.approval &&
+      view.approval.expiresAt.getTime() <= this.now().getTime()
+    ) {
       await expireLapsedApproval(this.pool, view.id);
       view = (await readActionView(this.pool, view.id))!;
     }
@@ -294,7 +372,14 @@ export class DecisionService implements AuthorizeService {
       gatewayLanguageRevision: LANGUAGE_REVISION,
       bindingDigest: tool.binding == null ? null : digestOf(tool.binding),
     };
-    const write: DecisionWrite = { action, objects: [], receipt: null, approval: null, events: [], monthlyLimit };
+    const write: DecisionWrite = {
+      action,
+      objects: [],
+      receipt: null,
+      approval: null,
+      events: [],
+      monthlyLimit,
+    };
 
     // Evidence needs the principal, a delegation and a policy version: a call
     // stopped before them is recorded without signed objects.
@@ -324,7 +409,9 @@ export class DecisionService implements AuthorizeService {
     }
 
     if (verdict.kind === "denied") {
-      write.events.push(actionDenied(eventAction, { code: verdict.code, message: verdict.detail, policy: policyObject }));
+      write.events.push(
+        actionDenied(eventAction, { code: verdict.code, message: verdict.detail, policy: policyObject }),
+      );
       return write;
     }
 
@@ -339,15 +426,32 @@ export class DecisionService implements AuthorizeService {
         policyEffect: ev.decision.effect,
         ruleId: ev.decision.rule_id,
         enforcement: ev.enforcement,
-        approvalRequest: { id: approvalId, expires_at: expiresAt.toISOString(), roles: verdict.roles, approver_count: verdict.approverCount },
+        approvalRequest: {
+          id: approvalId,
+          expires_at: expiresAt.toISOString(),
+          roles: verdict.roles,
+          approver_count: verdict.approverCount,
+        },
         expiresAt,
         now,
       });
       write.objects.push(objectRecord(proposal));
       action.proposalObjectId = proposal.id;
-      write.approval = { id: approvalId, roles: verdict.roles, approverCount: verdict.approverCount, approverKids: x.approvers, expiresAt };
+      write.approval = {
+        id: approvalId,
+        roles: verdict.roles,
+        approverCount: verdict.approverCount,
+        approverKids: x.approvers,
+        expiresAt,
+      };
       write.events.push(
-        approvalRequested(eventAction, { approval_request_id: approvalId, expires_at: expiresAt.toISOString(), roles: verdict.roles, approver_count: verdict.approverCount, policy: policyObject! }),
+        approvalRequested(eventAction, {
+          approval_request_id: approvalId,
+          expires_at: expiresAt.toISOString(),
+          roles: verdict.roles,
+          approver_count: verdict.approverCount,
+          policy: policyObject!,
+        }),
       );
       return write;
     }
@@ -370,7 +474,13 @@ export class DecisionService implements AuthorizeService {
       if (ev.relaxed) write.events.push(observeOverride(eventAction, policyObject!));
       return write;
     }
-    const receipt = issueStoredReceipt(this.opts.identity, [task!, proposal], [d.object], ctx.principal!.documents, now);
+    const receipt = issueStoredReceipt(
+      this.opts.identity,
+      [task!, proposal],
+      [d.object],
+      ctx.principal!.documents,
+      now,
+    );
     const receiptId = randomUUID();
     action.proposalObjectId = proposal.id;
     write.receipt = {
@@ -387,7 +497,12 @@ export class DecisionService implements AuthorizeService {
       verifiedAtIssuance: null,
     };
     const events: EventRecord[] = [
-      actionAuthorized(eventAction, { expires_at: expiresAt.toISOString(), approval_request_id: null, receipt_id: receiptId, policy: policyObject }),
+      actionAuthorized(eventAction, {
+        expires_at: expiresAt.toISOString(),
+        approval_request_id: null,
+        receipt_id: receiptId,
+        policy: policyObject,
+      }),
       receiptCreated({
         receipt_id: receiptId,
         protected_action_id: id,
@@ -414,6 +529,8 @@ function idsOf(w: DecisionWrite): RecordedIds {
     taskObjectId: w.action.taskObjectId,
     proposalObjectId: w.action.proposalObjectId,
     approvalId: w.approval?.id ?? null,
-    receipt: w.receipt ? { id: w.receipt.id, receiptObjectId: w.receipt.receiptObjectId, outcome: w.receipt.outcome } : null,
+    receipt: w.receipt
+      ? { id: w.receipt.id, receiptObjectId: w.receipt.receiptObjectId, outcome: w.receipt.outcome }
+      : null,
   };
 }

@@ -42,7 +42,13 @@ export interface DecisionContext {
   /** The organization's newest principal (as core/src/identities principalOf): an equivocated one is never used. */
   principal: { kid: string; status: string; documents: IdentityDocument[] } | null;
   /** Unrevoked, unexpired delegations of the agent, oldest first. */
-  delegations: Array<{ id: string; objectId: string; permissions: string[]; expiresAt: string; object: SignedObject }>;
+  delegations: Array<{
+    id: string;
+    objectId: string;
+    permissions: string[];
+    expiresAt: string;
+    object: SignedObject;
+  }>;
   /** The agent's open observe window, if any (SPEC 3.9). */
   observeWindow: { id: string; endsAt: string; live: boolean } | null;
   /** An action recorded earlier under the call's idempotency key. */
@@ -54,7 +60,13 @@ export interface DecisionContext {
  * here, columns of the key row where the Gateway reads the key and the
  * context in one statement (admission.ts). Built once per statement at load.
  */
-export function contextQuery(p: { organizationId: string; agentId: string; tool: string; defaultPlan: string; idempotencyKey: string }): string {
+export function contextQuery(p: {
+  organizationId: string;
+  agentId: string;
+  tool: string;
+  defaultPlan: string;
+  idempotencyKey: string;
+}): string {
   return `
   select o.approval_ttl_seconds, o.agent_disclosure, coalesce(o.plan, ${p.defaultPlan}) as plan,
          a.id as agent_id, a.name as agent_name, a.status as agent_status, a.policy_id,
@@ -82,13 +94,24 @@ export function contextQuery(p: { organizationId: string; agentId: string; tool:
    where o.id = ${p.organizationId}`;
 }
 
-const QUERY = statement("decision_context", contextQuery({ organizationId: "$1", agentId: "$2", tool: "$3", defaultPlan: "$4", idempotencyKey: "$5" }));
+const QUERY = statement(
+  "decision_context",
+  contextQuery({ organizationId: "$1", agentId: "$2", tool: "$3", defaultPlan: "$4", idempotencyKey: "$5" }),
+);
 
 export async function loadDecisionContext(
   db: Queryable,
-  q: { organizationId: string; agentId: string; tool: string; defaultPlan: string; idempotencyKey?: string | null },
+  q: {
+    organizationId: string;
+    agentId: string;
+    tool: string;
+    defaultPlan: string;
+    idempotencyKey?: string | null;
+  },
 ): Promise<DecisionContext | undefined> {
-  const { rows } = await db.query(QUERY.with([q.organizationId, q.agentId, q.tool, q.defaultPlan, q.idempotencyKey ?? null]));
+  const { rows } = await db.query(
+    QUERY.with([q.organizationId, q.agentId, q.tool, q.defaultPlan, q.idempotencyKey ?? null]),
+  );
   const r = rows[0];
   return r ? contextOf(q.organizationId, r) : undefined;
 }
@@ -97,7 +120,12 @@ export async function loadDecisionContext(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function contextOf(organizationId: string, r: any): DecisionContext {
   return {
-    organization: { id: organizationId, approvalTtlSeconds: r.approval_ttl_seconds, agentDisclosure: r.agent_disclosure, plan: r.plan },
+    organization: {
+      id: organizationId,
+      approvalTtlSeconds: r.approval_ttl_seconds,
+      agentDisclosure: r.agent_disclosure,
+      plan: r.plan,
+    },
     agent: { id: r.agent_id, name: r.agent_name, status: r.agent_status, policyId: r.policy_id },
     tool: r.tool_id
       ? {
@@ -123,7 +151,9 @@ export function contextOf(organizationId: string, r: any): DecisionContext {
           digest: r.digest,
         }
       : null,
-    principal: r.principal ? { kid: r.principal.kid, status: r.principal.status, documents: identityLogOf(r.principal.document) } : null,
+    principal: r.principal
+      ? { kid: r.principal.kid, status: r.principal.status, documents: identityLogOf(r.principal.document) }
+      : null,
     delegations: r.delegations,
     observeWindow: r.observe_window,
     existingActionId: r.existing_action_id,

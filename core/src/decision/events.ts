@@ -26,7 +26,15 @@ export interface EventAction {
   environment: "live" | "test";
 }
 
-export function actionAuthorized(action: EventAction, x: { expires_at: string; approval_request_id: string | null; receipt_id: string; policy: PolicyObject | null }): EventRecord {
+export function actionAuthorized(
+  action: EventAction,
+  x: {
+    expires_at: string;
+    approval_request_id: string | null;
+    receipt_id: string;
+    policy: PolicyObject | null;
+  },
+): EventRecord {
   return { type: "action.authorized", data: { ...action, ...x } };
 }
 
@@ -35,13 +43,25 @@ export function actionAllowed(action: EventAction, policy: PolicyObject): EventR
   return { type: "action.allowed", data: { ...action, policy } };
 }
 
-export function actionDenied(action: EventAction, x: { code: string; message: string; policy: PolicyObject | null }): EventRecord {
-  return { type: "action.denied", data: { ...action, policy: x.policy, reason: { code: x.code, message: x.message } } };
+export function actionDenied(
+  action: EventAction,
+  x: { code: string; message: string; policy: PolicyObject | null },
+): EventRecord {
+  return {
+    type: "action.denied",
+    data: { ...action, policy: x.policy, reason: { code: x.code, message: x.message } },
+  };
 }
 
 export function approvalRequested(
   action: EventAction,
-  x: { approval_request_id: string; expires_at: string; roles: string[]; approver_count: number; policy: PolicyObject },
+  x: {
+    approval_request_id: string;
+    expires_at: string;
+    roles: string[];
+    approver_count: number;
+    policy: PolicyObject;
+  },
 ): EventRecord {
   return { type: "approval.requested", data: { ...action, ...x } };
 }

@@ -24,8 +24,18 @@ export interface SignedCall {
   amount: { value: string; currency: string } | null;
 }
 
-export function signedCall(tool: string, action: string, argumentsDigest: `sha256:${string}`, amount: MappedAmount | null): SignedCall {
-  return { tool, action, arguments_digest: argumentsDigest, amount: amount ? { value: amount.amount, currency: amount.currency } : null };
+export function signedCall(
+  tool: string,
+  action: string,
+  argumentsDigest: `sha256:${string}`,
+  amount: MappedAmount | null,
+): SignedCall {
+  return {
+    tool,
+    action,
+    arguments_digest: argumentsDigest,
+    amount: amount ? { value: amount.amount, currency: amount.currency } : null,
+  };
 }
 
 export interface TaskInput {
@@ -77,7 +87,11 @@ export interface ProposalInput {
 }
 
 /** The PROPOSAL: the Gateway's decision on the TASK. */
-export function signProposal(identity: GatewayIdentity, task: SignedObject<BodyOf<"TASK">>, p: ProposalInput): SignedObject<BodyOf<"PROPOSAL">> {
+export function signProposal(
+  identity: GatewayIdentity,
+  task: SignedObject<BodyOf<"TASK">>,
+  p: ProposalInput,
+): SignedObject<BodyOf<"PROPOSAL">> {
   return signObject(
     followingStep(task, {
       type: "PROPOSAL",
@@ -129,7 +143,14 @@ export function issueStoredReceipt(
     seen.add(key);
     return true;
   });
-  const bundle = issueBundle({ issuer: identity.signer, issued_at: timestamp(now), path, supporting, identities: documents, trusted_attesters: trustedAttesters });
+  const bundle = issueBundle({
+    issuer: identity.signer,
+    issued_at: timestamp(now),
+    path,
+    supporting,
+    identities: documents,
+    trusted_attesters: trustedAttesters,
+  });
   const text = serializeBundle(bundle);
   const file = Buffer.from(text, "utf8");
   const facts = bundleFacts(file);

@@ -23,7 +23,11 @@ export interface GatewayIdentity {
  * document and the others adopt it, so one KID never has two different seq-0
  * documents (which would be equivocation, docs/evidence.md).
  */
-export async function registerGatewayIdentity(db: Queryable, seed: Uint8Array, now = new Date()): Promise<GatewayIdentity> {
+export async function registerGatewayIdentity(
+  db: Queryable,
+  seed: Uint8Array,
+  now = new Date(),
+): Promise<GatewayIdentity> {
   const signer = nodeSigner(seed);
   const document = signIdentity(
     identityGenesis({
@@ -39,6 +43,8 @@ export async function registerGatewayIdentity(db: Queryable, seed: Uint8Array, n
      on conflict (kid) do nothing`,
     [signer.kid, document.body.public_key, JSON.stringify(document)],
   );
-  const { rows } = await db.query<{ document: unknown }>("select document from identities where kid = $1", [signer.kid]);
+  const { rows } = await db.query<{ document: unknown }>("select document from identities where kid = $1", [
+    signer.kid,
+  ]);
   return { signer, documents: identityLogOf(rows[0]!.document) };
 }

@@ -38,7 +38,12 @@ const LOCK = `
  * expiry. An approved action that a stop closed or whose delegation was
  * revoked is never authorized: it is recorded as denied instead.
  */
-export async function handOutApproved(pool: Pool, identity: GatewayIdentity, actionId: string, now: Date): Promise<HandOut> {
+export async function handOutApproved(
+  pool: Pool,
+  identity: GatewayIdentity,
+  actionId: string,
+  now: Date,
+): Promise<HandOut> {
   const refused = await inTransaction(pool, async (db) => {
     const { rows } = await db.query(LOCK, [actionId]);
     const a = rows[0];
@@ -60,15 +65,25 @@ export async function handOutApproved(pool: Pool, identity: GatewayIdentity, act
       return undefined;
     }
     if (a.emergency_stopped_at) {
-      await close("POLICY_CHANGED", "an emergency stop of the policy closed this approved call; the identical call with a new idempotency key gets a new decision");
+      await close(
+        "POLICY_CHANGED",
+        "an emergency stop of the policy closed this approved call; the identical call with a new idempotency key gets a new decision",
+      );
       return undefined;
     }
     if (a.revoked_at || a.delegation_expired) {
-      await close("VERIFICATION_FAILED", "the delegation this call relied on was revoked or expired after the approval; it can no longer be authorized");
+      await close(
+        "VERIFICATION_FAILED",
+        "the delegation this call relied on was revoked or expired after the approval; it can no longer be authorized",
+      );
       return undefined;
     }
     if (!a.tool_ready) {
-      return { ok: false as const, code: "TOOL_REAUTHORIZATION_REQUIRED" as const, detail: "the tool changed after the decision; an owner or admin must authorize it again" };
+      return {
+        ok: false as const,
+        code: "TOOL_REAUTHORIZATION_REQUIRED" as const,
+        detail: "the tool changed after the decision; an owner or admin must authorize it again",
+      };
     }
     const objects = await storedObjects(db, [a.task_object_id, a.proposal_object_id, a.decision_object_id]);
     const task = objects.get(a.task_object_id) as SignedObject<BodyOf<"TASK">>;
@@ -85,7 +100,13 @@ export async function handOutApproved(pool: Pool, identity: GatewayIdentity, act
       return undefined;
     }
     const logs = await storedIdentityLogs(db, [task.body.on_behalf_of!, approval.body.actor]);
-    const receipt = issueStoredReceipt(identity, [task, proposal, approval], [a.delegation_object], logs, now);
+    const receipt = issueStoredReceipt(
+      identity,
+      [task, proposal, approval],
+      [a.delegation_object],
+      logs,
+      now,
+    );
     const receiptId = randomUUID();
     const eventAction = {
       protected_action_id: actionId,

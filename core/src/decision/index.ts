@@ -3,19 +3,57 @@
  * dry run (SPEC 1.7): context in one read, a pure verdict, signed evidence,
  * one write; repeats, approvals and waits resume the recorded action.
  */
-export { checkArguments, argumentLimits, type ArgumentCheck, type ArgumentProblem } from "./argument-limits.js";
+export {
+  checkArguments,
+  argumentLimits,
+  type ArgumentCheck,
+  type ArgumentProblem,
+} from "./argument-limits.js";
 export { mapAmount, amountMapping, type AmountMapping, type MappedAmount } from "./amount.js";
-export { resolveApprovers, deniedForApprovers, MAX_APPROVER_IDENTITIES, IDENTITIES_PER_MEMBER, type Approver, type ApproverResolution } from "./approvers.js";
+export {
+  resolveApprovers,
+  deniedForApprovers,
+  MAX_APPROVER_IDENTITIES,
+  IDENTITIES_PER_MEMBER,
+  type Approver,
+  type ApproverResolution,
+} from "./approvers.js";
 export { loadDecisionContext, type DecisionContext } from "./context.js";
 export { admitGatewayCall, BUCKET, type Admission, type CallIntent } from "./admission.js";
-export { decideCall, type CallInput, type Verdict, type Evaluation, type DecidedFacts, type CallFacts } from "./pipeline.js";
+export {
+  decideCall,
+  type CallInput,
+  type Verdict,
+  type Evaluation,
+  type DecidedFacts,
+  type CallFacts,
+} from "./pipeline.js";
 export { PolicyCache } from "./policy-cache.js";
 export { registerGatewayIdentity, type GatewayIdentity } from "./gateway-identity.js";
-export { DecisionService, ACTION_CHANNEL, LANGUAGE_REVISION, type DecisionServiceOptions } from "./authorize.js";
+export {
+  DecisionService,
+  ACTION_CHANNEL,
+  LANGUAGE_REVISION,
+  type DecisionServiceOptions,
+} from "./authorize.js";
 export { WaitLimits } from "./wait-limits.js";
 export { readActionView, type ActionView } from "./action-view.js";
-export { verdictOutcome, verdictView, NOTHING_RECORDED, type RecordedVerdict, type VerdictOutcome, type RecordedIds } from "./verdict-view.js";
-export { answerFor, unrecordedAnswer, observePolicyOf, recordedRefusal, AUTHORIZATION_NOTE, type RecordedRefusal } from "./answers.js";
+export {
+  verdictOutcome,
+  verdictView,
+  NOTHING_RECORDED,
+  type RecordedVerdict,
+  type VerdictOutcome,
+  type RecordedIds,
+} from "./verdict-view.js";
+export {
+  answerFor,
+  unrecordedAnswer,
+  observePolicyOf,
+  recordedRefusal,
+  AUTHORIZATION_NOTE,
+  type RecordedRefusal,
+} from "./answers.js";
 export { type DecisionCall, type Decided } from "./authorize.js";
 export { issueStoredReceipt, type IssuedReceipt } from "./evidence.js";
 export { type AuthorizeCall, type AuthorizeAnswer, type AuthorizeService } from "./service.js";

@@ -60,9 +60,23 @@ export type Verdict =
   /** Refused before anything is recorded (invalid_request, TOOL_REAUTHORIZATION_REQUIRED). */
   | { kind: "refused"; code: GatewayCode; detail: string }
   /** Recorded as a denied action. */
-  | { kind: "denied"; code: GatewayCode; detail: string; facts: CallFacts; evaluation: Evaluation | null; agentExplanation: AgentExplanation | null }
+  | {
+      kind: "denied";
+      code: GatewayCode;
+      detail: string;
+      facts: CallFacts;
+      evaluation: Evaluation | null;
+      agentExplanation: AgentExplanation | null;
+    }
   | { kind: "allowed"; facts: DecidedFacts; evaluation: Evaluation }
-  | { kind: "approval"; facts: DecidedFacts; evaluation: Evaluation; roles: string[]; approverCount: number; ttlSeconds: number };
+  | {
+      kind: "approval";
+      facts: DecidedFacts;
+      evaluation: Evaluation;
+      roles: string[];
+      approverCount: number;
+      ttlSeconds: number;
+    };
 
 /** A deny decision for explanations of checks that stop a call before or beside the policy. */
 const CHECK_DECISION: Decision = Object.freeze({
@@ -85,17 +99,35 @@ const CHECK_DECISION: Decision = Object.freeze({
  * observe windows. Approver resolution and the plan limit need the database
  * and follow in the caller.
  */
-export function decideCall(ctx: DecisionContext, call: CallInput, policy: CompiledPolicy | null | undefined, now: Date): Verdict {
+export function decideCall(
+  ctx: DecisionContext,
+  call: CallInput,
+  policy: CompiledPolicy | null | undefined,
+  now: Date,
+): Verdict {
   const tool = ctx.tool;
-  if (!tool || !tool.enabled) return { kind: "refused", code: "UNKNOWN_TOOL", detail: `no enabled tool is named "${call.tool}"` };
+  if (!tool || !tool.enabled)
+    return { kind: "refused", code: "UNKNOWN_TOOL", detail: `no enabled tool is named "${call.tool}"` };
   if (call.execution === "caller" && tool.serverKind !== "decision_only") {
-    return { kind: "refused", code: "NOT_DECISION_ONLY", detail: `"${tool.exposedName}" is run by the Gateway through /mcp, not authorized for the caller` };
+    return {
+      kind: "refused",
+      code: "NOT_DECISION_ONLY",
+      detail: `"${tool.exposedName}" is run by the Gateway through /mcp, not authorized for the caller`,
+    };
   }
   if (call.execution === "gateway" && tool.serverKind === "decision_only") {
-    return { kind: "refused", code: "DECISION_ONLY_TOOL", detail: `"${tool.exposedName}" is a decision-only tool: ask POST /v1/authorize` };
+    return {
+      kind: "refused",
+      code: "DECISION_ONLY_TOOL",
+      detail: `"${tool.exposedName}" is a decision-only tool: ask POST /v1/authorize`,
+    };
   }
   if (!tool.bindingAuthorized) {
-    return { kind: "refused", code: "TOOL_REAUTHORIZATION_REQUIRED", detail: `what "${tool.exposedName}" is bound to changed; an owner or admin must authorize it again` };
+    return {
+      kind: "refused",
+      code: "TOOL_REAUTHORIZATION_REQUIRED",
+      detail: `what "${tool.exposedName}" is bound to changed; an owner or admin must authorize it again`,
+    };
   }
 
   const facts: CallFacts = { tool, amount: null, delegation: null, principalKid: null };
@@ -111,30 +143,51 @@ export function decideCall(ctx: DecisionContext, call: CallInput, policy: Compil
   let mapping = null;
   if (tool.amountMapping !== null && tool.amountMapping !== undefined) {
     const parsed = amountMapping.safeParse(tool.amountMapping);
-    if (!parsed.success) return denied("INVALID_TOOL_CONFIGURATION", `the amount mapping of "${tool.exposedName}" is not valid`);
+    if (!parsed.success)
+      return denied("INVALID_TOOL_CONFIGURATION", `the amount mapping of "${tool.exposedName}" is not valid`);
     mapping = parsed.data;
   }
   const amount = mapAmount(mapping, call.arguments);
-  if (amount === "invalid") return denied("INVALID_AMOUNT", `the arguments do not carry an exact amount and currency where "${tool.exposedName}" maps them`);
+  if (amount === "invalid")
+    return denied(
+      "INVALID_AMOUNT",
+      `the arguments do not carry an exact amount and currency where "${tool.exposedName}" maps them`,
+    );
   facts.amount = amount;
 
-  if (!ctx.principal) return denied("NO_PRINCIPAL", "the organization has no principal identity; no agent can be authorized until an owner registers one");
+  if (!ctx.principal)
+    return denied(
+      "NO_PRINCIPAL",
+      "the organization has no principal identity; no agent can be authorized until an owner registers one",
+    );
   if (ctx.principal.status === "equivocated") {
-    return denied("IDENTITY_EQUIVOCATION", "the organization principal's identity documents conflict; it is permanently invalid until an owner replaces it");
+    return denied(
+      "IDENTITY_EQUIVOCATION",
+      "the organization principal's identity documents conflict; it is permanently invalid until an owner replaces it",
+    );
   }
   facts.principalKid = ctx.principal.kid;
 
   const at = now.getTime();
-  const granting = ctx.delegations.filter((d) => Date.parse(d.expiresAt) > at && d.permissions.some((p) => permissionGrants(p, tool.action)));
-  if (granting.length === 0) return denied("NO_DELEGATION", `no valid delegation grants the agent the action "${tool.action}"`, "delegation");
+  const granting = ctx.delegations.filter(
+    (d) => Date.parse(d.expiresAt) > at && d.permissions.some((p) => permissionGrants(p, tool.action)),
+  );
+  if (granting.length === 0)
+    return denied(
+      "NO_DELEGATION",
+      `no valid delegation grants the agent the action "${tool.action}"`,
+      "delegation",
+    );
   facts.delegation = granting.reduce((a, b) => (Date.parse(b.expiresAt) > Date.parse(a.expiresAt) ? b : a));
 
   const p = ctx.policy;
   if (!p || !p.versionId || p.version === null || p.digest === null) {
     return denied("NO_POLICY", p ? `policy "${p.name}" has no active version` : "the agent has no policy");
   }
-  if (!policy) return denied("INVALID_POLICY", `the active version of policy "${p.name}" cannot be evaluated`);
-  if (p.emergencyStopped) return denied("POLICY_DENIED", `policy "${p.name}" is under an emergency stop`, "emergency_stop");
+  if (!policy)
+    return denied("INVALID_POLICY", `the active version of policy "${p.name}" cannot be evaluated`);
+  if (p.emergencyStopped)
+    return denied("POLICY_DENIED", `policy "${p.name}" is under an emergency stop`, "emergency_stop");
 
   const input = {
     agent: { id: ctx.agent.id, name: ctx.agent.name },
@@ -146,9 +199,15 @@ export function decideCall(ctx: DecisionContext, call: CallInput, policy: Compil
     environment: call.environment,
   };
   const { decision, facts: decisionFacts } = decide(policy, input);
-  const window = ctx.observeWindow && (call.environment === "test" || ctx.observeWindow.live) ? ctx.observeWindow : null;
+  const window =
+    ctx.observeWindow && (call.environment === "test" || ctx.observeWindow.live) ? ctx.observeWindow : null;
   const relaxed = decision.effect !== "allow" && decision.relaxable && window !== null;
-  const status = relaxed || decision.effect === "allow" ? "allowed" : decision.effect === "deny" ? "denied" : "approval_pending";
+  const status =
+    relaxed || decision.effect === "allow"
+      ? "allowed"
+      : decision.effect === "deny"
+        ? "denied"
+        : "approval_pending";
   const level = effectiveDisclosure(ctx.organization.agentDisclosure, p.disclosure);
   const explanationContext = {
     policy: { name: p.name, version: p.version, digest: p.digest },
@@ -171,7 +230,14 @@ export function decideCall(ctx: DecisionContext, call: CallInput, policy: Compil
   if (status === "allowed") return { kind: "allowed", facts: complete, evaluation };
   if (status === "denied") {
     const rule = decision.rule_id === null ? "the policy's default" : `rule "${decision.rule_id}"`;
-    return { kind: "denied", code: "POLICY_DENIED", detail: `denied by ${rule} of policy "${p.name}"`, facts, evaluation, agentExplanation: evaluation.agentExplanation };
+    return {
+      kind: "denied",
+      code: "POLICY_DENIED",
+      detail: `denied by ${rule} of policy "${p.name}"`,
+      facts,
+      evaluation,
+      agentExplanation: evaluation.agentExplanation,
+    };
   }
   return {
     kind: "approval",

@@ -93,7 +93,9 @@ export type RecordOutcome = "recorded" | "plan_limit" | "idempotency_conflict";
 // every row only when the count was taken, so "over the limit" records nothing
 // and "recorded" is all or nothing. A concurrent decision with the same
 // idempotency key fails the unique index, which undoes the count too.
-const STATEMENT = statement("decision_write", `
+const STATEMENT = statement(
+  "decision_write",
+  `
 with counted as (
   select 1 where count_usage($1, $2::bigint)
 ), action as (
@@ -138,7 +140,8 @@ with counted as (
   select $1, e->>'type', e->'data' from action, jsonb_array_elements($8::jsonb) e
   returning 1
 )
-select (select count(*) from action) as recorded`);
+select (select count(*) from action) as recorded`,
+);
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: string }).code === "23505";
@@ -159,19 +162,24 @@ export async function recordDecision(db: Queryable, w: DecisionWrite): Promise<R
 
 async function writeDecision(db: Queryable, w: DecisionWrite): Promise<RecordOutcome> {
   try {
-    const { rows } = await db.query<{ recorded: string }>(STATEMENT.with([
-      w.action.organizationId,
-      w.monthlyLimit,
-      JSON.stringify(w.action),
-      JSON.stringify(w.approval),
-      JSON.stringify(w.receipt ? { ...w.receipt, bundle: undefined } : null),
-      JSON.stringify(w.objects),
-      w.receipt?.bundle ?? null,
-      JSON.stringify(w.events),
-    ]));
+    const { rows } = await db.query<{ recorded: string }>(
+      STATEMENT.with([
+        w.action.organizationId,
+        w.monthlyLimit,
+        JSON.stringify(w.action),
+        JSON.stringify(w.approval),
+        JSON.stringify(w.receipt ? { ...w.receipt, bundle: undefined } : null),
+        JSON.stringify(w.objects),
+        w.receipt?.bundle ?? null,
+        JSON.stringify(w.events),
+      ]),
+    );
     return Number(rows[0]?.recorded) === 1 ? "recorded" : "plan_limit";
   } catch (err) {
-    if (isUniqueViolation(err) && (err as { constraint?: string }).constraint === "protected_actions_idempotency_key") {
+    if (
+      isUniqueViolation(err) &&
+      (err as { constraint?: string }).constraint === "protected_actions_idempotency_key"
+    ) {
       return "idempotency_conflict";
     }
     throw err;

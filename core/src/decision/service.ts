@@ -26,6 +26,11 @@ export interface AuthorizeAnswer {
 
 export interface AuthorizeService {
   /** The key check and rate limit, with the context of the call's tool when it is known (one round trip). */
-  admit(hashKey: Buffer, keyText: string, cost: number, intent: { tool: string; idempotencyKey: string | null } | null): Promise<Admission>;
+  admit(
+    hashKey: Buffer,
+    keyText: string,
+    cost: number,
+    intent: { tool: string; idempotencyKey: string | null } | null,
+  ): Promise<Admission>;
   authorize(call: AuthorizeCall): Promise<AuthorizeAnswer>;
 }

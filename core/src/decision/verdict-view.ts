@@ -32,7 +32,12 @@ export interface VerdictOutcome {
  * allowed call lasts the organization's approval lifetime and an approval
  * request the rule's; neither outlives the delegation (SPEC 2.1).
  */
-export function verdictOutcome(ctx: DecisionContext, verdict: RecordedVerdict, execution: "caller" | "gateway", now: Date): VerdictOutcome {
+export function verdictOutcome(
+  ctx: DecisionContext,
+  verdict: RecordedVerdict,
+  execution: "caller" | "gateway",
+  now: Date,
+): VerdictOutcome {
   const ev = verdict.evaluation;
   const common = {
     agentExplanation: verdict.kind === "denied" ? verdict.agentExplanation : (ev?.agentExplanation ?? null),
@@ -42,11 +47,33 @@ export function verdictOutcome(ctx: DecisionContext, verdict: RecordedVerdict, e
     ruleId: ev?.decision.rule_id ?? null,
     observeEndsAt: ev?.observeWindow ? new Date(ev.observeWindow.endsAt) : null,
   };
-  if (verdict.kind === "denied") return { status: "denied", decisionCode: verdict.code, decisionDetail: verdict.detail, expiresAt: null, ...common };
+  if (verdict.kind === "denied")
+    return {
+      status: "denied",
+      decisionCode: verdict.code,
+      decisionDetail: verdict.detail,
+      expiresAt: null,
+      ...common,
+    };
   const ttlSeconds = verdict.kind === "approval" ? verdict.ttlSeconds : ctx.organization.approvalTtlSeconds;
-  const expiresAt = new Date(Math.min(now.getTime() + ttlSeconds * 1000, Date.parse(verdict.facts.delegation.expiresAt)));
-  if (verdict.kind === "approval") return { status: "pending_approval", decisionCode: "APPROVAL_PENDING", decisionDetail: null, expiresAt, ...common };
-  return { status: execution === "gateway" ? "approved" : "authorized", decisionCode: null, decisionDetail: null, expiresAt, ...common };
+  const expiresAt = new Date(
+    Math.min(now.getTime() + ttlSeconds * 1000, Date.parse(verdict.facts.delegation.expiresAt)),
+  );
+  if (verdict.kind === "approval")
+    return {
+      status: "pending_approval",
+      decisionCode: "APPROVAL_PENDING",
+      decisionDetail: null,
+      expiresAt,
+      ...common,
+    };
+  return {
+    status: execution === "gateway" ? "approved" : "authorized",
+    decisionCode: null,
+    decisionDetail: null,
+    expiresAt,
+    ...common,
+  };
 }
 
 /** The ids of what recording a decision creates; a dry run creates none of them. */
@@ -59,7 +86,13 @@ export interface RecordedIds {
 }
 
 /** Ids of things never created (a dry run): the answers built from the view carry null for each. */
-export const NOTHING_RECORDED: RecordedIds = Object.freeze({ id: "", taskObjectId: null, proposalObjectId: null, approvalId: null, receipt: null });
+export const NOTHING_RECORDED: RecordedIds = Object.freeze({
+  id: "",
+  taskObjectId: null,
+  proposalObjectId: null,
+  approvalId: null,
+  receipt: null,
+});
 
 /**
  * The view of a freshly decided action (action-view.ts), without reading it
@@ -92,7 +125,9 @@ export function verdictView(
     policyEffect: outcome.policyEffect,
     ruleId: outcome.ruleId,
     observeEndsAt: outcome.observeEndsAt,
-    approval: pending ? { id: ids.approvalId ?? "", status: "pending", expiresAt: outcome.expiresAt!, decisionObjectId: null } : null,
+    approval: pending
+      ? { id: ids.approvalId ?? "", status: "pending", expiresAt: outcome.expiresAt!, decisionObjectId: null }
+      : null,
     receipt: ids.receipt,
     errorCode: null,
     result: null,

@@ -4,7 +4,15 @@ import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import type { PolicyCache } from "../decision/policy-cache.js";
 import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
-import { followingStep, signObject, timestamp, type BodyOf, type IdentityDocument, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
+import {
+  followingStep,
+  signObject,
+  timestamp,
+  type BodyOf,
+  type IdentityDocument,
+  type SignedObject,
+  type StepBody,
+} from "@countersign/protocol/evidence";
 import { decryptMcpCredential } from "../mcp-servers/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
@@ -36,7 +44,9 @@ export type Claim =
   /** Not run. `state` is the action's status when it was not approved (someone else ran it, or it closed). */
   | { ok: false; code: GatewayCode | null; detail: string; state: string };
 
-const LOCK = statement("execution_claim_lock", `
+const LOCK = statement(
+  "execution_claim_lock",
+  `
   select pa.id, pa.organization_id, pa.status, pa.expires_at, pa.policy_id, pa.policy_version_id, pa.policy_version, pa.created_at, pa.relaxed, pa.binding_digest,
          pa.approval_request_id, pa.task_object_id, pa.proposal_object_id, pa.agent_id, pa.tool_name, pa.action, pa.environment,
          pa.amount, pa.currency, ag.name as agent_name,
@@ -55,7 +65,8 @@ const LOCK = statement("execution_claim_lock", `
     left join mcp_servers s on s.id = t.mcp_server_id
     left join observe_windows w on w.id = pa.observe_window_id
    where pa.id = $1
-     for update of pa for share of d, p`);
+     for update of pa for share of d, p`,
+);
 
 // The EXECUTION and the executing state in one statement.
 const CLAIM = statement(
@@ -65,8 +76,17 @@ const CLAIM = statement(
    update protected_actions set status = 'executing', execution_object_id = $2, execution_deadline = $3, updated_at = now() where id = $1`,
 );
 
-async function close(db: Queryable, id: string, status: "denied" | "expired", code: GatewayCode, detail: string): Promise<Claim> {
-  await db.query("update protected_actions set status = $2, decision_code = $3, decision_detail = $4, updated_at = now() where id = $1", [id, status, code, detail]);
+async function close(
+  db: Queryable,
+  id: string,
+  status: "denied" | "expired",
+  code: GatewayCode,
+  detail: string,
+): Promise<Claim> {
+  await db.query(
+    "update protected_actions set status = $2, decision_code = $3, decision_detail = $4, updated_at = now() where id = $1",
+    [id, status, code, detail],
+  );
   return { ok: false, code, detail, state: status };
 }
 
@@ -105,25 +125,65 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
 
     // A rollback (supersede_all) or stop covers it, even before the closer reached it (SPEC 3.6).
     if (a.superseded) {
-      return close(db, a.id, "expired", "SUPERSEDED", "a rollback or emergency stop of the policy closed this call before it ran; the identical call gets a new decision");
+      return close(
+        db,
+        a.id,
+        "expired",
+        "SUPERSEDED",
+        "a rollback or emergency stop of the policy closed this call before it ran; the identical call gets a new decision",
+      );
     }
     if (a.emergency_stopped_at) {
-      return close(db, a.id, "denied", "POLICY_CHANGED", "an emergency stop of the policy closed this call before it ran; the identical call gets a new decision");
+      return close(
+        db,
+        a.id,
+        "denied",
+        "POLICY_CHANGED",
+        "an emergency stop of the policy closed this call before it ran; the identical call gets a new decision",
+      );
     }
     if (a.revoked_at || a.delegation_expired) {
-      return close(db, a.id, "denied", "VERIFICATION_FAILED", "the delegation this call relied on was revoked or expired; it can no longer run");
+      return close(
+        db,
+        a.id,
+        "denied",
+        "VERIFICATION_FAILED",
+        "the delegation this call relied on was revoked or expired; it can no longer run",
+      );
     }
     const bindingNow = a.binding == null ? null : digestOf(a.binding);
-    const toolReady = a.tool_enabled && a.binding != null && a.authorized_binding != null && canonicalJson(a.binding) === canonicalJson(a.authorized_binding);
+    const toolReady =
+      a.tool_enabled &&
+      a.binding != null &&
+      a.authorized_binding != null &&
+      canonicalJson(a.binding) === canonicalJson(a.authorized_binding);
     if (!toolReady || bindingNow !== a.binding_digest || a.server_status !== "active") {
-      return close(db, a.id, "denied", "UPSTREAM_CHANGED", "the tool changed since this call was decided; call again for a new decision");
+      return close(
+        db,
+        a.id,
+        "denied",
+        "UPSTREAM_CHANGED",
+        "the tool changed since this call was decided; call again for a new decision",
+      );
     }
     if (a.relaxed && (a.window_ended_at || a.window_over)) {
-      return close(db, a.id, "denied", "OBSERVE_ENDED", "the observe window that relaxed this call ended before it ran");
+      return close(
+        db,
+        a.id,
+        "denied",
+        "OBSERVE_ENDED",
+        "the observe window that relaxed this call ended before it ran",
+      );
     }
     if (!approved && a.active_version_id !== a.policy_version_id) {
       if (a.relaxed || !a.active_version_id) {
-        return close(db, a.id, "denied", "POLICY_CHANGED", "the policy changed since this call was allowed; the identical call gets a new decision");
+        return close(
+          db,
+          a.id,
+          "denied",
+          "POLICY_CHANGED",
+          "the policy changed since this call was allowed; the identical call gets a new decision",
+        );
       }
       const policy = await c.policies.get(db, a.active_version_id);
       const input: PolicyInput = {
@@ -136,32 +196,65 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
         environment: a.environment,
       };
       if (!policy || decide(policy, input).decision.effect !== "allow") {
-        return close(db, a.id, "denied", "POLICY_CHANGED", "the policy now in force does not allow this call; the identical call gets a new decision");
+        return close(
+          db,
+          a.id,
+          "denied",
+          "POLICY_CHANGED",
+          "the policy now in force does not allow this call; the identical call gets a new decision",
+        );
       }
     }
 
-    const ids = [a.task_object_id, a.proposal_object_id, ...(a.decision_object_id ? [a.decision_object_id] : [])];
+    const ids = [
+      a.task_object_id,
+      a.proposal_object_id,
+      ...(a.decision_object_id ? [a.decision_object_id] : []),
+    ];
     const objects = await storedObjects(db, ids);
     const task = objects.get(a.task_object_id) as SignedObject<BodyOf<"TASK">>;
     const proposal = objects.get(a.proposal_object_id) as SignedObject<BodyOf<"PROPOSAL">>;
-    const approval = a.decision_object_id ? (objects.get(a.decision_object_id) as SignedObject<BodyOf<"APPROVAL">>) : undefined;
+    const approval = a.decision_object_id
+      ? (objects.get(a.decision_object_id) as SignedObject<BodyOf<"APPROVAL">>)
+      : undefined;
     const until = approval ? Date.parse(approval.body.payload.expires_at) : new Date(a.expires_at).getTime();
     if (until <= c.now.getTime()) {
       return approval
-        ? close(db, a.id, "expired", "APPROVAL_EXPIRED", "the approval expired before the call ran; a new call gets a new decision")
-        : close(db, a.id, "expired", "TASK_EXPIRED", "the allowed call was not run before its decision expired; a new call gets a new decision");
+        ? close(
+            db,
+            a.id,
+            "expired",
+            "APPROVAL_EXPIRED",
+            "the approval expired before the call ran; a new call gets a new decision",
+          )
+        : close(
+            db,
+            a.id,
+            "expired",
+            "TASK_EXPIRED",
+            "the allowed call was not run before its decision expired; a new call gets a new decision",
+          );
     }
 
     let authorization: string | null = null;
     if (a.credential_encrypted) {
-      const read = c.credentialKey ? decryptMcpCredential(c.credentialKey, a.server_id, a.credential_encrypted) : ({ ok: false } as const);
-      if (!read.ok) return { ok: false, code: "UPSTREAM_CREDENTIAL_INVALID", detail: "the MCP server's stored credential cannot be used; an owner or admin must set it again", state: "approved" };
+      const read = c.credentialKey
+        ? decryptMcpCredential(c.credentialKey, a.server_id, a.credential_encrypted)
+        : ({ ok: false } as const);
+      if (!read.ok)
+        return {
+          ok: false,
+          code: "UPSTREAM_CREDENTIAL_INVALID",
+          detail: "the MCP server's stored credential cannot be used; an owner or admin must set it again",
+          state: "approved",
+        };
       authorization = read.authorization;
     }
 
     // A service-aware server's identity is read before anything is signed or consumed.
     const server = a.server_kid ? await serverIdentityOf(db, a.server_kid) : null;
-    if (server && !server.ok) return { ok: false, code: server.code, detail: server.detail, state: "approved" };
+    if (server && !server.ok)
+      return { ok: false, code: server.code, detail: server.detail, state: "approved" };
 
     const parent = (approval ?? proposal) as SignedObject<StepBody>;
     const execution = signObject(
@@ -171,7 +264,11 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
         on_behalf_of: task.body.on_behalf_of,
         delegations: task.body.delegations,
         issued_at: timestamp(c.now),
-        payload: { call: proposal.body.payload.call, upstream_tool: a.upstream_name, server_kid: a.server_kid ?? null },
+        payload: {
+          call: proposal.body.payload.call,
+          upstream_tool: a.upstream_name,
+          server_kid: a.server_kid ?? null,
+        },
       }) as BodyOf<"EXECUTION">,
       identity.signer,
     );
@@ -179,11 +276,25 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
     const signerKids = [task.body.on_behalf_of!, ...(approval ? [approval.body.actor] : [])];
     let serviceAware: ServiceAwareCall | undefined;
     if (server?.ok) {
-      const prepared = await prepareEvidence(db, identity, { serverKid: a.server_kid, serverIdentities: server.documents, path, delegation: a.delegation_object, signerKids });
+      const prepared = await prepareEvidence(db, identity, {
+        serverKid: a.server_kid,
+        serverIdentities: server.documents,
+        path,
+        delegation: a.delegation_object,
+        signerKids,
+      });
       if (!prepared.ok) return { ok: false, code: prepared.code, detail: prepared.detail, state: "approved" };
       serviceAware = prepared.call;
     }
-    await db.query(CLAIM.with([a.id, execution.id, new Date(c.now.getTime() + EXECUTION_DEADLINE_MS), a.organization_id, JSON.stringify(execution)]));
+    await db.query(
+      CLAIM.with([
+        a.id,
+        execution.id,
+        new Date(c.now.getTime() + EXECUTION_DEADLINE_MS),
+        a.organization_id,
+        JSON.stringify(execution),
+      ]),
+    );
     return {
       ok: true,
       plan: {
@@ -194,7 +305,12 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
         signerKids,
         upstream: { url: a.url, authorization, tool: a.upstream_name },
         ...(serviceAware ? { serviceAware } : {}),
-        meta: { agent: { id: a.agent_id, name: a.agent_name }, tool: a.tool_name, action: a.action, environment: a.environment },
+        meta: {
+          agent: { id: a.agent_id, name: a.agent_name },
+          tool: a.tool_name,
+          action: a.action,
+          environment: a.environment,
+        },
       },
     };
   });

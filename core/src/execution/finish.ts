@@ -5,7 +5,15 @@ import { receiptCreated } from "../decision/events.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs } from "../decision/stored-evidence.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
-import { followingStep, signObject, timestamp, type BodyOf, type Kid, type SignedObject, type StepBody } from "@countersign/protocol/evidence";
+import {
+  followingStep,
+  signObject,
+  timestamp,
+  type BodyOf,
+  type Kid,
+  type SignedObject,
+  type StepBody,
+} from "@countersign/protocol/evidence";
 import type { Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
@@ -45,7 +53,8 @@ export interface FinishedExecution {
   receipt: { id: string; receiptObjectId: string; resultObjectId: string } | null;
 }
 
-export type Finish = { recorded: true; finished: FinishedExecution } | { recorded: false; code: "RESULT_NOT_RECORDED" };
+export type Finish =
+  { recorded: true; finished: FinishedExecution } | { recorded: false; code: "RESULT_NOT_RECORDED" };
 
 /** PostgreSQL jsonb cannot hold U+0000: such a result is signed but not stored (RESULT_NOT_STORABLE). */
 const storable = (text: string) => !text.includes("\\u0000");
@@ -61,12 +70,23 @@ interface ResultFacts {
 }
 
 function factsOf(outcome: ExecutionOutcome): ResultFacts {
-  if (outcome.kind === "failure") return { status: "failed", errorCode: outcome.code, digest: digestOf({ error_code: outcome.code }), stored: null };
+  if (outcome.kind === "failure")
+    return {
+      status: "failed",
+      errorCode: outcome.code,
+      digest: digestOf({ error_code: outcome.code }),
+      stored: null,
+    };
   let text: string;
   try {
     text = canonicalJson(outcome.result);
   } catch {
-    return { status: "failed", errorCode: "OUTPUT_NOT_CANONICAL", digest: digestOf({ error_code: "OUTPUT_NOT_CANONICAL" }), stored: null };
+    return {
+      status: "failed",
+      errorCode: "OUTPUT_NOT_CANONICAL",
+      digest: digestOf({ error_code: "OUTPUT_NOT_CANONICAL" }),
+      stored: null,
+    };
   }
   const digest = sha256Digest(text);
   if (!storable(text)) return { status: "failed", errorCode: "RESULT_NOT_STORABLE", digest, stored: null };
@@ -81,8 +101,21 @@ function factsOf(outcome: ExecutionOutcome): ResultFacts {
  * one transaction and only while the action is still executing: if recovery
  * closed it meanwhile, nothing is written (RESULT_NOT_RECORDED).
  */
-export async function finishExecution(pool: Pool, identity: GatewayIdentity, plan: ExecutionPlan, outcome: ExecutionOutcome, now: Date): Promise<Finish> {
-  const finished = await recordResult(pool, identity, plan, factsOf(outcome), now, outcome.kind === "result" ? outcome.attestation : undefined);
+export async function finishExecution(
+  pool: Pool,
+  identity: GatewayIdentity,
+  plan: ExecutionPlan,
+  outcome: ExecutionOutcome,
+  now: Date,
+): Promise<Finish> {
+  const finished = await recordResult(
+    pool,
+    identity,
+    plan,
+    factsOf(outcome),
+    now,
+    outcome.kind === "result" ? outcome.attestation : undefined,
+  );
   return finished ? { recorded: true, finished } : { recorded: false, code: "RESULT_NOT_RECORDED" };
 }
 

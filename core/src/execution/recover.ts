@@ -13,7 +13,12 @@ import { recordResult } from "./finish.js";
  * INTERRUPTED and its receipt. The call is never run again. Claimed with
  * SKIP LOCKED, so any number of processes can run this side by side.
  */
-export async function recoverInterrupted(pool: Pool, identity: GatewayIdentity, now: Date, limit = 20): Promise<number> {
+export async function recoverInterrupted(
+  pool: Pool,
+  identity: GatewayIdentity,
+  now: Date,
+  limit = 20,
+): Promise<number> {
   let recovered = 0;
   for (let i = 0; i < limit; i++) {
     const done = await inTransaction(pool, async (db) => {
@@ -31,7 +36,12 @@ export async function recoverInterrupted(pool: Pool, identity: GatewayIdentity, 
       );
       const a = rows[0];
       if (!a) return false;
-      const ids = [a.task_object_id, a.proposal_object_id, ...(a.decision_object_id ? [a.decision_object_id] : []), a.execution_object_id];
+      const ids = [
+        a.task_object_id,
+        a.proposal_object_id,
+        ...(a.decision_object_id ? [a.decision_object_id] : []),
+        a.execution_object_id,
+      ];
       const objects = await storedObjects(db, ids);
       const path = ids.map((id) => objects.get(id)!) as SignedObject<StepBody>[];
       const approval = a.decision_object_id ? objects.get(a.decision_object_id) : undefined;
@@ -42,9 +52,25 @@ export async function recoverInterrupted(pool: Pool, identity: GatewayIdentity, 
         delegation: a.delegation_object,
         signerKids: [path[0]!.body.on_behalf_of!, ...(approval ? [approval.body.actor] : [])],
         upstream: { url: "", authorization: null, tool: "" },
-        meta: { agent: { id: a.agent_id, name: a.agent_name }, tool: a.tool_name, action: a.action, environment: a.environment },
+        meta: {
+          agent: { id: a.agent_id, name: a.agent_name },
+          tool: a.tool_name,
+          action: a.action,
+          environment: a.environment,
+        },
       };
-      await recordResult(db, identity, plan, { status: "failed", errorCode: "INTERRUPTED", digest: digestOf({ error_code: "INTERRUPTED" }), stored: null }, now);
+      await recordResult(
+        db,
+        identity,
+        plan,
+        {
+          status: "failed",
+          errorCode: "INTERRUPTED",
+          digest: digestOf({ error_code: "INTERRUPTED" }),
+          stored: null,
+        },
+        now,
+      );
       return true;
     });
     if (!done) break;
@@ -54,7 +80,12 @@ export async function recoverInterrupted(pool: Pool, identity: GatewayIdentity, 
 }
 
 /** Runs recovery every few seconds until stopped; errors are reported and retried on the next pass. */
-export function startRecovery(pool: Pool, identity: GatewayIdentity, onError: (err: unknown) => void, everyMs = 5000): { stop(): Promise<void> } {
+export function startRecovery(
+  pool: Pool,
+  identity: GatewayIdentity,
+  onError: (err: unknown) => void,
+  everyMs = 5000,
+): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = recoverInterrupted(pool, identity, new Date()).catch(onError);

@@ -21,16 +21,29 @@ export interface ServiceAwareCall {
   evidence: UpstreamEvidence;
 }
 
-export type Prepared = { ok: true; call: ServiceAwareCall } | { ok: false; code: GatewayCode; detail: string };
+export type Prepared =
+  { ok: true; call: ServiceAwareCall } | { ok: false; code: GatewayCode; detail: string };
 
 /** The registered identity of a service-aware MCP server, read before anything is signed or consumed. */
-export async function serverIdentityOf(db: Queryable, serverKid: string): Promise<{ ok: true; documents: IdentityDocument[] } | { ok: false; code: GatewayCode; detail: string }> {
+export async function serverIdentityOf(
+  db: Queryable,
+  serverKid: string,
+): Promise<{ ok: true; documents: IdentityDocument[] } | { ok: false; code: GatewayCode; detail: string }> {
   const documents = await storedIdentityLogs(db, [serverKid]);
   if (documents.length === 0) {
-    return { ok: false, code: "UPSTREAM_IDENTITY_UNKNOWN", detail: "the MCP server's registered identity is not known; an owner or admin must register it again" };
+    return {
+      ok: false,
+      code: "UPSTREAM_IDENTITY_UNKNOWN",
+      detail: "the MCP server's registered identity is not known; an owner or admin must register it again",
+    };
   }
   if (canonicalBytes(documents).length > maxServerIdentityBytes) {
-    return { ok: false, code: "UPSTREAM_IDENTITY_TOO_LARGE", detail: "the MCP server's identity log is larger than 64 KiB; an owner or admin must register a new identity" };
+    return {
+      ok: false,
+      code: "UPSTREAM_IDENTITY_TOO_LARGE",
+      detail:
+        "the MCP server's identity log is larger than 64 KiB; an owner or admin must register a new identity",
+    };
   }
   return { ok: true, documents };
 }
@@ -43,14 +56,31 @@ export async function serverIdentityOf(db: Queryable, serverKid: string): Promis
 export async function prepareEvidence(
   db: Queryable,
   identity: GatewayIdentity,
-  c: { serverKid: string; serverIdentities: IdentityDocument[]; path: SignedObject<StepBody>[]; delegation: SignedObject; signerKids: string[] },
+  c: {
+    serverKid: string;
+    serverIdentities: IdentityDocument[];
+    path: SignedObject<StepBody>[];
+    delegation: SignedObject;
+    signerKids: string[];
+  },
 ): Promise<Prepared> {
   const signers = await storedIdentityLogs(db, c.signerKids);
-  const built = upstreamEvidence({ path: c.path, delegations: [c.delegation], identities: [...identity.documents, ...signers] });
+  const built = upstreamEvidence({
+    path: c.path,
+    delegations: [c.delegation],
+    identities: [...identity.documents, ...signers],
+  });
   if (!built.ok) {
-    return { ok: false, code: "UPSTREAM_EVIDENCE_TOO_LARGE", detail: `the evidence for this call is ${built.bytes} bytes, more than a service-aware MCP server takes; it will not fit on a retry either` };
+    return {
+      ok: false,
+      code: "UPSTREAM_EVIDENCE_TOO_LARGE",
+      detail: `the evidence for this call is ${built.bytes} bytes, more than a service-aware MCP server takes; it will not fit on a retry either`,
+    };
   }
-  return { ok: true, call: { serverKid: c.serverKid, serverIdentities: c.serverIdentities, evidence: built.evidence } };
+  return {
+    ok: true,
+    call: { serverKid: c.serverKid, serverIdentities: c.serverIdentities, evidence: built.evidence },
+  };
 }
 
 /** The request metadata that hands the evidence to the upstream. */
@@ -58,17 +88,29 @@ export const evidenceMeta = (call: ServiceAwareCall) => ({ [evidenceMetaKey]: ca
 
 export type Accepted =
   | { kind: "result"; result: Record<string, unknown>; isError: boolean; attestation: SignedObject }
-  | { kind: "failure"; code: Extract<GatewayCode, "UPSTREAM_REFUSED" | "ATTESTATION_MISSING" | "ATTESTATION_INVALID"> };
+  | {
+      kind: "failure";
+      code: Extract<GatewayCode, "UPSTREAM_REFUSED" | "ATTESTATION_MISSING" | "ATTESTATION_INVALID">;
+    };
 
 /**
  * A service-aware upstream's answer: a refusal of the evidence
  * (UPSTREAM_REFUSED: it did not act), or a result whose attestation must be
  * the registered server's, over this EXECUTION and exactly this result.
  */
-export function acceptAttested(call: ServiceAwareCall, executionId: string, result: Record<string, unknown>, isError: boolean): Accepted {
+export function acceptAttested(
+  call: ServiceAwareCall,
+  executionId: string,
+  result: Record<string, unknown>,
+  isError: boolean,
+): Accepted {
   const meta = result._meta as Record<string, unknown> | undefined;
   if (isError && meta && refusalMetaKey in meta) return { kind: "failure", code: "UPSTREAM_REFUSED" };
-  const checked = checkAttestation(result, { serverKid: call.serverKid as never, identities: call.serverIdentities, executionId });
+  const checked = checkAttestation(result, {
+    serverKid: call.serverKid as never,
+    identities: call.serverIdentities,
+    executionId,
+  });
   if (!checked.ok) return { kind: "failure", code: checked.code };
   return { kind: "result", result: checked.result, isError, attestation: checked.attestation };
 }

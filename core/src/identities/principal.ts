@@ -1,5 +1,9 @@
 import { ServiceError } from "@countersign/protocol/errors";
-import { acceptIdentityDocument, verifyIdentityDocument, type IdentityDocument } from "@countersign/protocol/evidence";
+import {
+  acceptIdentityDocument,
+  verifyIdentityDocument,
+  type IdentityDocument,
+} from "@countersign/protocol/evidence";
 import type { Queryable } from "../store/queryable.js";
 import { principalOf, storedIdentity, type StoredIdentity } from "./stored.js";
 
@@ -25,7 +29,10 @@ function verified(doc: unknown, what: string): IdentityDocument {
   const v = verifyIdentityDocument(doc);
   if (!v.ok) throw new ServiceError("IDENTITY_INVALID", `${what}: ${v.message}`);
   if (v.document.body.actor_type !== "principal") {
-    throw new ServiceError("IDENTITY_WRONG_ACTOR_TYPE", `${what} is not a principal identity (actor_type ${v.document.body.actor_type})`);
+    throw new ServiceError(
+      "IDENTITY_WRONG_ACTOR_TYPE",
+      `${what} is not a principal identity (actor_type ${v.document.body.actor_type})`,
+    );
   }
   return v.document;
 }
@@ -41,76 +48,124 @@ export async function submitPrincipal(db: Queryable, s: PrincipalSubmission): Pr
   const doc = verified(s.document, "the principal document");
   const { subject } = doc.body;
   if (subject.organization_id !== s.organizationId || subject.id !== s.organizationId) {
-    throw new ServiceError("IDENTITY_INVALID", "a principal's subject names this organization as organization_id and id");
+    throw new ServiceError(
+      "IDENTITY_INVALID",
+      "a principal's subject names this organization as organization_id and id",
+    );
   }
   const existing = await storedIdentity(db, doc.body.kid, true);
   if (existing && (existing.kind !== "principal" || existing.organizationId !== s.organizationId)) {
     throw new ServiceError("IDENTITY_ALREADY_BOUND", "this key is already another identity");
   }
   if (existing) return nextDocument(db, existing, doc);
-  if (s.predecessor !== undefined && doc.body.seq !== 0) throw new ServiceError("IDENTITY_INVALID", "a replacement starts a new log (seq 0)");
+  if (s.predecessor !== undefined && doc.body.seq !== 0)
+    throw new ServiceError("IDENTITY_INVALID", "a replacement starts a new log (seq 0)");
   if (doc.body.seq !== 0 || doc.body.status !== "active") {
     throw new ServiceError("IDENTITY_INVALID", "a new principal's document is seq 0 with status active");
   }
   const current = await principalOf(db, s.organizationId);
   if (!current) {
-    if (doc.body.replaces !== null) throw new ServiceError("IDENTITY_INVALID", "the organization has no principal to replace");
-    if (s.predecessor !== undefined) throw new ServiceError("IDENTITY_INVALID", "there is no current principal to sign a predecessor document");
+    if (doc.body.replaces !== null)
+      throw new ServiceError("IDENTITY_INVALID", "the organization has no principal to replace");
+    if (s.predecessor !== undefined)
+      throw new ServiceError(
+        "IDENTITY_INVALID",
+        "there is no current principal to sign a predecessor document",
+      );
     return { outcome: "created", principal: await insertPrincipal(db, s.organizationId, doc) };
   }
   if (doc.body.replaces !== current.kid) {
-    throw new ServiceError("CONFLICT", `the organization already has a principal; a replacement names it in replaces (${current.kid})`, { reason: "PRINCIPAL_EXISTS", current_kid: current.kid });
+    throw new ServiceError(
+      "CONFLICT",
+      `the organization already has a principal; a replacement names it in replaces (${current.kid})`,
+      { reason: "PRINCIPAL_EXISTS", current_kid: current.kid },
+    );
   }
   if (s.predecessor !== undefined) {
     const prev = verified(s.predecessor, "the predecessor document");
-    if (prev.body.kid !== current.kid || prev.body.status !== "replaced" || prev.body.replaced_by !== doc.body.kid) {
-      throw new ServiceError("IDENTITY_INVALID", "the predecessor document is the current principal's next document, replaced by the new KID");
+    if (
+      prev.body.kid !== current.kid ||
+      prev.body.status !== "replaced" ||
+      prev.body.replaced_by !== doc.body.kid
+    ) {
+      throw new ServiceError(
+        "IDENTITY_INVALID",
+        "the predecessor document is the current principal's next document, replaced by the new KID",
+      );
     }
     const accepted = acceptIdentityDocument(current.documents, prev);
-    if (accepted.outcome === "invalid") throw new ServiceError("IDENTITY_INVALID", `the predecessor document: ${accepted.message}`);
+    if (accepted.outcome === "invalid")
+      throw new ServiceError("IDENTITY_INVALID", `the predecessor document: ${accepted.message}`);
     if (accepted.outcome === "equivocation") return equivocate(db, current, prev, accepted.message);
     if (accepted.outcome === "accepted") await saveLog(db, current.kid, accepted.state.documents, null);
   }
   // An equivocated principal stays equivocated (it is proof); an active one is retired.
   if (current.status === "active") {
-    await db.query("update identities set status = 'replaced', retired_at = now() where kid = $1", [current.kid]);
+    await db.query("update identities set status = 'replaced', retired_at = now() where kid = $1", [
+      current.kid,
+    ]);
   }
   return { outcome: "replaced", principal: await insertPrincipal(db, s.organizationId, doc) };
 }
 
-async function nextDocument(db: Queryable, existing: StoredIdentity, doc: IdentityDocument): Promise<PrincipalOutcome> {
+async function nextDocument(
+  db: Queryable,
+  existing: StoredIdentity,
+  doc: IdentityDocument,
+): Promise<PrincipalOutcome> {
   if (existing.status === "equivocated") {
-    throw new ServiceError("IDENTITY_EQUIVOCATION", "this principal's documents conflict; it is permanently invalid: register a replacement");
+    throw new ServiceError(
+      "IDENTITY_EQUIVOCATION",
+      "this principal's documents conflict; it is permanently invalid: register a replacement",
+    );
   }
   const accepted = acceptIdentityDocument(existing.documents, doc);
   if (accepted.outcome === "invalid") throw new ServiceError("IDENTITY_INVALID", accepted.message);
   if (accepted.outcome === "equivocation") return equivocate(db, existing, doc, accepted.message);
   if (accepted.outcome === "duplicate") return { outcome: "unchanged", principal: existing };
-  if (existing.status !== "active") throw new ServiceError("IDENTITY_INVALID", `this principal is ${existing.status}; its log is closed`);
+  if (existing.status !== "active")
+    throw new ServiceError("IDENTITY_INVALID", `this principal is ${existing.status}; its log is closed`);
   if (doc.body.status === "replaced") {
-    throw new ServiceError("IDENTITY_INVALID", "submit a replacement as the new principal's document with this one as predecessor");
+    throw new ServiceError(
+      "IDENTITY_INVALID",
+      "submit a replacement as the new principal's document with this one as predecessor",
+    );
   }
   const status = doc.body.status === "revoked" ? "revoked" : null;
   await saveLog(db, existing.kid, accepted.state.documents, status);
   return { outcome: "updated", principal: (await storedIdentity(db, existing.kid))! };
 }
 
-async function equivocate(db: Queryable, existing: StoredIdentity, conflicting: IdentityDocument, message: string): Promise<PrincipalOutcome> {
-  await db.query("update identities set status = 'equivocated', retired_at = coalesce(retired_at, now()), document = $2 where kid = $1", [
-    existing.kid,
-    JSON.stringify([...existing.documents, conflicting]),
-  ]);
+async function equivocate(
+  db: Queryable,
+  existing: StoredIdentity,
+  conflicting: IdentityDocument,
+  message: string,
+): Promise<PrincipalOutcome> {
+  await db.query(
+    "update identities set status = 'equivocated', retired_at = coalesce(retired_at, now()), document = $2 where kid = $1",
+    [existing.kid, JSON.stringify([...existing.documents, conflicting])],
+  );
   return { outcome: "equivocation", kid: existing.kid, message };
 }
 
-async function saveLog(db: Queryable, kid: string, documents: IdentityDocument[], status: "revoked" | null): Promise<void> {
+async function saveLog(
+  db: Queryable,
+  kid: string,
+  documents: IdentityDocument[],
+  status: "revoked" | null,
+): Promise<void> {
   await db.query(
     `update identities set document = $2, status = coalesce($3, status), retired_at = case when $3::text is null then retired_at else now() end where kid = $1`,
     [kid, JSON.stringify(documents), status],
   );
 }
 
-async function insertPrincipal(db: Queryable, organizationId: string, doc: IdentityDocument): Promise<StoredIdentity> {
+async function insertPrincipal(
+  db: Queryable,
+  organizationId: string,
+  doc: IdentityDocument,
+): Promise<StoredIdentity> {
   await db.query(
     "insert into identities (kid, kind, organization_id, public_key, document) values ($1, 'principal', $2, $3, $4)",
     [doc.body.kid, organizationId, doc.body.public_key, JSON.stringify([doc])],

@@ -35,7 +35,8 @@ interface Row {
 }
 
 /** `document` holds the log as an array; a single document (the Gateway's) is a log of one. */
-export const identityLogOf = (stored: unknown): IdentityDocument[] => (Array.isArray(stored) ? stored : [stored]) as IdentityDocument[];
+export const identityLogOf = (stored: unknown): IdentityDocument[] =>
+  (Array.isArray(stored) ? stored : [stored]) as IdentityDocument[];
 
 const fromRow = (r: Row): StoredIdentity => ({
   kid: r.kid,
@@ -49,8 +50,15 @@ const fromRow = (r: Row): StoredIdentity => ({
   retiredAt: r.retired_at,
 });
 
-export async function storedIdentity(db: Queryable, kid: string, lock = false): Promise<StoredIdentity | undefined> {
-  const { rows } = await db.query<Row>(`select ${COLUMNS} from identities where kid = $1${lock ? " for update" : ""}`, [kid]);
+export async function storedIdentity(
+  db: Queryable,
+  kid: string,
+  lock = false,
+): Promise<StoredIdentity | undefined> {
+  const { rows } = await db.query<Row>(
+    `select ${COLUMNS} from identities where kid = $1${lock ? " for update" : ""}`,
+    [kid],
+  );
   return rows[0] ? fromRow(rows[0]) : undefined;
 }
 
@@ -59,7 +67,10 @@ export async function storedIdentity(db: Queryable, kid: string, lock = false): 
  * equivocated principal wins over an active one (it can never be used again
  * until an owner registers a replacement, which is then the newest).
  */
-export async function principalOf(db: Queryable, organizationId: string): Promise<StoredIdentity | undefined> {
+export async function principalOf(
+  db: Queryable,
+  organizationId: string,
+): Promise<StoredIdentity | undefined> {
   const { rows } = await db.query<Row>(
     `select ${COLUMNS} from identities
       where organization_id = $1 and kind = 'principal' and status in ('active', 'equivocated')
@@ -86,7 +97,11 @@ export async function principalHistory(db: Queryable, organizationId: string): P
 }
 
 /** A person's identities, newest first; `activeOnly` gives those that may sign approvals. */
-export async function personalIdentitiesOf(db: Queryable, userId: string, opts: { activeOnly?: boolean } = {}): Promise<StoredIdentity[]> {
+export async function personalIdentitiesOf(
+  db: Queryable,
+  userId: string,
+  opts: { activeOnly?: boolean } = {},
+): Promise<StoredIdentity[]> {
   const { rows } = await db.query<Row>(
     `select ${COLUMNS} from identities where user_id = $1 and kind = 'personal'${opts.activeOnly ? " and status = 'active'" : ""}
       order by created_at desc`,

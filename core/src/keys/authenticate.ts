@@ -10,13 +10,7 @@ export type KeyKind = "gateway" | "management";
  * way (401, nothing said about which); the reason is for logs and metrics.
  */
 export type KeyRefusal =
-  | "malformed"
-  | "unknown"
-  | "revoked"
-  | "expired"
-  | "wrong_kind"
-  | "agent_disabled"
-  | "creator_not_allowed";
+  "malformed" | "unknown" | "revoked" | "expired" | "wrong_kind" | "agent_disabled" | "creator_not_allowed";
 
 export interface AuthenticatedKey {
   id: string;
@@ -74,7 +68,12 @@ const LOOKUP = statement("key_lookup", `select ${KEY_COLUMNS} from ${KEY_FROM} w
  * condition of SPEC 5.4. A key created by the installation itself (no
  * creator: the demo seed, the operator's ServiceAccount) skips 5.4.5-6.
  */
-export async function authenticateKey(db: Queryable, hashKey: Buffer, text: string, kind: KeyKind): Promise<KeyCheck> {
+export async function authenticateKey(
+  db: Queryable,
+  hashKey: Buffer,
+  text: string,
+  kind: KeyKind,
+): Promise<KeyCheck> {
   const parsed = parseKey(text);
   if (!parsed) return { ok: false, reason: "malformed" };
   const { rows } = await db.query<KeyRow>(LOOKUP.with([parsed.prefix]));
@@ -85,7 +84,12 @@ export async function authenticateKey(db: Queryable, hashKey: Buffer, text: stri
  * Every condition of SPEC 5.4 on a looked-up key row (undefined: unknown
  * prefix), given the HMAC of the presented secret; compared in constant time.
  */
-export function checkKeyRow(parsed: ParsedKey, hmac: Buffer, row: KeyRow | undefined, kind: KeyKind): KeyCheck {
+export function checkKeyRow(
+  parsed: ParsedKey,
+  hmac: Buffer,
+  row: KeyRow | undefined,
+  kind: KeyKind,
+): KeyCheck {
   if (!hmacMatches(hmac, row?.secret_hmac) || !row || row.environment !== parsed.environment) {
     return { ok: false, reason: "unknown" };
   }
@@ -94,7 +98,11 @@ export function checkKeyRow(parsed: ParsedKey, hmac: Buffer, row: KeyRow | undef
   if (row.kind !== kind) return { ok: false, reason: "wrong_kind" };
   if (row.kind === "gateway" && !row.agent_active) return { ok: false, reason: "agent_disabled" };
   if (row.created_by !== null) {
-    if (!row.creator_enabled || !row.creator_role || !rolesCreatingKeys[row.kind].includes(row.creator_role)) {
+    if (
+      !row.creator_enabled ||
+      !row.creator_role ||
+      !rolesCreatingKeys[row.kind].includes(row.creator_role)
+    ) {
       return { ok: false, reason: "creator_not_allowed" };
     }
   }

@@ -20,7 +20,11 @@ export interface NewApiKey {
  * which exists nowhere else from now on. Who may create it and plan limits are
  * the caller's checks (Cloud API); this is the one write path.
  */
-export async function insertApiKey(db: Queryable, hashKey: Buffer, k: NewApiKey): Promise<{ id: string; prefix: string; key: string }> {
+export async function insertApiKey(
+  db: Queryable,
+  hashKey: Buffer,
+  k: NewApiKey,
+): Promise<{ id: string; prefix: string; key: string }> {
   const generated = generateKey(k.environment);
   const { rows } = await db.query<{ id: string }>(
     `insert into api_keys (organization_id, kind, environment, prefix, secret_hmac, name, agent_id, scopes, created_by, expires_at)

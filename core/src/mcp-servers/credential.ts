@@ -16,7 +16,8 @@ export function encryptMcpCredential(key: Buffer, serverId: string, authorizatio
   return encryptCredential(key, authorization, mcpCredentialContext(serverId));
 }
 
-export type CredentialRead = { ok: true; authorization: string } | { ok: false; reason: "undecryptable" | "invalid_format" };
+export type CredentialRead =
+  { ok: true; authorization: string } | { ok: false; reason: "undecryptable" | "invalid_format" };
 
 /** The stored header, or why it cannot be used (UPSTREAM_CREDENTIAL_INVALID with `details.reason`). */
 export function decryptMcpCredential(key: Buffer, serverId: string, stored: Buffer): CredentialRead {
@@ -26,6 +27,7 @@ export function decryptMcpCredential(key: Buffer, serverId: string, stored: Buff
   } catch {
     return { ok: false, reason: "undecryptable" };
   }
-  if (authorization.length > MAX_AUTHORIZATION_LENGTH || !AUTHORIZATION_PATTERN.test(authorization)) return { ok: false, reason: "invalid_format" };
+  if (authorization.length > MAX_AUTHORIZATION_LENGTH || !AUTHORIZATION_PATTERN.test(authorization))
+    return { ok: false, reason: "invalid_format" };
   return { ok: true, authorization };
 }

@@ -10,7 +10,10 @@ function row(label: string): string[] {
   const lines = section.split("\n").filter((l) => l.startsWith(`| ${label} |`));
   const last = lines[lines.length - 1];
   if (!last) throw new Error(`no row ${label}`);
-  return last.split("|").slice(2, 7).map((c) => c.trim());
+  return last
+    .split("|")
+    .slice(2, 7)
+    .map((c) => c.trim());
 }
 
 const toNumber = (c: string) => (c === "unlimited" ? null : Number(c.replace(/ days$/, "")));

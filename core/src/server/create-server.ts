@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import { health } from "./health.js";
 import { lifecycle } from "./lifecycle.js";
 import { requestIdOf } from "./request-id.js";
@@ -42,8 +48,10 @@ export function createServer(opts: ServerOptions): FastifyInstance {
     // own error shape; fastify's generic 503 would not be.
     return503OnClosing: false,
     forceCloseConnections: "idle",
-    frameworkErrors: (_err, request, reply) => opts.refuseMalformedUrl(request, reply.header("x-request-id", request.id)),
-    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => answerUnreadable(err, socket, opts.unreadableRequestBody),
+    frameworkErrors: (_err, request, reply) =>
+      opts.refuseMalformedUrl(request, reply.header("x-request-id", request.id)),
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) =>
+      answerUnreadable(err, socket, opts.unreadableRequestBody),
   }) as unknown as FastifyInstance;
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -55,7 +63,11 @@ export function createServer(opts: ServerOptions): FastifyInstance {
 }
 
 /** Node's HTTP parser refused the bytes: the server's own error body, its headers, and the connection closed. */
-function answerUnreadable(err: NodeJS.ErrnoException, socket: Duplex, bodyOf: (message: string) => unknown): void {
+function answerUnreadable(
+  err: NodeJS.ErrnoException,
+  socket: Duplex,
+  bodyOf: (message: string) => unknown,
+): void {
   if (err.code === "ECONNRESET" || socket.destroyed) return;
   const message =
     err.code === "ERR_HTTP_REQUEST_TIMEOUT"

@@ -13,10 +13,15 @@ export interface HealthOptions {
 async function healthPlugin(app: FastifyInstance, opts: HealthOptions) {
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
-    const reason = app.lifecycle.draining ? "shutting down" : await opts.readiness().catch(() => "readiness check failed");
+    const reason = app.lifecycle.draining
+      ? "shutting down"
+      : await opts.readiness().catch(() => "readiness check failed");
     if (reason) return reply.code(503).header("retry-after", "5").send({ status: "not_ready", reason });
     return { status: "ready" };
   });
 }
 
-export const health = fp(healthPlugin, { name: "countersign-health", dependencies: ["countersign-lifecycle"] });
+export const health = fp(healthPlugin, {
+  name: "countersign-health",
+  dependencies: ["countersign-lifecycle"],
+});

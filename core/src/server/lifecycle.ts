@@ -61,10 +61,13 @@ async function lifecyclePlugin(app: FastifyInstance, opts: LifecycleOptions) {
           onIdle = () => resolve(true);
         });
         let timer: NodeJS.Timeout | undefined;
-        const expired = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+        const expired = new Promise<boolean>(
+          (resolve) => (timer = setTimeout(() => resolve(false), graceMs)),
+        );
         const finished = await Promise.race([idle, expired]);
         clearTimeout(timer);
-        if (!finished) app.log.warn({ inFlight }, "grace period over: closing connections of unfinished requests");
+        if (!finished)
+          app.log.warn({ inFlight }, "grace period over: closing connections of unfinished requests");
         // Also when every request finished: a keep-alive connection Node still counts as busy
         // (seen after an MCP client gave up on a held tools/call and sent its cancellation)
         // would otherwise keep app.close() waiting for the client, and the pod for SIGKILL.

@@ -24,7 +24,9 @@ export class RequestTextError extends Error {
 
   /** The path as text, e.g. `arguments.items[3].note` (member names shortened, never a value). */
   get pathText(): string {
-    const text = this.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${p.length > 64 ? `${p.slice(0, 64)}…` : p}`)).join("");
+    const text = this.path
+      .map((p) => (typeof p === "number" ? `[${p}]` : `.${p.length > 64 ? `${p.slice(0, 64)}…` : p}`))
+      .join("");
     return text.startsWith(".") ? text.slice(1) : text;
   }
 
@@ -74,4 +76,7 @@ function queryMemberOf(query: string): JsonPath {
   return [];
 }
 
-export const requestText = fp(requestTextPlugin, { name: "countersign-request-text", dependencies: ["countersign-lifecycle"] });
+export const requestText = fp(requestTextPlugin, {
+  name: "countersign-request-text",
+  dependencies: ["countersign-lifecycle"],
+});

@@ -2,7 +2,10 @@
  * Wire SIGTERM (Kubernetes) and SIGINT (Ctrl-C) to one orderly stop. A second
  * signal while stopping exits at once, for the impatient operator.
  */
-export function runUntilSignal(stop: (signal: NodeJS.Signals) => Promise<void>, log: (msg: string) => void): void {
+export function runUntilSignal(
+  stop: (signal: NodeJS.Signals) => Promise<void>,
+  log: (msg: string) => void,
+): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -105,7 +105,12 @@ export async function freePort(): Promise<number> {
 
 class ForeignServer extends Error {}
 
-async function waitReady(url: string, dataDir: string, child: ChildProcess, deadlineMs: number): Promise<void> {
+async function waitReady(
+  url: string,
+  dataDir: string,
+  child: ChildProcess,
+  deadlineMs: number,
+): Promise<void> {
   const until = Date.now() + deadlineMs;
   let lastError: unknown;
   while (Date.now() < until) {
@@ -117,7 +122,9 @@ async function waitReady(url: string, dataDir: string, child: ChildProcess, dead
       const { rows } = await client.query<{ data_directory: string }>("show data_directory");
       await client.end();
       if (path.resolve(rows[0]!.data_directory) !== dataDir) {
-        throw new ForeignServer(`${url} answers with the PostgreSQL server of ${rows[0]!.data_directory}, not of ${dataDir}`);
+        throw new ForeignServer(
+          `${url} answers with the PostgreSQL server of ${rows[0]!.data_directory}, not of ${dataDir}`,
+        );
       }
       return;
     } catch (err) {
@@ -165,7 +172,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     );
     execFileSync(cmd, args, { stdio: "ignore" });
     // Loopback only: the cluster is never reachable from outside this machine.
-    writeFileSync(path.join(dataDir, "pg_hba.conf"), "host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n");
+    writeFileSync(
+      path.join(dataDir, "pg_hba.conf"),
+      "host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n",
+    );
   }
   // A server an earlier run of ours left behind (killed before it could stop it) holds the folder.
   await stopStalePostmaster(dataDir, opts.log);

@@ -38,10 +38,16 @@ describe("migrations", () => {
 
   test("a failing migration is rolled back whole and not recorded", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "mig-"));
-    for (const m of loadMigrations()) writeFileSync(path.join(dir, `${String(m.version).padStart(4, "0")}_${m.name}.sql`), m.sql);
-    writeFileSync(path.join(dir, "9999_broken.sql"), "create table half_done (id int); select * from no_such_table;");
+    for (const m of loadMigrations())
+      writeFileSync(path.join(dir, `${String(m.version).padStart(4, "0")}_${m.name}.sql`), m.sql);
+    writeFileSync(
+      path.join(dir, "9999_broken.sql"),
+      "create table half_done (id int); select * from no_such_table;",
+    );
     await expect(migrate(db.pool, dir)).rejects.toThrow(/9999_broken failed/);
-    const { rows } = await db.pool.query("select to_regclass('half_done') as t, (select count(*) from schema_migrations where version = 9999)::int as n");
+    const { rows } = await db.pool.query(
+      "select to_regclass('half_done') as t, (select count(*) from schema_migrations where version = 9999)::int as n",
+    );
     expect(rows[0]).toEqual({ t: null, n: 0 });
   });
 });

@@ -59,7 +59,9 @@ export async function migrate(pool: pg.Pool, dir = defaultMigrationsDir): Promis
       const seen = done.get(m.version);
       if (seen !== undefined) {
         if (seen !== m.checksum) {
-          throw new Error(`migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead`);
+          throw new Error(
+            `migration ${m.version}_${m.name} was changed after it was applied; add a new migration instead`,
+          );
         }
         continue;
       }

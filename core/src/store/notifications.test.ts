@@ -61,7 +61,11 @@ describe("NotificationHub", () => {
     const hub = new NotificationHub(db.url, "lost_channel");
     await hub.start();
     const listeners = async () =>
-      (await db.pool.query<{ pid: number }>("select pid from pg_stat_activity where application_name = 'countersign-listen-lost_channel'")).rows.map((r) => r.pid);
+      (
+        await db.pool.query<{ pid: number }>(
+          "select pid from pg_stat_activity where application_name = 'countersign-listen-lost_channel'",
+        )
+      ).rows.map((r) => r.pid);
     /** The one listening connection once it is not `gone` (a terminated backend lingers a moment). */
     const listenerAfter = async (gone: number | undefined) => {
       for (let i = 0; i < 200; i++) {
@@ -100,7 +104,8 @@ describe("NotificationHub", () => {
     } finally {
       await hub.stop();
     }
-    for (let i = 0; (await listeners()).length !== 0 && i < 100; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; (await listeners()).length !== 0 && i < 100; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(await listeners()).toHaveLength(0);
   });
 });

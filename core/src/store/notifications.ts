@@ -28,7 +28,10 @@ export class NotificationHub {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: `countersign-listen-${this.channel}` });
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: `countersign-listen-${this.channel}`,
+    });
     client.on("notification", (msg) => {
       if (msg.channel === this.channel && msg.payload) this.wake(msg.payload);
     });

@@ -21,7 +21,10 @@ describe("a pooled client whose connection is lost while it is checked out", () 
         await sleep(300);
         await client.query("select 1");
       });
-      const err = await failed.then(() => undefined, (e: unknown) => e);
+      const err = await failed.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isDatabaseUnavailable(err)).toBe(true);
       const { rows } = await pool.query<{ one: number }>("select 1 as one");
       expect(rows[0]!.one).toBe(1);
@@ -35,9 +38,14 @@ describe("a pooled client whose connection is lost while it is checked out", () 
     const pool = createPool(db.url, { applicationName: "pool-test-held", max: 1 });
     try {
       const client = await pool.connect();
-      await db.pool.query("select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'pool-test-held'");
+      await db.pool.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'pool-test-held'",
+      );
       await sleep(300);
-      const err = await client.query("select 1").then(() => undefined, (e: unknown) => e);
+      const err = await client.query("select 1").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isDatabaseUnavailable(err)).toBe(true);
       client.release();
       const { rows } = await pool.query<{ one: number }>("select 1 as one");

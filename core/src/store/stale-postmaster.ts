@@ -53,7 +53,10 @@ async function gone(pid: number, ms: number): Promise<boolean> {
  * file whose pid is now some other program is removed (PostgreSQL would
  * refuse to start while that pid lives). Answers the pid it stopped.
  */
-export async function stopStalePostmaster(dataDir: string, log: (line: string) => void = () => undefined): Promise<number | undefined> {
+export async function stopStalePostmaster(
+  dataDir: string,
+  log: (line: string) => void = () => undefined,
+): Promise<number | undefined> {
   const lockFile = path.join(dataDir, "postmaster.pid");
   if (!existsSync(lockFile)) return undefined;
   const pid = Number(readFileSync(lockFile, "utf8").split("\n")[0]);
@@ -67,7 +70,9 @@ export async function stopStalePostmaster(dataDir: string, log: (line: string) =
   if (await gone(pid, 30_000)) return pid;
   process.kill(pid, "SIGQUIT");
   if (await gone(pid, 10_000)) return pid;
-  throw new Error(`the PostgreSQL server (pid ${pid}) an earlier run left in ${dataDir} did not stop; stop it and start again`);
+  throw new Error(
+    `the PostgreSQL server (pid ${pid}) an earlier run left in ${dataDir} did not stop; stop it and start again`,
+  );
 }
 
 /** Refuses a port some other program listens on: connecting there would reach a server that is not ours. */

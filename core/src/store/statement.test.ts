@@ -16,7 +16,8 @@ describe("named prepared statements", () => {
   });
 
   it("refuses more than the cap of distinct statements", () => {
-    for (let i = preparedStatements().size; i < MAX_STATEMENTS; i++) statement(`statement_test_fill_${i}`, `select ${i}`);
+    for (let i = preparedStatements().size; i < MAX_STATEMENTS; i++)
+      statement(`statement_test_fill_${i}`, `select ${i}`);
     expect(() => statement("statement_test_too_many", "select 'too many'")).toThrow(/more than/);
   });
 });

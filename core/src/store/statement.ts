@@ -22,9 +22,11 @@ const registry = new Map<string, string>();
 
 export function statement(name: string, text: string): Statement {
   const known = registry.get(name);
-  if (known !== undefined && known !== text) throw new Error(`prepared statement "${name}" is declared twice with different texts`);
+  if (known !== undefined && known !== text)
+    throw new Error(`prepared statement "${name}" is declared twice with different texts`);
   if (known === undefined) {
-    if (registry.size >= MAX_STATEMENTS) throw new Error(`more than ${MAX_STATEMENTS} prepared statements: "${name}" is one too many`);
+    if (registry.size >= MAX_STATEMENTS)
+      throw new Error(`more than ${MAX_STATEMENTS} prepared statements: "${name}" is one too many`);
     registry.set(name, text);
   }
   return { name, text, with: (values) => ({ name, text, values }) };

@@ -1,2 +1,8 @@
-export { parseStrictJson, scanJsonText, firstInvalidUtf8, type JsonPath, type StrictJson } from "./strict-json.js";
+export {
+  parseStrictJson,
+  scanJsonText,
+  firstInvalidUtf8,
+  type JsonPath,
+  type StrictJson,
+} from "./strict-json.js";
 export { textProblem, urlTextProblem } from "./text-rule.js";

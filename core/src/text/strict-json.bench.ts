@@ -8,9 +8,19 @@ import { parseStrictJson } from "./strict-json.js";
  * argument limit with many members, escapes and non-ASCII text.
  */
 const small = Buffer.from(
-  JSON.stringify({ tool: "payments_refund", arguments: { order: "o-1234", amount: 40, currency: "EUR", note: "customer asked \"twice\"" }, idempotency_key: "op-77" }),
+  JSON.stringify({
+    tool: "payments_refund",
+    arguments: { order: "o-1234", amount: 40, currency: "EUR", note: 'customer asked "twice"' },
+    idempotency_key: "op-77",
+  }),
 );
-const items = Array.from({ length: 1500 }, (_, i) => ({ id: `item-${i}`, label: `Ünïcode label ${i} — “quoted”`, qty: i, tags: ["a", "b\\c", "d\ne"], nested: { ok: true, v: null } }));
+const items = Array.from({ length: 1500 }, (_, i) => ({
+  id: `item-${i}`,
+  label: `Ünïcode label ${i} — “quoted”`,
+  qty: i,
+  tags: ["a", "b\\c", "d\ne"],
+  nested: { ok: true, v: null },
+}));
 const large = Buffer.from(JSON.stringify({ tool: "bulk_update", arguments: { items } }));
 
 describe(`strict JSON vs JSON.parse: small body (${small.length} bytes)`, () => {

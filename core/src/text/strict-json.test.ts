@@ -21,20 +21,49 @@ describe("strict JSON: the text rule over a raw body", () => {
   });
 
   it("refuses U+0000 escaped in a value or a member name, with the path", () => {
-    expect(parse('{"arguments":{"note":["ok","a\\u0000b"]}}')).toMatchObject({ ok: false, problem: "text", path: ["arguments", "note", 1], message: "text contains U+0000" });
-    expect(parse('{"arguments":{"a\\u0000":1}}')).toMatchObject({ ok: false, problem: "text", path: ["arguments", "(member name)"] });
+    expect(parse('{"arguments":{"note":["ok","a\\u0000b"]}}')).toMatchObject({
+      ok: false,
+      problem: "text",
+      path: ["arguments", "note", 1],
+      message: "text contains U+0000",
+    });
+    expect(parse('{"arguments":{"a\\u0000":1}}')).toMatchObject({
+      ok: false,
+      problem: "text",
+      path: ["arguments", "(member name)"],
+    });
   });
 
   it("refuses lone surrogates written as escapes, high or low, wherever they are", () => {
-    for (const s of ['"\\ud800"', '"\\udc00"', '"\\ud800x"', '"\\ud800\\u0041"', '"\\ude00\\ud83d"', '"a\\ud800"']) {
-      expect(parse(`{"tool":${s}}`), s).toMatchObject({ ok: false, problem: "text", path: ["tool"], message: "text contains a lone surrogate" });
+    for (const s of [
+      '"\\ud800"',
+      '"\\udc00"',
+      '"\\ud800x"',
+      '"\\ud800\\u0041"',
+      '"\\ude00\\ud83d"',
+      '"a\\ud800"',
+    ]) {
+      expect(parse(`{"tool":${s}}`), s).toMatchObject({
+        ok: false,
+        problem: "text",
+        path: ["tool"],
+        message: "text contains a lone surrogate",
+      });
     }
     expect(parse('{"k":"\\uD83D\\uDE00"}')).toMatchObject({ ok: true });
   });
 
   it("refuses bytes that are not UTF-8 (raw surrogates, overlong forms, stray bytes) and says where", () => {
-    const raw = (prefix: string, bad: number[], suffix: string) => Buffer.concat([bytes(prefix), Buffer.from(bad), bytes(suffix)]);
-    for (const bad of [[0xed, 0xa0, 0x80], [0xed, 0xb0, 0x80], [0xc0, 0x80], [0xff], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80]]) {
+    const raw = (prefix: string, bad: number[], suffix: string) =>
+      Buffer.concat([bytes(prefix), Buffer.from(bad), bytes(suffix)]);
+    for (const bad of [
+      [0xed, 0xa0, 0x80],
+      [0xed, 0xb0, 0x80],
+      [0xc0, 0x80],
+      [0xff],
+      [0xe2, 0x82],
+      [0xf4, 0x90, 0x80, 0x80],
+    ]) {
       expect(parse(raw('{"a":1,"arguments":{"x":"', bad, '"}}')), bad.join(",")).toMatchObject({
         ok: false,
         problem: "text",
@@ -46,8 +75,16 @@ describe("strict JSON: the text rule over a raw body", () => {
   });
 
   it("refuses an object naming the same member twice, at any depth, also when spelled with escapes", () => {
-    expect(parse('{"amount":5,"amount":500}')).toMatchObject({ ok: false, problem: "text", path: ["amount"], message: "an object names the same member twice" });
-    expect(parse('{"a":{"b":[{"c":1},{"c":2,"d":3,"c":4}]}}')).toMatchObject({ ok: false, path: ["a", "b", 1, "c"] });
+    expect(parse('{"amount":5,"amount":500}')).toMatchObject({
+      ok: false,
+      problem: "text",
+      path: ["amount"],
+      message: "an object names the same member twice",
+    });
+    expect(parse('{"a":{"b":[{"c":1},{"c":2,"d":3,"c":4}]}}')).toMatchObject({
+      ok: false,
+      path: ["a", "b", 1, "c"],
+    });
     expect(parse('{"a":1,"\\u0061":2}')).toMatchObject({ ok: false, path: ["a"] });
     // The same name in sibling objects, and names differing by case, are not duplicates here.
     expect(parse('[{"a":1},{"a":2}]')).toMatchObject({ ok: true });
@@ -74,10 +111,16 @@ describe("strict JSON: the text rule over a raw body", () => {
   });
 
   it("finds a duplicate wherever a generated document has one (property)", () => {
-    const name = fc.string({ minLength: 1, maxLength: 6 }).filter((s) => textProblem(s) === null && s !== "__proto__");
+    const name = fc
+      .string({ minLength: 1, maxLength: 6 })
+      .filter((s) => textProblem(s) === null && s !== "__proto__");
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 3 }), name, fc.jsonValue({ maxDepth: 1 }), (inner, n, other) => {
-        fc.pre(textProblem(JSON.stringify(inner)) === null && !JSON.stringify(inner).includes("\\u0000") && !JSON.stringify(inner).includes("__proto__"));
+        fc.pre(
+          textProblem(JSON.stringify(inner)) === null &&
+            !JSON.stringify(inner).includes("\\u0000") &&
+            !JSON.stringify(inner).includes("__proto__"),
+        );
         const dup = `{"wrap":[${JSON.stringify(inner)},{${JSON.stringify(n)}:1,"z":${JSON.stringify(inner)},${JSON.stringify(n)}:${JSON.stringify(other)}}]}`;
         expect(parse(dup)).toMatchObject({ ok: false, problem: "text", path: ["wrap", 1, n] });
       }),

@@ -159,7 +159,8 @@ export function scanJsonText(text: string, stopAt = -1): { path: JsonPath; messa
       if (expectName) {
         expectName = false;
         const f = stack[stack.length - 1]!;
-        if (problem || (stopAt >= 0 && stopAt < j)) return { path: path("(member name)"), message: problem ? `a member name: ${problem}` : "" };
+        if (problem || (stopAt >= 0 && stopAt < j))
+          return { path: path("(member name)"), message: problem ? `a member name: ${problem}` : "" };
         const name = escaped ? (JSON.parse(text.slice(start, j)) as string) : text.slice(start + 1, j - 1);
         f.at = name;
         if (f.first === undefined) f.first = name;
@@ -169,7 +170,8 @@ export function scanJsonText(text: string, stopAt = -1): { path: JsonPath; messa
           f.names.add(name);
         }
         // The prototype-poisoning members fastify's own parser refuses.
-        if (name === "__proto__" || (name === "prototype" && f.constructorValue)) return { path: path(), message: "member name not allowed" };
+        if (name === "__proto__" || (name === "prototype" && f.constructorValue))
+          return { path: path(), message: "member name not allowed" };
       } else if (problem || (stopAt >= 0 && stopAt < j)) {
         return { path: path(), message: problem ?? "" };
       }
@@ -178,7 +180,13 @@ export function scanJsonText(text: string, stopAt = -1): { path: JsonPath; messa
     switch (c) {
       case 0x7b /* { */: {
         const parent = stack[stack.length - 1];
-        stack.push({ object: true, names: null, first: undefined, at: "", constructorValue: parent?.object === true && parent.at === "constructor" });
+        stack.push({
+          object: true,
+          names: null,
+          first: undefined,
+          at: "",
+          constructorValue: parent?.object === true && parent.at === "constructor",
+        });
         expectName = true;
         break;
       }

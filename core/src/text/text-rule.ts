@@ -24,7 +24,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export function urlTextProblem(raw: string): string | null {
   if (!raw.includes("%")) {
     // Common case: plain ASCII (Node hands the request line over as latin1).
-    for (let i = 0; i < raw.length; i++) if (raw.charCodeAt(i) > 0x7e || raw.charCodeAt(i) < 0x20) return decodedProblem(raw);
+    for (let i = 0; i < raw.length; i++)
+      if (raw.charCodeAt(i) > 0x7e || raw.charCodeAt(i) < 0x20) return decodedProblem(raw);
     return null;
   }
   return decodedProblem(raw);

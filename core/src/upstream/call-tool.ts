@@ -34,7 +34,13 @@ export type UpstreamOutcome =
 
 export type UpstreamFailureCode = Extract<
   GatewayCode,
-  "UPSTREAM_UNREACHABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_HTTP_ERROR" | "UPSTREAM_PROTOCOL_ERROR" | "UPSTREAM_BLOCKED" | "UPSTREAM_RESPONSE_TOO_LARGE" | "UPSTREAM_ERROR"
+  | "UPSTREAM_UNREACHABLE"
+  | "UPSTREAM_TIMEOUT"
+  | "UPSTREAM_HTTP_ERROR"
+  | "UPSTREAM_PROTOCOL_ERROR"
+  | "UPSTREAM_BLOCKED"
+  | "UPSTREAM_RESPONSE_TOO_LARGE"
+  | "UPSTREAM_ERROR"
 >;
 
 // The SDK client builds an Ajv instance for every Client it makes unless it is given one; this
@@ -43,24 +49,44 @@ export type UpstreamFailureCode = Extract<
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** A tools/call result as MCP defines it: content items, optional structured content, isError. */
-const toolResult = z.looseObject({ content: z.array(z.unknown()).optional(), isError: z.boolean().optional() });
+const toolResult = z.looseObject({
+  content: z.array(z.unknown()).optional(),
+  isError: z.boolean().optional(),
+});
 
-const paramsOf = (c: UpstreamCall) => ({ name: c.tool, arguments: c.arguments, ...(c.meta ? { _meta: c.meta } : {}) });
+const paramsOf = (c: UpstreamCall) => ({
+  name: c.tool,
+  arguments: c.arguments,
+  ...(c.meta ? { _meta: c.meta } : {}),
+});
 
-function failureOf(f: UpstreamFailure | undefined, err: unknown): { code: UpstreamFailureCode; detail: string } {
+function failureOf(
+  f: UpstreamFailure | undefined,
+  err: unknown,
+): { code: UpstreamFailureCode; detail: string } {
   switch (f?.kind) {
     case "url_not_allowed":
-      return { code: "UPSTREAM_BLOCKED", detail: `the MCP server's address is not allowed (${f.reason.replace(/_/g, " ")})` };
+      return {
+        code: "UPSTREAM_BLOCKED",
+        detail: `the MCP server's address is not allowed (${f.reason.replace(/_/g, " ")})`,
+      };
     case "timeout":
-      return { code: "UPSTREAM_TIMEOUT", detail: "the MCP server did not answer within 30 s; it may have acted" };
+      return {
+        code: "UPSTREAM_TIMEOUT",
+        detail: "the MCP server did not answer within 30 s; it may have acted",
+      };
     case "too_large":
-      return { code: "UPSTREAM_RESPONSE_TOO_LARGE", detail: "the MCP server's answer is larger than 1 MiB; it may have acted" };
+      return {
+        code: "UPSTREAM_RESPONSE_TOO_LARGE",
+        detail: "the MCP server's answer is larger than 1 MiB; it may have acted",
+      };
     case "unreachable":
       return { code: "UPSTREAM_UNREACHABLE", detail: `the MCP server could not be reached (${f.message})` };
     case "http":
       return { code: "UPSTREAM_HTTP_ERROR", detail: `the MCP server answered HTTP ${f.status}` };
   }
-  if (err instanceof McpError) return { code: "UPSTREAM_ERROR", detail: `the MCP server answered a JSON-RPC error (${err.code})` };
+  if (err instanceof McpError)
+    return { code: "UPSTREAM_ERROR", detail: `the MCP server answered a JSON-RPC error (${err.code})` };
   return { code: "UPSTREAM_PROTOCOL_ERROR", detail: "the MCP server's answer is not a valid MCP answer" };
 }
 
@@ -80,7 +106,13 @@ export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome
     abort.abort();
   }, timeoutMs);
   const transport = new StreamableHTTPClientTransport(new URL(c.url), {
-    fetch: upstreamFetch({ rules: c.rules, ca: c.ca, budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes), signal: abort.signal, failure }),
+    fetch: upstreamFetch({
+      rules: c.rules,
+      ca: c.ca,
+      budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes),
+      signal: abort.signal,
+      failure,
+    }),
     requestInit: c.authorization ? { headers: { authorization: c.authorization } } : undefined,
   });
   const client = new Client({ name: "countersign-gateway", version: "0.1.0" }, { jsonSchemaValidator });
@@ -110,7 +142,13 @@ export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome
 async function callInSession(c: UpstreamCall, sessions: UpstreamSessions): Promise<UpstreamOutcome> {
   const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
   const abort = new AbortController();
-  const state = { rules: c.rules, ca: c.ca, budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes), signal: abort.signal, failure: {} as { first?: UpstreamFailure } };
+  const state = {
+    rules: c.rules,
+    ca: c.ca,
+    budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes),
+    signal: abort.signal,
+    failure: {} as { first?: UpstreamFailure },
+  };
   const timer = setTimeout(() => {
     state.failure.first ??= { kind: "timeout" };
     abort.abort();
@@ -125,9 +163,18 @@ async function callInSession(c: UpstreamCall, sessions: UpstreamSessions): Promi
           return { kind: "failure", ...failureOf(state.failure.first, err) } as const;
         }
         try {
-          const raw = await session.client.request({ method: "tools/call", params: paramsOf(c) }, toolResult, { timeout: timeoutMs, signal: abort.signal });
-          if (state.failure.first) return { kind: "failure", ...failureOf(state.failure.first, undefined) } as const;
-          return { kind: "result", result: raw as Record<string, unknown>, isError: raw.isError === true } as const;
+          const raw = await session.client.request(
+            { method: "tools/call", params: paramsOf(c) },
+            toolResult,
+            { timeout: timeoutMs, signal: abort.signal },
+          );
+          if (state.failure.first)
+            return { kind: "failure", ...failureOf(state.failure.first, undefined) } as const;
+          return {
+            kind: "result",
+            result: raw as Record<string, unknown>,
+            isError: raw.isError === true,
+          } as const;
         } catch (err) {
           if (attempt === 0 && UpstreamSessions.lost(session, err)) {
             sessions.forget(session);

@@ -2,7 +2,12 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { Readable, Transform } from "node:stream";
 import { rootCertificates } from "node:tls";
-import { AddressNotAllowedError, connectTarget, type AddressRules, type ConnectTarget } from "../net/index.js";
+import {
+  AddressNotAllowedError,
+  connectTarget,
+  type AddressRules,
+  type ConnectTarget,
+} from "../net/index.js";
 
 const LOOPBACK_HOSTS: Record<string, { address: string; family: 4 | 6 }> = {
   "127.0.0.1": { address: "127.0.0.1", family: 4 },
@@ -19,7 +24,13 @@ async function upstreamTarget(text: string, rules: AddressRules): Promise<Connec
   if (url.protocol !== "http:") return connectTarget(text, rules);
   const loopback = LOOPBACK_HOSTS[url.hostname];
   if (!rules.allowLoopback || !loopback) throw new AddressNotAllowedError("not_https");
-  return { url, address: loopback.address, family: loopback.family, port: Number(url.port || 80), servername: undefined };
+  return {
+    url,
+    address: loopback.address,
+    family: loopback.family,
+    port: Number(url.port || 80),
+    servername: undefined,
+  };
 }
 
 /** Why an exchange with an MCP server failed, as the first failure saw it. */
@@ -106,11 +117,14 @@ export function upstreamFetch(options: UpstreamFetchOptions | (() => UpstreamFet
           // Only the JSON-RPC POSTs count: a stateless server answers the SDK's optional GET stream with 405.
           if (status >= 400 && (init.method ?? "GET") === "POST") fail({ kind: "http", status });
           const declared = Number(res.headers["content-length"]);
-          if (Number.isFinite(declared) && o.budget.used + declared > o.budget.max) fail({ kind: "too_large" });
+          if (Number.isFinite(declared) && o.budget.used + declared > o.budget.max)
+            fail({ kind: "too_large" });
           const h = new Headers();
           for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") h.set(k, v);
           const empty = status === 204 || status === 304 || (init.method ?? "GET") === "HEAD";
-          resolve(new Response(empty ? null : (Readable.toWeb(counter) as ReadableStream), { status, headers: h }));
+          resolve(
+            new Response(empty ? null : (Readable.toWeb(counter) as ReadableStream), { status, headers: h }),
+          );
         },
       );
       req.on("error", (err) => {

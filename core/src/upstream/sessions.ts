@@ -1,6 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { AddressRules } from "../net/index.js";
 import { upstreamFetch, type UpstreamFetchOptions } from "./fetch.js";
@@ -39,7 +42,11 @@ export class UpstreamSessions {
   constructor(private readonly max = 256) {}
 
   /** The session for this server, opened (within the current call's budget and deadline) when there is none. */
-  async session(c: { url: string; authorization: string | null; rules: AddressRules; ca?: string[] }, timeoutMs: number, signal: AbortSignal): Promise<UpstreamSession> {
+  async session(
+    c: { url: string; authorization: string | null; rules: AddressRules; ca?: string[] },
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<UpstreamSession> {
     const key = `${c.url}\n${c.authorization ?? ""}`;
     const existing = this.open.get(key);
     if (existing) {
@@ -63,7 +70,12 @@ export class UpstreamSessions {
     return opening;
   }
 
-  private async connect(key: string, c: { url: string; authorization: string | null; rules: AddressRules; ca?: string[] }, timeoutMs: number, signal: AbortSignal): Promise<UpstreamSession> {
+  private async connect(
+    key: string,
+    c: { url: string; authorization: string | null; rules: AddressRules; ca?: string[] },
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<UpstreamSession> {
     const transport = new StreamableHTTPClientTransport(new URL(c.url), {
       fetch: upstreamFetch(() => currentCall.getStore()!),
       requestInit: c.authorization ? { headers: { authorization: c.authorization } } : undefined,
@@ -91,7 +103,9 @@ export class UpstreamSessions {
 
   /** Whether a call's error says the server no longer knows the session it was sent on. */
   static lost(session: UpstreamSession, err: unknown): boolean {
-    return err instanceof StreamableHTTPError && err.code === 404 && session.transport.sessionId !== undefined;
+    return (
+      err instanceof StreamableHTTPError && err.code === 404 && session.transport.sessionId !== undefined
+    );
   }
 
   async closeAll(): Promise<void> {

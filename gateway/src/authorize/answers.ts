@@ -23,24 +23,27 @@ export function refuseUnauthorized(reply: FastifyReply): FastifyReply {
 
 export function refuseRateLimited(reply: FastifyReply, waitSeconds: number): FastifyReply {
   const seconds = Math.max(1, Math.ceil(waitSeconds));
-  return reply
-    .code(429)
-    .header("retry-after", String(seconds))
-    // RATE_LIMITED is the HTTP-level answer of a key over its budget, not a decision; its status is
-    // the one every "retry later" answer of this endpoint carries, as /mcp's error data says.
-    .send({
-      allowed: false,
-      status: "unavailable",
-      code: "RATE_LIMITED",
-      retryable: true,
-      detail: `too many requests for this key; retry in ${seconds} s`,
-      retry_after_seconds: seconds,
-    });
+  return (
+    reply
+      .code(429)
+      .header("retry-after", String(seconds))
+      // RATE_LIMITED is the HTTP-level answer of a key over its budget, not a decision; its status is
+      // the one every "retry later" answer of this endpoint carries, as /mcp's error data says.
+      .send({
+        allowed: false,
+        status: "unavailable",
+        code: "RATE_LIMITED",
+        retryable: true,
+        detail: `too many requests for this key; retry in ${seconds} s`,
+        retry_after_seconds: seconds,
+      })
+  );
 }
 
 /** The answer to a gateway key that failed its check (SPEC 7.3): 503, 429 or 401. */
 export function refuseKeyCheck(reply: FastifyReply, access: Exclude<KeyCheck, { ok: true }>): FastifyReply {
-  if (access.refusal === "unavailable") return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
+  if (access.refusal === "unavailable")
+    return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot check the key now; retry");
   if (access.refusal === "rate_limited") return refuseRateLimited(reply, access.waitSeconds);
   return refuseUnauthorized(reply);
 }

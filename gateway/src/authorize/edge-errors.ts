@@ -20,11 +20,16 @@ export function authorizeErrors(ctx: GatewayContext) {
     if (isRequestTextError(err)) {
       const access = await checkGatewayKey(ctx, request, 1);
       if (!access.ok) return refuseKeyCheck(reply, access);
-      return refuse(reply, 400, err.path[0] === "arguments" ? "INVALID_ARGUMENTS" : "INVALID_REQUEST", err.detail);
+      return refuse(
+        reply,
+        400,
+        err.path[0] === "arguments" ? "INVALID_ARGUMENTS" : "INVALID_REQUEST",
+        err.detail,
+      );
     }
-    if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot decide now; retry the same call");
+    if (isDatabaseUnavailable(err))
+      return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot decide now; retry the same call");
     request.log.error({ err }, "authorize failed");
     return refuse(reply, 500, "GATEWAY_ERROR", `internal error; request id ${request.id}`);
   };
 }
-

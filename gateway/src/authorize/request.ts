@@ -21,7 +21,8 @@ export const MAX_WAIT_SECONDS = 60;
 export function describeInvalid(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return "invalid request";
-  if (issue.code === "unrecognized_keys") return `unknown member ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+  if (issue.code === "unrecognized_keys")
+    return `unknown member ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
   const where = issue.path.length ? issue.path.join(".") : "body";
   switch (where) {
     case "tool":

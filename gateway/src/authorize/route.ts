@@ -9,7 +9,6 @@ import { refuse, refuseKeyCheck } from "./answers.js";
 import { authorizeErrors } from "./edge-errors.js";
 import { authorizeRequest, describeInvalid, MAX_WAIT_SECONDS } from "./request.js";
 
-
 /**
  * POST /v1/authorize (SPEC 4.1): HTTP-level checks in the order that keeps
  * bad requests cheap and unrecorded (key, rate, body, arguments), then the
@@ -21,20 +20,29 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
     method: otherMethods(app),
     url: "/v1/authorize",
     // Answered before the body is read: the method is wrong whatever the body says.
-    onRequest: async (_request, reply) => refuse(reply.header("allow", "POST"), 405, "INVALID_REQUEST", "use POST"),
+    onRequest: async (_request, reply) =>
+      refuse(reply.header("allow", "POST"), 405, "INVALID_REQUEST", "use POST"),
     handler: async (_request, reply) => reply,
   });
 
   app.post("/v1/authorize", (request, reply) =>
-    inSpan("POST /v1/authorize", () => handle(request, reply), { "http.route": "/v1/authorize", "http.request.method": "POST" }),
+    inSpan("POST /v1/authorize", () => handle(request, reply), {
+      "http.route": "/v1/authorize",
+      "http.request.method": "POST",
+    }),
   );
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const started = process.hrtime.bigint();
     // The body is parsed first only so that the key check's round trip can read the decision
     // context of its tool too; its refusals still come after the key's and the rate limit's.
-    const parsed = request.body === undefined || request.body === null ? undefined : authorizeRequest.safeParse(request.body);
-    const intent = parsed?.success ? { tool: parsed.data.tool, idempotencyKey: parsed.data.idempotency_key ?? null } : null;
+    const parsed =
+      request.body === undefined || request.body === null
+        ? undefined
+        : authorizeRequest.safeParse(request.body);
+    const intent = parsed?.success
+      ? { tool: parsed.data.tool, idempotencyKey: parsed.data.idempotency_key ?? null }
+      : null;
     const access = await checkGatewayKey(ctx, request, 1, intent);
     if (!access.ok) return refuseKeyCheck(reply, access);
     const key = access.key;
@@ -49,7 +57,12 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
     const slot = await inSpan("gateway.queue", () => ctx.queue.acquire(key.organizationId));
     ctx.metrics.queueDepth.set(ctx.queue.depth);
     if (!slot) {
-      return refuse(reply, 503, "GATEWAY_BUSY", "this organization has more calls in progress than the Gateway takes at once; retry the same call");
+      return refuse(
+        reply,
+        503,
+        "GATEWAY_BUSY",
+        "this organization has more calls in progress than the Gateway takes at once; retry the same call",
+      );
     }
     // Aborted when the caller goes away, so a held approval wait ends with it.
     const gone = new AbortController();
@@ -69,13 +82,22 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
         signal: gone.signal,
         context: access.context,
       });
-      ctx.metrics.decisions.inc({ mode: "caller", status: answer.body.status as string, code: (answer.body.code as string) ?? "" });
+      ctx.metrics.decisions.inc({
+        mode: "caller",
+        status: answer.body.status as string,
+        code: (answer.body.code as string) ?? "",
+      });
       // The latency histogram leaves out calls that may have waited for a person.
-      if (!body.wait_seconds) ctx.metrics.decisionSeconds.observe({ mode: "caller" }, Number(process.hrtime.bigint() - started) / 1e9);
+      if (!body.wait_seconds)
+        ctx.metrics.decisionSeconds.observe(
+          { mode: "caller" },
+          Number(process.hrtime.bigint() - started) / 1e9,
+        );
       if (answer.http === 503) reply.header("retry-after", "5");
       return reply.code(answer.http).send(answer.body);
     } catch (err) {
-      if (isDatabaseUnavailable(err)) return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot decide now; retry the same call");
+      if (isDatabaseUnavailable(err))
+        return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot decide now; retry the same call");
       throw err;
     } finally {
       reply.raw.off("close", onClose);

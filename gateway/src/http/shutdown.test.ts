@@ -47,15 +47,20 @@ async function start(): Promise<Started> {
 
 /** A request on its own keep-alive agent so it survives the listener closing. */
 function request(port: number, path: string, agent: http.Agent, method = "POST") {
-  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, path, method, agent, headers: { "content-type": "application/json" } }, (res) => {
-      let body = "";
-      res.on("data", (d) => (body += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on("error", reject);
-    req.end(method === "POST" ? "{}" : undefined);
-  });
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+    (resolve, reject) => {
+      const req = http.request(
+        { host: "127.0.0.1", port, path, method, agent, headers: { "content-type": "application/json" } },
+        (res) => {
+          let body = "";
+          res.on("data", (d) => (body += d));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        },
+      );
+      req.on("error", reject);
+      req.end(method === "POST" ? "{}" : undefined);
+    },
+  );
 }
 
 describe("Gateway graceful shutdown", () => {
@@ -73,12 +78,24 @@ describe("Gateway graceful shutdown", () => {
     const refused = await s.app.inject({ method: "POST", url: "/v1/authorize", payload: {} });
     expect(refused.statusCode).toBe(503);
     expect(refused.headers["retry-after"]).toBe("5");
-    expect(refused.json()).toMatchObject({ allowed: false, status: "unavailable", code: "GATEWAY_SHUTTING_DOWN", retryable: true });
+    expect(refused.json()).toMatchObject({
+      allowed: false,
+      status: "unavailable",
+      code: "GATEWAY_SHUTTING_DOWN",
+      retryable: true,
+    });
 
-    const mcp = await s.app.inject({ method: "POST", url: "/mcp", payload: { jsonrpc: "2.0", id: 1, method: "ping" } });
+    const mcp = await s.app.inject({
+      method: "POST",
+      url: "/mcp",
+      payload: { jsonrpc: "2.0", id: 1, method: "ping" },
+    });
     expect(mcp.statusCode).toBe(503);
     expect(mcp.headers["retry-after"]).toBe("5");
-    expect(mcp.json()).toMatchObject({ jsonrpc: "2.0", error: { data: { service: { code: "GATEWAY_SHUTTING_DOWN" } } } });
+    expect(mcp.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: { data: { service: { code: "GATEWAY_SHUTTING_DOWN" } } },
+    });
 
     expect((await s.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
     expect((await s.app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);

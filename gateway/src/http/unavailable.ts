@@ -2,13 +2,19 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { jsonRpcErrors, type GatewayCode } from "@countersign/protocol/errors";
 
 export const unavailableDetails = {
-  GATEWAY_SHUTTING_DOWN: "this Gateway replica is shutting down; retry the same call (with the same idempotency key)",
-  DATABASE_UNAVAILABLE: "the Gateway cannot reach its database; retry the same call (with the same idempotency key)",
+  GATEWAY_SHUTTING_DOWN:
+    "this Gateway replica is shutting down; retry the same call (with the same idempotency key)",
+  DATABASE_UNAVAILABLE:
+    "the Gateway cannot reach its database; retry the same call (with the same idempotency key)",
 } as const satisfies Partial<Record<GatewayCode, string>>;
 
 /** The JSON-RPC error of an unavailable Gateway (HTTP 503 on /mcp, or inside an answer already under way). */
 export function unavailableRpcError(code: keyof typeof unavailableDetails) {
-  return { code: jsonRpcErrors.RATE_LIMITED, message: unavailableDetails[code], data: { service: { status: "unavailable", code, retryable: true } } };
+  return {
+    code: jsonRpcErrors.RATE_LIMITED,
+    message: unavailableDetails[code],
+    data: { service: { status: "unavailable", code, retryable: true } },
+  };
 }
 
 /**
@@ -24,6 +30,7 @@ export function sendUnavailable(
   const detail = unavailableDetails[code];
   reply.code(503).header("retry-after", "5");
   if (code === "GATEWAY_SHUTTING_DOWN") reply.header("connection", "close");
-  if (request.url.startsWith("/mcp")) return reply.send({ jsonrpc: "2.0", id: null, error: unavailableRpcError(code) });
+  if (request.url.startsWith("/mcp"))
+    return reply.send({ jsonrpc: "2.0", id: null, error: unavailableRpcError(code) });
   return reply.send({ allowed: false, status: "unavailable", code, detail, retryable: true });
 }

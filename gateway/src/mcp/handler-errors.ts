@@ -16,7 +16,8 @@ type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
  */
 export function guardHandlers(server: Server, requestId: string, log: FastifyBaseLogger): void {
   const handlers = (server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
-  if (!(handlers instanceof Map)) throw new Error("the MCP SDK's request handlers are not where guardHandlers expects them");
+  if (!(handlers instanceof Map))
+    throw new Error("the MCP SDK's request handlers are not where guardHandlers expects them");
   for (const [method, handler] of handlers) {
     handlers.set(method, async (request, extra) => {
       try {
@@ -25,7 +26,11 @@ export function guardHandlers(server: Server, requestId: string, log: FastifyBas
         if (err instanceof McpError) throw err;
         const issues = (err as { issues?: { path?: PropertyKey[] }[] })?.issues;
         if (Array.isArray(issues)) {
-          const where = [...new Set(issues.map((i) => (i.path ?? []).map(String).join(".") || "(the request)"))].slice(0, 10).join(", ");
+          const where = [
+            ...new Set(issues.map((i) => (i.path ?? []).map(String).join(".") || "(the request)")),
+          ]
+            .slice(0, 10)
+            .join(", ");
           throw new McpError(ErrorCode.InvalidParams, `invalid params of ${method}: ${where}`);
         }
         log.error({ err, method }, "mcp handler failed");

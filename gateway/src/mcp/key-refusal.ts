@@ -5,13 +5,23 @@ import type { KeyCheck } from "../http/key-check.js";
 import { sendUnavailable } from "../http/unavailable.js";
 
 /** A gateway key that failed its check, as /mcp answers it (SPEC 7.3): 503, 429 -32000 with Retry-After, or 401 -32001. */
-export function refuseKeyCheck(request: FastifyRequest, reply: FastifyReply, access: Exclude<KeyCheck, { ok: true }>): FastifyReply {
+export function refuseKeyCheck(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  access: Exclude<KeyCheck, { ok: true }>,
+): FastifyReply {
   if (access.refusal === "unavailable") return sendUnavailable(request, reply, "DATABASE_UNAVAILABLE");
   if (access.refusal === "rate_limited") {
     const seconds = Math.max(1, Math.ceil(access.waitSeconds));
-    return rpcError(reply.header("retry-after", String(seconds)), 429, jsonRpcErrors.RATE_LIMITED, `too many requests for this key; retry in ${seconds} s`, {
-      retry_after_seconds: seconds,
-    });
+    return rpcError(
+      reply.header("retry-after", String(seconds)),
+      429,
+      jsonRpcErrors.RATE_LIMITED,
+      `too many requests for this key; retry in ${seconds} s`,
+      {
+        retry_after_seconds: seconds,
+      },
+    );
   }
   return rpcError(reply, 401, jsonRpcErrors.UNAUTHORIZED, "no valid gateway key");
 }

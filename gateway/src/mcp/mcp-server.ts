@@ -1,7 +1,11 @@
 import type { AuthenticatedKey } from "@countersign/core/keys";
 import { inSpan } from "@countersign/core/telemetry";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { isDatabaseUnavailable } from "@countersign/core/store";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { GatewayContext, McpContext } from "../context.js";
@@ -34,12 +38,19 @@ function unavailableAsRefusal(err: unknown): CallToolResult {
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 export function gatewayMcpServer(ctx: GatewayContext & { mcp: McpContext }, key: AuthenticatedKey): Server {
-  const server = new Server({ name: "countersign-gateway", version: "0.1.0" }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator });
+  const server = new Server(
+    { name: "countersign-gateway", version: "0.1.0" },
+    { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator },
+  );
   server.setRequestHandler(ListToolsRequestSchema, (request) =>
-    inSpan("mcp.tools_list", () => listTools(ctx.pool, key, request.params?.cursor)).catch(unavailableAsRpcError),
+    inSpan("mcp.tools_list", () => listTools(ctx.pool, key, request.params?.cursor)).catch(
+      unavailableAsRpcError,
+    ),
   );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    inSpan("mcp.tools_call", () => callTool(ctx, key, request.params as Parameters<typeof callTool>[2], extra.signal)).catch(unavailableAsRefusal),
+    inSpan("mcp.tools_call", () =>
+      callTool(ctx, key, request.params as Parameters<typeof callTool>[2], extra.signal),
+    ).catch(unavailableAsRefusal),
   );
   return server;
 }

@@ -1,6 +1,7 @@
 import { MAX_WAIT_SECONDS } from "../authorize/request.js";
 
-export type CallMeta = { ok: true; idempotencyKey: string | null; waitSeconds: number } | { ok: false; detail: string };
+export type CallMeta =
+  { ok: true; idempotencyKey: string | null; waitSeconds: number } | { ok: false; detail: string };
 
 /**
  * Per-call metadata of SPEC 4.2: `service/idempotency-key` (1 to 200
@@ -11,7 +12,11 @@ export type CallMeta = { ok: true; idempotencyKey: string | null; waitSeconds: n
 export function callMeta(meta: Record<string, unknown> | undefined): CallMeta {
   const m = meta ?? {};
   for (const name of Object.keys(m)) {
-    if (name.startsWith("service/") && name !== "service/idempotency-key" && name !== "service/wait-seconds") {
+    if (
+      name.startsWith("service/") &&
+      name !== "service/idempotency-key" &&
+      name !== "service/wait-seconds"
+    ) {
       return { ok: false, detail: `unknown metadata "${name}"` };
     }
   }
@@ -23,5 +28,9 @@ export function callMeta(meta: Record<string, unknown> | undefined): CallMeta {
   if (wait !== undefined && (typeof wait !== "number" || !Number.isInteger(wait) || wait < 0)) {
     return { ok: false, detail: "service/wait-seconds must be a whole number of seconds, 0 or more" };
   }
-  return { ok: true, idempotencyKey: (key as string | undefined) ?? null, waitSeconds: Math.min((wait as number | undefined) ?? 0, MAX_WAIT_SECONDS) };
+  return {
+    ok: true,
+    idempotencyKey: (key as string | undefined) ?? null,
+    waitSeconds: Math.min((wait as number | undefined) ?? 0, MAX_WAIT_SECONDS),
+  };
 }

@@ -1,5 +1,10 @@
 import { observePolicyOf, recordedRefusal, type ActionView } from "@countersign/core/decision";
-import { gatewayCodes, retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/protocol/errors";
+import {
+  gatewayCodes,
+  retryableGatewayCodes,
+  statusOf,
+  type GatewayCode,
+} from "@countersign/protocol/errors";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 type Body = Record<string, unknown>;
@@ -10,7 +15,13 @@ type Body = Record<string, unknown>;
  * for recorded decisions at disclosure rule or conditions the agent
  * explanation under `policy` and a second text item starting `Why:` (2.9).
  */
-export function refusalResult(code: GatewayCode, detail: string, extra: Body = {}, explanation: ({ message?: string } & Body) | null = null, meta?: Body): CallToolResult {
+export function refusalResult(
+  code: GatewayCode,
+  detail: string,
+  extra: Body = {},
+  explanation: ({ message?: string } & Body) | null = null,
+  meta?: Body,
+): CallToolResult {
   const service: Body = { status: statusOf(code), code, detail, ...extra };
   if (retryableGatewayCodes.has(code)) service.retryable = true;
   const content: CallToolResult["content"] = [{ type: "text", text: `${code}: ${detail}` }];
@@ -18,14 +29,31 @@ export function refusalResult(code: GatewayCode, detail: string, extra: Body = {
     service.policy = explanation;
     content.push({ type: "text", text: `Why: ${explanation.message}` });
   }
-  return { content, isError: true, structuredContent: { service }, ...(meta ? { _meta: { service: meta } } : {}) };
+  return {
+    content,
+    isError: true,
+    structuredContent: { service },
+    ...(meta ? { _meta: { service: meta } } : {}),
+  };
 }
 
 /** The refusal of a recorded decision, exactly as stored (the same decision returned again carries the same refusal). */
 export function recordedRefusalResult(view: ActionView): CallToolResult {
   const r = recordedRefusal(view);
-  const receipt = view.receipt ? { protected_action_id: view.id, receipt_id: view.receipt.id, receipt_object_id: view.receipt.receiptObjectId } : undefined;
-  return refusalResult(r.code, r.detail, { protected_action_id: view.id, ...r.extra }, r.explanation, receipt);
+  const receipt = view.receipt
+    ? {
+        protected_action_id: view.id,
+        receipt_id: view.receipt.id,
+        receipt_object_id: view.receipt.receiptObjectId,
+      }
+    : undefined;
+  return refusalResult(
+    r.code,
+    r.detail,
+    { protected_action_id: view.id, ...r.extra },
+    r.explanation,
+    receipt,
+  );
 }
 
 export interface CompletedCall {
@@ -45,7 +73,13 @@ export interface CompletedCall {
 export function completedResult(c: CompletedCall): CallToolResult {
   const meta: Body = {
     protected_action_id: c.view.id,
-    ...(c.receipt ? { receipt_id: c.receipt.id, receipt_object_id: c.receipt.receiptObjectId, result_object_id: c.receipt.resultObjectId } : {}),
+    ...(c.receipt
+      ? {
+          receipt_id: c.receipt.id,
+          receipt_object_id: c.receipt.receiptObjectId,
+          result_object_id: c.receipt.resultObjectId,
+        }
+      : {}),
   };
   const policy = observePolicyOf(c.view);
   if (policy) meta.policy = policy;
@@ -57,9 +91,16 @@ export function completedResult(c: CompletedCall): CallToolResult {
   // outcome was not recorded by the Gateway that ran it (SPEC 7.3 RESULT_NOT_RECORDED).
   const stored = c.errorCode ?? "UPSTREAM_ERROR";
   const code: GatewayCode = stored in gatewayCodes ? (stored as GatewayCode) : "RESULT_NOT_RECORDED";
-  const refusal = refusalResult(code, failureDetail(stored), { protected_action_id: c.view.id, error_code: stored }, null, meta);
+  const refusal = refusalResult(
+    code,
+    failureDetail(stored),
+    { protected_action_id: c.view.id, error_code: stored },
+    null,
+    meta,
+  );
   // An error result of the upstream keeps its own content after the refusal's text.
-  if (code === "UPSTREAM_TOOL_ERROR" && Array.isArray(c.result?.content)) refusal.content.push(...(c.result.content as CallToolResult["content"]));
+  if (code === "UPSTREAM_TOOL_ERROR" && Array.isArray(c.result?.content))
+    refusal.content.push(...(c.result.content as CallToolResult["content"]));
   return refusal;
 }
 
@@ -72,7 +113,8 @@ const FAILURES: Partial<Record<string, string>> = {
   UPSTREAM_BLOCKED: "the MCP server's address is not allowed",
   UPSTREAM_RESPONSE_TOO_LARGE: "the MCP server's answer is larger than 1 MiB; it may have acted",
   UPSTREAM_ERROR: "the MCP server answered with an error",
-  OUTPUT_NOT_CANONICAL: "the upstream result is not canonical JSON and could not be accepted; it may have acted",
+  OUTPUT_NOT_CANONICAL:
+    "the upstream result is not canonical JSON and could not be accepted; it may have acted",
   RESULT_NOT_STORABLE: "the upstream result could not be stored; it may have acted",
   INTERRUPTED: "the execution was interrupted; the upstream may have acted",
 };

@@ -31,11 +31,22 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
     method: otherMethods(app),
     url: "/mcp",
     // Answered before the body is read: the method is wrong whatever the body says.
-    onRequest: async (_request, reply) => rpcError(reply.header("allow", "POST"), 405, jsonRpcErrors.WRONG_METHOD, "this endpoint is stateless: use POST"),
+    onRequest: async (_request, reply) =>
+      rpcError(
+        reply.header("allow", "POST"),
+        405,
+        jsonRpcErrors.WRONG_METHOD,
+        "this endpoint is stateless: use POST",
+      ),
     handler: async (_request, reply) => reply,
   });
 
-  app.post("/mcp", (request, reply) => inSpan("POST /mcp", () => handle(request, reply), { "http.route": "/mcp", "http.request.method": "POST" }));
+  app.post("/mcp", (request, reply) =>
+    inSpan("POST /mcp", () => handle(request, reply), {
+      "http.route": "/mcp",
+      "http.request.method": "POST",
+    }),
+  );
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const messages = Array.isArray(request.body) ? Math.max(1, request.body.length) : 1;
@@ -43,7 +54,10 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
     if (!access.ok) return refuseKeyCheck(request, reply, access);
     const server = gatewayMcpServer(ctx, access.key);
     guardHandlers(server, request.id, request.log);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
     reply.raw.setHeader("x-request-id", request.id);
     reply.hijack();

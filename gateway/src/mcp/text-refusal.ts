@@ -9,7 +9,9 @@ import { refuseKeyCheck } from "./key-refusal.js";
 import { refusalResult } from "./results.js";
 
 const idOf = (v: unknown): string | number | null =>
-  (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && textProblem(v) === null) ? v : null;
+  (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && textProblem(v) === null)
+    ? v
+    : null;
 
 /**
  * A JSON-RPC body breaking the text rule, answered after the key check
@@ -19,16 +21,25 @@ const idOf = (v: unknown): string | number | null =>
  * INVALID_REQUEST); in another method's params, -32602; anywhere else the
  * message is no valid request (400, -32600). Nothing is recorded.
  */
-export async function refuseText(ctx: GatewayContext, err: RequestTextError, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+export async function refuseText(
+  ctx: GatewayContext,
+  err: RequestTextError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
   const body = err.body;
   const access = await checkGatewayKey(ctx, request, Array.isArray(body) ? Math.max(1, body.length) : 1);
   if (!access.ok) return refuseKeyCheck(request, reply, access);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return rpcError(reply, 400, jsonRpcErrors.INVALID_REQUEST, err.detail);
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    return rpcError(reply, 400, jsonRpcErrors.INVALID_REQUEST, err.detail);
   const message = body as { id?: unknown; method?: unknown };
   const id = idOf(message.id);
   const [top, member] = err.path;
-  if (id === null || top !== "params") return rpcError(reply, 400, jsonRpcErrors.INVALID_REQUEST, err.detail, undefined, id);
-  if (message.method !== "tools/call") return rpcError(reply, 200, jsonRpcErrors.INVALID_PARAMS, err.detail, undefined, id);
-  const code = member === "arguments" ? "INVALID_ARGUMENTS" : member === "_meta" ? "INVALID_META" : "INVALID_REQUEST";
+  if (id === null || top !== "params")
+    return rpcError(reply, 400, jsonRpcErrors.INVALID_REQUEST, err.detail, undefined, id);
+  if (message.method !== "tools/call")
+    return rpcError(reply, 200, jsonRpcErrors.INVALID_PARAMS, err.detail, undefined, id);
+  const code =
+    member === "arguments" ? "INVALID_ARGUMENTS" : member === "_meta" ? "INVALID_META" : "INVALID_REQUEST";
   return reply.code(200).send({ jsonrpc: "2.0", id, result: refusalResult(code, err.detail) });
 }

@@ -1,5 +1,12 @@
 import { checkArguments, type ActionView, type DecisionService } from "@countersign/core/decision";
-import { acceptAttested, claimExecution, evidenceMeta, finishExecution, type ExecutionOutcome, type ExecutionPlan } from "@countersign/core/execution";
+import {
+  acceptAttested,
+  claimExecution,
+  evidenceMeta,
+  finishExecution,
+  type ExecutionOutcome,
+  type ExecutionPlan,
+} from "@countersign/core/execution";
 import type { AuthenticatedKey } from "@countersign/core/keys";
 import { inSpan } from "@countersign/core/telemetry";
 import { callUpstreamTool } from "@countersign/core/upstream";
@@ -20,7 +27,12 @@ export interface ToolCall {
  * outcome is a refusal result. A repeat of the same idempotency key answers
  * what the action came to, without calling the upstream again.
  */
-export async function callTool(ctx: GatewayContext & { mcp: McpContext }, key: AuthenticatedKey, call: ToolCall, signal: AbortSignal): Promise<CallToolResult> {
+export async function callTool(
+  ctx: GatewayContext & { mcp: McpContext },
+  key: AuthenticatedKey,
+  call: ToolCall,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const meta = callMeta(call._meta);
   if (!meta.ok) return refusalResult("INVALID_META", meta.detail);
   const args = call.arguments ?? {};
@@ -29,7 +41,11 @@ export async function callTool(ctx: GatewayContext & { mcp: McpContext }, key: A
 
   const slot = await inSpan("gateway.queue", () => ctx.queue.acquire(key.organizationId));
   ctx.metrics.queueDepth.set(ctx.queue.depth);
-  if (!slot) return refusalResult("GATEWAY_BUSY", "this organization has more calls in progress than the Gateway takes at once; retry the same call with the same key");
+  if (!slot)
+    return refusalResult(
+      "GATEWAY_BUSY",
+      "this organization has more calls in progress than the Gateway takes at once; retry the same call with the same key",
+    );
   const started = process.hrtime.bigint();
   try {
     const decided = await ctx.mcp.decisions.decide({
@@ -44,9 +60,18 @@ export async function callTool(ctx: GatewayContext & { mcp: McpContext }, key: A
       execution: "gateway",
     });
     const result = await answer(ctx, decided, args, slot);
-    const service = (result.structuredContent as { service?: { status: string; code: string } } | undefined)?.service;
-    ctx.metrics.decisions.inc({ mode: "gateway", status: service?.status ?? "succeeded", code: service?.code ?? "" });
-    if (!meta.waitSeconds) ctx.metrics.decisionSeconds.observe({ mode: "gateway" }, Number(process.hrtime.bigint() - started) / 1e9);
+    const service = (result.structuredContent as { service?: { status: string; code: string } } | undefined)
+      ?.service;
+    ctx.metrics.decisions.inc({
+      mode: "gateway",
+      status: service?.status ?? "succeeded",
+      code: service?.code ?? "",
+    });
+    if (!meta.waitSeconds)
+      ctx.metrics.decisionSeconds.observe(
+        { mode: "gateway" },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
     return result;
   } finally {
     slot.release();
@@ -66,36 +91,72 @@ async function answer(
     case "approved":
       return execute(ctx, view, args, slot);
     case "executing":
-      return refusalResult(decided.raced ? "DUPLICATE_IN_FLIGHT" : "EXECUTION_IN_PROGRESS", "the same call is running; wait and repeat it with the same idempotency key", {
-        protected_action_id: view.id,
-      });
+      return refusalResult(
+        decided.raced ? "DUPLICATE_IN_FLIGHT" : "EXECUTION_IN_PROGRESS",
+        "the same call is running; wait and repeat it with the same idempotency key",
+        {
+          protected_action_id: view.id,
+        },
+      );
     case "succeeded":
     case "failed":
       if (decided.raced) return replay(view);
-      return completedResult({ view, status: view.status, errorCode: view.errorCode, result: view.result, receipt: receiptOf(view) });
+      return completedResult({
+        view,
+        status: view.status,
+        errorCode: view.errorCode,
+        result: view.result,
+        receipt: receiptOf(view),
+      });
     default:
       return recordedRefusalResult(view);
   }
 }
 
 function receiptOf(view: ActionView) {
-  return view.receipt ? { id: view.receipt.id, receiptObjectId: view.receipt.receiptObjectId, resultObjectId: view.resultObjectId ?? "" } : null;
+  return view.receipt
+    ? {
+        id: view.receipt.id,
+        receiptObjectId: view.receipt.receiptObjectId,
+        resultObjectId: view.resultObjectId ?? "",
+      }
+    : null;
 }
 
 function replay(view: ActionView): CallToolResult {
-  return refusalResult("REPLAY", "another request already ran this call; repeat it with the same idempotency key to get the stored outcome", { protected_action_id: view.id });
+  return refusalResult(
+    "REPLAY",
+    "another request already ran this call; repeat it with the same idempotency key to get the stored outcome",
+    { protected_action_id: view.id },
+  );
 }
 
 /** Claim, call the upstream, record the RESULT: the only path that reaches an upstream. */
-async function execute(ctx: GatewayContext & { mcp: McpContext }, view: ActionView, args: Record<string, unknown>, slot: { release(): void }): Promise<CallToolResult> {
+async function execute(
+  ctx: GatewayContext & { mcp: McpContext },
+  view: ActionView,
+  args: Record<string, unknown>,
+  slot: { release(): void },
+): Promise<CallToolResult> {
   const m = ctx.mcp;
   const claim = await inSpan("execution.claim", () =>
-    claimExecution(ctx.pool, m.identity, { actionId: view.id, arguments: args, credentialKey: m.credentialKey, policies: m.policies, now: new Date() }),
+    claimExecution(ctx.pool, m.identity, {
+      actionId: view.id,
+      arguments: args,
+      credentialKey: m.credentialKey,
+      policies: m.policies,
+      now: new Date(),
+    }),
   );
   if (!claim.ok) {
     if (claim.code) return refusalResult(claim.code, claim.detail, { protected_action_id: view.id });
     // Another request moved the action first.
-    if (claim.state === "executing") return refusalResult("DUPLICATE_IN_FLIGHT", "the same call is running; wait and repeat it with the same idempotency key", { protected_action_id: view.id });
+    if (claim.state === "executing")
+      return refusalResult(
+        "DUPLICATE_IN_FLIGHT",
+        "the same call is running; wait and repeat it with the same idempotency key",
+        { protected_action_id: view.id },
+      );
     return replay(view);
   }
   // SPEC 8.2: a call waiting for its upstream does not hold the organization's slot.
@@ -119,13 +180,32 @@ async function execute(ctx: GatewayContext & { mcp: McpContext }, view: ActionVi
   const code = outcome.kind === "failure" ? outcome.code : outcome.isError ? "UPSTREAM_TOOL_ERROR" : "ok";
   // A service-aware upstream's answer counts only with its attestation (or as its refusal).
   const accepted: ExecutionOutcome =
-    plan.serviceAware && outcome.kind === "result" ? acceptAttested(plan.serviceAware, plan.path[plan.path.length - 1]!.id, outcome.result, outcome.isError) : outcome;
+    plan.serviceAware && outcome.kind === "result"
+      ? acceptAttested(
+          plan.serviceAware,
+          plan.path[plan.path.length - 1]!.id,
+          outcome.result,
+          outcome.isError,
+        )
+      : outcome;
   ctx.metrics.upstreamSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
   ctx.metrics.upstreamCalls.inc({ outcome: code });
-  const finished = await inSpan("execution.finish", () => finishExecution(ctx.pool, m.identity, plan, accepted, new Date()));
+  const finished = await inSpan("execution.finish", () =>
+    finishExecution(ctx.pool, m.identity, plan, accepted, new Date()),
+  );
   if (!finished.recorded) {
-    return refusalResult("RESULT_NOT_RECORDED", "the call ran but its outcome could not be recorded; recovery marks it failed", { protected_action_id: view.id });
+    return refusalResult(
+      "RESULT_NOT_RECORDED",
+      "the call ran but its outcome could not be recorded; recovery marks it failed",
+      { protected_action_id: view.id },
+    );
   }
   const f = finished.finished;
-  return completedResult({ view, status: f.status, errorCode: f.errorCode, result: f.result, receipt: f.receipt });
+  return completedResult({
+    view,
+    status: f.status,
+    errorCode: f.errorCode,
+    result: f.result,
+    receipt: f.receipt,
+  });
 }

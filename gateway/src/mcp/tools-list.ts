@@ -20,9 +20,17 @@ const PAGE = statement(
  * cursor (the last name of the page, base64url). Decision-only tools are
  * never listed (SPEC 1.3).
  */
-export async function listTools(pool: Pool, key: AuthenticatedKey, cursor: string | undefined): Promise<ListToolsResult> {
+export async function listTools(
+  pool: Pool,
+  key: AuthenticatedKey,
+  cursor: string | undefined,
+): Promise<ListToolsResult> {
   const after = cursor === undefined ? null : Buffer.from(cursor, "base64url").toString("utf8");
-  const { rows } = await pool.query<{ exposed_name: string; description: string | null; input_schema: Record<string, unknown> | null }>(PAGE.with([key.organizationId, after, PAGE_SIZE + 1]));
+  const { rows } = await pool.query<{
+    exposed_name: string;
+    description: string | null;
+    input_schema: Record<string, unknown> | null;
+  }>(PAGE.with([key.organizationId, after, PAGE_SIZE + 1]));
   const page = rows.slice(0, PAGE_SIZE);
   return {
     tools: page.map((t) => ({
@@ -30,6 +38,8 @@ export async function listTools(pool: Pool, key: AuthenticatedKey, cursor: strin
       ...(t.description ? { description: t.description } : {}),
       inputSchema: (t.input_schema as ListToolsResult["tools"][number]["inputSchema"]) ?? { type: "object" },
     })),
-    ...(rows.length > PAGE_SIZE ? { nextCursor: Buffer.from(page[page.length - 1]!.exposed_name, "utf8").toString("base64url") } : {}),
+    ...(rows.length > PAGE_SIZE
+      ? { nextCursor: Buffer.from(page[page.length - 1]!.exposed_name, "utf8").toString("base64url") }
+      : {}),
   };
 }

@@ -19,7 +19,12 @@ export async function ensureDemo(
   pool: Pool,
   dataDir: string,
   keyHashSecret: Buffer,
-  urls: { api_url: string; gateway_url: string; upstream_url: string; upstream_identity: (organizationId: string, serverId: string) => IdentityDocument },
+  urls: {
+    api_url: string;
+    gateway_url: string;
+    upstream_url: string;
+    upstream_identity: (organizationId: string, serverId: string) => IdentityDocument;
+  },
 ): Promise<{ demo: DemoFile; file: string; created: boolean }> {
   const file = path.join(dataDir, "demo.json");
   let seed: DemoSeed | undefined;
@@ -32,16 +37,28 @@ export async function ensureDemo(
   seed ??= await seedDemo(pool, keyHashSecret, urls.upstream_url);
   // The sample upstream is service-aware: its identity registered as the Cloud API stores one (kept if already there).
   const identity = urls.upstream_identity(seed.org_id, seed.mcp_server_id);
-  await pool.query("insert into identities (kid, kind, organization_id, public_key, document) values ($1, 'mcp_server', $2, $3, $4) on conflict (kid) do nothing", [
-    identity.body.kid,
-    seed.org_id,
-    identity.body.public_key,
-    JSON.stringify([identity]),
-  ]);
+  await pool.query(
+    "insert into identities (kid, kind, organization_id, public_key, document) values ($1, 'mcp_server', $2, $3, $4) on conflict (kid) do nothing",
+    [identity.body.kid, seed.org_id, identity.body.public_key, JSON.stringify([identity])],
+  );
   // The sample upstream may listen on another port this run: keep the demo's MCP server (and its pin) on it.
-  const binding = JSON.stringify(mcpToolBinding(seed.mcp_server_id, urls.upstream_url, { amount_path: "amount", currency: "EUR" }, identity.body.kid));
-  await pool.query("update mcp_servers set url = $2, server_kid = $3 where id = $1", [seed.mcp_server_id, urls.upstream_url, identity.body.kid]);
-  await pool.query("update tools set binding = $2, authorized_binding = $2 where mcp_server_id = $1", [seed.mcp_server_id, binding]);
+  const binding = JSON.stringify(
+    mcpToolBinding(
+      seed.mcp_server_id,
+      urls.upstream_url,
+      { amount_path: "amount", currency: "EUR" },
+      identity.body.kid,
+    ),
+  );
+  await pool.query("update mcp_servers set url = $2, server_kid = $3 where id = $1", [
+    seed.mcp_server_id,
+    urls.upstream_url,
+    identity.body.kid,
+  ]);
+  await pool.query("update tools set binding = $2, authorized_binding = $2 where mcp_server_id = $1", [
+    seed.mcp_server_id,
+    binding,
+  ]);
   const demo: DemoFile = { ...seed, api_url: urls.api_url, gateway_url: urls.gateway_url };
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return { demo, file, created };
@@ -49,6 +66,10 @@ export async function ensureDemo(
 
 /** The command the demo prints: one authorization, copy-paste ready. */
 export function demoCurl(demo: DemoFile): string {
-  const body = JSON.stringify({ tool: demo.decision_only_tool, arguments: demo.allowed_arguments, idempotency_key: "demo-refund-ord_1001" });
+  const body = JSON.stringify({
+    tool: demo.decision_only_tool,
+    arguments: demo.allowed_arguments,
+    idempotency_key: "demo-refund-ord_1001",
+  });
   return `curl -s -X POST ${demo.gateway_url}/v1/authorize -H 'Authorization: Bearer ${demo.gateway_key}' -H 'Content-Type: application/json' -d '${body}'`;
 }

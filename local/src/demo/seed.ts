@@ -11,7 +11,12 @@ import {
   toBase64url,
   type Signer,
 } from "@countersign/protocol/evidence";
-import { bindPersonalIdentity, challengeMessage, createChallenge, submitPrincipal } from "@countersign/core/identities";
+import {
+  bindPersonalIdentity,
+  challengeMessage,
+  createChallenge,
+  submitPrincipal,
+} from "@countersign/core/identities";
 import { insertApiKey } from "@countersign/core/keys";
 import { languageRevision, parsePolicy, policyDigest } from "@countersign/protocol/policy";
 import { inTransaction, type Pool, type Queryable } from "@countersign/core/store";
@@ -28,7 +33,11 @@ export const DEMO_POLICY = {
       conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "EUR" }],
       approvers: { roles: ["owner"], count: 1 },
     },
-    { id: "small-refunds", effect: "allow", conditions: [{ field: "amount", op: "lte", threshold: "100", currency: "EUR" }] },
+    {
+      id: "small-refunds",
+      effect: "allow",
+      conditions: [{ field: "amount", op: "lte", threshold: "100", currency: "EUR" }],
+    },
   ],
 };
 
@@ -71,17 +80,26 @@ export async function seedDemo(pool: Pool, keyHashSecret: Buffer, upstreamUrl: s
       [ownerEmail, await hashPassword(ownerPassword)],
     );
     const ownerId = user.rows[0]!.id;
-    const org = await db.query<{ id: string }>("insert into organizations (name, slug, plan) values ('Demo', $1, 'enterprise') returning id", [
-      `demo-${randomBytes(3).toString("hex")}`,
-    ]);
+    const org = await db.query<{ id: string }>(
+      "insert into organizations (name, slug, plan) values ('Demo', $1, 'enterprise') returning id",
+      [`demo-${randomBytes(3).toString("hex")}`],
+    );
     const orgId = org.rows[0]!.id;
-    await db.query("insert into memberships (organization_id, user_id, role) values ($1, $2, 'owner')", [orgId, ownerId]);
+    await db.query("insert into memberships (organization_id, user_id, role) values ($1, $2, 'owner')", [
+      orgId,
+      ownerId,
+    ]);
 
     const principalSigner = nodeSigner(principalSeed);
     await submitPrincipal(db, {
       organizationId: orgId,
       document: signIdentity(
-        identityGenesis({ publicKey: principalSigner.publicKey, actor_type: "principal", subject: { organization_id: orgId, id: orgId, name: "Demo" }, issued_at: timestamp(Date.now() - 1000) }),
+        identityGenesis({
+          publicKey: principalSigner.publicKey,
+          actor_type: "principal",
+          subject: { organization_id: orgId, id: orgId, name: "Demo" },
+          issued_at: timestamp(Date.now() - 1000),
+        }),
         principalSigner,
       ),
     });
@@ -92,12 +110,20 @@ export async function seedDemo(pool: Pool, keyHashSecret: Buffer, upstreamUrl: s
       challengeId: challenge.id,
       signature: toBase64url(owner.sign(challengeMessage(challenge.challenge))),
       document: signIdentity(
-        identityGenesis({ publicKey: owner.publicKey, actor_type: "person", subject: { organization_id: orgId, id: ownerId, name: "Demo owner" }, issued_at: timestamp(Date.now() - 1000) }),
+        identityGenesis({
+          publicKey: owner.publicKey,
+          actor_type: "person",
+          subject: { organization_id: orgId, id: ownerId, name: "Demo owner" },
+          issued_at: timestamp(Date.now() - 1000),
+        }),
         owner,
       ),
     });
 
-    const agent = await db.query<{ id: string }>("insert into agents (organization_id, name) values ($1, 'refund-bot') returning id", [orgId]);
+    const agent = await db.query<{ id: string }>(
+      "insert into agents (organization_id, name) values ($1, 'refund-bot') returning id",
+      [orgId],
+    );
     const agentId = agent.rows[0]!.id;
     const integration = await db.query<{ id: string }>(
       "insert into mcp_servers (organization_id, name, kind) values ($1, 'Refund service (decision only)', 'decision_only') returning id",
@@ -120,23 +146,43 @@ export async function seedDemo(pool: Pool, keyHashSecret: Buffer, upstreamUrl: s
     await db.query(
       `insert into tools (organization_id, mcp_server_id, exposed_name, upstream_name, action, description, input_schema, amount_mapping, enabled, binding, authorized_binding)
        values ($1, $2, $3, $3, 'payments.refund', 'Refund part of an order, run by the Gateway on the sample upstream', $4, $5, true, $6, $6)`,
-      [orgId, mcpServerId, DEMO_MCP_TOOL, JSON.stringify(DEMO_MCP_SCHEMA), JSON.stringify(mapping), mcpBinding],
+      [
+        orgId,
+        mcpServerId,
+        DEMO_MCP_TOOL,
+        JSON.stringify(DEMO_MCP_SCHEMA),
+        JSON.stringify(mapping),
+        mcpBinding,
+      ],
     );
 
     const document = parsePolicy(DEMO_POLICY);
     const text = JSON.stringify(document);
-    const policy = await db.query<{ id: string }>("insert into policies (organization_id, name) values ($1, 'Refunds') returning id", [orgId]);
+    const policy = await db.query<{ id: string }>(
+      "insert into policies (organization_id, name) values ($1, 'Refunds') returning id",
+      [orgId],
+    );
     const policyId = policy.rows[0]!.id;
     const version = await db.query<{ id: string }>(
       `insert into policy_versions (policy_id, organization_id, number, document, document_size, digest, language_revision, status, activated_at)
        values ($1, $2, 1, $3, $4, $5, $6, 'active', now()) returning id`,
       [policyId, orgId, text, Buffer.byteLength(text), policyDigest(document), languageRevision(document)],
     );
-    await db.query("update policies set active_version_id = $2 where id = $1", [policyId, version.rows[0]!.id]);
+    await db.query("update policies set active_version_id = $2 where id = $1", [
+      policyId,
+      version.rows[0]!.id,
+    ]);
     await db.query("update agents set policy_id = $2 where id = $1", [agentId, policyId]);
 
     await delegate(db, orgId, agentId, principalSigner);
-    const key = await insertApiKey(db, keyHashSecret, { organizationId: orgId, kind: "gateway", environment: "test", name: "refund-bot demo key", agentId, createdBy: ownerId });
+    const key = await insertApiKey(db, keyHashSecret, {
+      organizationId: orgId,
+      kind: "gateway",
+      environment: "test",
+      name: "refund-bot demo key",
+      agentId,
+      createdBy: ownerId,
+    });
     return {
       org_id: orgId,
       agent_id: agentId,
@@ -162,7 +208,12 @@ const DEMO_MCP_SCHEMA = {
 };
 
 /** The demo MCP tool's binding pin (what the Cloud API's authorize would pin: api/src/tools/binding.ts). */
-export function mcpToolBinding(serverId: string, url: string, mapping: unknown, serverKid: string | null = null) {
+export function mcpToolBinding(
+  serverId: string,
+  url: string,
+  mapping: unknown,
+  serverKid: string | null = null,
+) {
   return {
     mcp_server_id: serverId,
     url,
@@ -177,13 +228,14 @@ export function mcpToolBinding(serverId: string, url: string, mapping: unknown, 
 /** The principal's DELEGATION of `payments.*` to the agent for a year. */
 async function delegate(db: Queryable, orgId: string, agentId: string, principal: Signer): Promise<void> {
   const expiresAt = new Date(Date.now() + 365 * 86400_000);
-  const object = signDelegation(principal, { organization_id: orgId, agent_id: agentId, permissions: ["payments.*"], expires_at: expiresAt });
-  await db.query("insert into delegations (organization_id, agent_id, object_id, object, permissions, expires_at) values ($1, $2, $3, $4, $5, $6)", [
-    orgId,
-    agentId,
-    object.id,
-    JSON.stringify(object),
-    ["payments.*"],
-    expiresAt,
-  ]);
+  const object = signDelegation(principal, {
+    organization_id: orgId,
+    agent_id: agentId,
+    permissions: ["payments.*"],
+    expires_at: expiresAt,
+  });
+  await db.query(
+    "insert into delegations (organization_id, agent_id, object_id, object, permissions, expires_at) values ($1, $2, $3, $4, $5, $6)",
+    [orgId, agentId, object.id, JSON.stringify(object), ["payments.*"], expiresAt],
+  );
 }

@@ -13,7 +13,8 @@ function page(catcher: SmtpCatcher): string {
   const items = catcher
     .messages()
     .map(
-      (m) => `<article><h2>${escape(m.subject || "(no subject)")}</h2><p class="meta">to ${escape(m.to.join(", "))} · ${m.receivedAt.toISOString()}</p><pre>${linkify(m.text)}</pre></article>`,
+      (m) =>
+        `<article><h2>${escape(m.subject || "(no subject)")}</h2><p class="meta">to ${escape(m.to.join(", "))} · ${m.receivedAt.toISOString()}</p><pre>${linkify(m.text)}</pre></article>`,
     )
     .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Countersign inbox</title><meta http-equiv="refresh" content="5">
@@ -21,7 +22,11 @@ function page(catcher: SmtpCatcher): string {
 <body><h1>Countersign inbox</h1><p>Every e-mail the local Cloud API sent (kept in memory, newest first; this page reloads itself).</p>${items || "<p>No e-mail yet.</p>"}</body></html>`;
 }
 
-export async function startInboxPage(catcher: SmtpCatcher, host: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
+export async function startInboxPage(
+  catcher: SmtpCatcher,
+  host: string,
+  port: number,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method !== "GET") return res.writeHead(405).end();
@@ -30,7 +35,11 @@ export async function startInboxPage(catcher: SmtpCatcher, host: string, port: n
       return res.end(JSON.stringify({ items: catcher.messages().map(({ raw: _raw, ...m }) => m) }));
     }
     if (path !== "/") return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" });
+    res.writeHead(200, {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+    });
     res.end(page(catcher));
   });
   await new Promise<void>((resolve, reject) => {

@@ -25,7 +25,12 @@ export async function startSmtpCatcher(host: string, port: number): Promise<Smtp
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
-        kept.unshift(parseMail(Buffer.concat(chunks).toString("latin1"), session.envelope.rcptTo.map((r) => r.address.toLowerCase())));
+        kept.unshift(
+          parseMail(
+            Buffer.concat(chunks).toString("latin1"),
+            session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+          ),
+        );
         kept.length = Math.min(kept.length, KEEP);
         callback();
       });

@@ -14,7 +14,13 @@ describe("error catalog", () => {
   });
 
   test("every Gateway status/code row of SPEC 7.3 is in the catalog", () => {
-    const rows = spec.split("\n").filter((l) => /^\| (denied|approval_pending|rejected|expired|cancelled|replay|upstream_error|plan_limit|invalid_request|unauthorized|unavailable) \|/.test(l));
+    const rows = spec
+      .split("\n")
+      .filter((l) =>
+        /^\| (denied|approval_pending|rejected|expired|cancelled|replay|upstream_error|plan_limit|invalid_request|unauthorized|unavailable) \|/.test(
+          l,
+        ),
+      );
     expect(rows.length).toBeGreaterThan(15);
     for (const row of rows) {
       const [, status, codes] = row.split("|").map((c) => c.trim());

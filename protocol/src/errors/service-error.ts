@@ -30,6 +30,8 @@ export class ServiceError extends Error {
   }
 
   toBody(): { error: { code: CloudApiCode; message: string; details?: ErrorDetails } } {
-    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+    return {
+      error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) },
+    };
   }
 }

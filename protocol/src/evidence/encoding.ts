@@ -9,7 +9,8 @@ const base64url = /^[A-Za-z0-9_-]*$/;
 const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 
 export function toBase64url(bytes: Uint8Array): string {
-  if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
+  if (NodeBuffer)
+    return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
   return portableToBase64url(bytes);
 }
 
@@ -29,7 +30,9 @@ export function portableToBase64url(bytes: Uint8Array): string {
 
 /** Decodes base64url already checked against the alphabet and length rule. */
 export function portableFromBase64url(text: string): Uint8Array {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "==".slice(0, (4 - (text.length % 4)) % 4));
+  const binary = atob(
+    text.replace(/-/g, "+").replace(/_/g, "/") + "==".slice(0, (4 - (text.length % 4)) % 4),
+  );
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 

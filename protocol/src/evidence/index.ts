@@ -93,7 +93,13 @@ export {
 } from "./verify-object.js";
 export { allowedParents, mayFollow } from "./chain.js";
 export { permissionGrants, checkDelegation, type DelegationProblem } from "./delegation.js";
-export { delegationBody, revocationBody, signDelegation, signRevocation, type DelegationInput } from "./principal-objects.js";
+export {
+  delegationBody,
+  revocationBody,
+  signDelegation,
+  signRevocation,
+  type DelegationInput,
+} from "./principal-objects.js";
 
 // Receipts and bundles
 export {

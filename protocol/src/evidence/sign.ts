@@ -19,11 +19,19 @@ function crypto(): NonNullable<typeof nodeCrypto> {
 /** Imports a 32-byte Ed25519 seed (the RFC 8032 private key) as a node:crypto KeyObject. */
 export function privateKeyFromSeed(seed: Uint8Array): KeyObject {
   if (seed.length !== 32) throw new RangeError("an Ed25519 seed is 32 bytes");
-  return crypto().createPrivateKey({ key: Buffer.from(concatBytes(pkcs8Prefix, seed)), format: "der", type: "pkcs8" });
+  return crypto().createPrivateKey({
+    key: Buffer.from(concatBytes(pkcs8Prefix, seed)),
+    format: "der",
+    type: "pkcs8",
+  });
 }
 
 export function publicKeyObject(publicKey: Uint8Array): KeyObject {
-  return crypto().createPublicKey({ key: Buffer.from(concatBytes(spkiPrefix, publicKey)), format: "der", type: "spki" });
+  return crypto().createPublicKey({
+    key: Buffer.from(concatBytes(spkiPrefix, publicKey)),
+    format: "der",
+    type: "spki",
+  });
 }
 
 /** The raw 32-byte public key of an Ed25519 KeyObject (private or public). */

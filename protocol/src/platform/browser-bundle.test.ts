@@ -85,7 +85,11 @@ describe("the protocol in a browser", () => {
   });
 
   it("signs the vector object with the same bytes as Node", () => {
-    const signing = json("signing.json") as { object: { body: evidence.ObjectBody }; id: string; signature: string };
+    const signing = json("signing.json") as {
+      object: { body: evidence.ObjectBody };
+      id: string;
+      signature: string;
+    };
     const keys = json("keys.json") as Record<string, { seed_hex: string; kid: string }>;
     const seed = Uint8Array.from(Buffer.from(keys.gateway!.seed_hex, "hex"));
     const signer = protocol.evidence.signerFromSeed(seed);
@@ -101,7 +105,11 @@ describe("the protocol in a browser", () => {
       const bundle = json(`bundles/${name}`);
       const stored = json(`results/${name.replace(".svcbundle", ".json")}`) as { valid: boolean };
       expect(stored.valid).toBe(true);
-      expect(JSON.parse(JSON.stringify(protocol.evidence.verifyBundle(inRealm(realm, bundle), { now: verifiedAt })))).toEqual(stored);
+      expect(
+        JSON.parse(
+          JSON.stringify(protocol.evidence.verifyBundle(inRealm(realm, bundle), { now: verifiedAt })),
+        ),
+      ).toEqual(stored);
     }
     const tampered = readdirSync(join(vectors, "tampered")).filter((f) => f.endsWith(".svcbundle"));
     expect(tampered.length).toBeGreaterThan(5);
@@ -114,7 +122,9 @@ describe("the protocol in a browser", () => {
           : {}),
       };
       const options = { ...inRealm(realm, known), now: verifiedAt };
-      const inBrowser = JSON.parse(JSON.stringify(protocol.evidence.verifyBundle(inRealm(realm, bundle), options)));
+      const inBrowser = JSON.parse(
+        JSON.stringify(protocol.evidence.verifyBundle(inRealm(realm, bundle), options)),
+      );
       expect(inBrowser.valid, name).toBe(false);
       expect(inBrowser, name).toEqual(evidence.verifyBundle(bundle, { ...known, now: verifiedAt }));
     }
@@ -125,7 +135,12 @@ describe("the protocol in a browser", () => {
       default_effect: "deny",
       rules: [
         { id: "pay", effect: "allow", tools: ["pay.*"] },
-        { id: "big", effect: "require_approval", conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }], approvers: { roles: ["admin"] } },
+        {
+          id: "big",
+          effect: "require_approval",
+          conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }],
+          approvers: { roles: ["admin"] },
+        },
       ],
     };
     const inBrowser = protocol.policy.compilePolicy(protocol.policy.parsePolicy(inRealm(realm, document)));
@@ -135,7 +150,9 @@ describe("the protocol in a browser", () => {
       { tool: "pay.send", action: "payments.send", amount: "50", currency: "USD" },
       { tool: "mail.send", action: "mail.send" },
     ]) {
-      expect(JSON.parse(JSON.stringify(protocol.policy.decide(inBrowser, inRealm(realm, input))))).toEqual(decide(inNode, input));
+      expect(JSON.parse(JSON.stringify(protocol.policy.decide(inBrowser, inRealm(realm, input))))).toEqual(
+        decide(inNode, input),
+      );
     }
     expect(protocol.policy.policyDigest(inRealm(realm, document))).toBe(policyDigest(document));
   });
@@ -144,19 +161,27 @@ describe("the protocol in a browser", () => {
 describe("portable primitives agree with Node's", () => {
   it("SHA-256", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 100 }), (bytes, text) => {
-        expect(pureSha256Hex(bytes)).toBe(sha256Hex(bytes));
-        expect(pureSha256Hex(text)).toBe(sha256Hex(text));
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.string({ unit: "binary", maxLength: 100 }),
+        (bytes, text) => {
+          expect(pureSha256Hex(bytes)).toBe(sha256Hex(bytes));
+          expect(pureSha256Hex(text)).toBe(sha256Hex(text));
+        },
+      ),
     );
   });
 
   it("UTF-8 length, lone surrogates included", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", maxLength: 100 }), fc.string({ unit: "grapheme", maxLength: 50 }), (a, b) => {
-        expect(utf8Length(a)).toBe(Buffer.byteLength(a, "utf8"));
-        expect(utf8Length(b)).toBe(Buffer.byteLength(b, "utf8"));
-      }),
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 100 }),
+        fc.string({ unit: "grapheme", maxLength: 50 }),
+        (a, b) => {
+          expect(utf8Length(a)).toBe(Buffer.byteLength(a, "utf8"));
+          expect(utf8Length(b)).toBe(Buffer.byteLength(b, "utf8"));
+        },
+      ),
     );
     expect(utf8Length("\ud800x")).toBe(4);
   });

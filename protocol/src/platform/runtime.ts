@@ -11,8 +11,7 @@ type WithBuiltins = { process?: { getBuiltinModule?: (id: string) => unknown } }
  * (several times faster than the pure implementations).
  */
 export const nodeCrypto = (globalThis as WithBuiltins).process?.getBuiltinModule?.("node:crypto") as
-  | typeof NodeCrypto
-  | undefined;
+  typeof NodeCrypto | undefined;
 
 const utf8 = new TextEncoder();
 

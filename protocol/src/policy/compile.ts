@@ -5,7 +5,13 @@ import { compileArgumentCondition, type CompiledArgumentCondition } from "./cond
 import type { TextPredicate } from "./conditions/text.js";
 import { toScaled } from "./decimal.js";
 import { policyDigest } from "./digest.js";
-import { DEFAULT_APPROVERS, languageRevision, type LanguageRevision, type PolicyDocument, type Rule } from "./document/schema.js";
+import {
+  DEFAULT_APPROVERS,
+  languageRevision,
+  type LanguageRevision,
+  type PolicyDocument,
+  type Rule,
+} from "./document/schema.js";
 import { PolicyInputError, restriction, type Decision, type PolicyInput } from "./evaluate.js";
 import { compileGlob, type GlobMatcher } from "./glob.js";
 
@@ -48,14 +54,21 @@ function freezeDecision(d: Decision): Decision {
   return Object.freeze(d);
 }
 
-function compileRule(rule: Rule, index: number, slotOf: (c: CompiledArgumentCondition) => number): CompiledRule {
+function compileRule(
+  rule: Rule,
+  index: number,
+  slotOf: (c: CompiledArgumentCondition) => number,
+): CompiledRule {
   const conditions = rule.conditions ?? [];
   const toolMatchers = rule.tools?.map(compileGlob);
-  const approvers = rule.effect === "require_approval" && rule.approvers
-    ? { roles: Object.freeze([...rule.approvers.roles]), count: rule.approvers.count ?? 1 }
-    : null;
+  const approvers =
+    rule.effect === "require_approval" && rule.approvers
+      ? { roles: Object.freeze([...rule.approvers.roles]), count: rule.approvers.count ?? 1 }
+      : null;
   const guard = rule.guard === true;
-  const argumentTests = conditions.flatMap((c) => (c.field === "arguments" ? [compileArgumentCondition(c)] : []));
+  const argumentTests = conditions.flatMap((c) =>
+    c.field === "arguments" ? [compileArgumentCondition(c)] : [],
+  );
   return {
     index,
     rule,
@@ -64,7 +77,7 @@ function compileRule(rule: Rule, index: number, slotOf: (c: CompiledArgumentCond
       rule_id: rule.id,
       rule_index: index,
       approvers,
-      approval_ttl_seconds: rule.effect === "require_approval" ? rule.approval_ttl_seconds ?? null : null,
+      approval_ttl_seconds: rule.effect === "require_approval" ? (rule.approval_ttl_seconds ?? null) : null,
       description: rule.description ?? null,
       guard,
       relaxable: rule.effect === "require_approval" && !guard,
@@ -78,7 +91,12 @@ function compileRule(rule: Rule, index: number, slotOf: (c: CompiledArgumentCond
 }
 
 /** Amount and argument conditions: the part of a rule that varies per call of one tool and action. `reads` null: arguments unknown. */
-function callMatch(r: CompiledRule, amount: bigint | null, currency: string | null, reads: ArgumentReads | null): Tri {
+function callMatch(
+  r: CompiledRule,
+  amount: bigint | null,
+  currency: string | null,
+  reads: ArgumentReads | null,
+): Tri {
   for (const a of r.amountTests) if (!a.test(amount, currency)) return NO;
   const tests = r.argumentTests;
   if (tests.length === 0) return YES;
@@ -134,10 +152,15 @@ export class CompiledPolicy {
       effect,
       rule_id: null,
       rule_index: -1,
-      approvers: effect === "require_approval"
-        ? { roles: Object.freeze([...(approvers?.roles ?? DEFAULT_APPROVERS.roles)]), count: approvers?.count ?? DEFAULT_APPROVERS.count }
-        : null,
-      approval_ttl_seconds: effect === "require_approval" ? document.default_approval_ttl_seconds ?? null : null,
+      approvers:
+        effect === "require_approval"
+          ? {
+              roles: Object.freeze([...(approvers?.roles ?? DEFAULT_APPROVERS.roles)]),
+              count: approvers?.count ?? DEFAULT_APPROVERS.count,
+            }
+          : null,
+      approval_ttl_seconds:
+        effect === "require_approval" ? (document.default_approval_ttl_seconds ?? null) : null,
       description: null,
       guard: false,
       relaxable: effect !== "allow",
@@ -149,7 +172,9 @@ export class CompiledPolicy {
     let byAction = this.candidateCache.get(tool);
     const hit = byAction?.get(action);
     if (hit) return hit;
-    const list = this.ordered.filter((r) => (r.tools === null || r.tools(tool)) && r.actionTests.every((t) => t(action)));
+    const list = this.ordered.filter(
+      (r) => (r.tools === null || r.tools(tool)) && r.actionTests.every((t) => t(action)),
+    );
     if (this.cachedPairs >= CANDIDATE_CACHE_LIMIT) {
       this.candidateCache.clear();
       this.cachedPairs = 0;
@@ -167,11 +192,23 @@ export class CompiledPolicy {
   /** The decision for one call. Deterministic; the result is shared and frozen. */
   evaluate(input: PolicyInput): Decision {
     const amount = scaledAmount(input);
-    return this.decideScaled(input.tool, input.action, amount, input.currency ?? null, input.arguments ?? EMPTY_ARGS);
+    return this.decideScaled(
+      input.tool,
+      input.action,
+      amount,
+      input.currency ?? null,
+      input.arguments ?? EMPTY_ARGS,
+    );
   }
 
   /** Evaluation on an already-read amount; the amount band walks amounts through this. */
-  decideScaled(tool: string, action: string, amount: bigint | null, currency: string | null, args: Readonly<Record<string, unknown>>): Decision {
+  decideScaled(
+    tool: string,
+    action: string,
+    amount: bigint | null,
+    currency: string | null,
+    args: Readonly<Record<string, unknown>>,
+  ): Decision {
     const reads = this.reads.begin(args);
     for (const r of this.candidates(tool, action)) {
       if (callMatch(r, amount, currency, reads) === YES) return r.decision;
@@ -185,7 +222,13 @@ export class CompiledPolicy {
    * either a rule of unknown match ahead of the first certain match, or that
    * certain match (or the default).
    */
-  decideOpen(tool: string, action: string, amount: bigint | null, currency: string | null, args: Arguments): OpenDecision {
+  decideOpen(
+    tool: string,
+    action: string,
+    amount: bigint | null,
+    currency: string | null,
+    args: Arguments,
+  ): OpenDecision {
     const possible: Decision[] = [];
     let certain = false;
     const reads = args === UNKNOWN_ARGUMENTS ? null : this.reads.begin(args);
@@ -206,14 +249,22 @@ export class CompiledPolicy {
   ruleMatches(r: CompiledRule, input: PolicyInput): boolean {
     if (r.tools !== null && !r.tools(input.tool)) return false;
     if (!r.actionTests.every((t) => t(input.action))) return false;
-    return callMatch(r, scaledAmount(input), input.currency ?? null, this.reads.begin(input.arguments ?? EMPTY_ARGS)) === YES;
+    return (
+      callMatch(
+        r,
+        scaledAmount(input),
+        input.currency ?? null,
+        this.reads.begin(input.arguments ?? EMPTY_ARGS),
+      ) === YES
+    );
   }
 }
 
 export function scaledAmount(input: PolicyInput): bigint | null {
   if (input.amount === undefined || input.amount === null) return null;
   const scaled = toScaled(input.amount);
-  if (scaled === undefined) throw new PolicyInputError("amount is not a decimal of at most 40 digits before and after the point");
+  if (scaled === undefined)
+    throw new PolicyInputError("amount is not a decimal of at most 40 digits before and after the point");
   return scaled;
 }
 

@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareDecimal, decimalProblem, fromScaled, integerToScaled, isDecimal, toScaled } from "./decimal.js";
+import {
+  compareDecimal,
+  decimalProblem,
+  fromScaled,
+  integerToScaled,
+  isDecimal,
+  toScaled,
+} from "./decimal.js";
 
 describe("decimal amounts", () => {
   it("accepts up to 40 digits before and after the point", () => {
@@ -9,7 +16,8 @@ describe("decimal amounts", () => {
     expect(isDecimal(`-${forty}`)).toBe(true);
     expect(decimalProblem(`1${forty}`)).toBe("too_many_digits");
     expect(decimalProblem(`1.${forty}1`)).toBe("too_many_digits");
-    for (const bad of ["", "1.", ".5", "1e3", "+1", "0x10", " 1", "1,5", "NaN"]) expect(decimalProblem(bad)).toBe("not_a_decimal");
+    for (const bad of ["", "1.", ".5", "1e3", "+1", "0x10", " 1", "1,5", "NaN"])
+      expect(decimalProblem(bad)).toBe("not_a_decimal");
   });
 
   it("compares exactly where floating point cannot", () => {
@@ -27,9 +35,9 @@ describe("decimal amounts", () => {
   });
 
   it("round-trips through scaled units and orders like the numbers", () => {
-    const dec = fc.tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.nat({ max: 999999 })).map(
-      ([neg, w, f]) => `${neg ? "-" : ""}${w}.${String(f).padStart(6, "0")}`,
-    );
+    const dec = fc
+      .tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 20n }), fc.nat({ max: 999999 }))
+      .map(([neg, w, f]) => `${neg ? "-" : ""}${w}.${String(f).padStart(6, "0")}`);
     fc.assert(
       fc.property(dec, dec, (a, b) => {
         expect(toScaled(fromScaled(toScaled(a)!))).toBe(toScaled(a));

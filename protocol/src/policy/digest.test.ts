@@ -7,7 +7,9 @@ describe("policy digest", () => {
   it("is sha256 over canonical JSON, stable across formatting and member order", () => {
     const d = policyDigest(doc);
     expect(d).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const reformatted = JSON.parse(`{ "rules" : [ { "tools":["a.*"], "effect":"allow","id":"r" } ],\n "default_effect":"deny" }`);
+    const reformatted = JSON.parse(
+      `{ "rules" : [ { "tools":["a.*"], "effect":"allow","id":"r" } ],\n "default_effect":"deny" }`,
+    );
     expect(policyDigest(reformatted)).toBe(d);
   });
 

@@ -4,7 +4,11 @@ import { compilePolicy } from "./compile.js";
 import { parsePolicy } from "./validate.js";
 import { evaluatePolicy, PolicyInputError, type PolicyInput } from "./evaluate.js";
 
-const call = (extra: Partial<PolicyInput> = {}): PolicyInput => ({ tool: "pay.send", action: "payments.send", ...extra });
+const call = (extra: Partial<PolicyInput> = {}): PolicyInput => ({
+  tool: "pay.send",
+  action: "payments.send",
+  ...extra,
+});
 
 describe("precedence", () => {
   const policy = compilePolicy(
@@ -12,20 +16,45 @@ describe("precedence", () => {
       default_effect: "allow",
       rules: [
         { id: "allow-all-pay", effect: "allow", tools: ["pay.*"] },
-        { id: "approve-big", effect: "require_approval", conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }], approvers: { roles: ["admin"] } },
-        { id: "approve-bigger", effect: "require_approval", conditions: [{ field: "amount", op: "gt", threshold: "1000", currency: "USD" }], approvers: { roles: ["owner"], count: 2 }, approval_ttl_seconds: 600 },
-        { id: "deny-huge", effect: "deny", conditions: [{ field: "amount", op: "gt", threshold: "10000", currency: "USD" }] },
+        {
+          id: "approve-big",
+          effect: "require_approval",
+          conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }],
+          approvers: { roles: ["admin"] },
+        },
+        {
+          id: "approve-bigger",
+          effect: "require_approval",
+          conditions: [{ field: "amount", op: "gt", threshold: "1000", currency: "USD" }],
+          approvers: { roles: ["owner"], count: 2 },
+          approval_ttl_seconds: 600,
+        },
+        {
+          id: "deny-huge",
+          effect: "deny",
+          conditions: [{ field: "amount", op: "gt", threshold: "10000", currency: "USD" }],
+        },
       ],
     }),
   );
   const at = (amount: string) => policy.evaluate(call({ amount, currency: "USD" }));
 
   it("deny wins over require_approval and allow, wherever it stands", () => {
-    expect(at("20000")).toMatchObject({ effect: "deny", rule_id: "deny-huge", approvers: null, relaxable: false });
+    expect(at("20000")).toMatchObject({
+      effect: "deny",
+      rule_id: "deny-huge",
+      approvers: null,
+      relaxable: false,
+    });
   });
 
   it("require_approval wins over allow; among equals the first in document order", () => {
-    expect(at("5000")).toMatchObject({ effect: "require_approval", rule_id: "approve-big", approvers: { roles: ["admin"], count: 1 }, approval_ttl_seconds: null });
+    expect(at("5000")).toMatchObject({
+      effect: "require_approval",
+      rule_id: "approve-big",
+      approvers: { roles: ["admin"], count: 1 },
+      approval_ttl_seconds: null,
+    });
   });
 
   it("allow decides when nothing stricter matches", () => {
@@ -33,17 +62,35 @@ describe("precedence", () => {
   });
 
   it("the default decides when no rule matches, with rule_id null", () => {
-    expect(policy.evaluate(call({ tool: "mail.send", action: "mail.send" }))).toMatchObject({ effect: "allow", rule_id: null, rule_index: -1 });
+    expect(policy.evaluate(call({ tool: "mail.send", action: "mail.send" }))).toMatchObject({
+      effect: "allow",
+      rule_id: null,
+      rule_index: -1,
+    });
   });
 
   it("the default effect is deny when the document names none", () => {
-    expect(evaluatePolicy(parsePolicy({ rules: [] }), call())).toMatchObject({ effect: "deny", rule_id: null, relaxable: true });
+    expect(evaluatePolicy(parsePolicy({ rules: [] }), call())).toMatchObject({
+      effect: "deny",
+      rule_id: null,
+      relaxable: true,
+    });
   });
 
   it("a require_approval default gets owner and admin unless it names approvers", () => {
-    expect(evaluatePolicy(parsePolicy({ default_effect: "require_approval", rules: [] }), call()).approvers).toEqual({ roles: ["owner", "admin"], count: 1 });
-    const named = parsePolicy({ default_effect: "require_approval", default_approvers: { roles: ["approver"], count: 2 }, default_approval_ttl_seconds: 300, rules: [] });
-    expect(evaluatePolicy(named, call())).toMatchObject({ approvers: { roles: ["approver"], count: 2 }, approval_ttl_seconds: 300 });
+    expect(
+      evaluatePolicy(parsePolicy({ default_effect: "require_approval", rules: [] }), call()).approvers,
+    ).toEqual({ roles: ["owner", "admin"], count: 1 });
+    const named = parsePolicy({
+      default_effect: "require_approval",
+      default_approvers: { roles: ["approver"], count: 2 },
+      default_approval_ttl_seconds: 300,
+      rules: [],
+    });
+    expect(evaluatePolicy(named, call())).toMatchObject({
+      approvers: { roles: ["approver"], count: 2 },
+      approval_ttl_seconds: 300,
+    });
   });
 
   it("rule order decides among rules of one effect", () => {
@@ -57,7 +104,14 @@ describe("revision 2: description and guard", () => {
   const policy = compilePolicy(
     parsePolicy({
       rules: [
-        { id: "guarded", effect: "require_approval", guard: true, description: "Refunds need a person", tools: ["refund"], approvers: { roles: ["owner"] } },
+        {
+          id: "guarded",
+          effect: "require_approval",
+          guard: true,
+          description: "Refunds need a person",
+          tools: ["refund"],
+          approvers: { roles: ["owner"] },
+        },
         { id: "plain", effect: "require_approval", tools: ["charge"], approvers: { roles: ["owner"] } },
         { id: "no-delete", effect: "deny", tools: ["delete"], description: "Never delete" },
       ],
@@ -65,8 +119,15 @@ describe("revision 2: description and guard", () => {
   );
 
   it("carries the description and guard on the decision", () => {
-    expect(policy.evaluate(call({ tool: "refund" }))).toMatchObject({ description: "Refunds need a person", guard: true, relaxable: false });
-    expect(policy.evaluate(call({ tool: "delete" }))).toMatchObject({ description: "Never delete", guard: false });
+    expect(policy.evaluate(call({ tool: "refund" }))).toMatchObject({
+      description: "Refunds need a person",
+      guard: true,
+      relaxable: false,
+    });
+    expect(policy.evaluate(call({ tool: "delete" }))).toMatchObject({
+      description: "Never delete",
+      guard: false,
+    });
   });
 
   it("only unguarded require_approval rules and the default may be relaxed by an observe window", () => {
@@ -78,7 +139,9 @@ describe("revision 2: description and guard", () => {
 });
 
 describe("tools and the hot path", () => {
-  const policy = compilePolicy(parsePolicy({ rules: [{ id: "gh", effect: "allow", tools: ["github.*", "gitlab.read"] }] }));
+  const policy = compilePolicy(
+    parsePolicy({ rules: [{ id: "gh", effect: "allow", tools: ["github.*", "gitlab.read"] }] }),
+  );
 
   it("matches tool lists by glob", () => {
     expect(policy.evaluate(call({ tool: "github.issues" })).rule_id).toBe("gh");
@@ -105,9 +168,22 @@ describe("tools and the hot path", () => {
 describe("determinism", () => {
   const doc = parsePolicy({
     rules: [
-      { id: "a", effect: "allow", conditions: [{ field: "arguments", path: "$.env", op: "in", value: ["dev", "test"] }] },
-      { id: "b", effect: "deny", conditions: [{ field: "arguments", path: "$.n", op: "gt", threshold: "5" }] },
-      { id: "c", effect: "require_approval", conditions: [{ field: "amount", op: "gte", threshold: "10", currency: "EUR" }], approvers: { roles: ["admin"] } },
+      {
+        id: "a",
+        effect: "allow",
+        conditions: [{ field: "arguments", path: "$.env", op: "in", value: ["dev", "test"] }],
+      },
+      {
+        id: "b",
+        effect: "deny",
+        conditions: [{ field: "arguments", path: "$.n", op: "gt", threshold: "5" }],
+      },
+      {
+        id: "c",
+        effect: "require_approval",
+        conditions: [{ field: "amount", op: "gte", threshold: "10", currency: "EUR" }],
+        approvers: { roles: ["admin"] },
+      },
     ],
   });
 
@@ -117,14 +193,20 @@ describe("determinism", () => {
       action: fc.constantFrom("do", "undo"),
       amount: fc.option(fc.integer({ min: -50, max: 50 }).map(String), { nil: null }),
       currency: fc.constantFrom("EUR", "USD"),
-      arguments: fc.record({ env: fc.constantFrom("dev", "prod", 3), n: fc.integer({ min: 0, max: 10 }) }, { requiredKeys: [] }),
+      arguments: fc.record(
+        { env: fc.constantFrom("dev", "prod", 3), n: fc.integer({ min: 0, max: 10 }) },
+        { requiredKeys: [] },
+      ),
     });
     fc.assert(
       fc.property(fc.array(input, { minLength: 1, maxLength: 20 }), (inputs) => {
         const one = compilePolicy(doc);
         const two = compilePolicy(structuredClone(doc));
         const first = inputs.map((i) => one.evaluate(i));
-        const reversed = [...inputs].reverse().map((i) => two.evaluate(i)).reverse();
+        const reversed = [...inputs]
+          .reverse()
+          .map((i) => two.evaluate(i))
+          .reverse();
         expect(reversed).toEqual(first);
         expect(inputs.map((i) => one.evaluate(i))).toEqual(first);
       }),
@@ -137,15 +219,33 @@ describe("conditions sharing an argument path", () => {
     parsePolicy({
       default_effect: "deny",
       rules: [
-        { id: "prod", effect: "deny", conditions: [{ field: "arguments", path: "$.env", op: "eq", value: "prod" }] },
-        { id: "staging", effect: "require_approval", conditions: [{ field: "arguments", path: "$.env", op: "starts_with", value: "stag" }], approvers: { roles: ["admin"] } },
-        { id: "dev", effect: "allow", conditions: [{ field: "arguments", path: "$.env", op: "in", value: ["dev", "test"] }, { field: "arguments", path: "$[\"env\"]", op: "exists" }] },
+        {
+          id: "prod",
+          effect: "deny",
+          conditions: [{ field: "arguments", path: "$.env", op: "eq", value: "prod" }],
+        },
+        {
+          id: "staging",
+          effect: "require_approval",
+          conditions: [{ field: "arguments", path: "$.env", op: "starts_with", value: "stag" }],
+          approvers: { roles: ["admin"] },
+        },
+        {
+          id: "dev",
+          effect: "allow",
+          conditions: [
+            { field: "arguments", path: "$.env", op: "in", value: ["dev", "test"] },
+            { field: "arguments", path: '$["env"]', op: "exists" },
+          ],
+        },
       ],
     }),
   );
 
   it("read the value once per evaluation and never carry it to the next", () => {
-    const seq = ["prod", "dev", "staging", undefined, "test", "prod"].map((env) => policy.evaluate(call({ arguments: env === undefined ? {} : { env } })).rule_id);
+    const seq = ["prod", "dev", "staging", undefined, "test", "prod"].map(
+      (env) => policy.evaluate(call({ arguments: env === undefined ? {} : { env } })).rule_id,
+    );
     expect(seq).toEqual(["prod", "dev", "staging", null, "dev", "prod"]);
   });
 });

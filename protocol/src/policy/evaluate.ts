@@ -48,7 +48,11 @@ export interface Decision {
 }
 
 /** Effects ordered by how much they restrict: the basis of precedence and of simulation. */
-export const restriction: Readonly<Record<Effect, number>> = Object.freeze({ allow: 0, require_approval: 1, deny: 2 });
+export const restriction: Readonly<Record<Effect, number>> = Object.freeze({
+  allow: 0,
+  require_approval: 1,
+  deny: 2,
+});
 
 /** Thrown for input the Gateway should have refused earlier (e.g. an amount that is not a decimal). */
 export class PolicyInputError extends Error {

@@ -8,12 +8,29 @@ const policy = compilePolicy(
     default_effect: "deny",
     rules: [
       { id: "reads", effect: "allow", conditions: [{ field: "action", op: "matches", pattern: "*.read" }] },
-      { id: "spend", effect: "require_approval", conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }], approvers: { roles: ["admin"] } },
-      { id: "prod", effect: "deny", tools: ["db"], conditions: [{ field: "arguments", path: "$.env", op: "eq", value: "prod" }] },
+      {
+        id: "spend",
+        effect: "require_approval",
+        conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }],
+        approvers: { roles: ["admin"] },
+      },
+      {
+        id: "prod",
+        effect: "deny",
+        tools: ["db"],
+        conditions: [{ field: "arguments", path: "$.env", op: "eq", value: "prod" }],
+      },
     ],
   }),
 );
-const ex = (e: Partial<PolicyExample>): PolicyExample => ({ id: "e", action: "x.read", tool: "t", expected_outcome: "allowed", expected_rule: "reads", ...e });
+const ex = (e: Partial<PolicyExample>): PolicyExample => ({
+  id: "e",
+  action: "x.read",
+  tool: "t",
+  expected_outcome: "allowed",
+  expected_rule: "reads",
+  ...e,
+});
 
 describe("examples", () => {
   it("pass only when outcome and deciding rule both match", () => {
@@ -22,7 +39,14 @@ describe("examples", () => {
       ex({ id: "wrong-rule", expected_rule: "" }),
       ex({ id: "wrong-outcome", expected_outcome: "denied" }),
       ex({ id: "default", action: "x.write", expected_outcome: "denied", expected_rule: "" }),
-      ex({ id: "approval", action: "pay", amount: "150.00", currency: "USD", expected_outcome: "requires_approval", expected_rule: "spend" }),
+      ex({
+        id: "approval",
+        action: "pay",
+        amount: "150.00",
+        currency: "USD",
+        expected_outcome: "requires_approval",
+        expected_rule: "spend",
+      }),
       ex({ id: "no-expectation", expected_outcome: "none", expected_rule: "" }),
     ]);
     expect(r.results.map((x) => [x.id, x.passed])).toEqual([

@@ -19,8 +19,14 @@ export const exampleSchema = z.strictObject({
   label: z.string().max(200).optional(),
   action: z.string().min(1).max(1024),
   tool: z.string().min(1).max(128),
-  amount: z.string().refine(isDecimal, "a decimal of at most 40 digits before and after the point").optional(),
-  currency: z.string().regex(/^[A-Z]{3}$/).optional(),
+  amount: z
+    .string()
+    .refine(isDecimal, "a decimal of at most 40 digits before and after the point")
+    .optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .optional(),
   /** `none` records no expectation: the example is shown, never passes or fails. */
   expected_outcome: z.enum(exampleOutcomes),
   /** Deciding rule id; empty means the default. */
@@ -28,21 +34,39 @@ export const exampleSchema = z.strictObject({
 });
 export type PolicyExample = z.infer<typeof exampleSchema>;
 
-const outcomeOf: Record<Effect, Exclude<ExampleOutcome, "none">> = { allow: "allowed", require_approval: "requires_approval", deny: "denied" };
+const outcomeOf: Record<Effect, Exclude<ExampleOutcome, "none">> = {
+  allow: "allowed",
+  require_approval: "requires_approval",
+  deny: "denied",
+};
 
 /** Validates a list of examples (PUT examples): at most 200, unique ids, currency with amount. */
-export function validateExamples(input: unknown): { ok: true; examples: PolicyExample[] } | { ok: false; issues: PolicyIssue[] } {
+export function validateExamples(
+  input: unknown,
+): { ok: true; examples: PolicyExample[] } | { ok: false; issues: PolicyIssue[] } {
   const parsed = z.array(exampleSchema).max(policyLimits.examples).safeParse(input);
   if (!parsed.success) {
-    return { ok: false, issues: parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), code: i.code, message: i.message })) };
+    return {
+      ok: false,
+      issues: parsed.error.issues.map((i) => ({
+        path: i.path.map(String).join("."),
+        code: i.code,
+        message: i.message,
+      })),
+    };
   }
   const issues: PolicyIssue[] = [];
   const seen = new Set<string>();
   parsed.data.forEach((e, i) => {
-    if (seen.has(e.id)) issues.push({ path: `${i}.id`, code: "duplicate_example_id", message: "example ids are unique" });
+    if (seen.has(e.id))
+      issues.push({ path: `${i}.id`, code: "duplicate_example_id", message: "example ids are unique" });
     seen.add(e.id);
     if ((e.amount === undefined) !== (e.currency === undefined)) {
-      issues.push({ path: `${i}.currency`, code: "amount_needs_currency", message: "an amount and its currency go together" });
+      issues.push({
+        path: `${i}.currency`,
+        code: "amount_needs_currency",
+        message: "an amount and its currency go together",
+      });
     }
   });
   return issues.length ? { ok: false, issues } : { ok: true, examples: parsed.data };
@@ -76,7 +100,10 @@ export function runExamples(policy: CompiledPolicy, examples: readonly PolicyExa
     return {
       id: e.id,
       ...(e.label !== undefined ? { label: e.label } : {}),
-      passed: e.expected_outcome === "none" ? null : actual.outcome === e.expected_outcome && actual.rule_id === expectedRule,
+      passed:
+        e.expected_outcome === "none"
+          ? null
+          : actual.outcome === e.expected_outcome && actual.rule_id === expectedRule,
       expected: { outcome: e.expected_outcome, rule_id: expectedRule },
       actual,
       depends_on_arguments: open.possible.length > 1,

@@ -4,12 +4,23 @@ import { MISSING, parsePath, readPath } from "./json-path.js";
 describe("argument paths", () => {
   it("parses member names, quoted names and indexes", () => {
     expect(parsePath("$")).toEqual({ tokens: [] });
-    expect(parsePath("$.a.b_c-d[0][\"x y\"][12]")).toEqual({ tokens: ["a", "b_c-d", 0, "x y", 12] });
-    expect(parsePath("$[\"quote \\\" inside\"]")).toEqual({ tokens: ["quote \" inside"] });
+    expect(parsePath('$.a.b_c-d[0]["x y"][12]')).toEqual({ tokens: ["a", "b_c-d", 0, "x y", 12] });
+    expect(parsePath('$["quote \\" inside"]')).toEqual({ tokens: ['quote " inside'] });
   });
 
   it("refuses anything else", () => {
-    for (const bad of ["a.b", "$.", "$..a", "$.a[*]", "$[01]", "$[-1]", "$.1a", "$['a']", "$.a b", "$[\"unterminated]"]) {
+    for (const bad of [
+      "a.b",
+      "$.",
+      "$..a",
+      "$.a[*]",
+      "$[01]",
+      "$[-1]",
+      "$.1a",
+      "$['a']",
+      "$.a b",
+      '$["unterminated]',
+    ]) {
       expect(parsePath(bad)).toHaveProperty("error");
     }
   });

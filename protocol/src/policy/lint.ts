@@ -5,7 +5,14 @@ import { compileTextPredicate } from "./conditions/text.js";
 import { toScaled } from "./decimal.js";
 import type { PolicyIssue } from "./document/checks.js";
 import { policyLimits } from "./document/limits.js";
-import type { ActionCondition, AmountCondition, ArgumentCondition, Condition, PolicyDocument, Rule } from "./document/schema.js";
+import type {
+  ActionCondition,
+  AmountCondition,
+  ArgumentCondition,
+  Condition,
+  PolicyDocument,
+  Rule,
+} from "./document/schema.js";
 import { restriction } from "./evaluate.js";
 import { compileGlob, hasGlobSyntax } from "./glob.js";
 import { parsePath, type PathToken } from "./json-path.js";
@@ -56,7 +63,8 @@ function actionHolds(c: ActionCondition, v: string): boolean {
 function intervalOf(conds: readonly (AmountCondition | ArgumentCondition)[]): Interval {
   let iv = everything();
   for (const c of conds) {
-    if (c.op === "gt" || c.op === "gte" || c.op === "lt" || c.op === "lte") iv = narrow(iv, c.op, toScaled(c.threshold)!);
+    if (c.op === "gt" || c.op === "gte" || c.op === "lt" || c.op === "lte")
+      iv = narrow(iv, c.op, toScaled(c.threshold)!);
     else if (c.op === "eq" && c.field === "amount") iv = narrow(iv, "eq", toScaled(c.value)!);
   }
   return iv;
@@ -83,7 +91,8 @@ function contradiction(rule: Rule): string | undefined {
   const actions = conds.filter((c): c is ActionCondition => c.field === "action");
   for (const c of actions) {
     const values = scalarsOf(c) as string[] | undefined;
-    if (values && !values.some((v) => actions.every((o) => actionHolds(o, v)))) return "its action conditions contradict each other";
+    if (values && !values.some((v) => actions.every((o) => actionHolds(o, v))))
+      return "its action conditions contradict each other";
   }
   const amounts = conds.filter((c): c is AmountCondition => c.field === "amount");
   if (new Set(amounts.map((c) => c.currency)).size > 1) return "it asks for amounts in two currencies";
@@ -91,12 +100,15 @@ function contradiction(rule: Rule): string | undefined {
   for (const group of groupArguments(conds).values()) {
     const path = group[0]!.path;
     const absent = group.some((c) => c.op === "exists" && c.value === false);
-    if (absent && group.some((c) => !(c.op === "exists" && c.value === false))) return `it requires ${path} to be both absent and present`;
+    if (absent && group.some((c) => !(c.op === "exists" && c.value === false)))
+      return `it requires ${path} to be both absent and present`;
     for (const c of group) {
       const values = scalarsOf(c);
-      if (values && !values.some((v) => group.every((o) => argumentValueHolds(o, v)))) return `its conditions on ${path} contradict each other`;
+      if (values && !values.some((v) => group.every((o) => argumentValueHolds(o, v))))
+        return `its conditions on ${path} contradict each other`;
     }
-    if (group.some((c) => numericOps.has(c.op)) && isEmpty(intervalOf(group))) return `no number satisfies its conditions on ${path}`;
+    if (group.some((c) => numericOps.has(c.op)) && isEmpty(intervalOf(group)))
+      return `no number satisfies its conditions on ${path}`;
   }
   return undefined;
 }
@@ -106,7 +118,11 @@ function implied(c: Condition, r: readonly Condition[]): boolean {
   if (r.some((o) => same(o, c))) return true;
   if (c.field === "action") {
     if (c.op === "matches" && c.pattern === "**") return true;
-    return r.some((o) => o.field === "action" && (scalarsOf(o) as string[] | undefined)?.every((v) => actionHolds(c, v)) === true);
+    return r.some(
+      (o) =>
+        o.field === "action" &&
+        (scalarsOf(o) as string[] | undefined)?.every((v) => actionHolds(c, v)) === true,
+    );
   }
   if (c.field === "amount") {
     const mine = r.filter((o): o is AmountCondition => o.field === "amount" && o.currency === c.currency);
@@ -115,7 +131,8 @@ function implied(c: Condition, r: readonly Condition[]): boolean {
   }
   const key = pathKey(c);
   const group = r.filter((o): o is ArgumentCondition => o.field === "arguments" && pathKey(o) === key);
-  if (c.op === "exists" && c.value !== false) return group.some((o) => !(o.op === "exists" && o.value === false));
+  if (c.op === "exists" && c.value !== false)
+    return group.some((o) => !(o.op === "exists" && o.value === false));
   if (group.some((o) => scalarsOf(o)?.every((v) => argumentValueHolds(c, v)) === true)) return true;
   if (numericOps.has(c.op) && group.some((o) => numericOps.has(o.op))) {
     return within(intervalOf(group), c.op as "gt", toScaled((c as { threshold: string }).threshold)!);
@@ -128,7 +145,9 @@ function covers(s: Rule, r: Rule): boolean {
   if (s.tools) {
     if (!r.tools) return s.tools.includes("**");
     const matchers = s.tools.map((q) => ({ q, m: compileGlob(q) }));
-    const ok = r.tools.every((p) => matchers.some(({ q, m }) => q === p || q === "**" || (!hasGlobSyntax(p) && m(p))));
+    const ok = r.tools.every((p) =>
+      matchers.some(({ q, m }) => q === p || q === "**" || (!hasGlobSyntax(p) && m(p))),
+    );
     if (!ok) return false;
   }
   const rc = r.conditions ?? [];
@@ -138,7 +157,9 @@ function covers(s: Rule, r: Rule): boolean {
 function toolsOf(rule: Rule, tools: readonly LintTool[]): LintTool[] {
   const matchers = rule.tools?.map(compileGlob);
   const actions = (rule.conditions ?? []).filter((c): c is ActionCondition => c.field === "action");
-  return tools.filter((t) => (!matchers || matchers.some((m) => m(t.tool))) && actions.every((c) => actionHolds(c, t.action)));
+  return tools.filter(
+    (t) => (!matchers || matchers.some((m) => m(t.tool))) && actions.every((c) => actionHolds(c, t.action)),
+  );
 }
 
 /** Whether a schema could admit a value at the path; unknown shapes admit everything. */
@@ -175,13 +196,18 @@ export function lintPolicy(doc: PolicyDocument, context?: LintContext): LintResu
     const why = contradiction(rule);
     if (why) warn(path, "never_matches", `rule can never match: ${why}`);
     const known = tools ? toolsOf(rule, tools) : undefined;
-    if (!why && known && known.length === 0) warn(path, "never_matches", "rule can never match: no known tool has its tool names and action");
+    if (!why && known && known.length === 0)
+      warn(path, "never_matches", "rule can never match: no known tool has its tool names and action");
     if (!why) {
       for (let j = 0; j < doc.rules.length; j++) {
         const s = doc.rules[j]!;
         const first = restriction[s.effect] > restriction[rule.effect] || (s.effect === rule.effect && j < i);
         if (j !== i && first && !contradiction(s) && covers(s, rule)) {
-          warn(path, "shadowed", `rule can never decide: rules.${j} matches every call it matches and takes precedence`);
+          warn(
+            path,
+            "shadowed",
+            `rule can never decide: rules.${j} matches every call it matches and takes precedence`,
+          );
           break;
         }
       }
@@ -193,8 +219,16 @@ export function lintPolicy(doc: PolicyDocument, context?: LintContext): LintResu
       if ("error" in parsed) return;
       // Arguments are nested at most 28 levels, the object itself being level 1.
       if (parsed.tokens.length >= policyLimits.pathTokens) {
-        warn(cpath, "invisible_field", "arguments are never nested this deep, so this path never holds a value");
-      } else if (known && known.length > 0 && !known.some((t) => schemaAdmits(t.input_schema, parsed.tokens))) {
+        warn(
+          cpath,
+          "invisible_field",
+          "arguments are never nested this deep, so this path never holds a value",
+        );
+      } else if (
+        known &&
+        known.length > 0 &&
+        !known.some((t) => schemaAdmits(t.input_schema, parsed.tokens))
+      ) {
         warn(cpath, "invisible_field", "no input schema of the rule's tools has this path");
       }
       const values = scalarsOf(c) ?? [];
@@ -202,7 +236,12 @@ export function lintPolicy(doc: PolicyDocument, context?: LintContext): LintResu
         warn(cpath, "invisible_field", "arguments never contain U+0000, so this value is never seen");
       }
     });
-    if (known && known.length > 0 && conds.some((c) => c.field === "amount") && known.every((t) => !t.amount)) {
+    if (
+      known &&
+      known.length > 0 &&
+      conds.some((c) => c.field === "amount") &&
+      known.every((t) => !t.amount)
+    ) {
       warn(path, "invisible_field", "amount conditions on tools that map no amount never hold");
     }
     if (rule.effect === "allow") {
@@ -212,7 +251,8 @@ export function lintPolicy(doc: PolicyDocument, context?: LintContext): LintResu
       } else if (amounts.length === 0 && known?.some((t) => t.amount)) {
         warn(path, "unbounded_amount", "rule allows tools that carry amounts without any amount bound");
       }
-      if (rule.guard === true) warn(`${path}.guard`, "guard_without_effect", "a guard only matters on rules that restrict");
+      if (rule.guard === true)
+        warn(`${path}.guard`, "guard_without_effect", "a guard only matters on rules that restrict");
     }
   });
   if ((doc.default_effect ?? "deny") === "allow" && tools?.some((t) => t.amount)) {

@@ -12,15 +12,45 @@ function documentOf(n: number) {
     rules: Array.from({ length: n }, (_, i) => {
       switch (i % 5) {
         case 0:
-          return { id: `r${i}`, effect: "allow", tools: [`svc${i}.*`], conditions: [{ field: "action", op: "matches", pattern: `svc${i}.read*` }] };
+          return {
+            id: `r${i}`,
+            effect: "allow",
+            tools: [`svc${i}.*`],
+            conditions: [{ field: "action", op: "matches", pattern: `svc${i}.read*` }],
+          };
         case 1:
-          return { id: `r${i}`, effect: "require_approval", tools: [`svc${i - 1}.*`], conditions: [{ field: "amount", op: "gt", threshold: "100.00", currency: "USD" }], approvers: { roles: ["admin"] } };
+          return {
+            id: `r${i}`,
+            effect: "require_approval",
+            tools: [`svc${i - 1}.*`],
+            conditions: [{ field: "amount", op: "gt", threshold: "100.00", currency: "USD" }],
+            approvers: { roles: ["admin"] },
+          };
         case 2:
-          return { id: `r${i}`, effect: "deny", conditions: [{ field: "action", op: "ends_with", value: [".delete", ".drop"] }, { field: "arguments", path: "$.env", op: "eq", value: `prod${i}` }] };
+          return {
+            id: `r${i}`,
+            effect: "deny",
+            conditions: [
+              { field: "action", op: "ends_with", value: [".delete", ".drop"] },
+              { field: "arguments", path: "$.env", op: "eq", value: `prod${i}` },
+            ],
+          };
         case 3:
-          return { id: `r${i}`, effect: "allow", tools: [`svc${i}.*`], conditions: [{ field: "arguments", path: "$.target.account", op: "starts_with", value: ["acme-", "test-"] }, { field: "amount", op: "lte", threshold: "50", currency: "USD" }] };
+          return {
+            id: `r${i}`,
+            effect: "allow",
+            tools: [`svc${i}.*`],
+            conditions: [
+              { field: "arguments", path: "$.target.account", op: "starts_with", value: ["acme-", "test-"] },
+              { field: "amount", op: "lte", threshold: "50", currency: "USD" },
+            ],
+          };
         default:
-          return { id: `r${i}`, effect: "deny", conditions: [{ field: "arguments", path: "$.items[0].qty", op: "gt", threshold: "1000" }] };
+          return {
+            id: `r${i}`,
+            effect: "deny",
+            conditions: [{ field: "arguments", path: "$.items[0].qty", op: "gt", threshold: "1000" }],
+          };
       }
     }),
   });

@@ -19,7 +19,8 @@ export class PolicySourceError extends Error {
   override name = "PolicySourceError";
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Every YAML (or JSON, which is YAML) document of a file's text; a syntax error names its line. */
 function yamlDocuments(text: string): unknown[] {
@@ -29,10 +30,14 @@ function yamlDocuments(text: string): unknown[] {
     const error = d.errors[0];
     if (error) {
       const line = error.linePos?.[0]?.line;
-      throw new PolicySourceError(`not valid YAML or JSON${line ? ` (line ${line})` : ""}: ${error.message.split("\n")[0]}`);
+      throw new PolicySourceError(
+        `not valid YAML or JSON${line ? ` (line ${line})` : ""}: ${error.message.split("\n")[0]}`,
+      );
     }
   }
-  return docs.map((d) => d.toJS({ maxAliasCount: 100 }) as unknown).filter((v) => v !== null && v !== undefined);
+  return docs
+    .map((d) => d.toJS({ maxAliasCount: 100 }) as unknown)
+    .filter((v) => v !== null && v !== undefined);
 }
 
 const isPolicyResource = (v: Record<string, unknown>) =>
@@ -63,7 +68,8 @@ export function policySources(text: string): PolicySource[] {
   }
   const documents = docs.filter((d) => !(isRecord(d) && typeof d.kind === "string"));
   if (documents.length === 1) return [{ name: "document", document: documents[0] }];
-  if (documents.length > 1) throw new PolicySourceError("holds several documents and none is a Policy resource");
+  if (documents.length > 1)
+    throw new PolicySourceError("holds several documents and none is a Policy resource");
   throw new PolicySourceError("holds no policy document and no countersign.dev Policy resource");
 }
 
@@ -72,7 +78,8 @@ export function examplesSource(text: string): unknown[] {
   const docs = yamlDocuments(text);
   const [only] = docs;
   if (docs.length === 1 && Array.isArray(only)) return only.map(exampleFromResource);
-  if (docs.length === 1 && isRecord(only) && Array.isArray(only.examples)) return only.examples.map(exampleFromResource);
+  if (docs.length === 1 && isRecord(only) && Array.isArray(only.examples))
+    return only.examples.map(exampleFromResource);
   const fromResources = docs.filter((d): d is Record<string, unknown> => isRecord(d) && isPolicyResource(d));
   if (fromResources.length > 0) return policySources(text).flatMap((s) => s.examples ?? []);
   throw new PolicySourceError("holds no list of examples (a YAML or JSON list, or {examples: [...]})");

@@ -5,7 +5,12 @@ import { parsePolicy, policyInvalidError, validatePolicy } from "./validate.js";
 const ok = {
   default_effect: "deny",
   rules: [
-    { id: "read", effect: "allow", tools: ["github.*"], conditions: [{ field: "action", op: "matches", pattern: "repo.read*" }] },
+    {
+      id: "read",
+      effect: "allow",
+      tools: ["github.*"],
+      conditions: [{ field: "action", op: "matches", pattern: "repo.read*" }],
+    },
     {
       id: "big-spend",
       effect: "require_approval",
@@ -45,7 +50,9 @@ describe("validatePolicy", () => {
   });
 
   it("reports unknown members by path", () => {
-    expect(issuesOf({ rules: [{ id: "a", effect: "allow", when: {} }], extra: 1 }).map((i) => [i.path, i.code])).toEqual([
+    expect(
+      issuesOf({ rules: [{ id: "a", effect: "allow", when: {} }], extra: 1 }).map((i) => [i.path, i.code]),
+    ).toEqual([
       ["rules.0.when", "unknown_member"],
       ["extra", "unknown_member"],
     ]);
@@ -57,8 +64,17 @@ describe("validatePolicy", () => {
       rules: [
         { id: "a", effect: "require_approval" },
         { id: "a", effect: "allow", approvers: { roles: ["owner"] }, approval_ttl_seconds: 600 },
-        { id: "-bad", effect: "deny", conditions: [{ field: "arguments", path: "env", op: "eq", value: "prod" }] },
-        { id: "c", effect: "deny", conditions: [{ field: "amount", op: "gt", threshold: "1e5", currency: "USD" }], bogus: true },
+        {
+          id: "-bad",
+          effect: "deny",
+          conditions: [{ field: "arguments", path: "env", op: "eq", value: "prod" }],
+        },
+        {
+          id: "c",
+          effect: "deny",
+          conditions: [{ field: "amount", op: "gt", threshold: "1e5", currency: "USD" }],
+          bogus: true,
+        },
       ],
     });
     const got = issues.map((i) => `${i.path} ${i.code}`);
@@ -79,26 +95,51 @@ describe("validatePolicy", () => {
   });
 
   it("checks approvers and approval lifetimes", () => {
-    const ra = (extra: object) => ({ rules: [{ id: "r", effect: "require_approval", approvers: { roles: ["owner"] }, ...extra }] });
+    const ra = (extra: object) => ({
+      rules: [{ id: "r", effect: "require_approval", approvers: { roles: ["owner"] }, ...extra }],
+    });
     expect(issuesOf(ra({ approvers: { roles: ["owner", "owner"] } }))[0]!.code).toBe("duplicate_role");
-    expect(issuesOf(ra({ approvers: { roles: ["owner"], count: 33 } }))[0]!.code).toBe("approver_count_out_of_range");
+    expect(issuesOf(ra({ approvers: { roles: ["owner"], count: 33 } }))[0]!.code).toBe(
+      "approver_count_out_of_range",
+    );
     expect(issuesOf(ra({ approvers: { roles: ["viewer"] } }))[0]!.path).toBe("rules.0.approvers.roles.0");
     expect(issuesOf(ra({ approval_ttl_seconds: 59 }))[0]!.code).toBe("approval_ttl_out_of_range");
     expect(issuesOf(ra({ approval_ttl_seconds: 2_592_001 }))[0]!.code).toBe("approval_ttl_out_of_range");
     expect(validatePolicy(ra({ approval_ttl_seconds: 60 })).ok).toBe(true);
-    expect(issuesOf({ default_effect: "deny", default_approvers: { roles: ["owner"] }, rules: [] })[0]!.code).toBe("approvers_not_allowed");
-    expect(validatePolicy({ default_effect: "require_approval", default_approvers: { roles: ["admin"] }, default_approval_ttl_seconds: 120, rules: [] }).ok).toBe(true);
+    expect(
+      issuesOf({ default_effect: "deny", default_approvers: { roles: ["owner"] }, rules: [] })[0]!.code,
+    ).toBe("approvers_not_allowed");
+    expect(
+      validatePolicy({
+        default_effect: "require_approval",
+        default_approvers: { roles: ["admin"] },
+        default_approval_ttl_seconds: 120,
+        rules: [],
+      }).ok,
+    ).toBe(true);
   });
 
   it("checks descriptions and patterns", () => {
-    expect(issuesOf({ rules: [{ id: "r", effect: "deny", description: "two\nlines" }] })[0]!.code).toBe("invalid_description");
-    expect(issuesOf({ rules: [{ id: "r", effect: "deny", description: "x".repeat(501) }] })[0]!.code).toBe("invalid_description");
+    expect(issuesOf({ rules: [{ id: "r", effect: "deny", description: "two\nlines" }] })[0]!.code).toBe(
+      "invalid_description",
+    );
+    expect(issuesOf({ rules: [{ id: "r", effect: "deny", description: "x".repeat(501) }] })[0]!.code).toBe(
+      "invalid_description",
+    );
     expect(issuesOf({ rules: [{ id: "r", effect: "deny", tools: [] }] })[0]!.path).toBe("rules.0.tools");
   });
 
   it("never echoes the submitted value", () => {
     const secret = "sk_live_THIS_MUST_NOT_APPEAR";
-    const issues = issuesOf({ rules: [{ id: secret, effect: secret, conditions: [{ field: "amount", op: "gt", threshold: secret, currency: "USD" }] }] });
+    const issues = issuesOf({
+      rules: [
+        {
+          id: secret,
+          effect: secret,
+          conditions: [{ field: "amount", op: "gt", threshold: secret, currency: "USD" }],
+        },
+      ],
+    });
     expect(JSON.stringify(issues)).not.toContain(secret);
   });
 

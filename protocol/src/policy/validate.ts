@@ -1,7 +1,14 @@
 import type { z } from "zod";
 import { ServiceError } from "../errors/index.js";
 import { canonicalSize, policyDigest } from "./digest.js";
-import { checkApprovers, checkCondition, checkRule, checkTtl, type PolicyIssue, type Report } from "./document/checks.js";
+import {
+  checkApprovers,
+  checkCondition,
+  checkRule,
+  checkTtl,
+  type PolicyIssue,
+  type Report,
+} from "./document/checks.js";
 import { policyLimits as limits } from "./document/limits.js";
 import {
   conditionSchema,
@@ -23,7 +30,11 @@ function zodIssues(error: z.ZodError, prefix: string[] = []): PolicyIssue[] {
   return error.issues.flatMap((i) => {
     const path = [...prefix, ...i.path.map(String)];
     if (i.code === "unrecognized_keys") {
-      return i.keys.map((k) => ({ path: [...path, k].join("."), code: "unknown_member", message: "unknown member" }));
+      return i.keys.map((k) => ({
+        path: [...path, k].join("."),
+        code: "unknown_member",
+        message: "unknown member",
+      }));
     }
     return [{ path: path.join("."), code: i.code, message: i.message }];
   });
@@ -49,7 +60,8 @@ function checkDocument(raw: Record<string, unknown>, report: Report): void {
     if (!rule) return;
     if (typeof rule.id === "string") {
       const first = seen.get(rule.id);
-      if (first !== undefined) report(`${path}.id`, "duplicate_rule_id", `rule id already used by rules.${first}`);
+      if (first !== undefined)
+        report(`${path}.id`, "duplicate_rule_id", `rule id already used by rules.${first}`);
       else seen.set(rule.id, i);
     }
     const conditions = Array.isArray(rule.conditions) ? rule.conditions : [];
@@ -63,12 +75,20 @@ function checkDocument(raw: Record<string, unknown>, report: Report): void {
     }
   });
   if (argumentConditions > limits.argumentConditionsPerDocument) {
-    report("rules", "too_many_argument_conditions_in_document", `a document has at most ${limits.argumentConditionsPerDocument} argument conditions`);
+    report(
+      "rules",
+      "too_many_argument_conditions_in_document",
+      `a document has at most ${limits.argumentConditionsPerDocument} argument conditions`,
+    );
   }
   const defaultEffect = raw.default_effect ?? "deny";
   if (raw.default_approvers !== undefined || raw.default_approval_ttl_seconds !== undefined) {
     if (defaultEffect !== "require_approval") {
-      report("default_approvers", "approvers_not_allowed", "default approvers and lifetime need default_effect require_approval");
+      report(
+        "default_approvers",
+        "approvers_not_allowed",
+        "default approvers and lifetime need default_effect require_approval",
+      );
     }
   }
   const approvers = documentSchema.shape.default_approvers.safeParse(raw.default_approvers);
@@ -79,10 +99,21 @@ function checkDocument(raw: Record<string, unknown>, report: Report): void {
 }
 
 /** Shape, limits and language rules; no lint. */
-function check(input: unknown): { ok: true; document: PolicyDocument } | { ok: false; issues: PolicyIssue[] } {
+function check(
+  input: unknown,
+): { ok: true; document: PolicyDocument } | { ok: false; issues: PolicyIssue[] } {
   // Size first: nothing else is worth doing on an oversized document.
   if (canonicalSize(input) > limits.documentBytes) {
-    return { ok: false, issues: [{ path: "", code: "document_too_large", message: `a policy document is at most ${limits.documentBytes / 1024} KiB as canonical JSON` }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          path: "",
+          code: "document_too_large",
+          message: `a policy document is at most ${limits.documentBytes / 1024} KiB as canonical JSON`,
+        },
+      ],
+    };
   }
   const issues: PolicyIssue[] = [];
   const report: Report = (path, code, message) => issues.push({ path, code, message });
@@ -102,7 +133,13 @@ export function validatePolicy(input: unknown, context?: LintContext): Validatio
   const result = check(input);
   if (!result.ok) return result;
   const document = result.document;
-  return { ok: true, document, revision: languageRevision(document), digest: policyDigest(document), lint: lintPolicy(document, context) };
+  return {
+    ok: true,
+    document,
+    revision: languageRevision(document),
+    digest: policyDigest(document),
+    lint: lintPolicy(document, context),
+  };
 }
 
 /** The Cloud API's refusal: 422 POLICY_INVALID with `details.issues`. */

@@ -26,7 +26,12 @@ export function withoutAttestation(result: ToolResult): ToolResult {
 }
 
 /** The ATTESTATION an upstream signs over the result it returns for an EXECUTION. */
-export function attestResult(signer: Signer, executionId: ObjectId, result: ToolResult, now: Date): SignedObject<BodyOf<"ATTESTATION">> {
+export function attestResult(
+  signer: Signer,
+  executionId: ObjectId,
+  result: ToolResult,
+  now: Date,
+): SignedObject<BodyOf<"ATTESTATION">> {
   // What travels is JSON: digest what the Gateway will parse, not properties JSON drops.
   const delivered = JSON.parse(JSON.stringify(withoutAttestation(result))) as ToolResult;
   return signObject(
@@ -38,7 +43,11 @@ export function attestResult(signer: Signer, executionId: ObjectId, result: Tool
       parent: null,
       delegations: [],
       issued_at: timestamp(now),
-      payload: { subject: executionId, claim: resultClaim, statement: { result_digest: digestOf(delivered) } },
+      payload: {
+        subject: executionId,
+        claim: resultClaim,
+        statement: { result_digest: digestOf(delivered) },
+      },
     }),
     signer,
   ) as SignedObject<BodyOf<"ATTESTATION">>;
@@ -61,22 +70,36 @@ export type AttestationCheck =
  */
 export function checkAttestation(
   received: ToolResult,
-  expected: { serverKid: Kid; identities: readonly IdentityDocument[]; executionId: string; verify?: Ed25519Verify },
+  expected: {
+    serverKid: Kid;
+    identities: readonly IdentityDocument[];
+    executionId: string;
+    verify?: Ed25519Verify;
+  },
 ): AttestationCheck {
   const result = withoutAttestation(received);
   const raw = received._meta?.[attestationMetaKey];
-  if (raw === undefined) return { ok: false, code: "ATTESTATION_MISSING", detail: "the service-aware MCP server returned no attestation", result };
+  if (raw === undefined)
+    return {
+      ok: false,
+      code: "ATTESTATION_MISSING",
+      detail: "the service-aware MCP server returned no attestation",
+      result,
+    };
   const invalid = (detail: string) => ({ ok: false, code: "ATTESTATION_INVALID", detail, result }) as const;
   const parsed = signedObjectSchema.safeParse(raw);
-  if (!parsed.success || parsed.data.body.type !== "ATTESTATION") return invalid("the attestation is not an ATTESTATION object");
+  if (!parsed.success || parsed.data.body.type !== "ATTESTATION")
+    return invalid("the attestation is not an ATTESTATION object");
   const attestation = parsed.data as SignedObject<BodyOf<"ATTESTATION">>;
-  if (attestation.body.actor !== expected.serverKid) return invalid("the attestation is not signed by the MCP server's registered identity");
+  if (attestation.body.actor !== expected.serverKid)
+    return invalid("the attestation is not signed by the MCP server's registered identity");
   const verify = expected.verify ?? defaultVerify;
   const documents = expected.identities.filter((d) => verifyIdentityDocument(d, verify).ok);
   const checked = checkSignedObject(attestation, identityStates(documents).get(expected.serverKid), verify);
   if (!checked.ok) return invalid(`the attestation does not verify (${checked.code})`);
   const p = attestation.body.payload;
-  if (p.subject !== expected.executionId || p.claim !== resultClaim) return invalid("the attestation is about another EXECUTION or claim");
+  if (p.subject !== expected.executionId || p.claim !== resultClaim)
+    return invalid("the attestation is about another EXECUTION or claim");
   const statement = resultStatementSchema.safeParse(p.statement);
   let digest: string | null;
   try {
@@ -84,6 +107,7 @@ export function checkAttestation(
   } catch {
     digest = null;
   }
-  if (!statement.success || statement.data.result_digest !== digest) return invalid("the attestation states another result than the one received");
+  if (!statement.success || statement.data.result_digest !== digest)
+    return invalid("the attestation states another result than the one received");
   return { ok: true, attestation, result };
 }

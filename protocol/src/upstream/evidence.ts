@@ -12,7 +12,8 @@ export interface EvidenceInput {
   identities: readonly IdentityDocument[];
 }
 
-export type BuiltEvidence = { ok: true; evidence: UpstreamEvidence; bytes: number } | { ok: false; bytes: number };
+export type BuiltEvidence =
+  { ok: true; evidence: UpstreamEvidence; bytes: number } | { ok: false; bytes: number };
 
 /**
  * The evidence the Gateway hands a service-aware upstream, and whether it

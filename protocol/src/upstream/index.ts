@@ -7,4 +7,10 @@
 export * from "./wire.js";
 export { upstreamEvidence, type EvidenceInput, type BuiltEvidence } from "./evidence.js";
 export { checkUpstreamEvidence, type EvidenceExpectation, type EvidenceCheck } from "./check-evidence.js";
-export { attestResult, attachAttestation, withoutAttestation, checkAttestation, type AttestationCheck } from "./attestation.js";
+export {
+  attestResult,
+  attachAttestation,
+  withoutAttestation,
+  checkAttestation,
+  type AttestationCheck,
+} from "./attestation.js";

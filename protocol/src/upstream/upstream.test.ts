@@ -3,7 +3,13 @@ import { digestOf } from "../canonical/index.js";
 import { issueBundle } from "../evidence/bundle.js";
 import { followingStep, objectBody, signObject } from "../evidence/object.js";
 import { verifyBundle } from "../evidence/verify/verify-bundle.js";
-import { at, buildScenario, scenarioArguments, scenarioIdentity, scenarioSigners } from "../evidence/scenario.test-support.js";
+import {
+  at,
+  buildScenario,
+  scenarioArguments,
+  scenarioIdentity,
+  scenarioSigners,
+} from "../evidence/scenario.test-support.js";
 import type { BodyOf, SignedObject, StepBody } from "../evidence/signed-object.js";
 import { attachAttestation, attestResult, checkAttestation, withoutAttestation } from "./attestation.js";
 import { checkUpstreamEvidence, type EvidenceExpectation } from "./check-evidence.js";
@@ -13,7 +19,13 @@ import { attestationMetaKey } from "./wire.js";
 const k = scenarioSigners();
 const bundle = buildScenario("approved-execution");
 const byType = (t: string) => bundle.objects.find((o) => o.body.type === t)! as SignedObject<StepBody>;
-const [task, proposal, approval, execution, delegation] = ["TASK", "PROPOSAL", "APPROVAL", "EXECUTION", "DELEGATION"].map(byType) as SignedObject<StepBody>[];
+const [task, proposal, approval, execution, delegation] = [
+  "TASK",
+  "PROPOSAL",
+  "APPROVAL",
+  "EXECUTION",
+  "DELEGATION",
+].map(byType) as SignedObject<StepBody>[];
 const identities = (["gateway", "principal", "person"] as const).map((r) => scenarioIdentity(r, k[r]));
 const evidenceOf = (path: SignedObject[]) => {
   const built = upstreamEvidence({ path, delegations: [delegation!], identities });
@@ -33,7 +45,8 @@ describe("the evidence a service-aware upstream checks", () => {
   it("accepts the Gateway's path for these exact arguments, with the approval", () => {
     const c = checkUpstreamEvidence(good, expect0);
     expect(c.ok).toBe(true);
-    if (c.ok) expect([c.task.id, c.approval?.id, c.execution.id]).toEqual([task!.id, approval!.id, execution!.id]);
+    if (c.ok)
+      expect([c.task.id, c.approval?.id, c.execution.id]).toEqual([task!.id, approval!.id, execution!.id]);
   });
 
   it("survives a JSON round trip, as it travels", () => {
@@ -43,7 +56,12 @@ describe("the evidence a service-aware upstream checks", () => {
   const refusals: [string, unknown, Partial<EvidenceExpectation>, string][] = [
     ["no evidence", undefined, {}, "EVIDENCE_MISSING"],
     ["not an evidence object", { service_evidence: "0.1", objects: [] }, {}, "EVIDENCE_MALFORMED"],
-    ["other arguments", good, { arguments: { ...scenarioArguments, amount: "9999.00" } }, "ARGUMENTS_MISMATCH"],
+    [
+      "other arguments",
+      good,
+      { arguments: { ...scenarioArguments, amount: "9999.00" } },
+      "ARGUMENTS_MISMATCH",
+    ],
     ["another tool", good, { tool: "delete_everything" }, "TOOL_MISMATCH"],
     ["another server", good, { serverKid: k.outsider.kid }, "SERVER_MISMATCH"],
     ["an untrusted Gateway", good, { gateways: [k.outsider.kid] }, "GATEWAY_UNTRUSTED"],
@@ -60,7 +78,9 @@ describe("the evidence a service-aware upstream checks", () => {
 
   it("refuses an altered object (SIGNATURE_INVALID)", () => {
     const altered = structuredClone(good);
-    (altered.objects[0]!.body.payload as { arguments_digest: string }).arguments_digest = digestOf({ other: true });
+    (altered.objects[0]!.body.payload as { arguments_digest: string }).arguments_digest = digestOf({
+      other: true,
+    });
     const c = checkUpstreamEvidence(altered, { ...expect0, arguments: { other: true } });
     expect(c).toMatchObject({ ok: false, reason: "SIGNATURE_INVALID" });
   });
@@ -85,8 +105,14 @@ describe("the evidence a service-aware upstream checks", () => {
   });
 
   it("bounds the evidence's size, the same way every time", () => {
-    const first = upstreamEvidence({ path: [task!, proposal!, approval!, execution!], delegations: [delegation!], identities }, 1000);
-    const again = upstreamEvidence({ path: [task!, proposal!, approval!, execution!], delegations: [delegation!], identities }, 1000);
+    const first = upstreamEvidence(
+      { path: [task!, proposal!, approval!, execution!], delegations: [delegation!], identities },
+      1000,
+    );
+    const again = upstreamEvidence(
+      { path: [task!, proposal!, approval!, execution!], delegations: [delegation!], identities },
+      1000,
+    );
     expect(first.ok).toBe(false);
     expect(again).toEqual(first);
     expect(first.bytes).toBeGreaterThan(1000);
@@ -94,10 +120,15 @@ describe("the evidence a service-aware upstream checks", () => {
 });
 
 describe("the attestation of a result", () => {
-  const result = { content: [{ type: "text", text: "refund re_77 created" }], isError: false, _meta: { trace: "t1" } };
+  const result = {
+    content: [{ type: "text", text: "refund re_77 created" }],
+    isError: false,
+    _meta: { trace: "t1" },
+  };
   const server = [scenarioIdentity("mcp_server", k.mcp_server)];
   const expected = { serverKid: k.mcp_server.kid, identities: server, executionId: execution!.id };
-  const attested = () => attachAttestation(result, attestResult(k.mcp_server, execution!.id, result, new Date(at(62))));
+  const attested = () =>
+    attachAttestation(result, attestResult(k.mcp_server, execution!.id, result, new Date(at(62))));
 
   it("verifies and comes back without itself, digesting to what it states", () => {
     const c = checkAttestation(JSON.parse(JSON.stringify(attested())), expected);
@@ -117,11 +148,17 @@ describe("the attestation of a result", () => {
   });
 
   it("is invalid for another EXECUTION", () => {
-    expect(checkAttestation(attested(), { ...expected, executionId: task!.id })).toMatchObject({ ok: false, code: "ATTESTATION_INVALID" });
+    expect(checkAttestation(attested(), { ...expected, executionId: task!.id })).toMatchObject({
+      ok: false,
+      code: "ATTESTATION_INVALID",
+    });
   });
 
   it("is invalid when signed by another key than the registered one", () => {
-    const forged = attachAttestation(result, attestResult(k.outsider, execution!.id, result, new Date(at(62))));
+    const forged = attachAttestation(
+      result,
+      attestResult(k.outsider, execution!.id, result, new Date(at(62))),
+    );
     expect(checkAttestation(forged, expected)).toMatchObject({ ok: false, code: "ATTESTATION_INVALID" });
   });
 
@@ -140,7 +177,7 @@ describe("the attestation of a result", () => {
 
 describe("the verifier and a server the receipt vouches for", () => {
   const server = scenarioIdentity("mcp_server", k.mcp_server);
-  const path = (bundle.objects.slice(0, 5) as SignedObject<StepBody>[]);
+  const path = bundle.objects.slice(0, 5) as SignedObject<StepBody>[];
   const issue = (supporting: SignedObject[]) =>
     issueBundle({
       issuer: k.gateway,
@@ -159,7 +196,12 @@ describe("the verifier and a server the receipt vouches for", () => {
   });
 
   it("warns when the attestation states another result digest than the RESULT's", () => {
-    const other = attestResult(k.mcp_server, execution!.id, { content: [{ type: "text", text: "other" }] }, new Date(at(62)));
+    const other = attestResult(
+      k.mcp_server,
+      execution!.id,
+      { content: [{ type: "text", text: "other" }] },
+      new Date(at(62)),
+    );
     const v = verifyBundle(issue([other]), trust);
     expect(v.warnings.map((w) => w.code)).toEqual(["ATTESTATION_MISSING"]);
   });
@@ -167,7 +209,20 @@ describe("the verifier and a server the receipt vouches for", () => {
   it("is quiet when the attestation covers the RESULT's digest", () => {
     const result = path[4]! as SignedObject<BodyOf<"RESULT">>;
     const covering = signObject(
-      objectBody({ type: "ATTESTATION", actor: k.mcp_server.kid, on_behalf_of: null, thread: null, parent: null, delegations: [], issued_at: at(62), payload: { subject: execution!.id, claim: "service/tool-result@0.1", statement: { result_digest: result.body.payload.result_digest } } }),
+      objectBody({
+        type: "ATTESTATION",
+        actor: k.mcp_server.kid,
+        on_behalf_of: null,
+        thread: null,
+        parent: null,
+        delegations: [],
+        issued_at: at(62),
+        payload: {
+          subject: execution!.id,
+          claim: "service/tool-result@0.1",
+          statement: { result_digest: result.body.payload.result_digest },
+        },
+      }),
       k.mcp_server,
     );
     const v = verifyBundle(issue([covering]), trust);

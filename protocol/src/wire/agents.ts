@@ -23,5 +23,7 @@ export const agentCreateSchema = z.strictObject({
 export type AgentInput = z.input<typeof agentCreateSchema>;
 
 /** PATCH .../agents/<id>: any of the members. */
-export const agentPatchSchema = z.strictObject({ name: nameSchema, status: agentStatus, policy_id: z.uuid().nullable() }).partial();
+export const agentPatchSchema = z
+  .strictObject({ name: nameSchema, status: agentStatus, policy_id: z.uuid().nullable() })
+  .partial();
 export type AgentPatch = z.infer<typeof agentPatchSchema>;

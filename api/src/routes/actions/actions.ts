@@ -6,7 +6,15 @@ import { actorOf, audit } from "../../audit/record.js";
 import { ACTION_COLUMNS, ACTION_FROM, actionJson, type ActionRow } from "../../actions/action-json.js";
 import type { ApiContext } from "../../context.js";
 import { gatewayIdentityOf } from "../../evidence/options.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed, instantSchema } from "../shared.js";
+import {
+  decodeCursor,
+  timeCursor,
+  keysetPage,
+  organizationOf,
+  pageQuery,
+  typed,
+  instantSchema,
+} from "../shared.js";
 
 const statuses = [
   "denied",

@@ -13,7 +13,15 @@ import {
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { gatewayIdentityOf } from "../../evidence/options.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, sessionOf, typed } from "../shared.js";
+import {
+  decodeCursor,
+  timeCursor,
+  keysetPage,
+  organizationOf,
+  pageQuery,
+  sessionOf,
+  typed,
+} from "../shared.js";
 
 interface ApprovalRow extends ActionRow {
   ar_id: string;

@@ -7,7 +7,12 @@ import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../s
 export async function auditRoute(app: FastifyInstance, ctx: ApiContext) {
   typed(app).get(
     "/orgs/:org_id/audit",
-    { schema: { params: z.strictObject({ org_id: z.uuid() }), querystring: z.strictObject({ ...pageQuery, action: z.string().min(1).max(100).optional() }) } },
+    {
+      schema: {
+        params: z.strictObject({ org_id: z.uuid() }),
+        querystring: z.strictObject({ ...pageQuery, action: z.string().min(1).max(100).optional() }),
+      },
+    },
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor, action } = request.query;

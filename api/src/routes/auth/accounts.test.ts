@@ -86,7 +86,9 @@ describe("sign-up and verification", () => {
     expect((await b.post("/auth/email/resend", { email })).status).toBe(202);
     const second = api.smtp.lastToken(email, "verify-email");
     expect(second).not.toBe(first);
-    expect((await b.post("/auth/email/verify", { token: first })).body.error.code).toBe("INVALID_OR_EXPIRED_TOKEN");
+    expect((await b.post("/auth/email/verify", { token: first })).body.error.code).toBe(
+      "INVALID_OR_EXPIRED_TOKEN",
+    );
     expect((await b.post("/auth/email/verify", { token: second })).status).toBe(200);
   });
 
@@ -139,14 +141,23 @@ describe("sign-in and sessions", () => {
     await long.signUpAndIn(api.smtp, unique("long"));
     const token = (b: typeof idle) => b.cookies.get("svc_session")!;
     const { tokenHash } = await import("../../accounts/tokens.js");
-    await db.pool.query("update sessions set last_seen_at = now() - interval '12 hours 1 second' where token_hash = $1", [tokenHash(token(idle))]);
-    await db.pool.query("update sessions set expires_at = now() - interval '1 second' where token_hash = $1", [tokenHash(token(long))]);
+    await db.pool.query(
+      "update sessions set last_seen_at = now() - interval '12 hours 1 second' where token_hash = $1",
+      [tokenHash(token(idle))],
+    );
+    await db.pool.query(
+      "update sessions set expires_at = now() - interval '1 second' where token_hash = $1",
+      [tokenHash(token(long))],
+    );
     expect((await idle.get("/auth/session")).status).toBe(401);
     expect((await long.get("/auth/session")).status).toBe(401);
     // just under the idle limit still works
     const fresh = api.browser();
     await fresh.signUpAndIn(api.smtp, unique("fresh"));
-    await db.pool.query("update sessions set last_seen_at = now() - interval '11 hours 59 minutes' where token_hash = $1", [tokenHash(token(fresh))]);
+    await db.pool.query(
+      "update sessions set last_seen_at = now() - interval '11 hours 59 minutes' where token_hash = $1",
+      [tokenHash(token(fresh))],
+    );
     expect((await fresh.get("/auth/session")).status).toBe(200);
   });
 
@@ -165,17 +176,25 @@ describe("password change and reset", () => {
     const { email } = await a.signUpAndIn(api.smtp, unique("chg"));
     const other = api.browser();
     await other.post("/auth/signin", { email, password: PASSWORD });
-    const wrong = await a.post("/auth/password", { current_password: "wrong wrong wrong", new_password: "a brand new password" });
+    const wrong = await a.post("/auth/password", {
+      current_password: "wrong wrong wrong",
+      new_password: "a brand new password",
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.body.error.code).toBe("INVALID_CURRENT_PASSWORD");
     expect((await api.browser().post("/auth/signin", { email, password: PASSWORD })).status).toBe(200);
-    const ok = await a.post("/auth/password", { current_password: PASSWORD, new_password: "a brand new password" });
+    const ok = await a.post("/auth/password", {
+      current_password: PASSWORD,
+      new_password: "a brand new password",
+    });
     expect(ok.status).toBe(204);
     expect((await a.get("/auth/session")).status).toBe(200);
     expect((await other.get("/auth/session")).status).toBe(401);
     expect(api.smtp.to(email).at(-1)!.subject).toMatch(/password was changed/);
     expect((await api.browser().post("/auth/signin", { email, password: PASSWORD })).status).toBe(401);
-    expect((await api.browser().post("/auth/signin", { email, password: "a brand new password" })).status).toBe(200);
+    expect(
+      (await api.browser().post("/auth/signin", { email, password: "a brand new password" })).status,
+    ).toBe(200);
   });
 
   it("resets a forgotten password through the e-mailed link, once", async () => {
@@ -187,10 +206,18 @@ describe("password change and reset", () => {
     const token = api.smtp.lastToken(email, "password-reset");
     const short = await anon.post("/auth/password-reset/confirm", { token, new_password: "short" });
     expect(short.body.error.code).toBe("VALIDATION_FAILED");
-    expect((await anon.post("/auth/password-reset/confirm", { token, new_password: "reset to this password" })).status).toBe(204);
-    expect((await anon.post("/auth/password-reset/confirm", { token, new_password: "and again to this one" })).body.error.code).toBe("INVALID_OR_EXPIRED_TOKEN");
+    expect(
+      (await anon.post("/auth/password-reset/confirm", { token, new_password: "reset to this password" }))
+        .status,
+    ).toBe(204);
+    expect(
+      (await anon.post("/auth/password-reset/confirm", { token, new_password: "and again to this one" })).body
+        .error.code,
+    ).toBe("INVALID_OR_EXPIRED_TOKEN");
     expect((await a.get("/auth/session")).status).toBe(401);
-    expect((await api.browser().post("/auth/signin", { email, password: "reset to this password" })).status).toBe(200);
+    expect(
+      (await api.browser().post("/auth/signin", { email, password: "reset to this password" })).status,
+    ).toBe(200);
   });
 });
 
@@ -204,14 +231,20 @@ describe("e-mail change", () => {
     expect((await a.post("/me/email", { new_email: next, password: PASSWORD })).status).toBe(202);
     const approve = api.smtp.lastToken(next, "email-change/approve");
     const reject = api.smtp.lastToken(email, "email-change/reject");
-    const bad = await api.browser().post("/auth/email/change/approve", { token: approve, password: "not my password!" });
+    const bad = await api
+      .browser()
+      .post("/auth/email/change/approve", { token: approve, password: "not my password!" });
     expect(bad.status).toBe(401);
     expect(bad.body.error.code).toBe("INVALID_CREDENTIALS");
-    expect((await db.pool.query("select email from users where id = $1", [userId])).rows[0].email).toBe(email);
+    expect((await db.pool.query("select email from users where id = $1", [userId])).rows[0].email).toBe(
+      email,
+    );
     const ok = await api.browser().post("/auth/email/change/approve", { token: approve, password: PASSWORD });
     expect(ok.status).toBe(200);
     expect((await db.pool.query("select email from users where id = $1", [userId])).rows[0].email).toBe(next);
-    expect((await api.browser().post("/auth/email/change/reject", { token: reject })).body.error.code).toBe("INVALID_OR_EXPIRED_TOKEN");
+    expect((await api.browser().post("/auth/email/change/reject", { token: reject })).body.error.code).toBe(
+      "INVALID_OR_EXPIRED_TOKEN",
+    );
     expect((await api.browser().post("/auth/signin", { email: next, password: PASSWORD })).status).toBe(200);
   });
 
@@ -221,10 +254,20 @@ describe("e-mail change", () => {
     const next = unique("stolen");
     await a.post("/me/email", { new_email: next, password: PASSWORD });
     const approve = api.smtp.lastToken(next, "email-change/approve");
-    expect((await api.browser().post("/auth/email/change/reject", { token: api.smtp.lastToken(email, "email-change/reject") })).status).toBe(200);
-    const late = await api.browser().post("/auth/email/change/approve", { token: approve, password: PASSWORD });
+    expect(
+      (
+        await api
+          .browser()
+          .post("/auth/email/change/reject", { token: api.smtp.lastToken(email, "email-change/reject") })
+      ).status,
+    ).toBe(200);
+    const late = await api
+      .browser()
+      .post("/auth/email/change/approve", { token: approve, password: PASSWORD });
     expect(late.body.error.code).toBe("INVALID_OR_EXPIRED_TOKEN");
-    expect((await db.pool.query("select email from users where id = $1", [userId])).rows[0].email).toBe(email);
+    expect((await db.pool.query("select email from users where id = $1", [userId])).rows[0].email).toBe(
+      email,
+    );
   });
 
   it("refuses an address in use with 409 EMAIL_TAKEN and sends nothing", async () => {

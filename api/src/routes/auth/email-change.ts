@@ -34,20 +34,40 @@ export async function emailChangeRoutes(app: FastifyInstance, ctx: ApiContext) {
       if (!(await verifyPassword(request.body.password, user.password_hash))) {
         throw new ServiceError("INVALID_CURRENT_PASSWORD", "the password is wrong");
       }
-      if (new_email === user.email.toLowerCase()) throw new ServiceError("INVALID_INPUT", "this is already the account's address");
+      if (new_email === user.email.toLowerCase())
+        throw new ServiceError("INVALID_INPUT", "this is already the account's address");
       if (await userByEmail(ctx.pool, new_email)) throw taken();
       await inTransaction(ctx.pool, async (db) => {
         const changeId = randomUUID();
-        const approve = await issueEmailToken(db, s.userId, "email_change_approve", { newEmail: new_email, changeId });
-        const reject = await issueEmailToken(db, s.userId, "email_change_reject", { newEmail: new_email, changeId });
-        await sendMail(db, ctx.mailer, request.log, "account", messages.emailChangeApprove(ctx.dashboardOrigin, new_email, approve));
-        await sendMail(db, ctx.mailer, request.log, "security", messages.emailChangeReject(ctx.dashboardOrigin, user.email, new_email, reject));
+        const approve = await issueEmailToken(db, s.userId, "email_change_approve", {
+          newEmail: new_email,
+          changeId,
+        });
+        const reject = await issueEmailToken(db, s.userId, "email_change_reject", {
+          newEmail: new_email,
+          changeId,
+        });
+        await sendMail(
+          db,
+          ctx.mailer,
+          request.log,
+          "account",
+          messages.emailChangeApprove(ctx.dashboardOrigin, new_email, approve),
+        );
+        await sendMail(
+          db,
+          ctx.mailer,
+          request.log,
+          "security",
+          messages.emailChangeReject(ctx.dashboardOrigin, user.email, new_email, reject),
+        );
       });
       return reply.code(202).send({ message: "an approval link was sent to the new address" });
     },
   );
 
-  const linkLimit = (ip: string) => enforceLimits(ctx.pool, [{ name: "emailChangeLinkPerIp", subject: ipSubjects(ip).ip }]);
+  const linkLimit = (ip: string) =>
+    enforceLimits(ctx.pool, [{ name: "emailChangeLinkPerIp", subject: ipSubjects(ip).ip }]);
 
   r.post(
     "/auth/email/change/approve",
@@ -61,9 +81,14 @@ export async function emailChangeRoutes(app: FastifyInstance, ctx: ApiContext) {
       }
       const newEmail = await inTransaction(ctx.pool, async (db) => {
         const t = await consumeEmailToken(db, request.body.token, "email_change_approve");
-        await db.query("update email_tokens set used_at = now() where change_id = $1 and used_at is null", [t.change_id]);
+        await db.query("update email_tokens set used_at = now() where change_id = $1 and used_at is null", [
+          t.change_id,
+        ]);
         try {
-          await db.query("update users set email = $2, email_verified_at = now() where id = $1", [t.user_id, t.new_email]);
+          await db.query("update users set email = $2, email_verified_at = now() where id = $1", [
+            t.user_id,
+            t.new_email,
+          ]);
         } catch (err) {
           if (isUniqueViolation(err)) throw taken();
           throw err;
@@ -80,12 +105,18 @@ export async function emailChangeRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
   );
 
-  r.post("/auth/email/change/reject", { schema: { body: z.strictObject({ token: tokenSchema }) } }, async (request) => {
-    await linkLimit(request.clientAddress);
-    await inTransaction(ctx.pool, async (db) => {
-      const t = await consumeEmailToken(db, request.body.token, "email_change_reject");
-      await db.query("update email_tokens set used_at = now() where change_id = $1 and used_at is null", [t.change_id]);
-    });
-    return { rejected: true };
-  });
+  r.post(
+    "/auth/email/change/reject",
+    { schema: { body: z.strictObject({ token: tokenSchema }) } },
+    async (request) => {
+      await linkLimit(request.clientAddress);
+      await inTransaction(ctx.pool, async (db) => {
+        const t = await consumeEmailToken(db, request.body.token, "email_change_reject");
+        await db.query("update email_tokens set used_at = now() where change_id = $1 and used_at is null", [
+          t.change_id,
+        ]);
+      });
+      return { rejected: true };
+    },
+  );
 }

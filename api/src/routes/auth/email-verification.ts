@@ -13,28 +13,47 @@ import { emailSchema, tokenSchema, typed } from "../shared.js";
 /** POST /auth/email/verify (link holder) and POST /auth/email/resend (anyone, always 202). */
 export async function emailVerificationRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
-  r.post("/auth/email/verify", { schema: { body: z.strictObject({ token: tokenSchema }) } }, async (request) => {
-    await enforceLimits(ctx.pool, [{ name: "verifyPerIp", subject: ipSubjects(request.clientAddress).ip }]);
-    await inTransaction(ctx.pool, async (db) => {
-      const t = await consumeEmailToken(db, request.body.token, "verify");
-      await db.query("update users set email_verified_at = coalesce(email_verified_at, now()) where id = $1", [t.user_id]);
-    });
-    return { email_verified: true };
-  });
+  r.post(
+    "/auth/email/verify",
+    { schema: { body: z.strictObject({ token: tokenSchema }) } },
+    async (request) => {
+      await enforceLimits(ctx.pool, [{ name: "verifyPerIp", subject: ipSubjects(request.clientAddress).ip }]);
+      await inTransaction(ctx.pool, async (db) => {
+        const t = await consumeEmailToken(db, request.body.token, "verify");
+        await db.query(
+          "update users set email_verified_at = coalesce(email_verified_at, now()) where id = $1",
+          [t.user_id],
+        );
+      });
+      return { email_verified: true };
+    },
+  );
 
-  r.post("/auth/email/resend", { schema: { body: z.strictObject({ email: emailSchema }) } }, async (request, reply) => {
-    const { email } = request.body;
-    await enforceLimits(ctx.pool, [
-      { name: "resendPerEmailMinute", subject: email },
-      { name: "resendPerIp", subject: ipSubjects(request.clientAddress).ip },
-      { name: "resendPerEmailHour", subject: email },
-    ]);
-    await inTransaction(ctx.pool, async (db) => {
-      const user = await userByEmail(db, email);
-      if (!user || user.email_verified_at || user.disabled_at) return;
-      const token = await issueEmailToken(db, user.id, "verify");
-      await sendMail(db, ctx.mailer, request.log, "account", messages.verify(ctx.dashboardOrigin, user.email, token));
-    });
-    return reply.code(202).send({ message: "if the address awaits verification, a new link was sent to it" });
-  });
+  r.post(
+    "/auth/email/resend",
+    { schema: { body: z.strictObject({ email: emailSchema }) } },
+    async (request, reply) => {
+      const { email } = request.body;
+      await enforceLimits(ctx.pool, [
+        { name: "resendPerEmailMinute", subject: email },
+        { name: "resendPerIp", subject: ipSubjects(request.clientAddress).ip },
+        { name: "resendPerEmailHour", subject: email },
+      ]);
+      await inTransaction(ctx.pool, async (db) => {
+        const user = await userByEmail(db, email);
+        if (!user || user.email_verified_at || user.disabled_at) return;
+        const token = await issueEmailToken(db, user.id, "verify");
+        await sendMail(
+          db,
+          ctx.mailer,
+          request.log,
+          "account",
+          messages.verify(ctx.dashboardOrigin, user.email, token),
+        );
+      });
+      return reply
+        .code(202)
+        .send({ message: "if the address awaits verification, a new link was sent to it" });
+    },
+  );
 }

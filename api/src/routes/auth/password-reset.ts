@@ -15,32 +15,47 @@ import { emailSchema, passwordSchema, tokenSchema, typed } from "../shared.js";
 /** POST /auth/password-reset (anyone, always 202) and POST /auth/password-reset/confirm (link holder). */
 export async function passwordResetRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
-  r.post("/auth/password-reset", { schema: { body: z.strictObject({ email: emailSchema }) } }, async (request, reply) => {
-    const { email } = request.body;
-    const ip = ipSubjects(request.clientAddress).ip;
-    await enforceLimits(ctx.pool, [
-      { name: "resetPerIp", subject: ip },
-      { name: "resetPerEmailAndIp", subject: `${email}|${ip}` },
-    ]);
-    await inTransaction(ctx.pool, async (db) => {
-      const user = await userByEmail(db, email);
-      if (!user || user.disabled_at) return;
-      const token = await issueEmailToken(db, user.id, "reset");
-      await sendMail(db, ctx.mailer, request.log, "reset", messages.reset(ctx.dashboardOrigin, user.email, token));
-    });
-    return reply.code(202).send({ message: "if the address has an account, a reset link was sent to it" });
-  });
+  r.post(
+    "/auth/password-reset",
+    { schema: { body: z.strictObject({ email: emailSchema }) } },
+    async (request, reply) => {
+      const { email } = request.body;
+      const ip = ipSubjects(request.clientAddress).ip;
+      await enforceLimits(ctx.pool, [
+        { name: "resetPerIp", subject: ip },
+        { name: "resetPerEmailAndIp", subject: `${email}|${ip}` },
+      ]);
+      await inTransaction(ctx.pool, async (db) => {
+        const user = await userByEmail(db, email);
+        if (!user || user.disabled_at) return;
+        const token = await issueEmailToken(db, user.id, "reset");
+        await sendMail(
+          db,
+          ctx.mailer,
+          request.log,
+          "reset",
+          messages.reset(ctx.dashboardOrigin, user.email, token),
+        );
+      });
+      return reply.code(202).send({ message: "if the address has an account, a reset link was sent to it" });
+    },
+  );
 
   r.post(
     "/auth/password-reset/confirm",
     { schema: { body: z.strictObject({ token: tokenSchema, new_password: passwordSchema }) } },
     async (request, reply) => {
-      await enforceLimits(ctx.pool, [{ name: "resetConfirmPerIp", subject: ipSubjects(request.clientAddress).ip }]);
+      await enforceLimits(ctx.pool, [
+        { name: "resetConfirmPerIp", subject: ipSubjects(request.clientAddress).ip },
+      ]);
       const hash = await hashPassword(request.body.new_password);
       await inTransaction(ctx.pool, async (db) => {
         const t = await consumeEmailToken(db, request.body.token, "reset");
         // The link reached the address, so the address is verified too.
-        await db.query("update users set password_hash = $2, email_verified_at = coalesce(email_verified_at, now()) where id = $1", [t.user_id, hash]);
+        await db.query(
+          "update users set password_hash = $2, email_verified_at = coalesce(email_verified_at, now()) where id = $1",
+          [t.user_id, hash],
+        );
         await deleteOtherSessions(db, t.user_id, null);
       });
       return reply.code(204).send();

@@ -17,7 +17,11 @@ import { knownBrowserMark } from "./signin.js";
 export async function passwordRoute(app: FastifyInstance, ctx: ApiContext) {
   typed(app).post(
     "/auth/password",
-    { schema: { body: z.strictObject({ current_password: z.string().max(256), new_password: passwordSchema }) } },
+    {
+      schema: {
+        body: z.strictObject({ current_password: z.string().max(256), new_password: passwordSchema }),
+      },
+    },
     async (request, reply) => {
       const s = sessionOf(request);
       await enforceLimits(ctx.pool, [{ name: "passwordChangePerUser", subject: s.userId }]);

@@ -7,7 +7,12 @@ import { userByEmail } from "../../accounts/users.js";
 import type { ApiContext } from "../../context.js";
 import { enforceLimits, type Hit } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { cookieValue, KNOWN_BROWSER_COOKIE, setKnownBrowserCookie, setSessionCookie } from "../../sessions/cookie.js";
+import {
+  cookieValue,
+  KNOWN_BROWSER_COOKIE,
+  setKnownBrowserCookie,
+  setSessionCookie,
+} from "../../sessions/cookie.js";
 import { createSession, csrfTokenOf } from "../../sessions/store.js";
 import { emailSchema, typed } from "../shared.js";
 import { sessionJson } from "./session-json.js";
@@ -38,7 +43,10 @@ export async function signinRoute(app: FastifyInstance, ctx: ApiContext) {
         { name: "signinPerEmailAndIp", subject: `${email}|${net.ip}` },
       ];
       if (net.net48) hits.push({ name: "signinPerIpv6Net48", subject: net.net48 });
-      const known = user && cookieValue(request, KNOWN_BROWSER_COOKIE) === knownBrowserMark(ctx.keyHashSecret, user.id, user.password_hash);
+      const known =
+        user &&
+        cookieValue(request, KNOWN_BROWSER_COOKIE) ===
+          knownBrowserMark(ctx.keyHashSecret, user.id, user.password_hash);
       if (!known) hits.push({ name: "signinPerEmail", subject: email });
       await enforceLimits(ctx.pool, hits);
 

@@ -19,7 +19,11 @@ import { emailSchema, nameSchema, passwordSchema, typed } from "../shared.js";
 export async function signupRoute(app: FastifyInstance, ctx: ApiContext) {
   typed(app).post(
     "/auth/signup",
-    { schema: { body: z.strictObject({ email: emailSchema, password: passwordSchema, name: nameSchema.optional() }) } },
+    {
+      schema: {
+        body: z.strictObject({ email: emailSchema, password: passwordSchema, name: nameSchema.optional() }),
+      },
+    },
     async (request, reply) => {
       const { email, password, name } = request.body;
       const net = ipSubjects(request.clientAddress);
@@ -33,7 +37,13 @@ export async function signupRoute(app: FastifyInstance, ctx: ApiContext) {
       await inTransaction(ctx.pool, async (db) => {
         const existing = await userByEmail(db, email);
         if (existing?.email_verified_at) {
-          await sendMail(db, ctx.mailer, request.log, "security", messages.alreadyRegistered(ctx.dashboardOrigin, existing.email));
+          await sendMail(
+            db,
+            ctx.mailer,
+            request.log,
+            "security",
+            messages.alreadyRegistered(ctx.dashboardOrigin, existing.email),
+          );
           return;
         }
         let userId = existing?.id;
@@ -47,9 +57,17 @@ export async function signupRoute(app: FastifyInstance, ctx: ApiContext) {
         // An unverified account is not the person's yet: the link goes to the
         // address, and only its holder can use the account.
         const token = await issueEmailToken(db, userId, "verify");
-        await sendMail(db, ctx.mailer, request.log, "account", messages.verify(ctx.dashboardOrigin, email, token));
+        await sendMail(
+          db,
+          ctx.mailer,
+          request.log,
+          "account",
+          messages.verify(ctx.dashboardOrigin, email, token),
+        );
       });
-      return reply.code(202).send({ message: "if the address can be used, a verification link was sent to it" });
+      return reply
+        .code(202)
+        .send({ message: "if the address can be used, a verification link was sent to it" });
     },
   );
 }

@@ -7,8 +7,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPrincipalValid, principalOf } from "@countersign/core/identities";
 import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { startCloudApi, type Answer, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
-import { newIdentity, nextDocument, signChallenge, type TestIdentity } from "../../../../test/fixtures/identities.js";
+import {
+  startCloudApi,
+  type Answer,
+  type Browser,
+  type CloudApi,
+} from "../../../../test/fixtures/cloud-api.js";
+import {
+  newIdentity,
+  nextDocument,
+  signChallenge,
+  type TestIdentity,
+} from "../../../../test/fixtures/identities.js";
 
 let db: TestDatabase;
 let api: CloudApi;
@@ -59,7 +69,10 @@ describe("organization principal", () => {
     expect(res.body.principal).toMatchObject({ kid: p.kid, status: "active", valid: true });
     expect(res.body.principal.documents).toEqual(p.documents);
     expect(isPrincipalValid(await principalOf(db.pool, org))).toBe(true);
-    const audit = await db.pool.query("select action, target_id from audit_log where organization_id = $1 and action like 'principal.%'", [org]);
+    const audit = await db.pool.query(
+      "select action, target_id from audit_log where organization_id = $1 and action like 'principal.%'",
+      [org],
+    );
     expect(audit.rows).toEqual([{ action: "principal.registered", target_id: p.kid }]);
     // the same document again is accepted and changes nothing
     const again = await b.post(`/orgs/${org}/principal`, { document: p.documents[0] });
@@ -70,17 +83,40 @@ describe("organization principal", () => {
   it("refuses bad documents with IDENTITY_INVALID, IDENTITY_WRONG_ACTOR_TYPE, CONFLICT and changes nothing", async () => {
     const { b, org } = await ownerWithOrg();
     const p = newIdentity("principal", { organization_id: org, id: org });
-    const tampered = { ...p.documents[0]!, body: { ...p.documents[0]!.body, subject: { organization_id: org, id: org, name: "Forged" } } };
-    await refusedUnchanged(() => b.post(`/orgs/${org}/principal`, { document: tampered }), 422, "IDENTITY_INVALID");
+    const tampered = {
+      ...p.documents[0]!,
+      body: { ...p.documents[0]!.body, subject: { organization_id: org, id: org, name: "Forged" } },
+    };
+    await refusedUnchanged(
+      () => b.post(`/orgs/${org}/principal`, { document: tampered }),
+      422,
+      "IDENTITY_INVALID",
+    );
     const other = newIdentity("principal", { organization_id: "another-org", id: "another-org" });
-    await refusedUnchanged(() => b.post(`/orgs/${org}/principal`, { document: other.documents[0] }), 422, "IDENTITY_INVALID");
+    await refusedUnchanged(
+      () => b.post(`/orgs/${org}/principal`, { document: other.documents[0] }),
+      422,
+      "IDENTITY_INVALID",
+    );
     const person = newIdentity("person", { organization_id: org, id: org });
-    await refusedUnchanged(() => b.post(`/orgs/${org}/principal`, { document: person.documents[0] }), 422, "IDENTITY_WRONG_ACTOR_TYPE");
-    await refusedUnchanged(() => b.post(`/orgs/${org}/principal`, { document: p.documents[0], extra: 1 }), 400, "VALIDATION_FAILED");
+    await refusedUnchanged(
+      () => b.post(`/orgs/${org}/principal`, { document: person.documents[0] }),
+      422,
+      "IDENTITY_WRONG_ACTOR_TYPE",
+    );
+    await refusedUnchanged(
+      () => b.post(`/orgs/${org}/principal`, { document: p.documents[0], extra: 1 }),
+      400,
+      "VALIDATION_FAILED",
+    );
     expect((await b.post(`/orgs/${org}/principal`, { document: p.documents[0] })).status).toBe(201);
     // a second principal that does not say it replaces the first
     const second = newIdentity("principal", { organization_id: org, id: org });
-    const res = await refusedUnchanged(() => b.post(`/orgs/${org}/principal`, { document: second.documents[0] }), 409, "CONFLICT");
+    const res = await refusedUnchanged(
+      () => b.post(`/orgs/${org}/principal`, { document: second.documents[0] }),
+      409,
+      "CONFLICT",
+    );
     expect(res.body.error.details).toMatchObject({ reason: "PRINCIPAL_EXISTS", current_kid: p.kid });
   });
 
@@ -89,9 +125,16 @@ describe("organization principal", () => {
     const admin = api.browser();
     const { email } = await admin.signUpAndIn(api.smtp);
     expect((await b.post(`/orgs/${org}/invitations`, { email, role: "admin" })).status).toBe(201);
-    expect((await admin.post("/invitations/accept", { token: api.smtp.lastToken(email, "invitations/accept") })).status).toBe(200);
+    expect(
+      (await admin.post("/invitations/accept", { token: api.smtp.lastToken(email, "invitations/accept") }))
+        .status,
+    ).toBe(200);
     const p = newIdentity("principal", { organization_id: org, id: org });
-    await refusedUnchanged(() => admin.post(`/orgs/${org}/principal`, { document: p.documents[0] }), 403, "FORBIDDEN");
+    await refusedUnchanged(
+      () => admin.post(`/orgs/${org}/principal`, { document: p.documents[0] }),
+      403,
+      "FORBIDDEN",
+    );
     expect((await admin.get(`/orgs/${org}/principal`)).status).toBe(200);
   });
 
@@ -117,11 +160,18 @@ describe("organization principal", () => {
     expect((await b.post(`/orgs/${org}/principal`, { document: third.documents[0] })).status).toBe(201);
     expect((await principalOf(db.pool, org))!.kid).toBe(third.kid);
     // a document after the replaced one is equivocation by the old key (docs/evidence.md 3); the current principal is untouched
-    const late = await b.post(`/orgs/${org}/principal`, { document: nextDocument(first, { status: "active" }) });
+    const late = await b.post(`/orgs/${org}/principal`, {
+      document: nextDocument(first, { status: "active" }),
+    });
     expect(late.status).toBe(422);
     expect(late.body.error.code).toBe("IDENTITY_EQUIVOCATION");
-    expect((await db.pool.query("select status from identities where kid = $1", [first.kid])).rows[0].status).toBe("equivocated");
-    expect((await b.get(`/orgs/${org}/principal`)).body.principal).toMatchObject({ kid: third.kid, valid: true });
+    expect(
+      (await db.pool.query("select status from identities where kid = $1", [first.kid])).rows[0].status,
+    ).toBe("equivocated");
+    expect((await b.get(`/orgs/${org}/principal`)).body.principal).toMatchObject({
+      kid: third.kid,
+      valid: true,
+    });
   });
 
   it("revokes the principal through its own next document: no principal is valid afterwards", async () => {
@@ -149,14 +199,24 @@ describe("organization principal", () => {
     expect(stored).toMatchObject({ kid: p.kid, status: "equivocated" });
     expect(stored!.documents).toHaveLength(3); // the conflicting document is kept as proof
     expect(isPrincipalValid(stored)).toBe(false);
-    const audit = await db.pool.query("select 1 from audit_log where organization_id = $1 and action = 'principal.equivocated'", [org]);
+    const audit = await db.pool.query(
+      "select 1 from audit_log where organization_id = $1 and action = 'principal.equivocated'",
+      [org],
+    );
     expect(audit.rowCount).toBe(1);
     // nothing from that key is accepted again, not even its first document
-    await refusedUnchanged(() => b.post(`/orgs/${org}/principal`, { document: p.documents[0] }), 422, "IDENTITY_EQUIVOCATION");
+    await refusedUnchanged(
+      () => b.post(`/orgs/${org}/principal`, { document: p.documents[0] }),
+      422,
+      "IDENTITY_EQUIVOCATION",
+    );
     // an owner replaces it with a new principal
     const next = newIdentity("principal", { organization_id: org, id: org }, { replaces: p.kid });
     expect((await b.post(`/orgs/${org}/principal`, { document: next.documents[0] })).status).toBe(201);
-    expect((await b.get(`/orgs/${org}/principal`)).body.principal).toMatchObject({ kid: next.kid, valid: true });
+    expect((await b.get(`/orgs/${org}/principal`)).body.principal).toMatchObject({
+      kid: next.kid,
+      valid: true,
+    });
   });
 });
 
@@ -165,7 +225,11 @@ describe("personal identities", () => {
     const c = await b.post("/me/identity-challenges");
     expect(c.status).toBe(201);
     const id = newIdentity("person", { organization_id: "personal", id: userId, name: "Ada" });
-    const res = await b.post("/me/identities", { challenge_id: c.body.challenge.id, signature: signChallenge(id, c.body.challenge.challenge), document: id.documents[0] });
+    const res = await b.post("/me/identities", {
+      challenge_id: c.body.challenge.id,
+      signature: signChallenge(id, c.body.challenge.challenge),
+      document: id.documents[0],
+    });
     return { id, res, challenge: c.body.challenge };
   }
 
@@ -179,7 +243,9 @@ describe("personal identities", () => {
     const del = await b.delete(`/me/identities/${id.kid}`);
     expect(del.status).toBe(200);
     expect(del.body.identity.status).toBe("revoked");
-    const audits = await db.pool.query("select action from audit_log where target_id = $1 order by id", [id.kid]);
+    const audits = await db.pool.query("select action from audit_log where target_id = $1 order by id", [
+      id.kid,
+    ]);
     expect(audits.rows.map((r) => r.action)).toEqual(["identity.bound", "identity.revoked"]);
   });
 
@@ -189,25 +255,91 @@ describe("personal identities", () => {
     const c = (await b.post("/me/identity-challenges")).body.challenge;
     const id = newIdentity("person", { organization_id: "personal", id: userId });
     const other = newIdentity("person", { organization_id: "personal", id: userId });
-    await refusedUnchanged(() => b.post("/me/identities", { challenge_id: c.id, signature: signChallenge(other, c.challenge), document: id.documents[0] }), 422, "CHALLENGE_INVALID");
-    await refusedUnchanged(() => b.post("/me/identities", { challenge_id: c.id, signature: signChallenge(id, "something else"), document: id.documents[0] }), 422, "CHALLENGE_INVALID");
+    await refusedUnchanged(
+      () =>
+        b.post("/me/identities", {
+          challenge_id: c.id,
+          signature: signChallenge(other, c.challenge),
+          document: id.documents[0],
+        }),
+      422,
+      "CHALLENGE_INVALID",
+    );
+    await refusedUnchanged(
+      () =>
+        b.post("/me/identities", {
+          challenge_id: c.id,
+          signature: signChallenge(id, "something else"),
+          document: id.documents[0],
+        }),
+      422,
+      "CHALLENGE_INVALID",
+    );
     const stranger = newIdentity("person", { organization_id: "personal", id: "someone-else" });
-    await refusedUnchanged(() => b.post("/me/identities", { challenge_id: c.id, signature: signChallenge(stranger, c.challenge), document: stranger.documents[0] }), 422, "IDENTITY_INVALID");
+    await refusedUnchanged(
+      () =>
+        b.post("/me/identities", {
+          challenge_id: c.id,
+          signature: signChallenge(stranger, c.challenge),
+          document: stranger.documents[0],
+        }),
+      422,
+      "IDENTITY_INVALID",
+    );
     const principal = newIdentity("principal", { organization_id: "o", id: userId });
-    await refusedUnchanged(() => b.post("/me/identities", { challenge_id: c.id, signature: signChallenge(principal, c.challenge), document: principal.documents[0] }), 422, "IDENTITY_WRONG_ACTOR_TYPE");
+    await refusedUnchanged(
+      () =>
+        b.post("/me/identities", {
+          challenge_id: c.id,
+          signature: signChallenge(principal, c.challenge),
+          document: principal.documents[0],
+        }),
+      422,
+      "IDENTITY_WRONG_ACTOR_TYPE",
+    );
     // another person's challenge
     const eve = api.browser();
     const { userId: eveId } = await eve.signUpAndIn(api.smtp);
     const eves = newIdentity("person", { organization_id: "personal", id: eveId });
-    await refusedUnchanged(() => eve.post("/me/identities", { challenge_id: c.id, signature: signChallenge(eves, c.challenge), document: eves.documents[0] }), 422, "CHALLENGE_INVALID");
+    await refusedUnchanged(
+      () =>
+        eve.post("/me/identities", {
+          challenge_id: c.id,
+          signature: signChallenge(eves, c.challenge),
+          document: eves.documents[0],
+        }),
+      422,
+      "CHALLENGE_INVALID",
+    );
     // expired
-    await db.pool.query("update identity_challenges set expires_at = now() - interval '1 second' where id = $1", [c.id]);
-    await refusedUnchanged(() => b.post("/me/identities", { challenge_id: c.id, signature: signChallenge(id, c.challenge), document: id.documents[0] }), 422, "CHALLENGE_INVALID");
+    await db.pool.query(
+      "update identity_challenges set expires_at = now() - interval '1 second' where id = $1",
+      [c.id],
+    );
+    await refusedUnchanged(
+      () =>
+        b.post("/me/identities", {
+          challenge_id: c.id,
+          signature: signChallenge(id, c.challenge),
+          document: id.documents[0],
+        }),
+      422,
+      "CHALLENGE_INVALID",
+    );
     // a used challenge
     const ok = await bind(b, userId);
     expect(ok.res.status).toBe(201);
     const again = newIdentity("person", { organization_id: "personal", id: userId });
-    await refusedUnchanged(() => b.post("/me/identities", { challenge_id: ok.challenge.id, signature: signChallenge(again, ok.challenge.challenge), document: again.documents[0] }), 422, "CHALLENGE_INVALID");
+    await refusedUnchanged(
+      () =>
+        b.post("/me/identities", {
+          challenge_id: ok.challenge.id,
+          signature: signChallenge(again, ok.challenge.challenge),
+          document: again.documents[0],
+        }),
+      422,
+      "CHALLENGE_INVALID",
+    );
   });
 
   it("binds at most 5 at a time (CONFLICT TOO_MANY_IDENTITIES) and never binds a revoked identity again", async () => {
@@ -221,22 +353,59 @@ describe("personal identities", () => {
     }
     const c = (await b.post("/me/identity-challenges")).body.challenge;
     const sixth = newIdentity("person", { organization_id: "personal", id: userId });
-    const res = await refusedUnchanged(() => b.post("/me/identities", { challenge_id: c.id, signature: signChallenge(sixth, c.challenge), document: sixth.documents[0] }), 409, "CONFLICT");
+    const res = await refusedUnchanged(
+      () =>
+        b.post("/me/identities", {
+          challenge_id: c.id,
+          signature: signChallenge(sixth, c.challenge),
+          document: sixth.documents[0],
+        }),
+      409,
+      "CONFLICT",
+    );
     expect(res.body.error.details.reason).toBe("TOO_MANY_IDENTITIES");
     // revoking one makes room, but the revoked one is never bound again
     expect((await b.delete(`/me/identities/${bound[0]!.kid}`)).status).toBe(200);
     await refusedUnchanged(
-      () => b.post("/me/identities", { challenge_id: c.id, signature: signChallenge(bound[0]!, c.challenge), document: bound[0]!.documents[0] }),
+      () =>
+        b.post("/me/identities", {
+          challenge_id: c.id,
+          signature: signChallenge(bound[0]!, c.challenge),
+          document: bound[0]!.documents[0],
+        }),
       409,
       "IDENTITY_ALREADY_BOUND",
     );
-    expect((await b.post("/me/identities", { challenge_id: c.id, signature: signChallenge(sixth, c.challenge), document: sixth.documents[0] })).status).toBe(201);
+    expect(
+      (
+        await b.post("/me/identities", {
+          challenge_id: c.id,
+          signature: signChallenge(sixth, c.challenge),
+          document: sixth.documents[0],
+        })
+      ).status,
+    ).toBe(201);
     // an already bound identity cannot be bound by someone else either
     const eve = api.browser();
     const { userId: eveId } = await eve.signUpAndIn(api.smtp);
     const ec = (await eve.post("/me/identity-challenges")).body.challenge;
-    const copied = { ...bound[1]!.documents[0]!, body: { ...bound[1]!.documents[0]!.body, subject: { ...bound[1]!.documents[0]!.body.subject, id: eveId } } };
-    await refusedUnchanged(() => eve.post("/me/identities", { challenge_id: ec.id, signature: signChallenge(bound[1]!, ec.challenge), document: copied }), 422, "IDENTITY_INVALID");
+    const copied = {
+      ...bound[1]!.documents[0]!,
+      body: {
+        ...bound[1]!.documents[0]!.body,
+        subject: { ...bound[1]!.documents[0]!.body.subject, id: eveId },
+      },
+    };
+    await refusedUnchanged(
+      () =>
+        eve.post("/me/identities", {
+          challenge_id: ec.id,
+          signature: signChallenge(bound[1]!, ec.challenge),
+          document: copied,
+        }),
+      422,
+      "IDENTITY_INVALID",
+    );
   });
 
   it("answers 404 for another person's identity and changes nothing", async () => {

@@ -1,7 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import { bindPersonalIdentity, createChallenge, personalIdentitiesOf, revokePersonalIdentity } from "@countersign/core/identities";
+import {
+  bindPersonalIdentity,
+  createChallenge,
+  personalIdentitiesOf,
+  revokePersonalIdentity,
+} from "@countersign/core/identities";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
@@ -34,21 +39,41 @@ export async function personalIdentityRoutes(app: FastifyInstance, ctx: ApiConte
   r.post("/me/identities", { schema: { body: bindBody } }, async (request, reply) => {
     const me = sessionOf(request);
     const bound = await inTransaction(ctx.pool, async (db) => {
-      const i = await bindPersonalIdentity(db, { userId: me.userId, challengeId: request.body.challenge_id, signature: request.body.signature, document: request.body.document });
-      await audit(db, { organizationId: null, action: "identity.bound", actor: actorOf(request.principal), target: { type: "identity", id: i.kid } });
+      const i = await bindPersonalIdentity(db, {
+        userId: me.userId,
+        challengeId: request.body.challenge_id,
+        signature: request.body.signature,
+        document: request.body.document,
+      });
+      await audit(db, {
+        organizationId: null,
+        action: "identity.bound",
+        actor: actorOf(request.principal),
+        target: { type: "identity", id: i.kid },
+      });
       return i;
     });
     return reply.code(201).send({ identity: identityJson(bound) });
   });
 
-  r.delete("/me/identities/:kid", { schema: { params: z.strictObject({ kid: z.string().max(100) }) } }, async (request) => {
-    const me = sessionOf(request);
-    const revoked = await inTransaction(ctx.pool, async (db) => {
-      const i = await revokePersonalIdentity(db, me.userId, request.params.kid);
-      if (i) await audit(db, { organizationId: null, action: "identity.revoked", actor: actorOf(request.principal), target: { type: "identity", id: i.kid } });
-      return i;
-    });
-    if (!revoked) throw new ServiceError("NOT_FOUND", "no such identity of yours");
-    return { identity: identityJson(revoked) };
-  });
+  r.delete(
+    "/me/identities/:kid",
+    { schema: { params: z.strictObject({ kid: z.string().max(100) }) } },
+    async (request) => {
+      const me = sessionOf(request);
+      const revoked = await inTransaction(ctx.pool, async (db) => {
+        const i = await revokePersonalIdentity(db, me.userId, request.params.kid);
+        if (i)
+          await audit(db, {
+            organizationId: null,
+            action: "identity.revoked",
+            actor: actorOf(request.principal),
+            target: { type: "identity", id: i.kid },
+          });
+        return i;
+      });
+      if (!revoked) throw new ServiceError("NOT_FOUND", "no such identity of yours");
+      return { identity: identityJson(revoked) };
+    },
+  );
 }

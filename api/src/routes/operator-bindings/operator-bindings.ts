@@ -27,14 +27,18 @@ const bindingJson = (b: BindingRow) => ({ ...b, created_at: b.created_at.toISOSt
 export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
   const params = z.strictObject({ org_id: z.uuid() });
-  r.get("/orgs/:org_id/operator-bindings", { schema: { params, querystring: z.strictObject({}) } }, async (request) => {
-    const o = organizationOf(request);
-    const { rows } = await ctx.pool.query<BindingRow>(
-      "select id, username, role, allow_admin_changes, created_by, created_at from operator_bindings where organization_id = $1 order by created_at, id",
-      [o.id],
-    );
-    return { items: rows.map(bindingJson), next_cursor: null };
-  });
+  r.get(
+    "/orgs/:org_id/operator-bindings",
+    { schema: { params, querystring: z.strictObject({}) } },
+    async (request) => {
+      const o = organizationOf(request);
+      const { rows } = await ctx.pool.query<BindingRow>(
+        "select id, username, role, allow_admin_changes, created_by, created_at from operator_bindings where organization_id = $1 order by created_at, id",
+        [o.id],
+      );
+      return { items: rows.map(bindingJson), next_cursor: null };
+    },
+  );
 
   r.post(
     "/orgs/:org_id/operator-bindings",
@@ -42,7 +46,13 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
       schema: {
         params,
         body: z.strictObject({
-          username: z.string().max(300).regex(/^system:serviceaccount:[a-z0-9]([-a-z0-9]*[a-z0-9])?:[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, "system:serviceaccount:<namespace>:<name>"),
+          username: z
+            .string()
+            .max(300)
+            .regex(
+              /^system:serviceaccount:[a-z0-9]([-a-z0-9]*[a-z0-9])?:[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/,
+              "system:serviceaccount:<namespace>:<name>",
+            ),
           role: z.enum(["admin", "approver", "developer", "viewer"]),
           allow_admin_changes: z.boolean().default(false),
         }),
@@ -53,7 +63,13 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
       const s = request.principal.kind === "session" ? request.principal.userId : null;
       if (request.body.allow_admin_changes && request.body.role !== "admin") {
         throw new ServiceError("VALIDATION_FAILED", "allow_admin_changes needs the admin role", {
-          issues: [{ path: "allow_admin_changes", code: "invalid_value", message: "only an operator bound as admin may make admin changes" }],
+          issues: [
+            {
+              path: "allow_admin_changes",
+              code: "invalid_value",
+              message: "only an operator bound as admin may make admin changes",
+            },
+          ],
         });
       }
       const binding = await inTransaction(ctx.pool, async (db) => {
@@ -65,10 +81,19 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
           );
           row = rows[0]!;
         } catch (err) {
-          if (isUniqueViolation(err)) throw new ServiceError("CONFLICT", "this ServiceAccount is already bound", { reason: "ALREADY_BOUND" });
+          if (isUniqueViolation(err))
+            throw new ServiceError("CONFLICT", "this ServiceAccount is already bound", {
+              reason: "ALREADY_BOUND",
+            });
           throw err;
         }
-        await audit(db, { organizationId: o.id, action: "operator.bound", actor: actorOf(request.principal), target: { type: "operator", id: row.username }, details: { role: row.role, allow_admin_changes: row.allow_admin_changes } });
+        await audit(db, {
+          organizationId: o.id,
+          action: "operator.bound",
+          actor: actorOf(request.principal),
+          target: { type: "operator", id: row.username },
+          details: { role: row.role, allow_admin_changes: row.allow_admin_changes },
+        });
         return row;
       });
       return reply.code(201).send({ binding: bindingJson(binding) });
@@ -86,7 +111,12 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
           [request.params.binding_id, o.id],
         );
         if (!rows[0]) throw new ServiceError("NOT_FOUND", "binding not found");
-        await audit(db, { organizationId: o.id, action: "operator.unbound", actor: actorOf(request.principal), target: { type: "operator", id: rows[0].username } });
+        await audit(db, {
+          organizationId: o.id,
+          action: "operator.unbound",
+          actor: actorOf(request.principal),
+          target: { type: "operator", id: rows[0].username },
+        });
       });
       return reply.code(204).send();
     },

@@ -9,10 +9,18 @@ import { isPlan } from "@countersign/core/plans";
 import { ORGANIZATION_COLUMNS, organizationJson, type OrganizationRow } from "../../orgs/serialize.js";
 import { isUniqueViolation, nameSchema, organizationOf, sessionOf, typed } from "../shared.js";
 
-const slugSchema = z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, "lowercase letters, digits and inner hyphens, at most 63");
+const slugSchema = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, "lowercase letters, digits and inner hyphens, at most 63");
 
 function slugFrom(name: string): string {
-  const base = name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "org";
+  const base =
+    name
+      .toLowerCase()
+      .normalize("NFKD")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "org";
   return `${base}-${randomBytes(3).toString("hex")}`;
 }
 
@@ -24,7 +32,9 @@ export async function organizationRoutes(app: FastifyInstance, ctx: ApiContext) 
   r.get("/orgs", { schema: { querystring: z.strictObject({}) } }, async (request) => {
     const s = sessionOf(request);
     const { rows } = await ctx.pool.query<OrganizationRow & { role: string }>(
-      `select ${ORGANIZATION_COLUMNS.split(", ").map((c) => `o.${c}`).join(", ")}, m.role
+      `select ${ORGANIZATION_COLUMNS.split(", ")
+        .map((c) => `o.${c}`)
+        .join(", ")}, m.role
          from memberships m join organizations o on o.id = m.organization_id
         where m.user_id = $1 order by o.created_at, o.id`,
       [s.userId],
@@ -46,28 +56,54 @@ export async function organizationRoutes(app: FastifyInstance, ctx: ApiContext) 
           );
           row = rows[0]!;
         } catch (err) {
-          if (isUniqueViolation(err)) throw new ServiceError("SLUG_TAKEN", "another organization has this slug");
+          if (isUniqueViolation(err))
+            throw new ServiceError("SLUG_TAKEN", "another organization has this slug");
           throw err;
         }
-        await db.query("insert into memberships (organization_id, user_id, role) values ($1, $2, 'owner')", [row.id, s.userId]);
-        await db.query("update sessions set current_organization_id = $2 where id = $1", [s.sessionId, row.id]);
-        await audit(db, { organizationId: row.id, action: "organization.created", actor: actorOf(request.principal), target: { type: "organization", id: row.id } });
+        await db.query("insert into memberships (organization_id, user_id, role) values ($1, $2, 'owner')", [
+          row.id,
+          s.userId,
+        ]);
+        await db.query("update sessions set current_organization_id = $2 where id = $1", [
+          s.sessionId,
+          row.id,
+        ]);
+        await audit(db, {
+          organizationId: row.id,
+          action: "organization.created",
+          actor: actorOf(request.principal),
+          target: { type: "organization", id: row.id },
+        });
         return row;
       });
       return reply.code(201).send({ organization: organizationJson(org, planOf(org), "owner") });
     },
   );
 
-  r.get("/orgs/:org_id", { schema: { params: z.strictObject({ org_id: z.uuid() }), querystring: z.strictObject({}) } }, async (request) => {
-    const o = organizationOf(request);
-    const { rows } = await ctx.pool.query<OrganizationRow>(`select ${ORGANIZATION_COLUMNS} from organizations where id = $1`, [o.id]);
-    return { organization: organizationJson(rows[0]!, o.plan, o.role) };
-  });
+  r.get(
+    "/orgs/:org_id",
+    { schema: { params: z.strictObject({ org_id: z.uuid() }), querystring: z.strictObject({}) } },
+    async (request) => {
+      const o = organizationOf(request);
+      const { rows } = await ctx.pool.query<OrganizationRow>(
+        `select ${ORGANIZATION_COLUMNS} from organizations where id = $1`,
+        [o.id],
+      );
+      return { organization: organizationJson(rows[0]!, o.plan, o.role) };
+    },
+  );
 
-  r.post("/orgs/:org_id/switch", { schema: { params: z.strictObject({ org_id: z.uuid() }) } }, async (request) => {
-    const s = sessionOf(request);
-    const o = organizationOf(request);
-    await ctx.pool.query("update sessions set current_organization_id = $2 where id = $1", [s.sessionId, o.id]);
-    return { current_organization_id: o.id };
-  });
+  r.post(
+    "/orgs/:org_id/switch",
+    { schema: { params: z.strictObject({ org_id: z.uuid() }) } },
+    async (request) => {
+      const s = sessionOf(request);
+      const o = organizationOf(request);
+      await ctx.pool.query("update sessions set current_organization_id = $2 where id = $1", [
+        s.sessionId,
+        o.id,
+      ]);
+      return { current_organization_id: o.id };
+    },
+  );
 }

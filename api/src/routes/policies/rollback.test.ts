@@ -12,7 +12,12 @@ import { handOutApproved } from "../../../../core/src/decision/hand-out.js";
 import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
 import { createAgent } from "../../../../test/fixtures/organization.js";
 import { startCloudApi, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
-import { recordAction, type RecordedAction, reportGateway, signedInMember } from "../../../../test/fixtures/policies.js";
+import {
+  recordAction,
+  type RecordedAction,
+  reportGateway,
+  signedInMember,
+} from "../../../../test/fixtures/policies.js";
 import {
   activate,
   expectError,

@@ -36,7 +36,11 @@ interface HandlerExtra {
 type ToolHandler<A> = (args: A, extra: never) => CallToolResult | Promise<CallToolResult>;
 
 function refusal(r: Refusal): CallToolResult {
-  return { isError: true, content: [{ type: "text", text: `Countersign evidence refused: ${r.detail}` }], _meta: { [refusalMetaKey]: r } };
+  return {
+    isError: true,
+    content: [{ type: "text", text: `Countersign evidence refused: ${r.detail}` }],
+    _meta: { [refusalMetaKey]: r },
+  };
 }
 
 /**
@@ -72,14 +76,21 @@ export function serviceAware(options: ServiceAwareOptions) {
       const body = identityGenesis({
         publicKey: signer.publicKey,
         actor_type: "mcp_server",
-        subject: { organization_id: subject.organizationId, id: subject.serverId, name: subject.name ?? null },
+        subject: {
+          organization_id: subject.organizationId,
+          id: subject.serverId,
+          name: subject.name ?? null,
+        },
         issued_at: now().toISOString(),
       });
       return signIdentity(body, signer);
     },
 
     /** Wraps one tool's handler (registered under `name`). */
-    tool<A extends Record<string, unknown>>(name: string, handler: (args: A, extra: HandlerExtra) => CallToolResult | Promise<CallToolResult>): ToolHandler<A> {
+    tool<A extends Record<string, unknown>>(
+      name: string,
+      handler: (args: A, extra: HandlerExtra) => CallToolResult | Promise<CallToolResult>,
+    ): ToolHandler<A> {
       return (async (args: A, extra: HandlerExtra) => {
         const at = now();
         const checked = checkUpstreamEvidence(extra?._meta?.[evidenceMetaKey], {
@@ -92,10 +103,14 @@ export function serviceAware(options: ServiceAwareOptions) {
         });
         if (!checked.ok) return refusal({ reason: checked.reason, detail: checked.detail });
         forget(at.getTime());
-        if (seen.has(checked.execution.id)) return refusal({ reason: "REPLAYED", detail: "this EXECUTION was already run here" });
+        if (seen.has(checked.execution.id))
+          return refusal({ reason: "REPLAYED", detail: "this EXECUTION was already run here" });
         seen.set(checked.execution.id, at.getTime());
         const result = await handler(args, extra);
-        return attachAttestation(result, attestResult(signer, checked.execution.id, result, now())) as CallToolResult;
+        return attachAttestation(
+          result,
+          attestResult(signer, checked.execution.id, result, now()),
+        ) as CallToolResult;
       }) as unknown as ToolHandler<A>;
     },
   };

@@ -68,13 +68,21 @@ function checkExpectedAttestations(ctx: VerifyContext, vouched: ReadonlySet<Kid>
       if (a.body.actor !== server || !ctx.authentic.has(a.id)) return false;
       if (a.body.payload.subject !== e.id && a.body.payload.subject !== result?.id) return false;
       const stated = (a.body.payload.statement as { result_digest?: unknown } | null)?.result_digest;
-      return stated === undefined || (result?.body.type === "RESULT" && stated === result.body.payload.result_digest);
+      return (
+        stated === undefined ||
+        (result?.body.type === "RESULT" && stated === result.body.payload.result_digest)
+      );
     });
     if (!covered) {
-      ctx.findings.warn("attestations", "ATTESTATION_MISSING", "no attestation by the MCP server the call went to covers its result", {
-        object_id: e.id,
-        kid: server,
-      });
+      ctx.findings.warn(
+        "attestations",
+        "ATTESTATION_MISSING",
+        "no attestation by the MCP server the call went to covers its result",
+        {
+          object_id: e.id,
+          kid: server,
+        },
+      );
     }
   }
 }

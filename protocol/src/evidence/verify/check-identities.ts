@@ -56,7 +56,9 @@ export function checkIdentities(
   // a person, who approves in every organization they are a member of
   // (docs/evidence.md, section 3): only the other signers must agree.
   const organizations = new Set(
-    [...states.values()].filter((s) => s.actorType !== "gateway" && s.actorType !== "person").map((s) => s.subject.organization_id),
+    [...states.values()]
+      .filter((s) => s.actorType !== "gateway" && s.actorType !== "person")
+      .map((s) => s.subject.organization_id),
   );
   if (organizations.size > 1) {
     findings.error("identities", "IDENTITY_MISMATCH", "identities belong to more than one organization");

@@ -39,14 +39,25 @@ export interface DecisionMap {
 }
 
 type Range = Omit<AmountBand, "currency">;
-const lower = (r: Range): Range => (r.gt !== undefined ? { gt: r.gt } : r.gte !== undefined ? { gte: r.gte } : {});
-const upper = (r: Range): Range => (r.lt !== undefined ? { lt: r.lt } : r.lte !== undefined ? { lte: r.lte } : {});
-const outcome = (d: { effect: Effect; rule_id: string | null }): MapOutcome => ({ effect: d.effect, rule_id: d.rule_id });
+const lower = (r: Range): Range =>
+  r.gt !== undefined ? { gt: r.gt } : r.gte !== undefined ? { gte: r.gte } : {};
+const upper = (r: Range): Range =>
+  r.lt !== undefined ? { lt: r.lt } : r.lte !== undefined ? { lte: r.lte } : {};
+const outcome = (d: { effect: Effect; rule_id: string | null }): MapOutcome => ({
+  effect: d.effect,
+  rule_id: d.rule_id,
+});
 /** No amount condition names this currency, so it stands for "any other currency". */
 const OTHER = "";
 
 function entriesFor(policy: CompiledPolicy, t: MapTool, currency: string): MapEntry[] {
-  const thresholds = [...new Set(policy.candidates(t.tool, t.action).flatMap((r) => r.amountTests.filter((a) => a.currency === currency).map((a) => a.threshold)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const thresholds = [
+    ...new Set(
+      policy
+        .candidates(t.tool, t.action)
+        .flatMap((r) => r.amountTests.filter((a) => a.currency === currency).map((a) => a.threshold)),
+    ),
+  ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // Same segmentation as the amount band: open intervals between thresholds and the thresholds themselves.
   const segs: { at: bigint; range: Omit<AmountBand, "currency"> }[] = [];
   if (thresholds.length === 0) segs.push({ at: 0n, range: {} });
@@ -81,11 +92,21 @@ export function decisionMap(policy: CompiledPolicy, tools: readonly MapTool[]): 
       let entries: MapEntry[];
       if (!t.amount) {
         const open = policy.decideOpen(t.tool, t.action, null, null, UNKNOWN_ARGUMENTS);
-        entries = [{ amount: null, decision: open.decision ? outcome(open.decision) : null, possible: open.possible.map(outcome) }];
+        entries = [
+          {
+            amount: null,
+            decision: open.decision ? outcome(open.decision) : null,
+            possible: open.possible.map(outcome),
+          },
+        ];
       } else if (t.amount.currency !== null) {
         entries = entriesFor(policy, t, t.amount.currency);
       } else {
-        const named = [...new Set(policy.candidates(t.tool, t.action).flatMap((r) => r.amountTests.map((a) => a.currency)))].sort();
+        const named = [
+          ...new Set(
+            policy.candidates(t.tool, t.action).flatMap((r) => r.amountTests.map((a) => a.currency)),
+          ),
+        ].sort();
         entries = [...named, OTHER].flatMap((c) => entriesFor(policy, t, c));
       }
       return { tool: t.tool, action: t.action, entries };

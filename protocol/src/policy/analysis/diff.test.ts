@@ -14,7 +14,15 @@ const v1 = parsePolicy({
 describe("diff of two versions", () => {
   it("is empty for the same document, even reformatted", () => {
     const d = diffPolicies(v1, JSON.parse(JSON.stringify(v1)));
-    expect(d).toMatchObject({ identical: true, added: [], removed: [], changed: [], moved: [], default_changed: [], revision: null });
+    expect(d).toMatchObject({
+      identical: true,
+      added: [],
+      removed: [],
+      changed: [],
+      moved: [],
+      default_changed: [],
+      revision: null,
+    });
   });
 
   it("names added, removed, changed and moved rules, the default and the revision", () => {
@@ -23,7 +31,13 @@ describe("diff of two versions", () => {
       rules: [
         { id: "c", effect: "allow", tools: ["z"] },
         { id: "a", effect: "allow", tools: ["x", "w"] },
-        { id: "b", effect: "require_approval", tools: ["y"], approvers: { roles: ["admin"] }, description: "now held" },
+        {
+          id: "b",
+          effect: "require_approval",
+          tools: ["y"],
+          approvers: { roles: ["admin"] },
+          description: "now held",
+        },
         { id: "new", effect: "deny" },
       ],
     });

@@ -28,7 +28,15 @@ export interface PolicyDiff {
 }
 
 const same = (a: unknown, b: unknown) => canonicalize(a ?? null) === canonicalize(b ?? null);
-const ruleMembers = ["effect", "tools", "conditions", "approvers", "approval_ttl_seconds", "description", "guard"] as const;
+const ruleMembers = [
+  "effect",
+  "tools",
+  "conditions",
+  "approvers",
+  "approval_ttl_seconds",
+  "description",
+  "guard",
+] as const;
 
 /** Ids of the longest common subsequence: the rules that kept their relative order. */
 function keptInOrder(a: readonly string[], b: readonly string[]): Set<string> {
@@ -83,6 +91,8 @@ export function diffPolicies(from: PolicyDocument, to: PolicyDocument): PolicyDi
       const fields = ruleMembers.filter((m) => !same(x.r[m], y.r[m]));
       return fields.length ? [{ rule_id: id, from_index: x.i, to_index: y.i, fields }] : [];
     }),
-    moved: common.filter((id) => !kept.has(id)).map((id) => ({ rule_id: id, from_index: a.get(id)!.i, to_index: b.get(id)!.i })),
+    moved: common
+      .filter((id) => !kept.has(id))
+      .map((id) => ({ rule_id: id, from_index: a.get(id)!.i, to_index: b.get(id)!.i })),
   };
 }

@@ -9,8 +9,17 @@ const target = parsePolicy({
   rules: [
     { id: "reads", effect: "allow", conditions: [{ field: "action", op: "matches", pattern: "*.read" }] },
     { id: "no-delete", effect: "deny", conditions: [{ field: "action", op: "ends_with", value: ".delete" }] },
-    { id: "spend", effect: "require_approval", conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }], approvers: { roles: ["approver"] } },
-    { id: "no-prod", effect: "deny", conditions: [{ field: "arguments", path: "$.env", op: "eq", value: "prod" }] },
+    {
+      id: "spend",
+      effect: "require_approval",
+      conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }],
+      approvers: { roles: ["approver"] },
+    },
+    {
+      id: "no-prod",
+      effect: "deny",
+      conditions: [{ field: "arguments", path: "$.env", op: "eq", value: "prod" }],
+    },
   ],
 });
 
@@ -24,7 +33,13 @@ describe("require-approval draft (SPEC 3.5)", () => {
       ["reads", "allow"],
       ["spend", "require_approval"],
     ]);
-    expect(draft.rules[0]).toEqual({ id: "no-delete", effect: "require_approval", conditions: target.rules[1]!.conditions, approvers: { roles: ["owner", "admin"] }, guard: true });
+    expect(draft.rules[0]).toEqual({
+      id: "no-delete",
+      effect: "require_approval",
+      conditions: target.rules[1]!.conditions,
+      approvers: { roles: ["owner", "admin"] },
+      guard: true,
+    });
     expect(draft.rules[3]).toEqual(target.rules[2]);
   });
 
@@ -35,14 +50,22 @@ describe("require-approval draft (SPEC 3.5)", () => {
   });
 
   it("keeps the revision when the target has no deny rule", () => {
-    const d = requireApprovalDraft(parsePolicy({ default_effect: "allow", rules: [{ id: "a", effect: "allow" }] }));
+    const d = requireApprovalDraft(
+      parsePolicy({ default_effect: "allow", rules: [{ id: "a", effect: "allow" }] }),
+    );
     expect(d.revision).toBeUndefined();
     expect(d.default_effect).toBe("require_approval");
     expect(validatePolicy(d).ok && validatePolicy(d).ok).toBe(true);
   });
 
   it("keeps approvers of a require_approval default", () => {
-    const d = requireApprovalDraft(parsePolicy({ default_effect: "require_approval", default_approvers: { roles: ["approver"] }, rules: [] }));
+    const d = requireApprovalDraft(
+      parsePolicy({
+        default_effect: "require_approval",
+        default_approvers: { roles: ["approver"] },
+        rules: [],
+      }),
+    );
     expect(d.default_approvers).toEqual({ roles: ["approver"] });
   });
 
@@ -62,7 +85,12 @@ describe("require-approval draft (SPEC 3.5)", () => {
         const b = d.evaluate(i);
         expect(b.rule_id).toBe(a.rule_id);
         expect(b.effect).toBe(a.effect === "deny" || a.rule_id === null ? "require_approval" : a.effect);
-        if (a.effect === "deny" && a.rule_id) expect(b).toMatchObject({ guard: true, relaxable: false, approvers: { roles: ["owner", "admin"], count: 1 } });
+        if (a.effect === "deny" && a.rule_id)
+          expect(b).toMatchObject({
+            guard: true,
+            relaxable: false,
+            approvers: { roles: ["owner", "admin"], count: 1 },
+          });
       }),
     );
   });

@@ -14,7 +14,12 @@ export function requireApprovalDraft(target: PolicyDocument): PolicyDocument {
   const denies = target.rules.filter((r) => r.effect === "deny");
   const converted = denies.map((r): Rule => {
     const { approvers: _a, approval_ttl_seconds: _t, ...rest } = r;
-    return { ...rest, effect: "require_approval", approvers: { roles: [...DEFAULT_APPROVERS.roles] }, guard: true };
+    return {
+      ...rest,
+      effect: "require_approval",
+      approvers: { roles: [...DEFAULT_APPROVERS.roles] },
+      guard: true,
+    };
   });
   const wasApproval = (target.default_effect ?? "deny") === "require_approval";
   const draft: PolicyDocument = {

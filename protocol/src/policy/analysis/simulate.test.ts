@@ -9,8 +9,17 @@ const baseline = compilePolicy(
     default_effect: "deny",
     rules: [
       { id: "reads", effect: "allow", conditions: [{ field: "action", op: "matches", pattern: "*.read" }] },
-      { id: "spend", effect: "require_approval", conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }], approvers: { roles: ["admin"] } },
-      { id: "small", effect: "allow", conditions: [{ field: "amount", op: "lte", threshold: "100", currency: "USD" }] },
+      {
+        id: "spend",
+        effect: "require_approval",
+        conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }],
+        approvers: { roles: ["admin"] },
+      },
+      {
+        id: "small",
+        effect: "allow",
+        conditions: [{ field: "amount", op: "lte", threshold: "100", currency: "USD" }],
+      },
     ],
   }),
 );
@@ -19,10 +28,24 @@ const candidate = compilePolicy(
     default_effect: "deny",
     rules: [
       { id: "reads", effect: "allow", conditions: [{ field: "action", op: "matches", pattern: "*.read" }] },
-      { id: "spend", effect: "require_approval", conditions: [{ field: "amount", op: "gt", threshold: "50", currency: "USD" }], approvers: { roles: ["owner"] } },
-      { id: "small", effect: "allow", conditions: [{ field: "amount", op: "lte", threshold: "50", currency: "USD" }] },
+      {
+        id: "spend",
+        effect: "require_approval",
+        conditions: [{ field: "amount", op: "gt", threshold: "50", currency: "USD" }],
+        approvers: { roles: ["owner"] },
+      },
+      {
+        id: "small",
+        effect: "allow",
+        conditions: [{ field: "amount", op: "lte", threshold: "50", currency: "USD" }],
+      },
       { id: "writes", effect: "allow", conditions: [{ field: "action", op: "matches", pattern: "*.write" }] },
-      { id: "env", effect: "deny", tools: ["db"], conditions: [{ field: "arguments", path: "$.env", op: "eq", value: "prod" }] },
+      {
+        id: "env",
+        effect: "deny",
+        tools: ["db"],
+        conditions: [{ field: "arguments", path: "$.env", op: "eq", value: "prod" }],
+      },
     ],
   }),
 );
@@ -107,11 +130,21 @@ describe("simulation", () => {
   });
 
   it("refuses more than 2000000 rule evaluations with REPORT_TOO_LARGE", () => {
-    const rules = (n: number) => compilePolicy(parsePolicy({ rules: Array.from({ length: n }, (_, i) => ({ id: `r${i}`, effect: "deny", tools: [`t${i}`] })) }));
+    const rules = (n: number) =>
+      compilePolicy(
+        parsePolicy({
+          rules: Array.from({ length: n }, (_, i) => ({ id: `r${i}`, effect: "deny", tools: [`t${i}`] })),
+        }),
+      );
     const inputs = Array.from({ length: 10_000 }, (_, i) => ({ tool: "x", action: `a${i}` }));
-    expect(simulate(rules(100), { kind: "policy", policy: rules(100) }, inputs).rule_evaluations).toBe(2_000_000);
+    expect(simulate(rules(100), { kind: "policy", policy: rules(100) }, inputs).rule_evaluations).toBe(
+      2_000_000,
+    );
     expect(() => simulate(rules(101), { kind: "policy", policy: rules(100) }, inputs)).toThrow(
-      expect.objectContaining({ code: "REPORT_TOO_LARGE", details: { reason: "rule_evaluations", limit: 2_000_000 } }),
+      expect.objectContaining({
+        code: "REPORT_TOO_LARGE",
+        details: { reason: "rule_evaluations", limit: 2_000_000 },
+      }),
     );
   });
 });

@@ -86,13 +86,17 @@ function compare(base: RecordedDecision, cand: RecordedDecision): Change {
   if (cand.effect === "require_approval") {
     const a = base.approvers;
     const b = cand.approvers;
-    if (a && b && (a.count !== b.count || [...a.roles].sort().join() !== [...b.roles].sort().join())) return "other_approvers";
+    if (a && b && (a.count !== b.count || [...a.roles].sort().join() !== [...b.roles].sort().join()))
+      return "other_approvers";
   }
   return "same";
 }
 
 function tooLarge(reason: string, limit: number): ServiceError {
-  return new ServiceError("REPORT_TOO_LARGE", `simulation exceeds ${limit} ${reason.replace("_", " ")}`, { reason, limit });
+  return new ServiceError("REPORT_TOO_LARGE", `simulation exceeds ${limit} ${reason.replace("_", " ")}`, {
+    reason,
+    limit,
+  });
 }
 
 interface Group {
@@ -104,43 +108,77 @@ interface Group {
   count: number;
 }
 
-export function simulate(candidate: CompiledPolicy, baseline: Baseline, inputs: Iterable<RecordedInput>, options: SimulationOptions = {}): SimulationReport {
-  const counts: SimulationCounts = { recorded: 0, evaluated: 0, not_evaluable: 0, argument_dependent: 0, less_restricted: 0, more_restricted: 0, other_rule: 0, other_approvers: 0, same: 0 };
+export function simulate(
+  candidate: CompiledPolicy,
+  baseline: Baseline,
+  inputs: Iterable<RecordedInput>,
+  options: SimulationOptions = {},
+): SimulationReport {
+  const counts: SimulationCounts = {
+    recorded: 0,
+    evaluated: 0,
+    not_evaluable: 0,
+    argument_dependent: 0,
+    less_restricted: 0,
+    more_restricted: 0,
+    other_rule: 0,
+    other_approvers: 0,
+    same: 0,
+  };
   // Identical inputs are replayed once: the policy is deterministic.
   const groups = new Map<string, Group>();
   for (const input of inputs) {
     const n = input.count ?? 1;
     counts.recorded += n;
     const amount = input.amount === undefined || input.amount === null ? null : toScaled(input.amount);
-    const recorded = baseline.kind === "recorded" ? input.recorded ?? null : null;
+    const recorded = baseline.kind === "recorded" ? (input.recorded ?? null) : null;
     if (input.evaluable === false || amount === undefined || (baseline.kind === "recorded" && !recorded)) {
       counts.not_evaluable += n;
       continue;
     }
     const currency = input.currency ?? null;
-    const key = JSON.stringify([input.tool, input.action, amount === null ? null : fromScaled(amount), currency, recorded && [recorded.effect, recorded.rule_id, recorded.approvers ?? null]]);
+    const key = JSON.stringify([
+      input.tool,
+      input.action,
+      amount === null ? null : fromScaled(amount),
+      currency,
+      recorded && [recorded.effect, recorded.rule_id, recorded.approvers ?? null],
+    ]);
     const g = groups.get(key);
     if (g) g.count += n;
     else {
       groups.set(key, { tool: input.tool, action: input.action, amount, currency, recorded, count: n });
-      if (groups.size > policyLimits.simulationDistinctInputs) throw tooLarge("distinct_inputs", policyLimits.simulationDistinctInputs);
+      if (groups.size > policyLimits.simulationDistinctInputs)
+        throw tooLarge("distinct_inputs", policyLimits.simulationDistinctInputs);
     }
   }
   const perInput = candidate.rules.length + (baseline.kind === "policy" ? baseline.policy.rules.length : 0);
   const ruleEvaluations = groups.size * perInput;
-  if (ruleEvaluations > policyLimits.simulationRuleEvaluations) throw tooLarge("rule_evaluations", policyLimits.simulationRuleEvaluations);
+  if (ruleEvaluations > policyLimits.simulationRuleEvaluations)
+    throw tooLarge("rule_evaluations", policyLimits.simulationRuleEvaluations);
 
   const candidateEffects = zeroRow();
-  const matrix = baseline.kind === "none" ? null : { allow: zeroRow(), require_approval: zeroRow(), deny: zeroRow() };
+  const matrix =
+    baseline.kind === "none" ? null : { allow: zeroRow(), require_approval: zeroRow(), deny: zeroRow() };
   const differences: SimulationDifference[] = [];
   const max = options.maxDifferences ?? 1000;
   let truncated = false;
-  const asRecorded = (d: { effect: Effect; rule_id: string | null; approvers: RecordedDecision["approvers"] }): RecordedDecision => ({ effect: d.effect, rule_id: d.rule_id, approvers: d.approvers });
+  const asRecorded = (d: {
+    effect: Effect;
+    rule_id: string | null;
+    approvers: RecordedDecision["approvers"];
+  }): RecordedDecision => ({ effect: d.effect, rule_id: d.rule_id, approvers: d.approvers });
   for (const g of groups.values()) {
     const cand = candidate.decideOpen(g.tool, g.action, g.amount, g.currency, UNKNOWN_ARGUMENTS).decision;
     let base: RecordedDecision | null = null;
     if (baseline.kind === "policy") {
-      const b = baseline.policy.decideOpen(g.tool, g.action, g.amount, g.currency, UNKNOWN_ARGUMENTS).decision;
+      const b = baseline.policy.decideOpen(
+        g.tool,
+        g.action,
+        g.amount,
+        g.currency,
+        UNKNOWN_ARGUMENTS,
+      ).decision;
       if (b) base = asRecorded(b);
       else if (cand) {
         counts.argument_dependent += g.count;
@@ -173,5 +211,13 @@ export function simulate(candidate: CompiledPolicy, baseline: Baseline, inputs: 
       candidate: asRecorded(cand),
     });
   }
-  return { counts, candidate_effects: candidateEffects, matrix, differences, differences_truncated: truncated, distinct_inputs: groups.size, rule_evaluations: ruleEvaluations };
+  return {
+    counts,
+    candidate_effects: candidateEffects,
+    matrix,
+    differences,
+    differences_truncated: truncated,
+    distinct_inputs: groups.size,
+    rule_evaluations: ruleEvaluations,
+  };
 }

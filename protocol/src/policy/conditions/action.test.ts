@@ -4,7 +4,12 @@ import { parsePolicy } from "../validate.js";
 
 /** Each action operator through a one-rule policy: matched means the rule decided. */
 function matches(condition: object, action: string): boolean {
-  const p = compilePolicy(parsePolicy({ rules: [{ id: "r", effect: "deny", conditions: [{ field: "action", ...condition }] }] , default_effect: "allow" }));
+  const p = compilePolicy(
+    parsePolicy({
+      rules: [{ id: "r", effect: "deny", conditions: [{ field: "action", ...condition }] }],
+      default_effect: "allow",
+    }),
+  );
   return p.evaluate({ tool: "t", action }).rule_id === "r";
 }
 

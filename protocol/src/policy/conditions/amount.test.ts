@@ -3,7 +3,12 @@ import { compilePolicy } from "../compile.js";
 import { parsePolicy } from "../validate.js";
 
 function matches(condition: object, amount: string | null, currency: string | null = "USD"): boolean {
-  const p = compilePolicy(parsePolicy({ default_effect: "allow", rules: [{ id: "r", effect: "deny", conditions: [{ field: "amount", currency: "USD", ...condition }] }] }));
+  const p = compilePolicy(
+    parsePolicy({
+      default_effect: "allow",
+      rules: [{ id: "r", effect: "deny", conditions: [{ field: "amount", currency: "USD", ...condition }] }],
+    }),
+  );
   return p.evaluate({ tool: "t", action: "a", amount, currency }).rule_id === "r";
 }
 

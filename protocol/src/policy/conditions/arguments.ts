@@ -46,7 +46,11 @@ function integerBounds(scaled: bigint): { floor: number; ceil: number } | undefi
 }
 
 /** For a whole n: n > t iff n > floor(t); n >= t iff n >= ceil(t); n < t iff n < ceil(t); n <= t iff n <= floor(t). */
-function compareInteger(op: "gt" | "gte" | "lt" | "lte", n: number, t: { floor: number; ceil: number }): boolean {
+function compareInteger(
+  op: "gt" | "gte" | "lt" | "lte",
+  n: number,
+  t: { floor: number; ceil: number },
+): boolean {
   switch (op) {
     case "gt":
       return n > t.floor;

@@ -39,8 +39,10 @@ export function isEmpty(iv: Interval): boolean {
 
 /** Whether every number in `inner` satisfies `op t`. */
 export function within(inner: Interval, op: NumericOp | "eq", t: bigint): boolean {
-  const lowOk = (strict: boolean) => inner.lo !== undefined && (inner.lo > t || (inner.lo === t && (!strict || !inner.loIncl)));
-  const highOk = (strict: boolean) => inner.hi !== undefined && (inner.hi < t || (inner.hi === t && (!strict || !inner.hiIncl)));
+  const lowOk = (strict: boolean) =>
+    inner.lo !== undefined && (inner.lo > t || (inner.lo === t && (!strict || !inner.loIncl)));
+  const highOk = (strict: boolean) =>
+    inner.hi !== undefined && (inner.hi < t || (inner.hi === t && (!strict || !inner.hiIncl)));
   switch (op) {
     case "gt":
       return lowOk(true);

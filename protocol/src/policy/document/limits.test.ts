@@ -79,7 +79,13 @@ describe("limits of SPEC 8.3", () => {
 
   it("a document is at most 256 KiB", () => {
     // Each rule is ~1 KiB as canonical JSON, so 300 of them pass the limit.
-    const big = { rules: Array.from({ length: 300 }, (_, i) => ({ id: `r${i}`, effect: "deny", tools: ["t".repeat(1000)] })) };
+    const big = {
+      rules: Array.from({ length: 300 }, (_, i) => ({
+        id: `r${i}`,
+        effect: "deny",
+        tools: ["t".repeat(1000)],
+      })),
+    };
     expect(codes(big)).toEqual(["document_too_large"]);
     expect(codes({ rules: big.rules.slice(0, 200) })).toEqual([]);
   });

@@ -61,7 +61,11 @@ const argumentCondition = z.discriminatedUnion("op", [
   z.strictObject({ ...arg, op: z.literal("exists"), value: z.boolean().optional() }),
 ]);
 
-export const conditionSchema = z.discriminatedUnion("field", [actionCondition, amountCondition, argumentCondition]);
+export const conditionSchema = z.discriminatedUnion("field", [
+  actionCondition,
+  amountCondition,
+  argumentCondition,
+]);
 export type Condition = z.infer<typeof conditionSchema>;
 export type ActionCondition = z.infer<typeof actionCondition>;
 export type AmountCondition = z.infer<typeof amountCondition>;

@@ -2,7 +2,12 @@ import type { CompiledPolicy } from "../compile.js";
 import type { Condition, Effect } from "../document/schema.js";
 import type { Decision } from "../evaluate.js";
 import type { AmountBand } from "./amount-band.js";
-import { decisionOfEffect, type ApprovalSummary, type DecidedBy, type ExplanationContext } from "./context.js";
+import {
+  decisionOfEffect,
+  type ApprovalSummary,
+  type DecidedBy,
+  type ExplanationContext,
+} from "./context.js";
 import type { Disclosure } from "./disclosure.js";
 import type { DecisionFacts } from "./facts.js";
 import { explanationMessage } from "./message.js";
@@ -37,7 +42,9 @@ export interface AgentExplanation {
 function agentCondition(c: Condition): AgentCondition {
   switch (c.field) {
     case "action":
-      return c.op === "matches" ? { field: "action", op: c.op, pattern: c.pattern } : { field: "action", op: c.op, value: c.value };
+      return c.op === "matches"
+        ? { field: "action", op: c.op, pattern: c.pattern }
+        : { field: "action", op: c.op, value: c.value };
     case "amount":
       return c.op === "eq"
         ? { field: "amount", op: c.op, value: c.value, currency: c.currency }

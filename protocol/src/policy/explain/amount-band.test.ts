@@ -10,19 +10,48 @@ const policy = compilePolicy(
   parsePolicy({
     default_effect: "deny",
     rules: [
-      { id: "small", effect: "allow", conditions: [{ field: "amount", op: "lte", threshold: "100", currency: "USD" }] },
-      { id: "medium", effect: "require_approval", conditions: [{ field: "amount", op: "gt", threshold: "100", currency: "USD" }, { field: "amount", op: "lt", threshold: "1000", currency: "USD" }], approvers: { roles: ["admin"] } },
-      { id: "exact", effect: "deny", conditions: [{ field: "amount", op: "eq", value: "500", currency: "USD" }] },
-      { id: "euro", effect: "allow", conditions: [{ field: "amount", op: "lt", threshold: "50", currency: "EUR" }] },
-      { id: "negative", effect: "deny", conditions: [{ field: "amount", op: "lt", threshold: "0", currency: "USD" }] },
+      {
+        id: "small",
+        effect: "allow",
+        conditions: [{ field: "amount", op: "lte", threshold: "100", currency: "USD" }],
+      },
+      {
+        id: "medium",
+        effect: "require_approval",
+        conditions: [
+          { field: "amount", op: "gt", threshold: "100", currency: "USD" },
+          { field: "amount", op: "lt", threshold: "1000", currency: "USD" },
+        ],
+        approvers: { roles: ["admin"] },
+      },
+      {
+        id: "exact",
+        effect: "deny",
+        conditions: [{ field: "amount", op: "eq", value: "500", currency: "USD" }],
+      },
+      {
+        id: "euro",
+        effect: "allow",
+        conditions: [{ field: "amount", op: "lt", threshold: "50", currency: "EUR" }],
+      },
+      {
+        id: "negative",
+        effect: "deny",
+        conditions: [{ field: "amount", op: "lt", threshold: "0", currency: "USD" }],
+      },
     ],
   }),
 );
-const band = (amount: string, currency = "USD") => decide(policy, { tool: "t", action: "a", amount, currency }).facts.amount_band;
+const band = (amount: string, currency = "USD") =>
+  decide(policy, { tool: "t", action: "a", amount, currency }).facts.amount_band;
 
 function inside(b: AmountBand, x: string): boolean {
-  return (b.gt === undefined || compareDecimal(x, b.gt) > 0) && (b.gte === undefined || compareDecimal(x, b.gte) >= 0)
-    && (b.lt === undefined || compareDecimal(x, b.lt) < 0) && (b.lte === undefined || compareDecimal(x, b.lte) <= 0);
+  return (
+    (b.gt === undefined || compareDecimal(x, b.gt) > 0) &&
+    (b.gte === undefined || compareDecimal(x, b.gte) >= 0) &&
+    (b.lt === undefined || compareDecimal(x, b.lt) < 0) &&
+    (b.lte === undefined || compareDecimal(x, b.lte) <= 0)
+  );
 }
 
 describe("amount band", () => {
@@ -46,13 +75,22 @@ describe("amount band", () => {
   });
 
   it("really bounds the decision: any amount inside gives the same decision", () => {
-    const amount = fc.tuple(fc.integer({ min: -2000, max: 2000 }), fc.constantFrom("", ".5", ".01", ".999")).map(([w, f]) => `${w}${f}`);
+    const amount = fc
+      .tuple(fc.integer({ min: -2000, max: 2000 }), fc.constantFrom("", ".5", ".01", ".999"))
+      .map(([w, f]) => `${w}${f}`);
     const args = fc.record({ n: fc.integer({ min: 0, max: 3 }) });
     const withArgs = compilePolicy(
       parsePolicy({
         rules: [
           ...policy.document.rules,
-          { id: "arg-cap", effect: "deny", conditions: [{ field: "arguments", path: "$.n", op: "eq", value: 2 }, { field: "amount", op: "gte", threshold: "250", currency: "USD" }] },
+          {
+            id: "arg-cap",
+            effect: "deny",
+            conditions: [
+              { field: "arguments", path: "$.n", op: "eq", value: 2 },
+              { field: "amount", op: "gte", threshold: "250", currency: "USD" },
+            ],
+          },
         ],
       }),
     );
@@ -72,9 +110,25 @@ describe("amount band", () => {
 
   it("handles thresholds one unit apart at 40 decimals", () => {
     const unit = `0.${"0".repeat(39)}1`;
-    const p = compilePolicy(parsePolicy({ default_effect: "allow", rules: [
-      { id: "a", effect: "deny", conditions: [{ field: "amount", op: "gt", threshold: "0", currency: "USD" }, { field: "amount", op: "lt", threshold: `0.${"0".repeat(38)}2`, currency: "USD" }] },
-    ] }));
-    expect(decide(p, { tool: "t", action: "a", amount: unit, currency: "USD" }).facts.amount_band).toEqual({ currency: "USD", gt: "0", lt: `0.${"0".repeat(38)}2` });
+    const p = compilePolicy(
+      parsePolicy({
+        default_effect: "allow",
+        rules: [
+          {
+            id: "a",
+            effect: "deny",
+            conditions: [
+              { field: "amount", op: "gt", threshold: "0", currency: "USD" },
+              { field: "amount", op: "lt", threshold: `0.${"0".repeat(38)}2`, currency: "USD" },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(decide(p, { tool: "t", action: "a", amount: unit, currency: "USD" }).facts.amount_band).toEqual({
+      currency: "USD",
+      gt: "0",
+      lt: `0.${"0".repeat(38)}2`,
+    });
   });
 });

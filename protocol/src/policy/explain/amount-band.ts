@@ -26,7 +26,8 @@ interface Segment {
   hi?: [bigint, boolean];
 }
 
-const same = (a: Decision, b: Decision) => a === b || (a.effect === b.effect && a.rule_index === b.rule_index);
+const same = (a: Decision, b: Decision) =>
+  a === b || (a.effect === b.effect && a.rule_index === b.rule_index);
 
 /**
  * Between two neighbouring thresholds every amount condition has one answer,
@@ -58,10 +59,15 @@ export function amountBandFor(
 ): AmountBand {
   const candidates = policy.candidates(tool, action);
   const set = new Set<bigint>();
-  for (const r of candidates) for (const a of r.amountTests) if (a.currency === currency) set.add(a.threshold);
+  for (const r of candidates)
+    for (const a of r.amountTests) if (a.currency === currency) set.add(a.threshold);
   const thresholds = [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const segs = segments(thresholds);
-  const k = segs.findIndex((s) => (!s.lo || compareScaled(s.lo[1] ? "gte" : "gt", amount, s.lo[0])) && (!s.hi || compareScaled(s.hi[1] ? "lte" : "lt", amount, s.hi[0])));
+  const k = segs.findIndex(
+    (s) =>
+      (!s.lo || compareScaled(s.lo[1] ? "gte" : "gt", amount, s.lo[0])) &&
+      (!s.hi || compareScaled(s.hi[1] ? "lte" : "lt", amount, s.hi[0])),
+  );
   const decide = (x: bigint) => policy.decideScaled(tool, action, x, currency, args);
   const here = decide(amount);
   let lo = k;

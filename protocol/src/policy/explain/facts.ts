@@ -39,7 +39,10 @@ export function decide(policy: CompiledPolicy, input: PolicyInput): DecisionWith
       amount: input.amount ?? null,
       currency,
       environment: input.environment ?? "live",
-      amount_band: amount !== null && currency !== null ? amountBandFor(policy, input.tool, input.action, amount, currency, args) : null,
+      amount_band:
+        amount !== null && currency !== null
+          ? amountBandFor(policy, input.tool, input.action, amount, currency, args)
+          : null,
     },
   };
 }

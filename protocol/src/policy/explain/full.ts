@@ -9,7 +9,12 @@ import { compileAmountCondition } from "../conditions/amount.js";
 import { compileArgumentCondition } from "../conditions/arguments.js";
 import { approvalSummary, decidedBy } from "./agent.js";
 import type { AmountBand } from "./amount-band.js";
-import { decisionOfEffect, type ApprovalSummary, type DecidedBy, type ExplanationContext } from "./context.js";
+import {
+  decisionOfEffect,
+  type ApprovalSummary,
+  type DecidedBy,
+  type ExplanationContext,
+} from "./context.js";
 import type { DecisionFacts } from "./facts.js";
 import { explanationMessage } from "./message.js";
 
@@ -90,7 +95,10 @@ export function fullExplanation(
     policy_effect: decision.effect,
     decided_by: decidedBy(decision, ctx),
     approval: approvalSummary(decision, ctx) ?? null,
-    message: explanationMessage(decision, ctx.check ? [] : rule?.conditions ?? [], ctx, { values: true, argumentOperands: true }),
+    message: explanationMessage(decision, ctx.check ? [] : (rule?.conditions ?? []), ctx, {
+      values: true,
+      argumentOperands: true,
+    }),
   };
   if (options.detailed === false) return { ...core, minimal: true, reason: "detail_off" };
   const { amount_band, ...call } = facts;

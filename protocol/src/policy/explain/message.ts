@@ -19,7 +19,8 @@ export function describeCondition(c: Condition, argumentOperands: boolean): stri
     case "amount":
       return `amount ${c.op} ${c.op === "eq" ? c.value : c.threshold} ${c.currency}`;
     case "arguments": {
-      if (!argumentOperands || c.op === "exists") return `argument ${c.path} ${c.op}${c.op === "exists" && c.value === false ? " false" : ""}`;
+      if (!argumentOperands || c.op === "exists")
+        return `argument ${c.path} ${c.op}${c.op === "exists" && c.value === false ? " false" : ""}`;
       const operand = c.op === "matches" ? c.pattern : "threshold" in c ? c.threshold : c.value;
       return `argument ${c.path} ${c.op} ${quote(operand)}`;
     }
@@ -41,9 +42,12 @@ export function explanationMessage(
   let text: string;
   if (ctx.check) text = `${head} by the ${ctx.check} check.`;
   else if (decision.rule_id === null) text = `${head} by the policy default: no rule applies to this call.`;
-  else if (conditions.length === 0) text = `${head} by policy rule ${quote(decision.rule_id)}, which applies to every call of its tools.`;
-  else if (!opts.values) text = `${head} by policy rule ${quote(decision.rule_id)} (conditions on ${fieldsOf(conditions)}).`;
-  else text = `${head} by policy rule ${quote(decision.rule_id)}: ${conditions.map((c) => describeCondition(c, opts.argumentOperands)).join(" and ")}.`;
+  else if (conditions.length === 0)
+    text = `${head} by policy rule ${quote(decision.rule_id)}, which applies to every call of its tools.`;
+  else if (!opts.values)
+    text = `${head} by policy rule ${quote(decision.rule_id)} (conditions on ${fieldsOf(conditions)}).`;
+  else
+    text = `${head} by policy rule ${quote(decision.rule_id)}: ${conditions.map((c) => describeCondition(c, opts.argumentOperands)).join(" and ")}.`;
   if (decision.approvers && !ctx.check) {
     text += ` Approval by ${decision.approvers.count} of: ${decision.approvers.roles.join(", ")}.`;
   }

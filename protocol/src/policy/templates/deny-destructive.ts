@@ -6,13 +6,22 @@ const destructive = "{delete,drop,destroy,remove,purge,truncate,wipe}";
 export const denyDestructiveActions: PolicyTemplate = {
   id: "deny-destructive-actions",
   name: "Deny destructive actions",
-  description: "Allows everything except actions named as destructive (delete, drop, destroy, remove, purge, truncate, wipe).",
+  description:
+    "Allows everything except actions named as destructive (delete, drop, destroy, remove, purge, truncate, wipe).",
   document: {
     revision: 1,
     default_effect: "allow",
     rules: [
-      { id: "destructive-actions", effect: "deny", conditions: [{ field: "action", op: "matches", pattern: `*.${destructive}{,_*}` }] },
-      { id: "destructive-prefixed-actions", effect: "deny", conditions: [{ field: "action", op: "matches", pattern: `${destructive}_*` }] },
+      {
+        id: "destructive-actions",
+        effect: "deny",
+        conditions: [{ field: "action", op: "matches", pattern: `*.${destructive}{,_*}` }],
+      },
+      {
+        id: "destructive-prefixed-actions",
+        effect: "deny",
+        conditions: [{ field: "action", op: "matches", pattern: `${destructive}_*` }],
+      },
     ],
   },
 };

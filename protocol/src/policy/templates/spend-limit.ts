@@ -8,12 +8,17 @@ import type { PolicyTemplate } from "./types.js";
 export const spendLimitWithApproval: PolicyTemplate = {
   id: "spend-limit-with-approval",
   name: "Spend limit with approval above a threshold",
-  description: "Allows amounts up to 100.00 USD, requires an owner's or admin's approval above that, denies more than 10000.00 USD.",
+  description:
+    "Allows amounts up to 100.00 USD, requires an owner's or admin's approval above that, denies more than 10000.00 USD.",
   document: {
     revision: 1,
     default_effect: "deny",
     rules: [
-      { id: "hard-cap", effect: "deny", conditions: [{ field: "amount", op: "gt", threshold: "10000.00", currency: "USD" }] },
+      {
+        id: "hard-cap",
+        effect: "deny",
+        conditions: [{ field: "amount", op: "gt", threshold: "10000.00", currency: "USD" }],
+      },
       {
         id: "above-threshold",
         effect: "require_approval",

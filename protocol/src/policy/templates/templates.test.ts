@@ -6,7 +6,11 @@ import { policyTemplate, policyTemplates } from "./index.js";
 
 describe("policy templates", () => {
   it("ship as data: three, each a valid revision-1 document without lint warnings", () => {
-    expect(policyTemplates.map((t) => t.id)).toEqual(["read-only-agent", "spend-limit-with-approval", "deny-destructive-actions"]);
+    expect(policyTemplates.map((t) => t.id)).toEqual([
+      "read-only-agent",
+      "spend-limit-with-approval",
+      "deny-destructive-actions",
+    ]);
     for (const t of policyTemplates) {
       const r = validatePolicy(JSON.parse(JSON.stringify(t.document)));
       expect(r.ok, t.id).toBe(true);
@@ -26,8 +30,24 @@ describe("policy templates", () => {
   it("read-only agent allows reads and denies the rest", () => {
     const p = compilePolicy(policyTemplate("read-only-agent")!.document);
     const effect = (action: string) => p.evaluate({ tool: "t", action }).effect;
-    for (const a of ["crm.contacts.list", "github.get_issue", "db.read", "get_issue", "list_repos", "files.search"]) expect(effect(a), a).toBe("allow");
-    for (const a of ["crm.contacts.create", "github.delete_repo", "db.write", "update_issue", "reader.write", "forget_it"]) expect(effect(a), a).toBe("deny");
+    for (const a of [
+      "crm.contacts.list",
+      "github.get_issue",
+      "db.read",
+      "get_issue",
+      "list_repos",
+      "files.search",
+    ])
+      expect(effect(a), a).toBe("allow");
+    for (const a of [
+      "crm.contacts.create",
+      "github.delete_repo",
+      "db.write",
+      "update_issue",
+      "reader.write",
+      "forget_it",
+    ])
+      expect(effect(a), a).toBe("deny");
   });
 
   it("spend limit allows small amounts, holds larger ones, refuses above the cap", () => {
@@ -48,7 +68,9 @@ describe("policy templates", () => {
   it("deny destructive denies destructive actions and allows others", () => {
     const p = compilePolicy(policyTemplate("deny-destructive-actions")!.document);
     const effect = (action: string) => p.evaluate({ tool: "t", action }).effect;
-    for (const a of ["repo.delete", "db.drop_table", "drop_database", "s3.purge", "k8s.remove_node"]) expect(effect(a), a).toBe("deny");
-    for (const a of ["repo.read", "db.query", "deleted_items.list", "remover.status"]) expect(effect(a), a).toBe("allow");
+    for (const a of ["repo.delete", "db.drop_table", "drop_database", "s3.purge", "k8s.remove_node"])
+      expect(effect(a), a).toBe("deny");
+    for (const a of ["repo.read", "db.query", "deleted_items.list", "remover.status"])
+      expect(effect(a), a).toBe("allow");
   });
 });

@@ -55,17 +55,30 @@ function permissionsFlag(ctx: CommandContext): string[] {
     .split(",")
     .map((p) => p.trim())
     .filter(Boolean);
-  if (list.length === 0) throw usageError("--permissions LIST is required (comma-separated: payments.refund,mail.*)");
+  if (list.length === 0)
+    throw usageError("--permissions LIST is required (comma-separated: payments.refund,mail.*)");
   return list;
 }
 
 const orgPath = (ctx: CommandContext, c: Credentials) => `/orgs/${encodeURIComponent(organization(ctx, c))}`;
 
 export async function delegationsGrant(ctx: CommandContext): Promise<CommandOutput> {
-  onlyFlags(ctx.line, ["org", "url", "agent", "permissions", "expires-in", "expires-at", "principal-key-file"]);
+  onlyFlags(ctx.line, [
+    "org",
+    "url",
+    "agent",
+    "permissions",
+    "expires-in",
+    "expires-at",
+    "principal-key-file",
+  ]);
   if (ctx.line.words.length > 2) throw usageError("grant takes no arguments; name the agent with --agent");
   const permissions = permissionsFlag(ctx);
-  const expiresAt = parseExpiry(ctx.line.flags.get("expires-in"), ctx.line.flags.get("expires-at"), new Date());
+  const expiresAt = parseExpiry(
+    ctx.line.flags.get("expires-in"),
+    ctx.line.flags.get("expires-at"),
+    new Date(),
+  );
   const signer: Signer = readKeyFile(keyFilePath(ctx, "principal-key-file"));
   const c = creds(ctx);
   personOnly(c, "granting");
@@ -108,9 +121,12 @@ export async function delegationsList(ctx: CommandContext): Promise<CommandOutpu
     if (value !== undefined) query.set(flag, value);
   }
   const suffix = query.size ? `?${query}` : "";
-  const answer = (await cloudRequest(c, "GET", `${org}/agents/${encodeURIComponent(agent)}/delegations${suffix}`))
-    .body as Page<Delegation>;
-  const lines = answer.items.map((d) => `${d.id}  ${d.state.padEnd(7)}  until ${d.expires_at}  ${d.permissions.join(",")}`);
+  const answer = (
+    await cloudRequest(c, "GET", `${org}/agents/${encodeURIComponent(agent)}/delegations${suffix}`)
+  ).body as Page<Delegation>;
+  const lines = answer.items.map(
+    (d) => `${d.id}  ${d.state.padEnd(7)}  until ${d.expires_at}  ${d.permissions.join(",")}`,
+  );
   if (answer.next_cursor) lines.push(`(more: --cursor ${answer.next_cursor})`);
   return done(ctx, answer, lines.length ? lines.join("\n") : "No delegations.");
 }

@@ -13,7 +13,8 @@ export function parseExpiry(expiresIn: string | undefined, expiresAt: string | u
   let at: Date;
   if (expiresIn !== undefined) {
     const match = /^([1-9][0-9]{0,5})([mhd])$/.exec(expiresIn);
-    if (!match) throw usageError(`--expires-in ${expiresIn}: expected a whole number of m, h or d (e.g. 30d)`);
+    if (!match)
+      throw usageError(`--expires-in ${expiresIn}: expected a whole number of m, h or d (e.g. 30d)`);
     at = new Date(now.getTime() + Number(match[1]) * units[match[2]!]!);
   } else {
     at = new Date(expiresAt!);

@@ -63,7 +63,8 @@ export async function policyValidate(ctx: CommandContext): Promise<CommandOutput
   const policies = sourcesOf(file!).map((source) => {
     const result = validatePolicy(source.document);
     const examples = source.examples?.length ? validateExamples(source.examples) : undefined;
-    const exampleIssues = examples && !examples.ok ? examples.issues.map((i) => ({ ...i, path: `examples.${i.path}` })) : [];
+    const exampleIssues =
+      examples && !examples.ok ? examples.issues.map((i) => ({ ...i, path: `examples.${i.path}` })) : [];
     const valid = result.ok && exampleIssues.length === 0;
     if (result.ok) {
       lines.push(
@@ -92,7 +93,9 @@ const decision = (d: { outcome: string; rule_id: string | null }) =>
 
 function exampleLines(r: ExampleResult): string[] {
   const label = r.label ? ` (${r.label})` : "";
-  const note = r.depends_on_arguments ? ["      note: an argument condition could change this decision for a real call"] : [];
+  const note = r.depends_on_arguments
+    ? ["      note: an argument condition could change this decision for a real call"]
+    : [];
   if (r.passed === null) return [`  SKIP  ${r.id}${label}: no expectation; ${decision(r.actual)}`];
   if (r.passed) return [`  PASS  ${r.id}${label}: ${decision(r.actual)}`];
   return [
@@ -130,13 +133,19 @@ export async function policyTest(ctx: CommandContext): Promise<CommandOutput> {
       lines.push(`${source.name}: cannot run its examples`);
       if (!result.ok) for (const i of result.issues) lines.push(`  INVALID  document ${issueLine(i)}`);
       if (!checked.ok) for (const i of checked.issues) lines.push(`  INVALID  examples.${issueLine(i)}`);
-      return { name: source.name, ok: false, issues: [...(result.ok ? [] : result.issues), ...(checked.ok ? [] : checked.issues)] };
+      return {
+        name: source.name,
+        ok: false,
+        issues: [...(result.ok ? [] : result.issues), ...(checked.ok ? [] : checked.issues)],
+      };
     }
     const report = runExamples(compilePolicy(result.document), checked.examples);
     ran += report.results.length;
     passed += report.passed;
     failed += report.failed;
-    lines.push(`${source.name}: ${report.results.length} examples, ${report.passed} passed, ${report.failed} failed`);
+    lines.push(
+      `${source.name}: ${report.results.length} examples, ${report.passed} passed, ${report.failed} failed`,
+    );
     for (const r of report.results) lines.push(...exampleLines(r));
     return { name: source.name, ok: report.failed === 0, digest: result.digest, ...report };
   });
@@ -145,7 +154,12 @@ export async function policyTest(ctx: CommandContext): Promise<CommandOutput> {
       `${file} carries no examples to run: give --examples FILE, or spec.examples in the Policy resource`,
     );
   lines.push(failed ? `FAILED: ${failed} failed, ${passed} passed` : `OK: ${passed} examples passed`);
-  return output(ctx, failed ? EXIT.refused : EXIT.ok, { file, ok: failed === 0, passed, failed, policies }, lines);
+  return output(
+    ctx,
+    failed ? EXIT.refused : EXIT.ok,
+    { file, ok: failed === 0, passed, failed, policies },
+    lines,
+  );
 }
 
 function diffLines(d: PolicyDiff): string[] {
@@ -165,9 +179,11 @@ export async function policyDiff(ctx: CommandContext): Promise<CommandOutput> {
   const [a, b] = files(ctx, 2, "give two policy files: countersign policy diff A B");
   const documents = [a!, b!].map((path) => {
     const sources = sourcesOf(path);
-    if (sources.length !== 1) throw usageError(`${path} holds ${sources.length} policies; diff compares one with one`);
+    if (sources.length !== 1)
+      throw usageError(`${path} holds ${sources.length} policies; diff compares one with one`);
     const result = validatePolicy(sources[0]!.document);
-    if (!result.ok) throw usageError(`${path} is not a valid policy:\n  ${result.issues.map(issueLine).join("\n  ")}`);
+    if (!result.ok)
+      throw usageError(`${path} is not a valid policy:\n  ${result.issues.map(issueLine).join("\n  ")}`);
     return result.document;
   });
   const d = diffPolicies(documents[0]!, documents[1]!);
