@@ -1,6 +1,11 @@
 import { request } from "node:https";
-import { rootCertificates } from "node:tls";
-import { AddressNotAllowedError, connectTarget, type AddressRules } from "@countersign/core/net";
+import { rootCertificates, type PeerCertificate } from "node:tls";
+import {
+  AddressNotAllowedError,
+  checkIpIdentity,
+  connectTarget,
+  type AddressRules,
+} from "@countersign/core/net";
 import { MAX_RESPONSE_BYTES } from "@countersign/core/webhooks";
 
 export interface AttemptRequest {
@@ -62,6 +67,14 @@ export async function sendAttempt(req: AttemptRequest, settings: SendSettings): 
         family: target.family,
         port: target.port,
         servername: target.servername,
+        // An IP literal is checked against the certificate's IP names by our own comparison:
+        // Node 22's default check refuses every certificate for an IPv6 literal.
+        ...(target.servername === undefined
+          ? {
+              checkServerIdentity: (_host: string, cert: PeerCertificate) =>
+                checkIpIdentity(target.address, cert),
+            }
+          : {}),
         path: `${target.url.pathname}${target.url.search}`,
         method: "POST",
         headers: { ...req.headers, host: target.url.host, "content-length": String(body.length) },

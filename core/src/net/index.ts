@@ -17,3 +17,4 @@ export {
   type UrlRefusal,
 } from "./public-url.js";
 export { connectTarget, checkedLookup, AddressNotAllowedError, type ConnectTarget } from "./connect.js";
+export { checkIpIdentity } from "./ip-identity.js";
