@@ -5,7 +5,7 @@ import type { PolicyCache } from "../decision/policy-cache.js";
 import { identityLogOf } from "../identities/index.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import {
-  followingStep,
+  followingOwnStep,
   signObject,
   timestamp,
   type BodyOf,
@@ -253,7 +253,7 @@ export function claimExecution(pool: Pool, identity: GatewayIdentity, c: ClaimIn
 
     const parent = (approval ?? proposal) as SignedObject<StepBody>;
     const execution = signObject(
-      followingStep(parent, {
+      followingOwnStep(parent, {
         type: "EXECUTION",
         actor: identity.signer.kid,
         on_behalf_of: task.body.on_behalf_of,
