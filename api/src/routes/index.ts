@@ -5,13 +5,15 @@ import { delegationRoutes } from "./agents/delegations.js";
 import { dryRunRoute } from "./dry-run/dry-run.js";
 import { apiKeyRoutes } from "./api-keys/api-keys.js";
 import { auditRoute } from "./audit/audit.js";
-import { emailChangeRoutes } from "./auth/email-change.js";
-import { emailVerificationRoutes } from "./auth/email-verification.js";
-import { passwordResetRoutes } from "./auth/password-reset.js";
-import { passwordRoute } from "./auth/password.js";
-import { sessionRoutes } from "./auth/session.js";
-import { signinRoute } from "./auth/signin.js";
-import { signupRoute } from "./auth/signup.js";
+import {
+  emailChangeRoutes,
+  emailVerificationRoutes,
+  passwordResetRoutes,
+  passwordRoute,
+  sessionRoutes,
+  signinRoute,
+  signupRoute,
+} from "../auth/routes/index.js";
 import { toolRoutes } from "./tools/tools.js";
 import { billingRoutes } from "./billing/billing.js";
 import { gatewayIdentityRoute } from "./gateway-identity.js";

@@ -10,14 +10,14 @@ import type { Role } from "../access/types.js";
 /** A route plugin's instance with zod schemas as types. */
 export const typed = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
 
-export { nameSchema, pageQuery } from "@countersign/protocol/wire";
-export const emailSchema = z
-  .email()
-  .max(254)
-  .transform((v) => v.toLowerCase());
-/** SPEC 5.5, 8.5: 12 to 256 characters. */
-export const passwordSchema = z.string().min(12).max(256);
-export const tokenSchema = z.string().min(1).max(200);
+export {
+  nameSchema,
+  pageQuery,
+  emailSchema,
+  passwordSchema,
+  tokenSchema,
+  noContentSchema,
+} from "@countersign/protocol/wire";
 export const uuidParam = z.uuid();
 export const orgParams = z.strictObject({ org_id: uuidParam });
 export const roleSchema = z.enum(["owner", "admin", "approver", "developer", "viewer"]);

@@ -24,3 +24,4 @@ export {
   revocationSubmissionSchema,
   type Delegation,
 } from "./delegations.js";
+export * from "./accounts.js";

@@ -1,6 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { inTransaction } from "@countersign/core/store";
+import {
+  acceptedSchema,
+  emailBodySchema,
+  noContentSchema,
+  passwordResetConfirmSchema,
+} from "@countersign/protocol/wire";
 import { consumeEmailToken, issueEmailToken } from "../../accounts/email-tokens.js";
 import { hashPassword } from "../../accounts/password-hash.js";
 import { userByEmail } from "../../accounts/users.js";
@@ -10,14 +15,15 @@ import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
 import { deleteOtherSessions } from "../../sessions/store.js";
-import { emailSchema, passwordSchema, tokenSchema, typed } from "../shared.js";
+import { typed } from "../../routes/shared.js";
+import { resetPassword } from "../store.js";
 
 /** POST /auth/password-reset (anyone, always 202) and POST /auth/password-reset/confirm (link holder). */
 export async function passwordResetRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
   r.post(
     "/auth/password-reset",
-    { schema: { body: z.strictObject({ email: emailSchema }) } },
+    { schema: { body: emailBodySchema, response: { 202: acceptedSchema } } },
     async (request, reply) => {
       const { email } = request.body;
       const ip = ipSubjects(request.clientAddress).ip;
@@ -43,7 +49,7 @@ export async function passwordResetRoutes(app: FastifyInstance, ctx: ApiContext)
 
   r.post(
     "/auth/password-reset/confirm",
-    { schema: { body: z.strictObject({ token: tokenSchema, new_password: passwordSchema }) } },
+    { schema: { body: passwordResetConfirmSchema, response: { 204: noContentSchema } } },
     async (request, reply) => {
       await enforceLimits(ctx.pool, [
         { name: "resetConfirmPerIp", subject: ipSubjects(request.clientAddress).ip },
@@ -51,11 +57,7 @@ export async function passwordResetRoutes(app: FastifyInstance, ctx: ApiContext)
       const hash = await hashPassword(request.body.new_password);
       await inTransaction(ctx.pool, async (db) => {
         const t = await consumeEmailToken(db, request.body.token, "reset");
-        // The link reached the address, so the address is verified too.
-        await db.query(
-          "update users set password_hash = $2, email_verified_at = coalesce(email_verified_at, now()) where id = $1",
-          [t.user_id, hash],
-        );
+        await resetPassword(db, t.user_id, hash);
         await deleteOtherSessions(db, t.user_id, null);
       });
       return reply.code(204).send();

@@ -4,9 +4,9 @@
  * change, password reset, e-mail change approve and reject.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
-import { jsonOf } from "../../../../test/fixtures/json.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { startCloudApi, type CloudApi } from "../../../test/fixtures/cloud-api.js";
+import { jsonOf } from "../../../test/fixtures/json.js";
 
 let db: TestDatabase;
 let api: CloudApi;
@@ -140,7 +140,7 @@ describe("sign-in and sessions", () => {
     const long = api.browser();
     await long.signUpAndIn(api.smtp, unique("long"));
     const token = (b: typeof idle) => b.cookies.get("svc_session")!;
-    const { tokenHash } = await import("../../accounts/tokens.js");
+    const { tokenHash } = await import("../accounts/tokens.js");
     await db.pool.query(
       "update sessions set last_seen_at = now() - interval '12 hours 1 second' where token_hash = $1",
       [tokenHash(token(idle))],

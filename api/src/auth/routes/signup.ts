@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { inTransaction } from "@countersign/core/store";
+import { acceptedSchema, signupSchema } from "@countersign/protocol/wire";
 import { issueEmailToken } from "../../accounts/email-tokens.js";
 import { hashPassword } from "../../accounts/password-hash.js";
 import { userByEmail } from "../../accounts/users.js";
@@ -9,21 +9,18 @@ import { sendMail } from "../../mail/send.js";
 import { messages } from "../../mail/messages.js";
 import { enforceLimits, type Hit } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { emailSchema, nameSchema, passwordSchema, typed } from "../shared.js";
+import { typed } from "../../routes/shared.js";
+import { insertUser } from "../store.js";
 
 /**
- * POST /auth/signup: always 202, whether or not the address has an account
- * (SPEC 4.4), so the answer never tells who is registered. A new address gets
- * a verification link; a registered one a notice instead.
+ * POST /auth/signup: always 202, whether or not the address has an account,
+ * so the answer never tells who is registered. A new address gets a
+ * verification link; a registered one a notice instead.
  */
 export async function signupRoute(app: FastifyInstance, ctx: ApiContext) {
   typed(app).post(
     "/auth/signup",
-    {
-      schema: {
-        body: z.strictObject({ email: emailSchema, password: passwordSchema, name: nameSchema.optional() }),
-      },
-    },
+    { schema: { body: signupSchema, response: { 202: acceptedSchema } } },
     async (request, reply) => {
       const { email, password, name } = request.body;
       const net = ipSubjects(request.clientAddress);
@@ -46,14 +43,7 @@ export async function signupRoute(app: FastifyInstance, ctx: ApiContext) {
           );
           return;
         }
-        let userId = existing?.id;
-        if (!userId) {
-          const { rows } = await db.query<{ id: string }>(
-            "insert into users (email, password_hash, name) values ($1, $2, $3) returning id",
-            [email, passwordHash, name ?? null],
-          );
-          userId = rows[0]!.id;
-        }
+        const userId = existing?.id ?? (await insertUser(db, email, passwordHash, name ?? null));
         // An unverified account is not the person's yet: the link goes to the
         // address, and only its holder can use the account.
         const token = await issueEmailToken(db, userId, "verify");

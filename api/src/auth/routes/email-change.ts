@@ -1,8 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
+import {
+  acceptedSchema,
+  emailChangeApproveSchema,
+  emailChangedSchema,
+  emailChangeRejectedSchema,
+  emailChangeSchema,
+  tokenBodySchema,
+} from "@countersign/protocol/wire";
 import { consumeEmailToken, issueEmailToken, peekEmailToken } from "../../accounts/email-tokens.js";
 import { verifyPassword } from "../../accounts/password-hash.js";
 import { userByEmail, userById } from "../../accounts/users.js";
@@ -12,7 +19,8 @@ import { messages } from "../../mail/messages.js";
 import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { emailSchema, isUniqueViolation, sessionOf, tokenSchema, typed } from "../shared.js";
+import { isUniqueViolation, sessionOf, typed } from "../../routes/shared.js";
+import { closeEmailChange, setVerifiedEmail } from "../store.js";
 
 const taken = () => new ServiceError("EMAIL_TAKEN", "this address belongs to another account");
 
@@ -25,7 +33,7 @@ export async function emailChangeRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
   r.post(
     "/me/email",
-    { schema: { body: z.strictObject({ new_email: emailSchema, password: z.string().max(256) }) } },
+    { schema: { body: emailChangeSchema, response: { 202: acceptedSchema } } },
     async (request, reply) => {
       const s = sessionOf(request);
       const { new_email } = request.body;
@@ -71,7 +79,7 @@ export async function emailChangeRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/auth/email/change/approve",
-    { schema: { body: z.strictObject({ token: tokenSchema, password: z.string().max(256) }) } },
+    { schema: { body: emailChangeApproveSchema, response: { 200: emailChangedSchema } } },
     async (request) => {
       await linkLimit(request.clientAddress);
       const pending = await peekEmailToken(ctx.pool, request.body.token, "email_change_approve");
@@ -81,14 +89,9 @@ export async function emailChangeRoutes(app: FastifyInstance, ctx: ApiContext) {
       }
       const newEmail = await inTransaction(ctx.pool, async (db) => {
         const t = await consumeEmailToken(db, request.body.token, "email_change_approve");
-        await db.query("update email_tokens set used_at = now() where change_id = $1 and used_at is null", [
-          t.change_id,
-        ]);
+        await closeEmailChange(db, t.change_id);
         try {
-          await db.query("update users set email = $2, email_verified_at = now() where id = $1", [
-            t.user_id,
-            t.new_email,
-          ]);
+          await setVerifiedEmail(db, t.user_id, t.new_email!);
         } catch (err) {
           if (isUniqueViolation(err)) throw taken();
           throw err;
@@ -101,22 +104,20 @@ export async function emailChangeRoutes(app: FastifyInstance, ctx: ApiContext) {
         });
         return t.new_email!;
       });
-      return { email: newEmail, email_verified: true };
+      return { email: newEmail, email_verified: true as const };
     },
   );
 
   r.post(
     "/auth/email/change/reject",
-    { schema: { body: z.strictObject({ token: tokenSchema }) } },
+    { schema: { body: tokenBodySchema, response: { 200: emailChangeRejectedSchema } } },
     async (request) => {
       await linkLimit(request.clientAddress);
       await inTransaction(ctx.pool, async (db) => {
         const t = await consumeEmailToken(db, request.body.token, "email_change_reject");
-        await db.query("update email_tokens set used_at = now() where change_id = $1 and used_at is null", [
-          t.change_id,
-        ]);
+        await closeEmailChange(db, t.change_id);
       });
-      return { rejected: true };
+      return { rejected: true as const };
     },
   );
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
+import { noContentSchema, passwordChangeSchema } from "@countersign/protocol/wire";
 import { hashPassword, verifyPassword } from "../../accounts/password-hash.js";
 import { userById } from "../../accounts/users.js";
 import type { ApiContext } from "../../context.js";
@@ -10,18 +10,15 @@ import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { setKnownBrowserCookie } from "../../sessions/cookie.js";
 import { deleteOtherSessions } from "../../sessions/store.js";
-import { passwordSchema, sessionOf, typed } from "../shared.js";
-import { knownBrowserMark } from "./signin.js";
+import { sessionOf, typed } from "../../routes/shared.js";
+import { knownBrowserMark } from "../known-browser.js";
+import { setPasswordHash } from "../store.js";
 
 /** POST /auth/password: the current password is required; every other browser is signed out. */
 export async function passwordRoute(app: FastifyInstance, ctx: ApiContext) {
   typed(app).post(
     "/auth/password",
-    {
-      schema: {
-        body: z.strictObject({ current_password: z.string().max(256), new_password: passwordSchema }),
-      },
-    },
+    { schema: { body: passwordChangeSchema, response: { 204: noContentSchema } } },
     async (request, reply) => {
       const s = sessionOf(request);
       await enforceLimits(ctx.pool, [{ name: "passwordChangePerUser", subject: s.userId }]);
@@ -31,7 +28,7 @@ export async function passwordRoute(app: FastifyInstance, ctx: ApiContext) {
       }
       const hash = await hashPassword(request.body.new_password);
       await inTransaction(ctx.pool, async (db) => {
-        await db.query("update users set password_hash = $2 where id = $1", [s.userId, hash]);
+        await setPasswordHash(db, s.userId, hash);
         await deleteOtherSessions(db, s.userId, s.sessionId);
         await sendMail(db, ctx.mailer, request.log, "security", messages.passwordChanged(user.email));
       });

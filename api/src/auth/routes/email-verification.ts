@@ -1,6 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { inTransaction } from "@countersign/core/store";
+import {
+  acceptedSchema,
+  emailBodySchema,
+  emailVerifiedSchema,
+  tokenBodySchema,
+} from "@countersign/protocol/wire";
 import { consumeEmailToken, issueEmailToken } from "../../accounts/email-tokens.js";
 import { userByEmail } from "../../accounts/users.js";
 import type { ApiContext } from "../../context.js";
@@ -8,30 +13,28 @@ import { messages } from "../../mail/messages.js";
 import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { emailSchema, tokenSchema, typed } from "../shared.js";
+import { typed } from "../../routes/shared.js";
+import { markEmailVerified } from "../store.js";
 
 /** POST /auth/email/verify (link holder) and POST /auth/email/resend (anyone, always 202). */
 export async function emailVerificationRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
   r.post(
     "/auth/email/verify",
-    { schema: { body: z.strictObject({ token: tokenSchema }) } },
+    { schema: { body: tokenBodySchema, response: { 200: emailVerifiedSchema } } },
     async (request) => {
       await enforceLimits(ctx.pool, [{ name: "verifyPerIp", subject: ipSubjects(request.clientAddress).ip }]);
       await inTransaction(ctx.pool, async (db) => {
         const t = await consumeEmailToken(db, request.body.token, "verify");
-        await db.query(
-          "update users set email_verified_at = coalesce(email_verified_at, now()) where id = $1",
-          [t.user_id],
-        );
+        await markEmailVerified(db, t.user_id);
       });
-      return { email_verified: true };
+      return { email_verified: true as const };
     },
   );
 
   r.post(
     "/auth/email/resend",
-    { schema: { body: z.strictObject({ email: emailSchema }) } },
+    { schema: { body: emailBodySchema, response: { 202: acceptedSchema } } },
     async (request, reply) => {
       const { email } = request.body;
       await enforceLimits(ctx.pool, [
