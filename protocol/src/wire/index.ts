@@ -25,3 +25,10 @@ export {
   type Delegation,
 } from "./delegations.js";
 export * from "./accounts.js";
+export * from "./members.js";
+export * from "./invitations.js";
+export * from "./organizations.js";
+export * from "./api-keys.js";
+export { instantSchema } from "./instants.js";
+export * from "./audit.js";
+export * from "./billing.js";

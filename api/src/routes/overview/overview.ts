@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { quotas } from "@countersign/core/plans";
 import type { ApiContext } from "../../context.js";
-import { seatsTaken } from "../invitations/invitations.js";
+import { seatsTaken } from "../../invitations/store.js";
 import { organizationOf, typed } from "../shared.js";
 
 const DAY_MS = 86_400_000;

@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticateKey } from "@countersign/core/keys";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { createAgent } from "../../../../test/fixtures/organization.js";
-import { Browser, randomIp, startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { createAgent } from "../../../test/fixtures/organization.js";
+import { Browser, randomIp, startCloudApi, type CloudApi } from "../../../test/fixtures/cloud-api.js";
 
 let db: TestDatabase;
 let api: CloudApi;
@@ -435,7 +435,7 @@ describe("API keys", () => {
   });
 
   it("revokes a deleted account's keys in every organization (creator_deleted)", async () => {
-    const { revokeCreatorKeys } = await import("../../access/creator-revocations.js");
+    const { revokeCreatorKeys } = await import("../access/creator-revocations.js");
     const owner = api.browser();
     const { userId } = await owner.signUpAndIn(api.smtp);
     const orgs = [await newOrg(owner, "One"), await newOrg(owner, "Two")];
