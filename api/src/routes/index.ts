@@ -16,23 +16,23 @@ import {
 } from "../auth/routes/index.js";
 import { toolRoutes } from "./tools/tools.js";
 import { billingRoutes } from "../billing/routes.js";
-import { gatewayIdentityRoute } from "./gateway-identity.js";
+import { gatewayIdentityRoute } from "../gateway-identity/routes.js";
 import { acceptInvitationRoute, invitationRoutes } from "../invitations/routes.js";
 import { mcpServerRoutes } from "./mcp-servers/mcp-servers.js";
 import { memberRoutes } from "../members/routes.js";
 import { observeRoutes } from "./observe/observe.js";
-import { operatorBindingRoutes } from "./operator-bindings/operator-bindings.js";
-import { personalIdentityRoutes } from "./identities/identities.js";
-import { principalRoutes } from "./principal/principal.js";
+import { operatorBindingRoutes } from "../operator-bindings/routes.js";
+import { personalIdentityRoutes } from "../identities/routes.js";
+import { principalRoutes } from "../principal/routes.js";
 import { organizationRoutes } from "../orgs/routes/organizations.js";
 import { organizationSettingsRoute } from "../orgs/routes/settings.js";
-import { webhookRoutes } from "./webhooks/index.js";
+import { webhookRoutes } from "../webhooks/routes/index.js";
 import { deleteAccountRoute } from "../me/routes.js";
 import { policiesAndRollout } from "./policies/index.js";
 import { approvalRoutes } from "./approvals/approvals.js";
 import { actionRoutes } from "./actions/actions.js";
 import { receiptRoutes } from "./receipts/receipts.js";
-import { overviewRoutes } from "./overview/overview.js";
+import { overviewRoutes } from "../overview/routes.js";
 
 /** The people-and-access routes; who may call each is in access/route-table.ts. */
 const plugins = [

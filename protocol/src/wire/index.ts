@@ -32,3 +32,7 @@ export * from "./api-keys.js";
 export { instantSchema } from "./instants.js";
 export * from "./audit.js";
 export * from "./billing.js";
+export * from "./identities.js";
+export * from "./operator-bindings.js";
+export * from "./overview.js";
+export * from "./webhooks.js";

@@ -1,7 +1,8 @@
 import type { StoredIdentity } from "@countersign/core/identities";
+import type { Identity } from "@countersign/protocol/wire";
 
 /** An identity as the Cloud API shows it: public material only (the private key never reaches the service). */
-export function identityJson(i: StoredIdentity) {
+export function identityJson(i: StoredIdentity): Identity {
   return {
     kid: i.kid,
     status: i.status,

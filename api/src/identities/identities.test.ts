@@ -6,19 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isPrincipalValid, principalOf } from "@countersign/core/identities";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import {
-  startCloudApi,
-  type Answer,
-  type Browser,
-  type CloudApi,
-} from "../../../../test/fixtures/cloud-api.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { startCloudApi, type Answer, type Browser, type CloudApi } from "../../../test/fixtures/cloud-api.js";
 import {
   newIdentity,
   nextDocument,
   signChallenge,
   type TestIdentity,
-} from "../../../../test/fixtures/identities.js";
+} from "../../../test/fixtures/identities.js";
 
 let db: TestDatabase;
 let api: CloudApi;

@@ -2,40 +2,37 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
-import { actorOf, audit } from "../../audit/record.js";
-import type { ApiContext } from "../../context.js";
-import { isUniqueViolation, organizationOf, typed } from "../shared.js";
+import {
+  noContentSchema,
+  operatorBindingAnswerSchema,
+  operatorBindingCreateSchema,
+  operatorBindingListSchema,
+  type OperatorBinding,
+} from "@countersign/protocol/wire";
+import { actorOf, audit } from "../audit/record.js";
+import type { ApiContext } from "../context.js";
+import { isUniqueViolation, organizationOf, typed } from "../routes/shared.js";
+import { deleteBinding, insertBinding, listBindings, type BindingRow } from "./store.js";
 
-interface BindingRow {
-  id: string;
-  username: string;
-  role: string;
-  allow_admin_changes: boolean;
-  created_by: string | null;
-  created_at: Date;
-}
-const bindingJson = (b: BindingRow) => ({ ...b, created_at: b.created_at.toISOString() });
+const bindingJson = (b: BindingRow): OperatorBinding => ({ ...b, created_at: b.created_at.toISOString() });
 
 /**
- * Operator bindings (DESIGN "Kubernetes"; not in SPEC 4.4): an owner binds a
+ * Operator bindings (the Kubernetes side of the design): an owner binds a
  * Kubernetes ServiceAccount, as the cluster's TokenReview names it, to the
  * organization with a role below owner. The operator then calls the Cloud API
  * with its ServiceAccount token and acts with that role; with
- * `allow_admin_changes` (admin only) it may also make the changes SPEC 4.4
- * reserves for admins signed in (admin-signed-in.ts).
+ * `allow_admin_changes` (admin only) it may also make the changes the route
+ * table reserves for admins signed in (admin-signed-in.ts).
  */
 export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
   const params = z.strictObject({ org_id: z.uuid() });
   r.get(
     "/orgs/:org_id/operator-bindings",
-    { schema: { params, querystring: z.strictObject({}) } },
+    { schema: { params, querystring: z.strictObject({}), response: { 200: operatorBindingListSchema } } },
     async (request) => {
       const o = organizationOf(request);
-      const { rows } = await ctx.pool.query<BindingRow>(
-        "select id, username, role, allow_admin_changes, created_by, created_at from operator_bindings where organization_id = $1 order by created_at, id",
-        [o.id],
-      );
+      const rows = await listBindings(ctx.pool, o.id);
       return { items: rows.map(bindingJson), next_cursor: null };
     },
   );
@@ -45,17 +42,8 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
     {
       schema: {
         params,
-        body: z.strictObject({
-          username: z
-            .string()
-            .max(300)
-            .regex(
-              /^system:serviceaccount:[a-z0-9]([-a-z0-9]*[a-z0-9])?:[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/,
-              "system:serviceaccount:<namespace>:<name>",
-            ),
-          role: z.enum(["admin", "approver", "developer", "viewer"]),
-          allow_admin_changes: z.boolean().default(false),
-        }),
+        body: operatorBindingCreateSchema,
+        response: { 201: operatorBindingAnswerSchema },
       },
     },
     async (request, reply) => {
@@ -75,11 +63,13 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
       const binding = await inTransaction(ctx.pool, async (db) => {
         let row: BindingRow;
         try {
-          const { rows } = await db.query<BindingRow>(
-            "insert into operator_bindings (organization_id, username, role, allow_admin_changes, created_by) values ($1, $2, $3, $4, $5) returning id, username, role, allow_admin_changes, created_by, created_at",
-            [o.id, request.body.username, request.body.role, request.body.allow_admin_changes, s],
-          );
-          row = rows[0]!;
+          row = await insertBinding(db, {
+            orgId: o.id,
+            username: request.body.username,
+            role: request.body.role,
+            allowAdminChanges: request.body.allow_admin_changes,
+            createdBy: s,
+          });
         } catch (err) {
           if (isUniqueViolation(err))
             throw new ServiceError("CONFLICT", "this ServiceAccount is already bound", {
@@ -102,20 +92,22 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
 
   r.delete(
     "/orgs/:org_id/operator-bindings/:binding_id",
-    { schema: { params: z.strictObject({ org_id: z.uuid(), binding_id: z.uuid() }) } },
+    {
+      schema: {
+        params: z.strictObject({ org_id: z.uuid(), binding_id: z.uuid() }),
+        response: { 204: noContentSchema },
+      },
+    },
     async (request, reply) => {
       const o = organizationOf(request);
       await inTransaction(ctx.pool, async (db) => {
-        const { rows } = await db.query<{ username: string }>(
-          "delete from operator_bindings where id = $1 and organization_id = $2 returning username",
-          [request.params.binding_id, o.id],
-        );
-        if (!rows[0]) throw new ServiceError("NOT_FOUND", "binding not found");
+        const username = await deleteBinding(db, o.id, request.params.binding_id);
+        if (!username) throw new ServiceError("NOT_FOUND", "binding not found");
         await audit(db, {
           organizationId: o.id,
           action: "operator.unbound",
           actor: actorOf(request.principal),
-          target: { type: "operator", id: rows[0].username },
+          target: { type: "operator", id: username },
         });
       });
       return reply.code(204).send();

@@ -1,8 +1,8 @@
 import { checkPublicUrl } from "@countersign/core/net";
 import { ServiceError } from "@countersign/protocol/errors";
-import type { WebhookOptions } from "../../webhooks/options.js";
+import type { WebhookOptions } from "./options.js";
 
-/** SPEC 6.4 on create and change: 422 URL_NOT_ALLOWED with `details.reason` (docs/webhooks.md lists the reasons). */
+/** On create and change: 422 URL_NOT_ALLOWED with `details.reason` (docs/webhooks.md lists the reasons). */
 export async function requirePublicUrl(url: string, w: WebhookOptions): Promise<void> {
   const check = await checkPublicUrl(url, { allowLoopback: w.allowLoopbackUrls, resolve: w.resolve });
   if (!check.allowed) {
