@@ -4,7 +4,7 @@ export interface KeyRow {
   id: string;
   name: string;
   kind: "gateway" | "management";
-  environment: string;
+  environment: "live" | "test";
   prefix: string;
   agent_id: string | null;
   scopes: string[];

@@ -9,7 +9,7 @@ export interface OrganizationRow {
   approval_ttl_seconds: number;
   observe_max_hours: number;
   observe_live_opt_in: boolean;
-  agent_disclosure: string;
+  agent_disclosure: Organization["agent_disclosure"];
   data_retention_days: number | null;
   plan: string | null;
 }

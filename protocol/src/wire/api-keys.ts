@@ -15,6 +15,7 @@ export const scopes = [
 export type Scope = (typeof scopes)[number];
 
 export const apiKeyKinds = ["gateway", "management"] as const;
+export const apiKeyEnvironments = ["live", "test"] as const;
 export const apiKeyStates = ["active", "expired", "revoked"] as const;
 
 /** The key record: never the secret, nor its hash. */
@@ -22,7 +23,7 @@ export const apiKeySchema = z.strictObject({
   id: z.uuid(),
   name: z.string(),
   kind: z.enum(apiKeyKinds),
-  environment: z.string(),
+  environment: z.enum(apiKeyEnvironments),
   prefix: z.string(),
   agent_id: z.uuid().nullable(),
   scopes: z.array(z.string()),
@@ -42,7 +43,7 @@ export const apiKeyCreatedSchema = z.strictObject({ api_key: apiKeySchema, secre
 
 const common = {
   name: nameSchema,
-  environment: z.enum(["live", "test"]).default("live"),
+  environment: z.enum(apiKeyEnvironments).default("live"),
   expires_at: instantSchema.optional(),
 };
 /** POST .../api-keys: a gateway key for one agent, or a management key with scopes. */

@@ -16,7 +16,7 @@ export const organizationSchema = z.strictObject({
   approval_ttl_seconds: z.number().int(),
   observe_max_hours: z.number().int(),
   observe_live_opt_in: z.boolean(),
-  agent_disclosure: z.string(),
+  agent_disclosure: z.enum(agentDisclosures),
   data_retention_days: z.number().int().nullable(),
   data_retention: z.strictObject({
     plan_days: z.number().int().nullable(),
