@@ -22,7 +22,7 @@ import {
   organizationOf,
   pageQuery,
   typed,
-} from "../routes/shared.js";
+} from "../http/shared.js";
 import { keyJson } from "./key-json.js";
 import { agentExists, listKeys, liveKeyCount, lockKey, readKey, revokeKey } from "./store.js";
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { auditPageSchema, type AuditEntry } from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../routes/shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../http/shared.js";
 import { listAudit, type AuditRow } from "./store.js";
 
 const entryJson = (e: AuditRow): AuditEntry => ({

@@ -4,7 +4,7 @@ import { ServiceError } from "@countersign/protocol/errors";
 import { quotas } from "@countersign/core/plans";
 import { billingSchema, errorBodySchema } from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
-import { organizationOf, typed } from "../routes/shared.js";
+import { organizationOf, typed } from "../http/shared.js";
 
 /**
  * Billing. A self-hosted installation has no billing

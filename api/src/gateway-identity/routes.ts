@@ -4,7 +4,7 @@ import { ServiceError } from "@countersign/protocol/errors";
 import type { IdentityDocument } from "@countersign/protocol/evidence";
 import { gatewayIdentityAnswerSchema } from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
-import { typed } from "../routes/shared.js";
+import { typed } from "../http/shared.js";
 import { currentGatewayIdentity } from "./store.js";
 
 /** GET /gateway/identity: the Gateway's public identity document; 404 until one is registered. */

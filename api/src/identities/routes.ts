@@ -16,7 +16,7 @@ import {
 } from "@countersign/protocol/wire";
 import { actorOf, audit } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { sessionOf, typed } from "../routes/shared.js";
+import { sessionOf, typed } from "../http/shared.js";
 import { identityJson } from "./identity-json.js";
 
 /**

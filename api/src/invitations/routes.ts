@@ -21,7 +21,7 @@ import { checkQuota } from "../orgs/quota.js";
 import { lockOrganization } from "../orgs/store.js";
 import { credentialSubject } from "../access/principal.js";
 import { enforceLimits } from "../rate-limits/counter.js";
-import { organizationOf, sessionOf, typed } from "../routes/shared.js";
+import { organizationOf, sessionOf, typed } from "../http/shared.js";
 import { invitationJson } from "./invitation-json.js";
 import {
   hasOpenInvitation,

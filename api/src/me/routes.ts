@@ -9,7 +9,7 @@ import { actorOf, audit } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
 import { enforceLimits } from "../rate-limits/counter.js";
 import { clearSessionCookie } from "../sessions/cookie.js";
-import { sessionOf, typed } from "../routes/shared.js";
+import { sessionOf, typed } from "../http/shared.js";
 import { deleteAccount, lockAndFindSoleOwnership } from "./store.js";
 
 /**

@@ -17,7 +17,7 @@ import {
 } from "../access/creator-revocations.js";
 import { actorOf, audit } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { isAdmin, organizationOf, typed } from "../routes/shared.js";
+import { isAdmin, organizationOf, typed } from "../http/shared.js";
 import { listMembers, lockMembers, removeMember, setRole } from "./store.js";
 
 const params = z.strictObject({ org_id: z.uuid(), user_id: z.uuid() });

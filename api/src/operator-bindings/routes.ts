@@ -11,7 +11,7 @@ import {
 } from "@countersign/protocol/wire";
 import { actorOf, audit } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { isUniqueViolation, organizationOf, typed } from "../routes/shared.js";
+import { isUniqueViolation, organizationOf, typed } from "../http/shared.js";
 import { deleteBinding, insertBinding, listBindings, type BindingRow } from "./store.js";
 
 const bindingJson = (b: BindingRow): OperatorBinding => ({ ...b, created_at: b.created_at.toISOString() });

@@ -4,7 +4,7 @@ import { quotas } from "@countersign/core/plans";
 import { overviewSchema, usageSchema } from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
 import { seatsTaken } from "../invitations/store.js";
-import { organizationOf, typed } from "../routes/shared.js";
+import { organizationOf, typed } from "../http/shared.js";
 import { monthlyActions, overviewCounts, resourceCounts, type OverviewCount } from "./store.js";
 
 const DAY_MS = 86_400_000;

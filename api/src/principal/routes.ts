@@ -16,7 +16,7 @@ import {
 import { lockOrganization } from "../orgs/store.js";
 import { actorOf, audit } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { organizationOf, typed } from "../routes/shared.js";
+import { organizationOf, typed } from "../http/shared.js";
 import { identityJson } from "../identities/identity-json.js";
 
 const params = z.strictObject({ org_id: z.uuid() });

@@ -19,7 +19,7 @@ import { messages } from "../../mail/messages.js";
 import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { isUniqueViolation, sessionOf, typed } from "../../routes/shared.js";
+import { isUniqueViolation, sessionOf, typed } from "../../http/shared.js";
 import { closeEmailChange, setVerifiedEmail } from "../store.js";
 
 const taken = () => new ServiceError("EMAIL_TAKEN", "this address belongs to another account");

@@ -13,7 +13,7 @@ import { messages } from "../../mail/messages.js";
 import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { typed } from "../../routes/shared.js";
+import { typed } from "../../http/shared.js";
 import { markEmailVerified } from "../store.js";
 
 /** POST /auth/email/verify (link holder) and POST /auth/email/resend (anyone, always 202). */

@@ -15,7 +15,7 @@ import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
 import { deleteOtherSessions } from "../../sessions/store.js";
-import { typed } from "../../routes/shared.js";
+import { typed } from "../../http/shared.js";
 import { resetPassword } from "../store.js";
 
 /** POST /auth/password-reset (anyone, always 202) and POST /auth/password-reset/confirm (link holder). */

@@ -10,7 +10,7 @@ import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { setKnownBrowserCookie } from "../../sessions/cookie.js";
 import { deleteOtherSessions } from "../../sessions/store.js";
-import { sessionOf, typed } from "../../routes/shared.js";
+import { sessionOf, typed } from "../../http/shared.js";
 import { knownBrowserMark } from "../known-browser.js";
 import { setPasswordHash } from "../store.js";
 

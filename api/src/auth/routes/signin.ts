@@ -13,7 +13,7 @@ import {
   setSessionCookie,
 } from "../../sessions/cookie.js";
 import { createSession, csrfTokenOf } from "../../sessions/store.js";
-import { typed } from "../../routes/shared.js";
+import { typed } from "../../http/shared.js";
 import { knownBrowserMark } from "../known-browser.js";
 import { sessionJson } from "../session-json.js";
 import { firstOrganizationOf } from "../store.js";

@@ -9,7 +9,7 @@ import { sendMail } from "../../mail/send.js";
 import { messages } from "../../mail/messages.js";
 import { enforceLimits, type Hit } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { typed } from "../../routes/shared.js";
+import { typed } from "../../http/shared.js";
 import { insertUser } from "../store.js";
 
 /**

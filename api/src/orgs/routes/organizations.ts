@@ -14,7 +14,7 @@ import { audit, actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { addMember } from "../../members/store.js";
 import { setCurrentOrganization } from "../../sessions/store.js";
-import { isUniqueViolation, organizationOf, sessionOf, typed } from "../../routes/shared.js";
+import { isUniqueViolation, organizationOf, sessionOf, typed } from "../../http/shared.js";
 import { organizationJson, type OrganizationRow } from "../organization-json.js";
 import { insertOrganization, organizationsOf, readOrganization } from "../store.js";
 

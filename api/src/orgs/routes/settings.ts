@@ -8,7 +8,7 @@ import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { endWindowsForSettings } from "../../observe/windows.js";
 import { organizationJson } from "../organization-json.js";
-import { organizationOf, typed } from "../../routes/shared.js";
+import { organizationOf, typed } from "../../http/shared.js";
 import { readOrganization, updateSettings, type SettingsColumn } from "../store.js";
 
 /** Settings only an owner may change; the others need owner or admin (the route's rule). */

@@ -17,7 +17,7 @@ import {
   organizationOf,
   pageQuery,
   typed,
-} from "../../routes/shared.js";
+} from "../../http/shared.js";
 import { deliveryJson } from "../delivery-json.js";
 import {
   insertEndpointEvent,

@@ -24,7 +24,7 @@ import {
   organizationOf,
   pageQuery,
   typed,
-} from "../../routes/shared.js";
+} from "../../http/shared.js";
 import { sealSecret } from "../endpoint-secrets.js";
 import { endpointJson } from "../endpoint-json.js";
 import {
