@@ -10,14 +10,7 @@ import {
 } from "@countersign/protocol/wire";
 import type { ApiContext } from "../../context.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
-import {
-  decodeCursor,
-  timeCursor,
-  keysetPage,
-  organizationOf,
-  pageQuery,
-  typed,
-} from "../../http/shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 import { deliveryJson } from "../delivery-json.js";
 import {
   insertEndpointEvent,

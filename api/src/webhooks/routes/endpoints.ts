@@ -17,14 +17,7 @@ import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { lockOrganization } from "../../orgs/store.js";
-import {
-  decodeCursor,
-  timeCursor,
-  keysetPage,
-  organizationOf,
-  pageQuery,
-  typed,
-} from "../../http/shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 import { sealSecret } from "../endpoint-secrets.js";
 import { endpointJson } from "../endpoint-json.js";
 import {
