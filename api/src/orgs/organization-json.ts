@@ -1,5 +1,5 @@
 import { quotas, type Plan } from "@countersign/core/plans";
-import type { Organization } from "@countersign/protocol/wire";
+import type { Organization, Role } from "@countersign/protocol/wire";
 
 export interface OrganizationRow {
   id: string;
@@ -18,7 +18,7 @@ export const ORGANIZATION_COLUMNS =
   "id, name, slug, created_at, approval_ttl_seconds, observe_max_hours, observe_live_opt_in, agent_disclosure, data_retention_days, plan";
 
 /** The organization record, with the retention periods in effect. */
-export function organizationJson(o: OrganizationRow, plan: Plan, role: string | null): Organization {
+export function organizationJson(o: OrganizationRow, plan: Plan, role: Role | null): Organization {
   const planDays = quotas[plan].retentionDays;
   const own = o.data_retention_days;
   const effective = own === null ? planDays : planDays === null ? own : Math.min(own, planDays);

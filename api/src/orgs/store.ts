@@ -1,4 +1,5 @@
 import type { Queryable } from "@countersign/core/store";
+import type { Role } from "@countersign/protocol/wire";
 import { ORGANIZATION_COLUMNS, type OrganizationRow } from "./organization-json.js";
 
 /**
@@ -21,11 +22,11 @@ export async function readOrganization(db: Queryable, orgId: string, lock = fals
 export async function organizationsOf(
   db: Queryable,
   userId: string,
-): Promise<(OrganizationRow & { role: string })[]> {
+): Promise<(OrganizationRow & { role: Role })[]> {
   const columns = ORGANIZATION_COLUMNS.split(", ")
     .map((c) => `o.${c}`)
     .join(", ");
-  const { rows } = await db.query<OrganizationRow & { role: string }>(
+  const { rows } = await db.query<OrganizationRow & { role: Role }>(
     `select ${columns}, m.role from memberships m join organizations o on o.id = m.organization_id
       where m.user_id = $1 order by o.created_at, o.id`,
     [userId],

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { roleSchema } from "./members.js";
 import { nameSchema } from "./names.js";
 import { pageSchema } from "./pages.js";
 
@@ -12,7 +13,8 @@ export const organizationSchema = z.strictObject({
   slug: z.string(),
   created_at: z.string(),
   plan: z.enum(planNames),
-  role: z.string().nullable(),
+  /** The caller's role in it; null for a caller that is no member (a management key). */
+  role: roleSchema.nullable(),
   approval_ttl_seconds: z.number().int(),
   observe_max_hours: z.number().int(),
   observe_live_opt_in: z.boolean(),
