@@ -3,9 +3,6 @@ import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { insertApiKey } from "@countersign/core/keys";
 import { inTransaction } from "@countersign/core/store";
-import { actorOf, audit } from "../audit/record.js";
-import type { ApiContext } from "../context.js";
-import { checkQuota } from "../orgs/quota.js";
 import {
   apiKeyAnswerSchema,
   apiKeyCreatedSchema,
@@ -13,6 +10,9 @@ import {
   apiKeyKinds,
   apiKeyListSchema,
 } from "@countersign/protocol/wire";
+import { actorOf, audit } from "../audit/record.js";
+import type { ApiContext } from "../context.js";
+import { checkQuota } from "../orgs/quota.js";
 import { lockOrganization } from "../orgs/store.js";
 import {
   decodeCursor,
@@ -26,7 +26,7 @@ import {
 import { keyJson } from "./key-json.js";
 import { agentExists, listKeys, liveKeyCount, lockKey, readKey, revokeKey } from "./store.js";
 
-/** Management keys are the Admins' to create, list and revoke ; gateway keys the Writers'. */
+/** Management keys are the Admins' to create, list and revoke; gateway keys the Writers'. */
 function mayHandle(kind: "gateway" | "management", role: string | null): boolean {
   return kind === "gateway" || isAdmin(role as never);
 }
