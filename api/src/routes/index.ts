@@ -28,9 +28,9 @@ import { organizationSettingsRoute } from "./orgs/settings.js";
 import { webhookRoutes } from "./webhooks/index.js";
 import { deleteAccountRoute } from "./me/account.js";
 import { policiesAndRollout } from "./policies/index.js";
-import { approvalRoutes } from "./approvals/approvals.js";
-import { actionRoutes } from "./actions/actions.js";
-import { receiptRoutes } from "./receipts/receipts.js";
+import { approvalRoutes } from "../approvals/routes.js";
+import { actionRoutes } from "../actions/routes.js";
+import { receiptRoutes } from "../receipts/routes.js";
 import { overviewRoutes } from "./overview/overview.js";
 
 /** The people-and-access routes; who may call each is in access/route-table.ts. */

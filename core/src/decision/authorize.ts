@@ -4,11 +4,15 @@ import type { Kid, ObjectId } from "@countersign/protocol/evidence";
 import { quotas, type Plan } from "../plans/index.js";
 import type { NotificationHub, Pool } from "../store/index.js";
 import { inSpan, inSpanSync } from "../telemetry/index.js";
-import { readActionView, type ActionView } from "./action-view.js";
+import {
+  expireLapsedApproval,
+  readActionView,
+  type ActionRecord,
+  type ActionView,
+} from "../actions/index.js";
 import { admitGatewayCall, type Admission } from "./admission.js";
 import { answerFor, unrecordedAnswer } from "./answers.js";
 import { deniedForApprovers, resolveApprovers } from "./approvers.js";
-import { expireLapsedApproval } from "./close.js";
 import { loadDecisionContext, type DecisionContext } from "./context.js";
 import { issueStoredReceipt, signedCall, signProposal, signTask } from "./evidence.js";
 import {
@@ -25,13 +29,7 @@ import type { GatewayIdentity } from "./gateway-identity.js";
 import { handOutApproved } from "./hand-out.js";
 import { decideCall, type Evaluation, type Verdict } from "./pipeline.js";
 import { PolicyCache } from "./policy-cache.js";
-import {
-  recordDecision,
-  type ActionRecord,
-  type DecisionWrite,
-  type EventRecord,
-  type ObjectRecord,
-} from "./record.js";
+import { recordDecision, type DecisionWrite, type EventRecord, type ObjectRecord } from "./record.js";
 import {
   verdictOutcome,
   verdictView,
@@ -64,9 +62,6 @@ import { WaitLimits } from "./wait-limits.js";
 
 /** The policy-language revisions this build evaluates (SPEC 3.4 language gate). */
 export const LANGUAGE_REVISION = 2;
-
-/** PostgreSQL channel on which a change of an action's state is announced, payload the action id. */
-export const ACTION_CHANNEL = "countersign_actions";
 
 export interface DecisionServiceOptions {
   pool: Pool;
@@ -489,7 +484,6 @@ export class DecisionService implements AuthorizeService {
       receiptObjectId: receipt.receiptObjectId,
       threadId: receipt.threadId,
       headObjectId: receipt.headObjectId,
-      workflow: "service/task-approval@0.1",
       outcome: receipt.outcome,
       issuerKid: this.opts.identity.signer.kid,
       bundle: receipt.file,

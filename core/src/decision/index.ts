@@ -30,14 +30,8 @@ export {
 } from "./pipeline.js";
 export { PolicyCache } from "./policy-cache.js";
 export { registerGatewayIdentity, type GatewayIdentity } from "./gateway-identity.js";
-export {
-  DecisionService,
-  ACTION_CHANNEL,
-  LANGUAGE_REVISION,
-  type DecisionServiceOptions,
-} from "./authorize.js";
+export { DecisionService, LANGUAGE_REVISION, type DecisionServiceOptions } from "./authorize.js";
 export { WaitLimits } from "./wait-limits.js";
-export { readActionView, type ActionView } from "./action-view.js";
 export {
   verdictOutcome,
   verdictView,

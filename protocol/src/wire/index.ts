@@ -24,3 +24,35 @@ export {
   revocationSubmissionSchema,
   type Delegation,
 } from "./delegations.js";
+export {
+  actionStatuses,
+  actionStatusSchema,
+  actionSchema,
+  actionSummarySchema,
+  amountJsonSchema,
+  cancellationAnswerSchema,
+  cancellationSubmissionSchema,
+  evidenceStateSchema,
+  issuedReceiptSchema,
+  policyDecisionSchema,
+  type Action,
+  type ActionStatus,
+  type ActionSummary,
+  type PolicyDecision,
+} from "./actions.js";
+export {
+  approvalStatuses,
+  approvalSchema,
+  approvalDecisionAnswerSchema,
+  approvalDecisionSubmissionSchema,
+  type Approval,
+} from "./approvals.js";
+export {
+  receiptKindValues,
+  receiptListItemSchema,
+  receiptDetailSchema,
+  decisionCheckSchema,
+  type ReceiptListItem,
+  type ReceiptDetail,
+  type DecisionCheck,
+} from "./receipts.js";
