@@ -5,7 +5,7 @@ import { cancellationSubmissionSchema } from "@countersign/protocol/wire";
 import { actorOf, audit } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
 import { gatewayIdentityOf } from "../evidence/options.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../routes/shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
 import { actionJson, actionListQuery, actionParams, actionResponses } from "./schemas.js";
 import { listActions, readAction } from "./store.js";
 

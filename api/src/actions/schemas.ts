@@ -8,7 +8,7 @@ import {
   type ActionSummary,
   type PolicyDecision,
 } from "@countersign/protocol/wire";
-import { instantSchema, pageQuery } from "../routes/shared.js";
+import { instantSchema, pageQuery } from "../http/shared.js";
 import type { ActionRow } from "./store.js";
 
 export const actionParams = z.strictObject({ org_id: z.uuid(), action_id: z.uuid() });

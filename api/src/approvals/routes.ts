@@ -5,7 +5,7 @@ import { approvalDecisionSubmissionSchema } from "@countersign/protocol/wire";
 import { actorOf, audit } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
 import { gatewayIdentityOf } from "../evidence/options.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, sessionOf, typed } from "../routes/shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, sessionOf, typed } from "../http/shared.js";
 import { approvalJson, approvalListQuery, approvalParams, approvalResponses } from "./schemas.js";
 import { listApprovals, readApproval } from "./store.js";
 

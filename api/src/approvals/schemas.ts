@@ -7,7 +7,7 @@ import {
   type Approval,
 } from "@countersign/protocol/wire";
 import { actionSummaryJson, policyDecisionJson } from "../actions/schemas.js";
-import { pageQuery } from "../routes/shared.js";
+import { pageQuery } from "../http/shared.js";
 import type { ApprovalRow } from "./store.js";
 
 export const approvalParams = z.strictObject({ org_id: z.uuid(), approval_id: z.uuid() });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { bundleContentType, bundleFileName } from "@countersign/protocol/evidence";
 import type { ApiContext } from "../context.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../routes/shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
 import { decisionCheck } from "./decision-check.js";
 import { receiptDetailJson } from "./receipt-detail.js";
 import { receiptJson, receiptListQuery, receiptParams, receiptResponses } from "./schemas.js";
@@ -71,10 +71,9 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
   );
 
-  // A file, not JSON: no response schema (the bytes are vouched for by their SHA-256 instead).
   r.get(
     "/orgs/:org_id/receipts/:receipt_id/bundle",
-    { schema: { params: receiptParams } },
+    { schema: { params: receiptParams, response: receiptResponses.bundle } },
     async (request, reply) => {
       const o = organizationOf(request);
       const row = await readReceipt(ctx.pool, o.id, request.params.receipt_id);

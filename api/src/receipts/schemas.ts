@@ -8,7 +8,7 @@ import {
   type ReceiptListItem,
 } from "@countersign/protocol/wire";
 import { actionSummaryJson, policyDecisionJson } from "../actions/schemas.js";
-import { pageQuery } from "../routes/shared.js";
+import { pageQuery } from "../http/shared.js";
 import type { ReceiptRow } from "./store.js";
 
 export const receiptParams = z.strictObject({ org_id: z.uuid(), receipt_id: z.uuid() });
@@ -22,11 +22,14 @@ export const receiptListQuery = z.strictObject({
   protected_action_id: z.uuid().optional(),
 });
 
-/** What each JSON route answers with 200 (errors are the conventions' `{error}`; the bundle is a file). */
+/** What each route answers with 200 (errors are the conventions' `{error}`). */
 export const receiptResponses = {
   list: { 200: pageSchema(receiptListItemSchema) },
   one: { 200: z.strictObject({ receipt: receiptDetailSchema }) },
   decisionCheck: { 200: z.strictObject({ decision_check: decisionCheckSchema }) },
+  // The bundle file's bytes, sent as they are stored (fastify serialises no Buffer): they are
+  // vouched for by `x-service-bundle-sha256` instead.
+  bundle: { 200: z.instanceof(Buffer) },
 };
 
 /** The summary record of SPEC 2.8 with its action and policy decision, as the list and the detail begin. */

@@ -20,7 +20,7 @@ import {
 } from "../../policies/store.js";
 import { lockOpenActions, supersedeCovered } from "@countersign/core/actions";
 import { recordSupersession } from "../../policies/supersede.js";
-import { organizationOf, orgParams, typed } from "../shared.js";
+import { organizationOf, orgParams, typed } from "../../http/shared.js";
 import { activateBody, optionalBody, policyParams, rollbackBody, versionParams } from "./schemas.js";
 
 /**
