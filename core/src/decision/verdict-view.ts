@@ -95,7 +95,7 @@ export const NOTHING_RECORDED: RecordedIds = Object.freeze({
 });
 
 /**
- * The view of a freshly decided action (action-view.ts), without reading it
+ * The view of a freshly decided action (core/src/actions/view.ts), without reading it
  * back: what answers.ts builds the caller's answer from, the first time and
  * on every repeat.
  */
