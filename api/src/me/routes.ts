@@ -3,8 +3,7 @@ import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
 import { accountDeletionSchema, noContentSchema } from "@countersign/protocol/wire";
 import { revokeCreatorAccess } from "../access/creator-revocations.js";
-import { verifyPassword } from "../accounts/password-hash.js";
-import { userById } from "../accounts/users.js";
+import { withCurrentPassword } from "../accounts/current-password.js";
 import { actorOf, audit } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
 import { enforceLimits } from "../rate-limits/counter.js";
@@ -27,10 +26,7 @@ export async function deleteAccountRoute(app: FastifyInstance, ctx: ApiContext) 
       const s = sessionOf(request);
       // Shares the password change's budget: both let a session try passwords.
       await enforceLimits(ctx.pool, [{ name: "passwordChangePerUser", subject: s.userId }]);
-      const user = (await userById(ctx.pool, s.userId))!;
-      if (!(await verifyPassword(request.body.current_password, user.password_hash))) {
-        throw new ServiceError("INVALID_CURRENT_PASSWORD", "the current password is wrong");
-      }
+      await withCurrentPassword(ctx.pool, s.userId, request.body.current_password);
       await inTransaction(ctx.pool, async (db) => {
         const organization_id = await lockAndFindSoleOwnership(db, s.userId);
         if (organization_id) {

@@ -11,6 +11,7 @@ import {
   tokenBodySchema,
 } from "@countersign/protocol/wire";
 import { consumeEmailToken, issueEmailToken, peekEmailToken } from "../../accounts/email-tokens.js";
+import { withCurrentPassword } from "../../accounts/current-password.js";
 import { verifyPassword } from "../../accounts/password-hash.js";
 import { userByEmail, userById } from "../../accounts/users.js";
 import { audit } from "../../audit/record.js";
@@ -38,10 +39,12 @@ export async function emailChangeRoutes(app: FastifyInstance, ctx: ApiContext) {
       const s = sessionOf(request);
       const { new_email } = request.body;
       await enforceLimits(ctx.pool, [{ name: "emailChangePerUser", subject: s.userId }]);
-      const user = (await userById(ctx.pool, s.userId))!;
-      if (!(await verifyPassword(request.body.password, user.password_hash))) {
-        throw new ServiceError("INVALID_CURRENT_PASSWORD", "the password is wrong");
-      }
+      const user = await withCurrentPassword(
+        ctx.pool,
+        s.userId,
+        request.body.password,
+        "the password is wrong",
+      );
       if (new_email === user.email.toLowerCase())
         throw new ServiceError("INVALID_INPUT", "this is already the account's address");
       if (await userByEmail(ctx.pool, new_email)) throw taken();

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
 import { noContentSchema, passwordChangeSchema } from "@countersign/protocol/wire";
-import { hashPassword, verifyPassword } from "../../accounts/password-hash.js";
-import { userById } from "../../accounts/users.js";
+import { withCurrentPassword } from "../../accounts/current-password.js";
+import { hashPassword } from "../../accounts/password-hash.js";
 import type { ApiContext } from "../../context.js";
 import { messages } from "../../mail/messages.js";
 import { sendMail } from "../../mail/send.js";
@@ -22,10 +21,7 @@ export async function passwordRoute(app: FastifyInstance, ctx: ApiContext) {
     async (request, reply) => {
       const s = sessionOf(request);
       await enforceLimits(ctx.pool, [{ name: "passwordChangePerUser", subject: s.userId }]);
-      const user = (await userById(ctx.pool, s.userId))!;
-      if (!(await verifyPassword(request.body.current_password, user.password_hash))) {
-        throw new ServiceError("INVALID_CURRENT_PASSWORD", "the current password is wrong");
-      }
+      const user = await withCurrentPassword(ctx.pool, s.userId, request.body.current_password);
       const hash = await hashPassword(request.body.new_password);
       await inTransaction(ctx.pool, async (db) => {
         await setPasswordHash(db, s.userId, hash);
