@@ -1,5 +1,6 @@
 import { ServiceError } from "@countersign/protocol/errors";
 import { declarationCapabilityKey, declarationSchema } from "@countersign/protocol/upstream";
+import { storedIdentityLogs } from "@countersign/core/decision";
 import { serverIdentityOf } from "@countersign/core/execution";
 import type { Queryable } from "@countersign/core/store";
 
@@ -50,7 +51,7 @@ export async function checkDeclaredIdentity(
       "the MCP server declares that it signs with another KID than its registered identity: register the identity it signs with",
       { declared_kid: declaredKid, registered_kid: registeredKid },
     );
-  const stored = await serverIdentityOf(db, registeredKid);
+  const stored = serverIdentityOf(await storedIdentityLogs(db, [registeredKid]));
   if (!stored.ok)
     throw new ServiceError(
       stored.code === "UPSTREAM_IDENTITY_TOO_LARGE"

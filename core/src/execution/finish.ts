@@ -6,7 +6,7 @@ import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs } from "../decision/stored-evidence.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import {
-  followingStep,
+  followingOwnStep,
   signObject,
   timestamp,
   type BodyOf,
@@ -136,7 +136,7 @@ export async function recordResult(
 ): Promise<FinishedExecution | undefined> {
   const execution = plan.path[plan.path.length - 1]!;
   const result = signObject(
-    followingStep(execution, {
+    followingOwnStep(execution, {
       type: "RESULT",
       actor: identity.signer.kid,
       on_behalf_of: execution.body.on_behalf_of!,

@@ -28,7 +28,7 @@ import {
   organizationOf,
   pageQuery,
   typed,
-} from "../shared.js";
+} from "../../http/shared.js";
 import { SERVER_COLUMNS, serverJson, type ServerRow } from "./server-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
