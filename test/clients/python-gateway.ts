@@ -213,6 +213,14 @@ const controls: Record<string, (input: Record<string, string>) => Promise<unknow
     await registerServerIdentity(pool, world.organizationId, server_id!, log);
     return {};
   },
+  // How far an action went: its status, error code, EXECUTION and receipt (null while not consumed).
+  async action_state({ id }) {
+    const { rows } = await pool.query(
+      "select status, error_code, execution_object_id, receipt_id from protected_actions where id = $1",
+      [id],
+    );
+    return rows[0] ?? null;
+  },
   // What was signed for an action, by type: PROPOSAL and TASK only while nothing was consumed.
   async signed_types({ id }) {
     const { rows } = await pool.query<{ type: string }>(
@@ -230,10 +238,9 @@ const controls: Record<string, (input: Record<string, string>) => Promise<unknow
     return { bundle, verification };
   },
   async protected_action({ id }) {
-    const { rows } = await pool.query(
-      "select status, idempotency_key, error_code, execution_object_id, receipt_id from protected_actions where id = $1",
-      [id],
-    );
+    const { rows } = await pool.query("select status, idempotency_key from protected_actions where id = $1", [
+      id,
+    ]);
     return rows[0] ?? null;
   },
 };

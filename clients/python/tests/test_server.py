@@ -183,7 +183,7 @@ async def refused_twice(gateway: Any, tool: str, key: str, code: str) -> None:
         assert (outcome.refusal.status, outcome.refusal.code) == ("upstream_error", code)
     action = outcomes[0].refusal.protected_action_id
     assert outcomes[1].refusal.protected_action_id == action
-    recorded = await control(gateway, "protected_action", id=action)
+    recorded = await control(gateway, "action_state", id=action)
     # Still approved: no EXECUTION signed, no RESULT, no receipt.
     assert (recorded["status"], recorded["execution_object_id"], recorded["receipt_id"]) == ("approved", None, None)
     assert await control(gateway, "signed_types", id=action) == ["PROPOSAL", "TASK"]
@@ -237,7 +237,7 @@ async def test_an_attestation_of_another_result_gives_attestation_invalid_and_th
         assert isinstance(outcome, ToolCallRefused)
         assert (outcome.refusal.status, outcome.refusal.code) == ("upstream_error", "ATTESTATION_INVALID")
         assert upstream.ran == 1
-        recorded = await control(gateway, "protected_action", id=outcome.refusal.protected_action_id)
+        recorded = await control(gateway, "action_state", id=outcome.refusal.protected_action_id)
         assert (recorded["status"], recorded["error_code"]) == ("failed", "ATTESTATION_INVALID")
         receipt = await control(gateway, "receipt", id=outcome.refusal.receipt_id)
         assert receipt["verification"]["valid"] is True
