@@ -81,13 +81,6 @@ const pending: Record<string, string[]> = {
     "GET /orgs/:org_id/receipts/:receipt_id/bundle",
   ],
   "configuration and policies (h/api-a)": [
-    "GET /orgs/:org_id/agents",
-    "GET /orgs/:org_id/agents/:agent_id",
-    "POST /orgs/:org_id/agents",
-    "PATCH /orgs/:org_id/agents/:agent_id",
-    "GET /orgs/:org_id/agents/:agent_id/delegations",
-    "POST /orgs/:org_id/agents/:agent_id/delegations",
-    "POST /orgs/:org_id/delegations/:delegation_id/revoke",
     "POST /orgs/:org_id/agents/:agent_id/observe",
     "POST /orgs/:org_id/agents/:agent_id/observe/end",
     "POST /orgs/:org_id/observe/end-all",

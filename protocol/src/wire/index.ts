@@ -10,6 +10,7 @@ export { errorBodySchema, type ErrorBody } from "./errors.js";
 export {
   agentStatuses,
   agentSchema,
+  agentAnswerSchema,
   agentCreateSchema,
   agentPatchSchema,
   type Agent,

@@ -14,7 +14,7 @@ import {
   type WindowRow,
 } from "../../observe/windows.js";
 import { enforceAnalysisLimit } from "../../policies/analysis-limit.js";
-import { readAgent } from "../agents/agents.js";
+import { readAgent } from "../../agents/store.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 
 /** SPEC 8.5: observe windows shown per agent. */

@@ -5,15 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticateKey } from "@countersign/core/keys";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { startCloudApi, type CloudApi } from "../../../test/fixtures/cloud-api.js";
 import {
   addMember,
   createPolicy,
   expectRefusedUnchanged,
   managementKey,
   orgWithOwner,
-} from "../../../../test/fixtures/configuration.js";
+} from "../../../test/fixtures/configuration.js";
 
 let db: TestDatabase;
 let api: CloudApi;

@@ -4,21 +4,21 @@
  * agent, revoked by a REVOCATION of the same principal; refusals change nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { startCloudApi, type CloudApi } from "../../../test/fixtures/cloud-api.js";
 import {
   addMember,
   expectRefusedUnchanged,
   managementKey,
   orgWithOwner,
   registerPrincipal,
-} from "../../../../test/fixtures/configuration.js";
+} from "../../../test/fixtures/configuration.js";
 import {
   newIdentity,
   nextDocument,
   signDelegation,
   signRevocation,
-} from "../../../../test/fixtures/identities.js";
+} from "../../../test/fixtures/identities.js";
 
 let db: TestDatabase;
 let api: CloudApi;
