@@ -105,3 +105,6 @@ export function isUniqueViolation(err: unknown, name?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e?.code === "23505" && (name === undefined || e.constraint === name);
 }
+
+/** The answer schema of a route that answers 204 with no body. */
+export const noContent = z.undefined();

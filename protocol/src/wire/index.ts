@@ -25,3 +25,21 @@ export {
   revocationSubmissionSchema,
   type Delegation,
 } from "./delegations.js";
+export {
+  mcpServerKinds,
+  mcpServerStatuses,
+  mcpServerSchema,
+  mcpServerAnswerSchema,
+  discoveryAnswerSchema,
+  type McpServer,
+  type Discovery,
+} from "./mcp-servers.js";
+export {
+  amountMappingSchema,
+  toolBindingSchema,
+  toolAuthorizationStates,
+  toolSchema,
+  toolAnswerSchema,
+  type AmountMapping,
+  type Tool,
+} from "./tools.js";

@@ -1,59 +1,38 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { z } from "zod";
-import { amountMapping } from "@countersign/core/decision";
 import { ServiceError } from "@countersign/protocol/errors";
 import { checkInputSchema } from "@countersign/core/mcp-servers";
 import { inTransaction, type Queryable } from "@countersign/core/store";
-import { actorOf, audit } from "../../audit/record.js";
-import { requireAdminSignedIn } from "../../configuration/admin-signed-in.js";
-import type { ApiContext } from "../../context.js";
-import { checkQuota } from "../../orgs/quota.js";
-import { bindingDigest, sameBinding, toolBinding } from "../../tools/binding.js";
-import { discoverServer, readServer } from "../mcp-servers/mcp-servers.js";
-import type { ServerRow } from "../mcp-servers/server-json.js";
+import { actorOf, audit } from "../audit/record.js";
+import { requireAdminSignedIn } from "../configuration/admin-signed-in.js";
+import type { ApiContext } from "../context.js";
+import { checkQuota } from "../orgs/quota.js";
+import { bindingDigest, sameBinding, toolBinding } from "./binding.js";
+import { readServer, type ServerRow } from "../mcp-servers/store.js";
+import { discoverServer } from "../mcp-servers/upstream.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
 import {
-  decodeCursor,
-  timeCursor,
-  isUniqueViolation,
-  keysetPage,
-  organizationOf,
-  pageQuery,
-  typed,
-} from "../../http/shared.js";
-import { TOOL_COLUMNS, toolJson, type ToolRow } from "./tool-json.js";
+  authorizeBody,
+  createBody,
+  listQuery,
+  noQuery,
+  orgParams,
+  patchBody,
+  toolAnswer,
+  toolPage,
+  toolParams,
+} from "./schemas.js";
+import {
+  authorizeBinding,
+  insertTool,
+  listTools,
+  lockAndCountTools,
+  readTool,
+  toolJson,
+  updateTool,
+} from "./store.js";
 
-const orgParams = z.strictObject({ org_id: z.uuid() });
-const toolParams = z.strictObject({ org_id: z.uuid(), tool_id: z.uuid() });
-const oneLine = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, "one line without control characters");
-/** SPEC 2.3: unique within the organization, 1 to 128 characters. */
-const exposedName = oneLine(128);
-const fields = {
-  exposed_name: exposedName,
-  upstream_name: oneLine(512),
-  action: oneLine(200),
-  description: z.string().max(4096).nullable(),
-  input_schema: z.record(z.string(), z.unknown()),
-  amount_mapping: amountMapping.nullable(),
-  enabled: z.boolean(),
-};
-const createBody = z.strictObject({ mcp_server_id: z.uuid(), ...fields }).partial({
-  upstream_name: true,
-  description: true,
-  input_schema: true,
-  amount_mapping: true,
-  enabled: true,
-});
-const patchBody = z.strictObject(fields).partial();
 /** What an enabled tool means (SPEC 4.4): changing any of these on an enabled tool needs an admin signed in. */
 const meaning = ["upstream_name", "action", "input_schema", "amount_mapping"] as const;
-
-const nameTaken = () =>
-  new ServiceError("NAME_TAKEN", "another tool of this organization is exposed under that name");
 
 function requireSchema(schema: unknown): void {
   const check = checkInputSchema(schema);
@@ -63,15 +42,6 @@ function requireSchema(schema: unknown): void {
       "the input schema is not an MCP object schema of at most 64 KiB",
       { reason: check.problem },
     );
-}
-
-async function readTool(db: Queryable, orgId: string, id: string, lock = false): Promise<ToolRow> {
-  const { rows } = await db.query<ToolRow>(
-    `select ${TOOL_COLUMNS} from tools where id = $1 and organization_id = $2${lock ? " for update" : ""}`,
-    [id, orgId],
-  );
-  if (!rows[0]) throw new ServiceError("NOT_FOUND", "tool not found");
-  return rows[0];
 }
 
 async function serverOfBody(db: Queryable, orgId: string, id: string): Promise<ServerRow> {
@@ -122,40 +92,23 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.get(
     "/orgs/:org_id/tools",
-    {
-      schema: {
-        params: orgParams,
-        querystring: z.strictObject({
-          ...pageQuery,
-          mcp_server_id: z.uuid().optional(),
-          enabled: z.enum(["true", "false"]).optional(),
-        }),
-      },
-    },
+    { schema: { params: orgParams, querystring: listQuery, response: { 200: toolPage } } },
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor, mcp_server_id, enabled } = request.query;
-      const after = decodeCursor(cursor, timeCursor);
-      const { rows } = await ctx.pool.query<ToolRow>(
-        `select ${TOOL_COLUMNS} from tools where organization_id = $1 and ($2::uuid is null or mcp_server_id = $2) and ($3::boolean is null or enabled = $3)
-           and ($4::timestamptz is null or (created_at, id) < ($4::timestamptz, $5::uuid))
-         order by created_at desc, id desc limit $6`,
-        [
-          o.id,
-          mcp_server_id ?? null,
-          enabled === undefined ? null : enabled === "true",
-          after?.[0] ?? null,
-          after?.[1] ?? null,
-          limit + 1,
-        ],
-      );
+      const rows = await listTools(ctx.pool, o.id, {
+        serverId: mcp_server_id,
+        enabled: enabled === undefined ? undefined : enabled === "true",
+        after: decodeCursor(cursor, timeCursor),
+        limit: limit + 1,
+      });
       return keysetPage(rows, limit, toolJson, (last) => [last.created_at.toISOString(), last.id]);
     },
   );
 
   r.get(
     "/orgs/:org_id/tools/:tool_id",
-    { schema: { params: toolParams, querystring: z.strictObject({}) } },
+    { schema: { params: toolParams, querystring: noQuery, response: { 200: toolAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       return { tool: toolJson(await readTool(ctx.pool, o.id, request.params.tool_id)) };
@@ -164,7 +117,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/tools",
-    { schema: { params: orgParams, body: createBody } },
+    { schema: { params: orgParams, body: createBody, response: { 201: toolAnswer } } },
     async (request, reply) => {
       const o = organizationOf(request);
       const b = request.body;
@@ -181,43 +134,30 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
         description ??= found.description;
       } else schema = { type: "object" };
       const created = await inTransaction(ctx.pool, async (db) => {
-        await db.query("select 1 from organizations where id = $1 for update", [o.id]);
+        const count = await lockAndCountTools(db, o.id);
         const current = await readServer(db, o.id, server.id, true);
-        const { rows: n } = await db.query<{ n: number }>(
-          "select count(*)::int as n from tools where organization_id = $1",
-          [o.id],
-        );
-        checkQuota(o.plan, "tools", n[0]!.n);
+        checkQuota(o.plan, "tools", count);
         const binding = toolBinding(current, {
           upstream_name: upstreamName,
           input_schema: schema,
           amount_mapping: b.amount_mapping ?? null,
         });
-        let id: string;
-        try {
-          const { rows } = await db.query<{ id: string }>(
-            `insert into tools (organization_id, mcp_server_id, exposed_name, upstream_name, action, description, input_schema, amount_mapping, enabled, binding,
-                              authorized_binding, authorized_at, authorized_by)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, case when $9 then $10::jsonb end, case when $9 then now() end, case when $9 then $11::uuid end) returning id`,
-            [
-              o.id,
-              server.id,
-              b.exposed_name,
-              upstreamName,
-              b.action,
-              description,
-              JSON.stringify(schema),
-              b.amount_mapping ? JSON.stringify(b.amount_mapping) : null,
-              !!b.enabled,
-              JSON.stringify(binding),
-              userOf(request),
-            ],
-          );
-          id = rows[0]!.id;
-        } catch (err) {
-          if (isUniqueViolation(err)) throw nameTaken();
-          throw err;
-        }
+        const id = await insertTool(
+          db,
+          o.id,
+          server.id,
+          {
+            exposed_name: b.exposed_name,
+            upstream_name: upstreamName,
+            action: b.action,
+            description,
+            input_schema: schema,
+            amount_mapping: b.amount_mapping ?? null,
+            enabled: !!b.enabled,
+          },
+          binding,
+          userOf(request),
+        );
         const actor = actorOf(request.principal);
         await audit(db, {
           organizationId: o.id,
@@ -247,7 +187,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.patch(
     "/orgs/:org_id/tools/:tool_id",
-    { schema: { params: toolParams, body: patchBody } },
+    { schema: { params: toolParams, body: patchBody, response: { 200: toolAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       const b = request.body;
@@ -289,31 +229,15 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
           }
           authorized = binding;
         }
-        try {
-          await db.query(
-            `update tools set exposed_name = $2, upstream_name = $3, action = $4, description = $5, input_schema = $6, amount_mapping = $7, enabled = $8, binding = $9,
-                  authorized_binding = $10, authorized_at = case when $11 then now() else authorized_at end, authorized_by = case when $11 then $12::uuid else authorized_by end,
-                  updated_at = now()
-            where id = $1`,
-            [
-              t.id,
-              next.exposed_name,
-              next.upstream_name,
-              next.action,
-              next.description,
-              JSON.stringify(next.input_schema),
-              next.amount_mapping == null ? null : JSON.stringify(next.amount_mapping),
-              next.enabled,
-              JSON.stringify(binding),
-              authorized ? JSON.stringify(authorized) : null,
-              enabling && !t.authorized_binding,
-              userOf(request),
-            ],
-          );
-        } catch (err) {
-          if (isUniqueViolation(err)) throw nameTaken();
-          throw err;
-        }
+        await updateTool(
+          db,
+          t.id,
+          next,
+          binding,
+          authorized,
+          enabling && !t.authorized_binding,
+          userOf(request),
+        );
         const actor = actorOf(request.principal);
         const target = { type: "tool", id: t.id };
         const changed = Object.keys(b).filter((k) => b[k as keyof typeof b] !== undefined);
@@ -336,10 +260,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
   r.post(
     "/orgs/:org_id/tools/:tool_id/authorize",
     {
-      schema: {
-        params: toolParams,
-        body: z.strictObject({ binding_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/) }),
-      },
+      schema: { params: toolParams, body: authorizeBody, response: { 200: toolAnswer } },
     },
     async (request) => {
       const o = organizationOf(request);
@@ -355,10 +276,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
             { binding_digest: digest },
           );
         }
-        await db.query(
-          "update tools set authorized_binding = binding, authorized_at = now(), authorized_by = $2, updated_at = now() where id = $1",
-          [t.id, userOf(request)],
-        );
+        await authorizeBinding(db, t.id, userOf(request));
         await audit(db, {
           organizationId: o.id,
           action: "tool.authorized",

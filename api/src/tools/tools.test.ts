@@ -8,17 +8,17 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDecisionContext } from "@countersign/core/decision";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { startCloudApi, type CloudApi } from "../../../test/fixtures/cloud-api.js";
 import {
   addMember,
   expectRefusedUnchanged,
   managementKey,
   orgWithOwner,
   type OrgWithOwner,
-} from "../../../../test/fixtures/configuration.js";
-import { createTestCa, type TestCa } from "../../../../test/fixtures/https-receiver.js";
-import { simpleTool, startMcpServer, type McpTestServer } from "../../../../test/fixtures/mcp-server.js";
+} from "../../../test/fixtures/configuration.js";
+import { createTestCa, type TestCa } from "../../../test/fixtures/https-receiver.js";
+import { simpleTool, startMcpServer, type McpTestServer } from "../../../test/fixtures/mcp-server.js";
 
 let db: TestDatabase;
 let api: CloudApi;
