@@ -81,13 +81,6 @@ const pending: Record<string, string[]> = {
     "GET /orgs/:org_id/receipts/:receipt_id/bundle",
   ],
   "configuration and policies (h/api-a)": [
-    "POST /orgs/:org_id/agents/:agent_id/observe",
-    "POST /orgs/:org_id/agents/:agent_id/observe/end",
-    "POST /orgs/:org_id/observe/end-all",
-    "GET /orgs/:org_id/agents/:agent_id/observe",
-    "GET /orgs/:org_id/observe-windows",
-    "GET /orgs/:org_id/observe-windows/:window_id",
-    "GET /orgs/:org_id/observe-windows/:window_id/report",
     "POST /orgs/:org_id/agents/:agent_id/dry-run",
     "GET /orgs/:org_id/policy-templates",
     "GET /orgs/:org_id/policies",

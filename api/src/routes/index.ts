@@ -19,7 +19,7 @@ import { acceptInvitationRoute } from "./invitations/accept.js";
 import { invitationRoutes } from "./invitations/invitations.js";
 import { mcpServerRoutes } from "../mcp-servers/routes.js";
 import { memberRoutes } from "./members/members.js";
-import { observeRoutes } from "./observe/observe.js";
+import { observeRoutes } from "../observe/routes.js";
 import { operatorBindingRoutes } from "./operator-bindings/operator-bindings.js";
 import { personalIdentityRoutes } from "./identities/identities.js";
 import { principalRoutes } from "./principal/principal.js";

@@ -43,3 +43,10 @@ export {
   type AmountMapping,
   type Tool,
 } from "./tools.js";
+export {
+  observeEndReasons,
+  observeWindowSchema,
+  observeWindowAnswerSchema,
+  agentObserveSchema,
+  type ObserveWindow,
+} from "./observe.js";

@@ -7,8 +7,8 @@
  * read and report.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { startCloudApi, type CloudApi } from "../../../test/fixtures/cloud-api.js";
 import {
   addMember,
   createPolicy,
@@ -16,9 +16,9 @@ import {
   managementKey,
   orgWithOwner,
   type OrgWithOwner,
-} from "../../../../test/fixtures/configuration.js";
-import { startObserveCloser } from "../../observe/closer.js";
-import { looksLikeSecret } from "../../observe/secret-like.js";
+} from "../../../test/fixtures/configuration.js";
+import { startObserveCloser } from "./closer.js";
+import { looksLikeSecret } from "./secret-like.js";
 
 let db: TestDatabase;
 let api: CloudApi;
