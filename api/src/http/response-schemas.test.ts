@@ -81,7 +81,6 @@ const pending: Record<string, string[]> = {
     "GET /orgs/:org_id/receipts/:receipt_id/bundle",
   ],
   "configuration and policies (h/api-a)": [
-    "POST /orgs/:org_id/agents/:agent_id/dry-run",
     "GET /orgs/:org_id/policy-templates",
     "GET /orgs/:org_id/policies",
     "GET /orgs/:org_id/policies/:policy_id",

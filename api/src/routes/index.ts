@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ApiContext } from "../context.js";
 import { agentRoutes } from "../agents/routes.js";
 import { delegationRoutes } from "../delegations/routes.js";
-import { dryRunRoute } from "./dry-run/dry-run.js";
+import { dryRunRoute } from "../dry-run/routes.js";
 import { apiKeyRoutes } from "./api-keys/api-keys.js";
 import { auditRoute } from "./audit/audit.js";
 import { emailChangeRoutes } from "./auth/email-change.js";

@@ -1,22 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { PolicyCache } from "@countersign/core/decision";
-import { credentialSubject } from "../../access/principal.js";
-import type { ApiContext } from "../../context.js";
-import { dryRun } from "../../dry-run/dry-run.js";
-import { enforceLimits, type Hit } from "../../rate-limits/counter.js";
-import { organizationOf, typed } from "../../http/shared.js";
-
-const body = z.strictObject({
-  tool: z.string().min(1).max(128),
-  arguments: z.record(z.string(), z.unknown()).default({}),
-  environment: z.enum(["live", "test"]).default("live"),
-  idempotency_key: z.string().min(1).max(200).optional(),
-  /** A hypothetical policy version, decided under enforce. */
-  policy_version_id: z.uuid().optional(),
-  /** Decide as if no observe window were open. */
-  ignore_observe_window: z.boolean().default(false),
-});
+import { credentialSubject } from "../access/principal.js";
+import type { ApiContext } from "../context.js";
+import { dryRun } from "./dry-run.js";
+import { enforceLimits, type Hit } from "../rate-limits/counter.js";
+import { organizationOf, typed } from "../http/shared.js";
+import { body, dryRunAnswer, params } from "./schemas.js";
 
 /**
  * POST /orgs/<org_id>/agents/<agent_id>/dry-run (SPEC 4.5): the Gateway's
@@ -28,7 +17,7 @@ export async function dryRunRoute(app: FastifyInstance, ctx: ApiContext) {
   const policies = new PolicyCache();
   typed(app).post(
     "/orgs/:org_id/agents/:agent_id/dry-run",
-    { schema: { params: z.strictObject({ org_id: z.uuid(), agent_id: z.uuid() }), body } },
+    { schema: { params, body, response: { 200: dryRunAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       const hits: Hit[] = [{ name: "dryRunPerOrganization", subject: o.id }];

@@ -9,20 +9,20 @@ import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { insertApiKey } from "@countersign/core/keys";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
 import {
   Browser,
   randomIp,
   startCloudApi,
   type Answer,
   type CloudApi,
-} from "../../../../test/fixtures/cloud-api.js";
+} from "../../../test/fixtures/cloud-api.js";
 import {
   createActivePolicy,
   createAuthorizationWorld,
   type AuthorizationWorld,
-} from "../../../../test/fixtures/authorization.js";
-import { recorded, startTestGateway, type TestGateway } from "../../../../test/gateway/harness.js";
+} from "../../../test/fixtures/authorization.js";
+import { recorded, startTestGateway, type TestGateway } from "../../../test/gateway/harness.js";
 
 let db: TestDatabase;
 let api: CloudApi;
