@@ -27,7 +27,7 @@ import { organizationRoutes } from "./orgs/organizations.js";
 import { organizationSettingsRoute } from "./orgs/settings.js";
 import { webhookRoutes } from "./webhooks/index.js";
 import { deleteAccountRoute } from "./me/account.js";
-import { policiesAndRollout } from "./policies/index.js";
+import { policiesAndRollout } from "../policies/routes/index.js";
 import { approvalRoutes } from "./approvals/approvals.js";
 import { actionRoutes } from "./actions/actions.js";
 import { receiptRoutes } from "./receipts/receipts.js";

@@ -50,3 +50,18 @@ export {
   agentObserveSchema,
   type ObserveWindow,
 } from "./observe.js";
+export {
+  policyDisclosures,
+  versionStatuses,
+  versionOrigins,
+  rolloutStages,
+  versionBriefSchema,
+  policyVersionSchema,
+  policySchema,
+  policyStatusItemSchema,
+  rollbackAnswerSchema,
+  type PolicyVersion,
+  type Policy,
+  type PolicyStatusItem,
+  type Rollback,
+} from "./policies.js";

@@ -5,28 +5,32 @@ import { decisionMap, diffPolicies, runExamples, validateExamples } from "@count
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { enforceAnalysisLimit } from "../../policies/analysis-limit.js";
-import { rolloutOf } from "../../policies/options.js";
-import { mapTools, runSimulation, type SimulationRequest } from "../../policies/simulation.js";
-import { compiledVersion, loadPolicy, loadVersion, namedVersion } from "../../policies/store.js";
+import { enforceAnalysisLimit } from "../analysis-limit.js";
+import { rolloutOf } from "../options.js";
+import { mapTools, runSimulation, type SimulationRequest } from "../simulation.js";
+import { compiledVersion, loadPolicy, loadVersion, namedVersion, setExamples } from "../store.js";
+import {
+  insertSimulation,
+  listSimulations,
+  readSimulation,
+  savedSimulationBounds,
+  simulationsSavedSince,
+  type SimulationRow,
+} from "../simulation-store.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
-import { policyParams, reportQuery, simulationBody, versionParams } from "./schemas.js";
-
-/** SPEC 8.3, 8.4: saved simulations are kept 400 days; 100 per policy per 24 hours. */
-export const savedSimulationBounds = { keepDays: 400, perDay: 100 } as const;
-
-interface SimulationRow {
-  id: string;
-  policy_id: string;
-  candidate_version_id: string;
-  baseline: unknown;
-  parameters: unknown;
-  report: unknown;
-  created_by_type: string;
-  created_by_id: string | null;
-  created_at: Date;
-  expires_at: Date;
-}
+import {
+  decisionMapAnswer,
+  diffAnswer,
+  examplesAnswer,
+  policyParams,
+  reportQuery,
+  savedSimulationAnswer,
+  savedSimulationPage,
+  shadowReportAnswer,
+  simulationAnswer,
+  simulationBody,
+  versionParams,
+} from "../schemas.js";
 
 const simulationJson = (s: SimulationRow, withReport: boolean) => ({
   id: s.id,
@@ -52,7 +56,7 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.put(
     "/orgs/:org_id/policies/:policy_id/examples",
-    { schema: { params: policyParams, body: z.unknown() } },
+    { schema: { params: policyParams, body: z.unknown(), response: { 200: examplesAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       // A bare list, or {examples: [...]}: validated by the engine so every issue is reported at once.
@@ -74,10 +78,7 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
         );
       return inTransaction(ctx.pool, async (db) => {
         const p = await loadPolicy(db, o.id, request.params.policy_id, true);
-        await db.query("update policies set examples = $2, examples_updated_at = now() where id = $1", [
-          p.id,
-          JSON.stringify(v.examples),
-        ]);
+        await setExamples(db, p.id, v.examples);
         await audit(db, {
           organizationId: o.id,
           action: "policy.examples_updated",
@@ -96,7 +97,7 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/policies/:policy_id/simulate",
-    { schema: { params: policyParams, body: simulationBody } },
+    { schema: { params: policyParams, body: simulationBody, response: { 200: simulationAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
@@ -108,7 +109,7 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/policies/:policy_id/simulations",
-    { schema: { params: policyParams, body: simulationBody } },
+    { schema: { params: policyParams, body: simulationBody, response: { 201: savedSimulationAnswer } } },
     async (request, reply) => {
       const o = organizationOf(request);
       const b = request.body as SimulationRequest;
@@ -125,33 +126,22 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
       const now = rollout.now();
       const saved = await inTransaction(ctx.pool, async (db) => {
         const locked = await loadPolicy(db, o.id, p.id, true);
-        const { rows: n } = await db.query<{ n: string }>(
-          "select count(*) as n from policy_simulations where policy_id = $1 and created_at > $2::timestamptz - interval '24 hours'",
-          [p.id, now],
-        );
-        if (Number(n[0]!.n) >= savedSimulationBounds.perDay)
+        if ((await simulationsSavedSince(db, p.id, now)) >= savedSimulationBounds.perDay)
           throw new ServiceError(
             "SIMULATION_LIMIT",
             "at most 100 simulations are saved per policy per 24 hours",
           );
         const out = await runSimulation(db, locked, b, now);
-        const { rows } = await db.query<SimulationRow>(
-          `insert into policy_simulations (organization_id, policy_id, candidate_version_id, baseline, parameters, report, created_by_type, created_by_id, created_at, expires_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9::timestamptz + make_interval(days => $10)) returning *`,
-          [
-            o.id,
-            p.id,
-            candidateId,
-            JSON.stringify(out.baseline),
-            JSON.stringify({ window_days: b.window_days, scope: b.scope, environment: b.environment }),
-            JSON.stringify({ ...out.report, calls: out.calls, examples: out.examples ?? null }),
-            actorOf(request.principal).type,
-            actorOf(request.principal).id,
-            now,
-            savedSimulationBounds.keepDays,
-          ],
-        );
-        const s = rows[0]!;
+        const s = await insertSimulation(db, {
+          organizationId: o.id,
+          policyId: p.id,
+          candidateVersionId: candidateId,
+          baseline: out.baseline,
+          parameters: { window_days: b.window_days, scope: b.scope, environment: b.environment },
+          report: { ...out.report, calls: out.calls, examples: out.examples ?? null },
+          createdBy: actorOf(request.principal),
+          now,
+        });
         await audit(db, {
           organizationId: o.id,
           action: "policy.simulation_saved",
@@ -172,18 +162,19 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.get(
     "/orgs/:org_id/policies/:policy_id/simulations",
-    { schema: { params: policyParams, querystring: z.strictObject(pageQuery) } },
+    {
+      schema: {
+        params: policyParams,
+        querystring: z.strictObject(pageQuery),
+        response: { 200: savedSimulationPage },
+      },
+    },
     async (request) => {
       const o = organizationOf(request);
       const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
       const { limit, cursor } = request.query;
       const after = decodeCursor(cursor, timeCursor);
-      const { rows } = await ctx.pool.query<SimulationRow>(
-        `select * from policy_simulations where policy_id = $1 and expires_at > $2
-         and ($3::timestamptz is null or (created_at, id) < ($3::timestamptz, $4::uuid))
-       order by created_at desc, id desc limit $5`,
-        [p.id, rollout.now(), after?.[0] ?? null, after?.[1] ?? null, limit + 1],
-      );
+      const rows = await listSimulations(ctx.pool, p.id, rollout.now(), { after, limit: limit + 1 });
       return keysetPage(
         rows,
         limit,
@@ -196,23 +187,23 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
   r.get(
     "/orgs/:org_id/policies/:policy_id/simulations/:simulation_id",
     {
-      schema: { params: z.strictObject({ org_id: z.uuid(), policy_id: z.uuid(), simulation_id: z.uuid() }) },
+      schema: {
+        params: z.strictObject({ org_id: z.uuid(), policy_id: z.uuid(), simulation_id: z.uuid() }),
+        response: { 200: savedSimulationAnswer },
+      },
     },
     async (request) => {
       const o = organizationOf(request);
       const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
-      const { rows } = await ctx.pool.query<SimulationRow>(
-        "select * from policy_simulations where id = $1 and policy_id = $2 and expires_at > $3",
-        [request.params.simulation_id, p.id, rollout.now()],
-      );
-      if (!rows[0]) throw new ServiceError("NOT_FOUND", "simulation not found");
-      return { simulation: simulationJson(rows[0], true) };
+      const s = await readSimulation(ctx.pool, p.id, request.params.simulation_id, rollout.now());
+      if (!s) throw new ServiceError("NOT_FOUND", "simulation not found");
+      return { simulation: simulationJson(s, true) };
     },
   );
 
   r.get(
     "/orgs/:org_id/policies/:policy_id/shadow/report",
-    { schema: { params: policyParams, querystring: reportQuery } },
+    { schema: { params: policyParams, querystring: reportQuery, response: { 200: shadowReportAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
@@ -243,7 +234,7 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.get(
     "/orgs/:org_id/policies/:policy_id/versions/:version_id/decision-map",
-    { schema: { params: versionParams } },
+    { schema: { params: versionParams, response: { 200: decisionMapAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
@@ -262,6 +253,7 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
       schema: {
         params: policyParams,
         querystring: z.strictObject({ from: z.uuid().optional(), to: z.uuid() }),
+        response: { 200: diffAnswer },
       },
     },
     async (request) => {

@@ -8,16 +8,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideApproval } from "@countersign/core/approvals";
 import type { GatewayIdentity } from "@countersign/core/decision";
-import { handOutApproved } from "../../../../core/src/decision/hand-out.js";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { createAgent } from "../../../../test/fixtures/organization.js";
-import { startCloudApi, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
+import { handOutApproved } from "../../../core/src/decision/hand-out.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { createAgent } from "../../../test/fixtures/organization.js";
+import { startCloudApi, type Browser, type CloudApi } from "../../../test/fixtures/cloud-api.js";
 import {
   recordAction,
   type RecordedAction,
   reportGateway,
   signedInMember,
-} from "../../../../test/fixtures/policies.js";
+} from "../../../test/fixtures/policies.js";
 import {
   activate,
   expectError,
@@ -29,8 +29,8 @@ import {
   snapshot,
   v1Doc,
   v2Doc,
-} from "../../../../test/fixtures/policy-rollout.js";
-import { startSupersedeWorker, supersedePass } from "../../policies/supersede-worker.js";
+} from "../../../test/fixtures/policy-rollout.js";
+import { startSupersedeWorker, supersedePass } from "./supersede-worker.js";
 
 let db: TestDatabase;
 let api: CloudApi;

@@ -3,18 +3,13 @@ import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { digestOf } from "@countersign/protocol/canonical";
 import type { ApiContext } from "../../context.js";
-import { rolloutOf } from "../../policies/options.js";
-import {
-  loadPolicy,
-  policyJson,
-  versionJson,
-  VERSION_COLUMNS,
-  type VersionRow,
-} from "../../policies/store.js";
+import { rolloutOf } from "../options.js";
+import { loadPolicy, policyJson, versionJson } from "../store.js";
+import { evidenceRows } from "../evidence-store.js";
 import { organizationOf, typed, instantSchema } from "../../http/shared.js";
-import { policyParams } from "./schemas.js";
+import { evidenceAnswer, policyParams } from "../schemas.js";
 
-export const EVIDENCE_FORMAT = "countersign.policy-evidence@1";
+export const EVIDENCE_FORMAT = "countersign.policy-evidence@1" as const;
 const MAX_DAYS = 400;
 const DAY = 86_400_000;
 
@@ -38,6 +33,7 @@ export async function evidenceRoute(app: FastifyInstance, ctx: ApiContext) {
       schema: {
         params: policyParams,
         querystring: z.strictObject({ from: when.optional(), to: when.optional() }),
+        response: { 200: evidenceAnswer },
       },
     },
     async (request, reply) => {
@@ -59,27 +55,12 @@ export async function evidenceRoute(app: FastifyInstance, ctx: ApiContext) {
         );
       }
       const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
-      const q = async <T>(sql: string, args: unknown[]) => (await ctx.pool.query(sql, args)).rows as T[];
-      const versions = await q<VersionRow>(
-        `select ${VERSION_COLUMNS} from policy_versions where policy_id = $1 and created_at <= $2 order by number`,
-        [p.id, to],
-      );
-      const activations = await q<Record<string, unknown> & { created_at: Date }>(
-        `select id, version_id, previous_version_id, trigger, restored_version_id, open_actions, note_given, acknowledged_failing_examples,
-              failing_examples, impact, language_gate, simulation_id, actor_type, actor_id, actor_label, created_at
-         from policy_activations where policy_id = $1 and created_at >= $2 and created_at <= $3 order by created_at`,
-        [p.id, from, to],
-      );
-      const simulations = await q<Record<string, unknown> & { created_at: Date; expires_at: Date }>(
-        `select id, candidate_version_id, baseline, parameters, report->'counts' as counts, created_by_type, created_by_id, created_at, expires_at
-         from policy_simulations where policy_id = $1 and created_at >= $2 and created_at <= $3 order by created_at`,
-        [p.id, from, to],
-      );
-      const auditEntries = await q<Record<string, unknown> & { created_at: Date; id: string }>(
-        `select id::text as id, action, actor_type, actor_id, actor_label, details, created_at from audit_log
-        where organization_id = $1 and target_type = 'policy' and target_id = $2 and created_at >= $3 and created_at <= $4 order by id`,
-        [o.id, p.id, from, to],
-      );
+      const {
+        versions,
+        activations,
+        simulations,
+        audit: auditEntries,
+      } = await evidenceRows(ctx.pool, o.id, p.id, from, to);
       const stamp = <T extends { created_at: Date; expires_at?: Date }>(row: T) => ({
         ...row,
         created_at: row.created_at.toISOString(),

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digestOf } from "@countersign/protocol/canonical";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { createAgent } from "../../../../test/fixtures/organization.js";
-import { startCloudApi, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
-import { recordAction, type RecordedAction, signedInMember } from "../../../../test/fixtures/policies.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { createAgent } from "../../../test/fixtures/organization.js";
+import { startCloudApi, type Browser, type CloudApi } from "../../../test/fixtures/cloud-api.js";
+import { recordAction, type RecordedAction, signedInMember } from "../../../test/fixtures/policies.js";
 import {
   activate,
   expectError,
@@ -19,7 +19,7 @@ import {
   snapshot,
   v1Doc,
   v2Doc,
-} from "../../../../test/fixtures/policy-rollout.js";
+} from "../../../test/fixtures/policy-rollout.js";
 
 let db: TestDatabase;
 let api: CloudApi;

@@ -6,10 +6,10 @@
  * supersede_all; GET policy-status shows each stage in turn.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { createAgent } from "../../../../test/fixtures/organization.js";
-import { startCloudApi, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
-import { recordAction, reportGateway, signedInMember } from "../../../../test/fixtures/policies.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { createAgent } from "../../../test/fixtures/organization.js";
+import { startCloudApi, type Browser, type CloudApi } from "../../../test/fixtures/cloud-api.js";
+import { recordAction, reportGateway, signedInMember } from "../../../test/fixtures/policies.js";
 import {
   activate,
   newOrganization,
@@ -17,7 +17,7 @@ import {
   newVersion,
   v1Doc,
   v2Doc,
-} from "../../../../test/fixtures/policy-rollout.js";
+} from "../../../test/fixtures/policy-rollout.js";
 
 let db: TestDatabase;
 let api: CloudApi;

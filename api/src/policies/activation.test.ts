@@ -5,10 +5,10 @@
  * nothing (versions, policy row, audit, events, activation records).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
-import { createAgent } from "../../../../test/fixtures/organization.js";
-import { startCloudApi, type Browser, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
-import { recordAction, reportGateway, signedInMember } from "../../../../test/fixtures/policies.js";
+import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { createAgent } from "../../../test/fixtures/organization.js";
+import { startCloudApi, type Browser, type CloudApi } from "../../../test/fixtures/cloud-api.js";
+import { recordAction, reportGateway, signedInMember } from "../../../test/fixtures/policies.js";
 import {
   activate,
   expectError,
@@ -20,7 +20,7 @@ import {
   snapshot,
   v1Doc,
   v2Doc,
-} from "../../../../test/fixtures/policy-rollout.js";
+} from "../../../test/fixtures/policy-rollout.js";
 
 let db: TestDatabase;
 let api: CloudApi;

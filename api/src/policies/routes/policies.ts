@@ -6,24 +6,26 @@ import {
   policyTemplates,
   requireApprovalDraft,
   validatePolicy,
-  type LintTool,
 } from "@countersign/protocol/policy";
-import { inTransaction, type Queryable } from "@countersign/core/store";
+import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
 import {
-  POLICY_COLUMNS,
+  insertPolicy,
+  lintTools,
+  listPolicies,
   loadPolicy,
   loadVersion,
+  lockAndCountPolicies,
   policyJson,
+  setDisclosure,
   versionJson,
   versionsById,
-  VERSION_COLUMNS,
-  type PolicyRow,
+  versionsOf,
   type VersionRow,
-} from "../../policies/store.js";
-import { insertVersion, validDocument } from "../../policies/versions.js";
+} from "../store.js";
+import { insertVersion, validDocument } from "../versions.js";
 import {
   decodeCursor,
   nameCursor,
@@ -35,31 +37,20 @@ import {
   typed,
 } from "../../http/shared.js";
 import {
+  createdPolicy,
+  createdVersion,
+  policyAnswer,
+  policyDetail,
+  policyPage,
+  templatesAnswer,
+  validateAnswer,
   createPolicyBody,
   fromTemplateBody,
   policyParams,
   versionBody,
   disclosureSchema,
   documentInput,
-} from "./schemas.js";
-
-/** The organization's tools as lint sees them (more warnings with them, docs/policy-language.md 3). */
-async function lintTools(db: Queryable, organizationId: string): Promise<LintTool[]> {
-  const { rows } = await db.query<{
-    exposed_name: string;
-    action: string;
-    amount_mapping: unknown;
-    input_schema: unknown;
-  }>("select exposed_name, action, amount_mapping, input_schema from tools where organization_id = $1", [
-    organizationId,
-  ]);
-  return rows.map((t) => ({
-    tool: t.exposed_name,
-    action: t.action,
-    amount: t.amount_mapping !== null,
-    input_schema: t.input_schema ?? undefined,
-  }));
-}
+} from "../schemas.js";
 
 /** Creates a policy, with version 1 as a draft when a document is given; counts against the plan (SPEC 8.6). */
 async function createPolicy(
@@ -77,17 +68,8 @@ async function createPolicy(
   const doc = p.document ? validDocument(p.document) : undefined;
   try {
     return await inTransaction(ctx.pool, async (db) => {
-      await db.query("select 1 from organizations where id = $1 for update", [o.id]);
-      const { rows: count } = await db.query<{ n: string }>(
-        "select count(*) as n from policies where organization_id = $1",
-        [o.id],
-      );
-      checkQuota(o.plan, "policies", Number(count[0]!.n));
-      const { rows } = await db.query<PolicyRow>(
-        `insert into policies (organization_id, name, agent_disclosure) values ($1, $2, $3) returning ${POLICY_COLUMNS}`,
-        [o.id, p.name, p.disclosure ?? "inherit"],
-      );
-      const policy = rows[0]!;
+      checkQuota(o.plan, "policies", await lockAndCountPolicies(db, o.id));
+      const policy = await insertPolicy(db, o.id, p.name, p.disclosure ?? "inherit");
       const actor = actorOf(request.principal);
       const version = doc
         ? await insertVersion(db, {
@@ -126,22 +108,22 @@ async function createPolicy(
 export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
 
-  r.get("/orgs/:org_id/policy-templates", { schema: { params: orgParams } }, async () => ({
-    items: policyTemplates,
-  }));
+  r.get(
+    "/orgs/:org_id/policy-templates",
+    { schema: { params: orgParams, response: { 200: templatesAnswer } } },
+    async () => ({
+      items: policyTemplates,
+    }),
+  );
 
   r.get(
     "/orgs/:org_id/policies",
-    { schema: { params: orgParams, querystring: z.strictObject(pageQuery) } },
+    { schema: { params: orgParams, querystring: z.strictObject(pageQuery), response: { 200: policyPage } } },
     async (request) => {
       const o = organizationOf(request);
       const { limit, cursor } = request.query;
       const after = decodeCursor(cursor, nameCursor);
-      const { rows } = await ctx.pool.query<PolicyRow>(
-        `select ${POLICY_COLUMNS} from policies where organization_id = $1
-         and ($2::text is null or (name, id) > ($2::text, $3::uuid)) order by name, id limit $4`,
-        [o.id, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
-      );
+      const rows = await listPolicies(ctx.pool, o.id, { after, limit: limit + 1 });
       const versions = await versionsById(
         ctx.pool,
         rows.slice(0, limit).flatMap((p) => [p.active_version_id, p.shadow_version_id]),
@@ -156,43 +138,50 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
   );
 
-  r.get("/orgs/:org_id/policies/:policy_id", { schema: { params: policyParams } }, async (request) => {
-    const o = organizationOf(request);
-    const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
-    const { rows } = await ctx.pool.query<VersionRow>(
-      `select ${VERSION_COLUMNS} from policy_versions where policy_id = $1 order by number desc`,
-      [p.id],
-    );
-    const byId = new Map(rows.map((v) => [v.id, v]));
-    const at = (id: string | null) => (id ? (byId.get(id) ?? null) : null);
-    // Documents of the versions people work with; the others by their own version route.
-    const withDocument = new Set([
-      p.active_version_id,
-      p.shadow_version_id,
-      rows.find((v) => v.status === "draft")?.id,
-    ]);
-    return {
-      policy: policyJson(p, { active: at(p.active_version_id), shadow: at(p.shadow_version_id) }),
-      versions: rows.map((v) => versionJson(v, withDocument.has(v.id))),
-      examples: p.examples,
-    };
-  });
+  r.get(
+    "/orgs/:org_id/policies/:policy_id",
+    { schema: { params: policyParams, response: { 200: policyDetail } } },
+    async (request) => {
+      const o = organizationOf(request);
+      const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
+      const rows = await versionsOf(ctx.pool, p.id);
+      const byId = new Map(rows.map((v) => [v.id, v]));
+      const at = (id: string | null) => (id ? (byId.get(id) ?? null) : null);
+      // Documents of the versions people work with; the others by their own version route.
+      const withDocument = new Set([
+        p.active_version_id,
+        p.shadow_version_id,
+        rows.find((v) => v.status === "draft")?.id,
+      ]);
+      return {
+        policy: policyJson(p, { active: at(p.active_version_id), shadow: at(p.shadow_version_id) }),
+        versions: rows.map((v) => versionJson(v, withDocument.has(v.id))),
+        examples: p.examples,
+      };
+    },
+  );
 
   r.post(
     "/orgs/:org_id/policies/validate",
-    { schema: { params: orgParams, body: z.strictObject({ document: documentInput }) } },
+    {
+      schema: {
+        params: orgParams,
+        body: z.strictObject({ document: documentInput }),
+        response: { 200: validateAnswer },
+      },
+    },
     async (request) => {
       const o = organizationOf(request);
       const v = validatePolicy(request.body.document, { tools: await lintTools(ctx.pool, o.id) });
       if (!v.ok)
         throw new ServiceError("POLICY_INVALID", "the policy document is invalid", { issues: v.issues });
-      return { valid: true, language_revision: v.revision, digest: v.digest, lint: v.lint };
+      return { valid: true as const, language_revision: v.revision, digest: v.digest, lint: v.lint };
     },
   );
 
   r.post(
     "/orgs/:org_id/policies",
-    { schema: { params: orgParams, body: createPolicyBody } },
+    { schema: { params: orgParams, body: createPolicyBody, response: { 201: createdPolicy } } },
     async (request, reply) => {
       const b = request.body;
       return reply.code(201).send(
@@ -209,7 +198,7 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/policies/from-template",
-    { schema: { params: orgParams, body: fromTemplateBody } },
+    { schema: { params: orgParams, body: fromTemplateBody, response: { 201: createdPolicy } } },
     async (request, reply) => {
       const t = policyTemplate(request.body.template_id);
       if (!t) throw new ServiceError("TEMPLATE_NOT_FOUND", "no policy template has this id");
@@ -225,7 +214,7 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/policies/:policy_id/versions",
-    { schema: { params: policyParams, body: versionBody } },
+    { schema: { params: policyParams, body: versionBody, response: { 201: createdVersion } } },
     async (request, reply) => {
       const o = organizationOf(request);
       const b = request.body;
@@ -280,16 +269,18 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.patch(
     "/orgs/:org_id/policies/:policy_id",
-    { schema: { params: policyParams, body: z.strictObject({ agent_disclosure: disclosureSchema }) } },
+    {
+      schema: {
+        params: policyParams,
+        body: z.strictObject({ agent_disclosure: disclosureSchema }),
+        response: { 200: policyAnswer },
+      },
+    },
     async (request) => {
       const o = organizationOf(request);
       return inTransaction(ctx.pool, async (db) => {
         const p = await loadPolicy(db, o.id, request.params.policy_id, true);
-        // The disclosure setting is not part of any document: it creates no version (SPEC 2.4).
-        await db.query("update policies set agent_disclosure = $2 where id = $1", [
-          p.id,
-          request.body.agent_disclosure,
-        ]);
+        await setDisclosure(db, p.id, request.body.agent_disclosure);
         await audit(db, {
           organizationId: o.id,
           action: "policy.updated",

@@ -4,23 +4,36 @@ import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { activateVersion } from "../../policies/activate.js";
-import { emergencyStop } from "../../policies/emergency.js";
-import { rolloutOf } from "../../policies/options.js";
-import { rollBack } from "../../policies/rollback.js";
-import { observingPolicies, rolloutStage } from "../../policies/stage.js";
+import { activateVersion } from "../activate.js";
+import { emergencyStop } from "../emergency.js";
+import { rolloutOf } from "../options.js";
+import { rollBack } from "../rollback.js";
+import { observingPolicies, rolloutStage } from "../stage.js";
 import {
-  POLICY_COLUMNS,
+  allPolicies,
   loadPolicy,
   namedVersion,
   policyJson,
+  setShadowVersion,
   versionJson,
   versionsById,
-  type PolicyRow,
-} from "../../policies/store.js";
-import { closeCovered, lockOpenActions, recordSupersession } from "../../policies/supersede.js";
+} from "../store.js";
+import { closeCovered, lockOpenActions, recordSupersession } from "../supersede.js";
 import { organizationOf, orgParams, typed } from "../../http/shared.js";
-import { activateBody, optionalBody, policyParams, rollbackBody, versionParams } from "./schemas.js";
+import {
+  activateBody,
+  activationAnswer,
+  emergencyAnswer,
+  optionalBody,
+  policyAnswer,
+  policyParams,
+  policyStatusAnswer,
+  rollbackAnswer,
+  rollbackBody,
+  shadowSetAnswer,
+  supersededAnswer,
+  versionParams,
+} from "../schemas.js";
 
 /**
  * Rollout (SPEC 3.3-3.6): activation through the gates, rollback, emergency
@@ -33,7 +46,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/policies/:policy_id/versions/:version_id/activate",
-    { schema: { params: versionParams, body: activateBody } },
+    { schema: { params: versionParams, body: activateBody, response: { 200: activationAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       const a = await activateVersion(ctx.pool, rollout, {
@@ -56,7 +69,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/policies/:policy_id/rollback",
-    { schema: { params: policyParams, body: rollbackBody } },
+    { schema: { params: policyParams, body: rollbackBody, response: { 200: rollbackAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       const rb = await rollBack(ctx.pool, rollout, {
@@ -79,7 +92,13 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.post(
     "/orgs/:org_id/policies/:policy_id/emergency",
-    { schema: { params: policyParams, body: optionalBody(z.strictObject({})) } },
+    {
+      schema: {
+        params: policyParams,
+        body: optionalBody(z.strictObject({})),
+        response: { 200: emergencyAnswer },
+      },
+    },
     async (request) => {
       const o = organizationOf(request);
       const s = await emergencyStop(ctx.pool, rollout, {
@@ -104,6 +123,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
         body: optionalBody(
           z.strictObject({ scope: z.enum(["supersede_pending", "supersede_all"]).default("supersede_all") }),
         ),
+        response: { 200: supersededAnswer },
       },
     },
     async (request) => {
@@ -142,6 +162,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
           version_id: z.uuid(),
           expected_shadow_version_id: z.uuid().nullable().optional(),
         }),
+        response: { 200: shadowSetAnswer },
       },
     },
     async (request) => {
@@ -165,7 +186,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
             shadow_version_id: p.shadow_version_id,
           });
         }
-        await db.query("update policies set shadow_version_id = $2 where id = $1", [p.id, v.id]);
+        await setShadowVersion(db, p.id, v.id);
         await audit(db, {
           organizationId: o.id,
           action: "policy.shadow_set",
@@ -180,13 +201,13 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   r.delete(
     "/orgs/:org_id/policies/:policy_id/shadow",
-    { schema: { params: policyParams } },
+    { schema: { params: policyParams, response: { 200: policyAnswer } } },
     async (request) => {
       const o = organizationOf(request);
       return inTransaction(ctx.pool, async (db) => {
         const p = await loadPolicy(db, o.id, request.params.policy_id, true);
         if (!p.shadow_version_id) throw new ServiceError("NO_SHADOW", "the policy has no shadow version");
-        await db.query("update policies set shadow_version_id = null where id = $1", [p.id]);
+        await setShadowVersion(db, p.id, null);
         await audit(db, {
           organizationId: o.id,
           action: "policy.shadow_cleared",
@@ -199,35 +220,36 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
   );
 
-  r.get("/orgs/:org_id/policy-status", { schema: { params: orgParams } }, async (request) => {
-    const o = organizationOf(request);
-    const { rows } = await ctx.pool.query<PolicyRow>(
-      `select ${POLICY_COLUMNS} from policies where organization_id = $1 order by name, id`,
-      [o.id],
-    );
-    const versions = await versionsById(
-      ctx.pool,
-      rows.flatMap((p) => [p.active_version_id, p.shadow_version_id]),
-    );
-    const observing = await observingPolicies(ctx.pool, o.id, rollout.now());
-    const brief = (id: string | null) => {
-      const v = id ? versions.get(id) : undefined;
-      return v ? { id: v.id, number: v.number, digest: v.digest } : null;
-    };
-    // A fixed list: every policy of the organization (SPEC 4.3 "a few fixed lists return all items").
-    return {
-      items: rows.map((p) => ({
-        policy_id: p.id,
-        name: p.name,
-        stage: rolloutStage({
-          active: p.active_version_id ? (versions.get(p.active_version_id) ?? null) : null,
-          shadow: p.shadow_version_id ? (versions.get(p.shadow_version_id) ?? null) : null,
-          observing: observing.has(p.id),
-        }),
-        active_version: brief(p.active_version_id),
-        shadow_version: brief(p.shadow_version_id),
-        emergency_stopped: p.emergency_stopped_at !== null,
-      })),
-    };
-  });
+  r.get(
+    "/orgs/:org_id/policy-status",
+    { schema: { params: orgParams, response: { 200: policyStatusAnswer } } },
+    async (request) => {
+      const o = organizationOf(request);
+      const rows = await allPolicies(ctx.pool, o.id);
+      const versions = await versionsById(
+        ctx.pool,
+        rows.flatMap((p) => [p.active_version_id, p.shadow_version_id]),
+      );
+      const observing = await observingPolicies(ctx.pool, o.id, rollout.now());
+      const brief = (id: string | null) => {
+        const v = id ? versions.get(id) : undefined;
+        return v ? { id: v.id, number: v.number, digest: v.digest } : null;
+      };
+      // A fixed list: every policy of the organization (SPEC 4.3 "a few fixed lists return all items").
+      return {
+        items: rows.map((p) => ({
+          policy_id: p.id,
+          name: p.name,
+          stage: rolloutStage({
+            active: p.active_version_id ? (versions.get(p.active_version_id) ?? null) : null,
+            shadow: p.shadow_version_id ? (versions.get(p.shadow_version_id) ?? null) : null,
+            observing: observing.has(p.id),
+          }),
+          active_version: brief(p.active_version_id),
+          shadow_version: brief(p.shadow_version_id),
+          emergency_stopped: p.emergency_stopped_at !== null,
+        })),
+      };
+    },
+  );
 }
