@@ -6,6 +6,7 @@ import { actorOf, audit } from "../audit/record.js";
 import { requireAdminSignedIn } from "../configuration/admin-signed-in.js";
 import type { ApiContext } from "../context.js";
 import { mcpOptionsOf } from "../mcp/options.js";
+import { checkDeclaredIdentity } from "../mcp/service-aware.js";
 import { checkQuota } from "../orgs/quota.js";
 import { sameBinding, toolBinding } from "../tools/binding.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
@@ -21,7 +22,7 @@ import {
   serverPage,
   serverParams,
 } from "./schemas.js";
-import { registerServerIdentity } from "./server-identity.js";
+import { checkServerIdentityDocument, registerServerIdentity } from "./server-identity.js";
 import {
   deleteServer,
   hasRecordedActions,
@@ -36,7 +37,7 @@ import {
   toolIdsByUpstreamName,
   updateServer,
 } from "./store.js";
-import { credentialKey, discoverServer, requireAllowedUrl } from "./upstream.js";
+import { credentialKey, declarationAfterPatch, discoverServer, requireAllowedUrl } from "./upstream.js";
 
 /**
  * MCP servers and decision-only integrations (SPEC 2.3): the URL follows the
@@ -114,6 +115,12 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
       const b = request.body;
       if (b.url !== undefined) await requireAllowedUrl(b.url, mcp);
       const key = typeof b.authorization === "string" ? credentialKey(mcp) : undefined;
+      // The server is asked what it declares before the row is locked (the exchange may take
+      // seconds); the answer counts only if the server did not change meanwhile.
+      const before = await readServer(ctx.pool, o.id, request.params.server_id);
+      if (before.kind === "mcp" && b.server_identity)
+        checkServerIdentityDocument(o.id, before.id, b.server_identity);
+      const probe = await declarationAfterPatch(ctx, o.id, before, b);
       const updated = await inTransaction(ctx.pool, async (db) => {
         const s = await readServer(db, o.id, request.params.server_id, true);
         if (
@@ -137,6 +144,17 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
             b.server_identity === null
               ? null
               : await registerServerIdentity(db, o.id, s.id, b.server_identity);
+        if (probe && next.server_kid !== null) {
+          if (
+            probe.seen.url !== s.url ||
+            probe.seen.credential_version !== s.credential_version ||
+            probe.seen.server_kid !== s.server_kid
+          )
+            throw new ServiceError("CONFLICT", "the MCP server was changed meanwhile; try again", {
+              reason: "CHANGED_MEANWHILE",
+            });
+          await checkDeclaredIdentity(db, probe.declared, next.server_kid);
+        }
         // Which tools this changes the binding of; enabled ones need an admin signed in.
         const tools = await lockServerTools(db, s.id);
         const rebound = tools

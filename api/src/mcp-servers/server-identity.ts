@@ -3,13 +3,8 @@ import { verifyIdentityDocument } from "@countersign/protocol/evidence";
 import type { Queryable } from "@countersign/core/store";
 import { identityOwner, insertServerIdentity } from "./store.js";
 
-/** An MCP server's identity (actor type mcp_server, subject this server): stored with the other identities; answers its KID. */
-export async function registerServerIdentity(
-  db: Queryable,
-  orgId: string,
-  serverId: string,
-  document: unknown,
-): Promise<string> {
+/** A valid first document of this MCP server's identity (actor type mcp_server, subject this server), or why not. */
+export function checkServerIdentityDocument(orgId: string, serverId: string, document: unknown) {
   const v = verifyIdentityDocument(document);
   if (!v.ok) throw new ServiceError("IDENTITY_INVALID", v.message);
   const d = v.document;
@@ -25,6 +20,17 @@ export async function registerServerIdentity(
       "IDENTITY_INVALID",
       "an MCP server identity is registered with its first document (seq 0, active)",
     );
+  return d;
+}
+
+/** An MCP server's identity: stored with the other identities; answers its KID. */
+export async function registerServerIdentity(
+  db: Queryable,
+  orgId: string,
+  serverId: string,
+  document: unknown,
+): Promise<string> {
+  const d = checkServerIdentityDocument(orgId, serverId, document);
   const owner = await identityOwner(db, d.body.kid);
   if (owner && (owner.kind !== "mcp_server" || owner.organization_id !== orgId))
     throw new ServiceError("IDENTITY_ALREADY_BOUND", "this key is already another identity");
