@@ -19,6 +19,7 @@ import {
 } from "../../../test/fixtures/configuration.js";
 import { createTestCa, type TestCa } from "../../../test/fixtures/https-receiver.js";
 import { simpleTool, startMcpServer, type McpTestServer } from "../../../test/fixtures/mcp-server.js";
+import { createDecisionOnlyTool } from "../../../test/fixtures/authorization.js";
 
 let db: TestDatabase;
 let api: CloudApi;
@@ -393,5 +394,22 @@ describe("tools", () => {
       403,
       "FORBIDDEN",
     );
+  });
+
+  it("answers tools whose binding pin was written by older code (credential version and digests only)", async () => {
+    const o = await orgWithOwner(api);
+    const mapping = { amount_path: "amount", currency: "EUR" };
+    const t = await createDecisionOnlyTool(db.pool, o.org, { amountMapping: mapping });
+    const res = await o.owner.get(`/orgs/${o.org}/tools/${t.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.tool.binding).toMatchObject({
+      credential_version: 0,
+      input_schema: null,
+      amount_mapping: mapping,
+    });
+    expect(res.body.tool.binding.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(res.body.tool.authorization.state).toBe("authorized");
+    const list = await o.owner.get(`/orgs/${o.org}/tools`);
+    expect(list.body.items.map((i: { id: string }) => i.id)).toContain(t.id);
   });
 });

@@ -23,15 +23,20 @@ export type AmountMapping = z.infer<typeof amountMappingSchema>;
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
-/** What an enabled tool is bound to, as pinned (the digests of its schema and mapping), and the pin's digest. */
+/**
+ * What an enabled tool is bound to (the binding pin): the credential version and digests of the
+ * input schema and amount mapping, with the server's address and identity and the upstream tool
+ * when the Cloud API wrote the pin (pins seeded by older code carry only the first three, and the
+ * amount mapping itself), and the pin's digest.
+ */
 export const toolBindingSchema = z.strictObject({
-  mcp_server_id: z.uuid(),
-  url: z.string().nullable(),
+  mcp_server_id: z.uuid().optional(),
+  url: z.string().nullable().optional(),
   credential_version: z.number().int(),
-  server_kid: z.string().nullable(),
-  upstream_name: z.string(),
+  server_kid: z.string().nullable().optional(),
+  upstream_name: z.string().optional(),
   input_schema: digest.nullable(),
-  amount_mapping: digest.nullable(),
+  amount_mapping: z.union([digest, z.record(z.string(), z.unknown())]).nullable(),
   digest,
 });
 
