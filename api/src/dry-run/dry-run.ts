@@ -15,6 +15,9 @@ import { ServiceError } from "@countersign/protocol/errors";
 import { quotas, type Plan } from "@countersign/core/plans";
 import type { Queryable } from "@countersign/core/store";
 import { agentAnswer, unrecorded } from "./agent-answer.js";
+import type { AmountMapping } from "@countersign/protocol/wire";
+import type { DryRunReport } from "./schemas.js";
+import { actionsThisMonth, readPolicyVersion, shadowVersionOf } from "./store.js";
 
 export interface DryRunInput {
   organizationId: string;
@@ -47,7 +50,11 @@ export const SKIPPED = [
  * (loadDecisionContext, decideCall, resolveApprovers, answerFor) on current
  * configuration. It writes nothing and signs nothing; it only reads.
  */
-export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRunInput) {
+export async function dryRun(
+  db: Queryable,
+  policies: PolicyCache,
+  input: DryRunInput,
+): Promise<DryRunReport> {
   const checked = checkArguments(input.arguments);
   if (!checked.ok)
     throw new ServiceError(
@@ -74,9 +81,9 @@ export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRun
     policy: hypothetical ?? loaded.policy,
     observeWindow: hypothetical || input.ignoreObserveWindow ? null : loaded.observeWindow,
   };
-  const base = {
-    agent: { id: ctx.agent.id, name: ctx.agent.name, status: ctx.agent.status },
-    arguments: { valid: true, digest: argumentsDigest },
+  const base: Pick<DryRunReport, "agent" | "arguments" | "tool" | "principal" | "skipped"> = {
+    agent: { id: ctx.agent.id, name: ctx.agent.name, status: ctx.agent.status as "active" | "disabled" },
+    arguments: { valid: true as const, digest: argumentsDigest },
     tool: ctx.tool
       ? {
           id: ctx.tool.id,
@@ -86,7 +93,7 @@ export async function dryRun(db: Queryable, policies: PolicyCache, input: DryRun
           execution: ctx.tool.serverKind === "decision_only" ? "caller" : "gateway",
           enabled: ctx.tool.enabled,
           binding_authorized: ctx.tool.bindingAuthorized,
-          amount_mapping: ctx.tool.amountMapping ?? null,
+          amount_mapping: (ctx.tool.amountMapping ?? null) as AmountMapping | null,
         }
       : null,
     principal: ctx.principal ? { kid: ctx.principal.kid, status: ctx.principal.status } : null,
@@ -225,12 +232,7 @@ async function hypotheticalPolicy(
   organizationId: string,
   versionId: string,
 ): Promise<DecisionContext["policy"]> {
-  const { rows } = await db.query(
-    `select p.id, p.name, p.agent_disclosure, p.emergency_stopped_at is not null as stopped, v.id as version_id, v.number, v.digest
-       from policy_versions v join policies p on p.id = v.policy_id where v.id = $1 and v.organization_id = $2`,
-    [versionId, organizationId],
-  );
-  const r = rows[0];
+  const r = await readPolicyVersion(db, organizationId, versionId);
   if (!r)
     throw new ServiceError(
       "POLICY_NOT_FOUND",
@@ -240,7 +242,7 @@ async function hypotheticalPolicy(
   return {
     id: r.id,
     name: r.name,
-    disclosure: r.agent_disclosure,
+    disclosure: r.agent_disclosure as NonNullable<DecisionContext["policy"]>["disclosure"],
     emergencyStopped: r.stopped,
     versionId: r.version_id,
     version: r.number,
@@ -251,11 +253,7 @@ async function hypotheticalPolicy(
 async function planUsage(db: Queryable, ctx: DecisionContext) {
   const plan = ctx.organization.plan as Plan;
   const limit = quotas[plan]?.protectedActionsPerMonth ?? null;
-  const { rows } = await db.query<{ n: string }>(
-    "select coalesce(sum(protected_actions), 0) as n from usage_counters where organization_id = $1 and month = date_trunc('month', now() at time zone 'utc')::date",
-    [ctx.organization.id],
-  );
-  const used = Number(rows[0]!.n);
+  const used = await actionsThisMonth(db, ctx.organization.id);
   return {
     plan,
     monthly_limit: limit,
@@ -275,11 +273,7 @@ async function shadowDecision(
   hypothetical: boolean,
 ) {
   if (!loaded.policy) return null;
-  const { rows } = await db.query(
-    "select v.id, v.number, v.digest from policies p join policy_versions v on v.id = p.shadow_version_id where p.id = $1",
-    [loaded.policy.id],
-  );
-  const s = rows[0];
+  const s = await shadowVersionOf(db, loaded.policy.id);
   if (!s) return null;
   const compiled = await policies.get(db, s.id);
   const shadowCtx: DecisionContext = {

@@ -96,3 +96,14 @@ export function isUniqueViolation(err: unknown, name?: string): boolean {
   const e = err as { code?: string; constraint?: string };
   return e?.code === "23505" && (name === undefined || e.constraint === name);
 }
+
+/** The answer schema of a route that answers 204 with no body. */
+export const noContent = z.undefined();
+
+/**
+ * A member whose shape another module owns and types (a policy lint, an
+ * examples report, a simulation): typed by it here, and checked to be a JSON
+ * object when answered. The members the spec names around it are declared.
+ */
+export const objectOf = <T>(what: string) =>
+  z.custom<T>((v) => typeof v === "object" && v !== null && !Array.isArray(v), `${what} (an object)`);

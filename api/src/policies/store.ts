@@ -3,10 +3,12 @@ import {
   compilePolicy,
   parsePolicy,
   type CompiledPolicy,
+  type LintTool,
   type PolicyDocument,
   type PolicyExample,
 } from "@countersign/protocol/policy";
 import type { Queryable } from "@countersign/core/store";
+import type { VersionOrigin } from "./versions.js";
 
 /**
  * Policy and version rows as the rollout code reads them, and their JSON
@@ -35,7 +37,7 @@ export interface VersionRow {
   language_revision: 1 | 2;
   status: "draft" | "active" | "superseded";
   note: string | null;
-  origin: string;
+  origin: VersionOrigin;
   source_version_id: string | null;
   created_at: Date;
   activated_at: Date | null;
@@ -155,4 +157,98 @@ export async function versionsById(db: Queryable, ids: (string | null)[]): Promi
     [wanted],
   );
   return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** A page of the organization's policies by name, after the `[name, id]` cursor. */
+export async function listPolicies(
+  db: Queryable,
+  organizationId: string,
+  q: { after?: [string, string]; limit: number },
+): Promise<PolicyRow[]> {
+  const { rows } = await db.query<PolicyRow>(
+    `select ${POLICY_COLUMNS} from policies where organization_id = $1
+       and ($2::text is null or (name, id) > ($2::text, $3::uuid)) order by name, id limit $4`,
+    [organizationId, q.after?.[0] ?? null, q.after?.[1] ?? null, q.limit],
+  );
+  return rows;
+}
+
+/** Every policy of the organization, by name. */
+export async function allPolicies(db: Queryable, organizationId: string): Promise<PolicyRow[]> {
+  const { rows } = await db.query<PolicyRow>(
+    `select ${POLICY_COLUMNS} from policies where organization_id = $1 order by name, id`,
+    [organizationId],
+  );
+  return rows;
+}
+
+/** Every version of a policy, newest first. */
+export async function versionsOf(db: Queryable, policyId: string): Promise<VersionRow[]> {
+  const { rows } = await db.query<VersionRow>(
+    `select ${VERSION_COLUMNS} from policy_versions where policy_id = $1 order by number desc`,
+    [policyId],
+  );
+  return rows;
+}
+
+/** Locks the organization (so its plan limit is exact) and counts its policies. */
+export async function lockAndCountPolicies(db: Queryable, organizationId: string): Promise<number> {
+  await db.query("select 1 from organizations where id = $1 for update", [organizationId]);
+  const { rows } = await db.query<{ n: string }>(
+    "select count(*) as n from policies where organization_id = $1",
+    [organizationId],
+  );
+  return Number(rows[0]!.n);
+}
+
+/** A new policy without versions; a taken name is the caller's to answer (unique violation). */
+export async function insertPolicy(
+  db: Queryable,
+  organizationId: string,
+  name: string,
+  disclosure: string,
+): Promise<PolicyRow> {
+  const { rows } = await db.query<PolicyRow>(
+    `insert into policies (organization_id, name, agent_disclosure) values ($1, $2, $3) returning ${POLICY_COLUMNS}`,
+    [organizationId, name, disclosure],
+  );
+  return rows[0]!;
+}
+
+/** The disclosure setting is not part of any document: it creates no version (SPEC 2.4). */
+export async function setDisclosure(db: Queryable, policyId: string, disclosure: string): Promise<void> {
+  await db.query("update policies set agent_disclosure = $2 where id = $1", [policyId, disclosure]);
+}
+
+export async function setShadowVersion(
+  db: Queryable,
+  policyId: string,
+  versionId: string | null,
+): Promise<void> {
+  await db.query("update policies set shadow_version_id = $2 where id = $1", [policyId, versionId]);
+}
+
+export async function setExamples(db: Queryable, policyId: string, examples: unknown[]): Promise<void> {
+  await db.query("update policies set examples = $2, examples_updated_at = now() where id = $1", [
+    policyId,
+    JSON.stringify(examples),
+  ]);
+}
+
+/** The organization's tools as lint sees them (more warnings with them, docs/policy-language.md 3). */
+export async function lintTools(db: Queryable, organizationId: string): Promise<LintTool[]> {
+  const { rows } = await db.query<{
+    exposed_name: string;
+    action: string;
+    amount_mapping: unknown;
+    input_schema: unknown;
+  }>("select exposed_name, action, amount_mapping, input_schema from tools where organization_id = $1", [
+    organizationId,
+  ]);
+  return rows.map((t) => ({
+    tool: t.exposed_name,
+    action: t.action,
+    amount: t.amount_mapping !== null,
+    input_schema: t.input_schema ?? undefined,
+  }));
 }

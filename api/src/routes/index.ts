@@ -1,8 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import type { ApiContext } from "../context.js";
-import { agentRoutes } from "./agents/agents.js";
-import { delegationRoutes } from "./agents/delegations.js";
-import { dryRunRoute } from "./dry-run/dry-run.js";
 import { apiKeyRoutes } from "../api-keys/routes.js";
 import { auditRoute } from "../audit/routes.js";
 import {
@@ -14,13 +11,10 @@ import {
   signinRoute,
   signupRoute,
 } from "../auth/routes/index.js";
-import { toolRoutes } from "./tools/tools.js";
 import { billingRoutes } from "../billing/routes.js";
 import { gatewayIdentityRoute } from "../gateway-identity/routes.js";
 import { acceptInvitationRoute, invitationRoutes } from "../invitations/routes.js";
-import { mcpServerRoutes } from "./mcp-servers/mcp-servers.js";
 import { memberRoutes } from "../members/routes.js";
-import { observeRoutes } from "./observe/observe.js";
 import { operatorBindingRoutes } from "../operator-bindings/routes.js";
 import { personalIdentityRoutes } from "../identities/routes.js";
 import { principalRoutes } from "../principal/routes.js";
@@ -28,11 +22,17 @@ import { organizationRoutes } from "../orgs/routes/organizations.js";
 import { organizationSettingsRoute } from "../orgs/routes/settings.js";
 import { webhookRoutes } from "../webhooks/routes/index.js";
 import { deleteAccountRoute } from "../me/routes.js";
-import { policiesAndRollout } from "./policies/index.js";
 import { approvalRoutes } from "../approvals/routes.js";
 import { actionRoutes } from "../actions/routes.js";
 import { receiptRoutes } from "../receipts/routes.js";
 import { overviewRoutes } from "../overview/routes.js";
+import { agentRoutes } from "../agents/routes.js";
+import { delegationRoutes } from "../delegations/routes.js";
+import { dryRunRoute } from "../dry-run/routes.js";
+import { toolRoutes } from "../tools/routes.js";
+import { mcpServerRoutes } from "../mcp-servers/routes.js";
+import { observeRoutes } from "../observe/routes.js";
+import { policiesAndRollout } from "../policies/routes/index.js";
 
 /** The people-and-access routes; who may call each is in access/route-table.ts. */
 const plugins = [

@@ -18,7 +18,7 @@ export type { Agent, AgentInput, Delegation } from "./agents.js";
 export type { ApiKey } from "./api-keys.js";
 export type { McpServer, McpServerCreate, McpServerUpdate } from "./mcp-servers.js";
 export type { Organization, OrganizationUpdate, Principal } from "./organizations.js";
-export type { Policy, PolicyExampleWire, PolicyStatusItem, PolicyVersion, VersionBrief } from "./policies.js";
+export type { Policy, PolicyExampleWire, PolicyStatusItem, PolicyVersion } from "./policies.js";
 export type { AmountMapping, Tool, ToolFields } from "./tools.js";
 export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointInput } from "./webhooks.js";
 

@@ -1,16 +1,9 @@
 // MCP servers and decision-only integrations (SPEC 2.3, 4.4). The credential is write-only.
 import type { CloudApiClient } from "./client.js";
 import { allPages } from "./pages.js";
+import type { McpServer } from "@countersign/protocol/wire";
 
-export interface McpServer {
-  id: string;
-  kind: "mcp" | "decision_only";
-  name: string;
-  status: "active" | "disabled";
-  url: string | null;
-  credential: { configured: boolean; version: number } | null;
-  server_kid: string | null;
-}
+export type { McpServer };
 
 export type McpServerCreate =
   | { kind: "mcp"; name: string; url: string; authorization?: string }

@@ -1,19 +1,9 @@
 // Observe windows of agents (SPEC 3.9; api/src/routes/observe): one open window per agent, never
 // extended; started by an admin (the operator when bound as admin), ended by the end call or expiry.
+import type { ObserveWindow } from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 
-export interface ObserveWindow {
-  id: string;
-  agent: { id: string; name: string };
-  policy_id: string | null;
-  state: "open" | "ended";
-  hours: number;
-  live: boolean;
-  started_at: string;
-  ends_at: string;
-  ended_at: string | null;
-  end_reason: string | null;
-}
+export type { ObserveWindow };
 
 export function observeWindows(client: CloudApiClient) {
   const agent = (org: string, agentId: string) =>

@@ -1,24 +1,12 @@
 // Policies, versions, examples, activation and shadow (SPEC 2.4, 3.3-3.5, 4.4, 4.5;
 // docs/policy-rollout.md).
 import type { ExampleResult, PolicyExample } from "@countersign/protocol/policy";
+import type { Policy, PolicyStatusItem, PolicyVersion, Rollback } from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 
 /** A saved example as the Cloud API takes and answers it: the policy engine's own type. */
 export type PolicyExampleWire = PolicyExample;
 export type { ExampleResult };
-
-export interface VersionBrief {
-  id: string;
-  number: number;
-  digest: string;
-}
-
-export interface PolicyVersion extends VersionBrief {
-  status: "draft" | "active" | "superseded";
-  origin: "document" | "template" | "require_approval_copy" | "rollback";
-  /** The version a copy (require-approval or rollback) was made from. */
-  source_version_id: string | null;
-}
 
 /** The answer of POST .../activate: the version and what the gates found. */
 export interface Activation {
@@ -26,31 +14,7 @@ export interface Activation {
   examples: { failed: number; results: ExampleResult[] } | null;
 }
 
-/** The answer of POST .../rollback (docs/policy-rollout.md). */
-export interface Rollback {
-  version: PolicyVersion;
-  restored_version: PolicyVersion;
-  previous_version_id: string | null;
-  open_actions: "keep" | "supersede_pending" | "supersede_all";
-  closed_actions: number;
-  shadow_cleared: boolean;
-  warnings: Array<{ code: string; message: string }>;
-}
-
-export interface Policy {
-  id: string;
-  name: string;
-  agent_disclosure: "inherit" | "none" | "rule" | "conditions";
-  active_version_id: string | null;
-  shadow_version_id: string | null;
-}
-
-export interface PolicyStatusItem {
-  policy_id: string;
-  stage: "none" | "observe" | "shadow" | "require_approval" | "enforce";
-  active_version: VersionBrief | null;
-  shadow_version: VersionBrief | null;
-}
+export type { Policy, PolicyVersion, PolicyStatusItem, Rollback };
 
 export function policies(client: CloudApiClient) {
   const base = (org: string) => `/orgs/${encodeURIComponent(org)}/policies`;

@@ -2,25 +2,9 @@
 // tool goes with its server, or is disabled.
 import { allPages } from "./pages.js";
 import type { CloudApiClient } from "./client.js";
+import type { AmountMapping, Tool } from "@countersign/protocol/wire";
 
-export interface AmountMapping {
-  amount_path: string;
-  currency?: string;
-  currency_path?: string;
-}
-
-export interface Tool {
-  id: string;
-  mcp_server_id: string;
-  exposed_name: string;
-  upstream_name: string;
-  action: string;
-  input_schema: unknown;
-  amount_mapping: AmountMapping | null;
-  enabled: boolean;
-  binding: { digest: string };
-  authorization: { state: "authorized" | "reauthorization_required" | "unauthorized" };
-}
+export type { AmountMapping, Tool };
 
 export interface ToolFields {
   exposed_name: string;

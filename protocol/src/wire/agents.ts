@@ -27,3 +27,6 @@ export const agentPatchSchema = z
   .strictObject({ name: nameSchema, status: agentStatus, policy_id: z.uuid().nullable() })
   .partial();
 export type AgentPatch = z.infer<typeof agentPatchSchema>;
+
+/** The answer of GET, POST and PATCH of one agent: `{agent}`. */
+export const agentAnswerSchema = z.strictObject({ agent: agentSchema });

@@ -10,6 +10,7 @@ export { errorBodySchema, type ErrorBody } from "./errors.js";
 export {
   agentStatuses,
   agentSchema,
+  agentAnswerSchema,
   agentCreateSchema,
   agentPatchSchema,
   type Agent,
@@ -68,3 +69,43 @@ export {
   type ReceiptDetail,
   type DecisionCheck,
 } from "./receipts.js";
+export {
+  mcpServerKinds,
+  mcpServerStatuses,
+  mcpServerSchema,
+  mcpServerAnswerSchema,
+  discoveryAnswerSchema,
+  type McpServer,
+  type Discovery,
+} from "./mcp-servers.js";
+export {
+  amountMappingSchema,
+  toolBindingSchema,
+  toolAuthorizationStates,
+  toolSchema,
+  toolAnswerSchema,
+  type AmountMapping,
+  type Tool,
+} from "./tools.js";
+export {
+  observeEndReasons,
+  observeWindowSchema,
+  observeWindowAnswerSchema,
+  agentObserveSchema,
+  type ObserveWindow,
+} from "./observe.js";
+export {
+  policyDisclosures,
+  versionStatuses,
+  versionOrigins,
+  rolloutStages,
+  versionBriefSchema,
+  policyVersionSchema,
+  policySchema,
+  policyStatusItemSchema,
+  rollbackAnswerSchema,
+  type PolicyVersion,
+  type Policy,
+  type PolicyStatusItem,
+  type Rollback,
+} from "./policies.js";

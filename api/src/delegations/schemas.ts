@@ -1,0 +1,19 @@
+import { z } from "zod";
+import {
+  delegationAnswerSchema,
+  delegationSchema,
+  delegationSubmissionSchema,
+  pageSchema,
+  revocationSubmissionSchema,
+} from "@countersign/protocol/wire";
+import { pageQuery } from "../http/shared.js";
+
+/** Requests and answers of the delegation routes; the delegation record is the protocol's. */
+export const agentParams = z.strictObject({ org_id: z.uuid(), agent_id: z.uuid() });
+export const delegationParams = z.strictObject({ org_id: z.uuid(), delegation_id: z.uuid() });
+export const listQuery = z.strictObject({ ...pageQuery });
+export const submissionBody = delegationSubmissionSchema;
+export const revocationBody = revocationSubmissionSchema;
+
+export const delegationPage = pageSchema(delegationSchema);
+export const delegationAnswer = delegationAnswerSchema;

@@ -1,0 +1,256 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ServiceError } from "@countersign/protocol/errors";
+import { inTransaction } from "@countersign/core/store";
+import { actorOf, audit } from "../../audit/record.js";
+import type { ApiContext } from "../../context.js";
+import { activateVersion } from "../activate.js";
+import { emergencyStop } from "../emergency.js";
+import { rolloutOf } from "../options.js";
+import { rollBack } from "../rollback.js";
+import { observingPolicies, rolloutStage } from "../stage.js";
+import {
+  allPolicies,
+  loadPolicy,
+  namedVersion,
+  policyJson,
+  setShadowVersion,
+  versionJson,
+  versionsById,
+} from "../store.js";
+import { lockOpenActions, supersedeCovered } from "@countersign/core/actions";
+import { recordSupersession } from "../supersede.js";
+import { organizationOf, orgParams, typed } from "../../http/shared.js";
+import {
+  activateBody,
+  activationAnswer,
+  emergencyAnswer,
+  optionalBody,
+  policyAnswer,
+  policyParams,
+  policyStatusAnswer,
+  rollbackAnswer,
+  rollbackBody,
+  shadowSetAnswer,
+  supersededAnswer,
+  versionParams,
+} from "../schemas.js";
+
+/**
+ * Rollout (SPEC 3.3-3.6): activation through the gates, rollback, emergency
+ * stop, closing covered open actions, the shadow version, and the derived
+ * rollout stage of every policy.
+ */
+export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
+  const r = typed(app);
+  const rollout = rolloutOf(ctx.rollout);
+
+  r.post(
+    "/orgs/:org_id/policies/:policy_id/versions/:version_id/activate",
+    { schema: { params: versionParams, body: activateBody, response: { 200: activationAnswer } } },
+    async (request) => {
+      const o = organizationOf(request);
+      const a = await activateVersion(ctx.pool, rollout, {
+        organizationId: o.id,
+        policyId: request.params.policy_id,
+        versionId: request.params.version_id,
+        body: request.body,
+        actor: actorOf(request.principal),
+      });
+      return {
+        version: versionJson(a.version),
+        previous_version_id: a.previousVersionId,
+        shadow_cleared: a.shadowCleared,
+        examples: a.examples,
+        impact: a.impact,
+        language_gate: a.languageGate,
+      };
+    },
+  );
+
+  r.post(
+    "/orgs/:org_id/policies/:policy_id/rollback",
+    { schema: { params: policyParams, body: rollbackBody, response: { 200: rollbackAnswer } } },
+    async (request) => {
+      const o = organizationOf(request);
+      const rb = await rollBack(ctx.pool, rollout, {
+        organizationId: o.id,
+        policyId: request.params.policy_id,
+        body: request.body,
+        actor: actorOf(request.principal),
+      });
+      return {
+        version: versionJson(rb.version),
+        restored_version: versionJson(rb.restored),
+        previous_version_id: rb.previousVersionId,
+        open_actions: request.body.open_actions,
+        closed_actions: rb.closed,
+        shadow_cleared: rb.shadowCleared,
+        warnings: rb.warnings,
+      };
+    },
+  );
+
+  r.post(
+    "/orgs/:org_id/policies/:policy_id/emergency",
+    {
+      schema: {
+        params: policyParams,
+        body: optionalBody(z.strictObject({})),
+        response: { 200: emergencyAnswer },
+      },
+    },
+    async (request) => {
+      const o = organizationOf(request);
+      const s = await emergencyStop(ctx.pool, rollout, {
+        organizationId: o.id,
+        policyId: request.params.policy_id,
+        actor: actorOf(request.principal),
+        userId: request.principal.kind === "session" ? request.principal.userId : null,
+      });
+      return {
+        emergency_stopped_at: s.emergencyStoppedAt.toISOString(),
+        closed_actions: s.closed,
+        ended_observe_windows: s.endedObserveWindows,
+      };
+    },
+  );
+
+  r.post(
+    "/orgs/:org_id/policies/:policy_id/supersede-open-actions",
+    {
+      schema: {
+        params: policyParams,
+        body: optionalBody(
+          z.strictObject({ scope: z.enum(["supersede_pending", "supersede_all"]).default("supersede_all") }),
+        ),
+        response: { 200: supersededAnswer },
+      },
+    },
+    async (request) => {
+      const o = organizationOf(request);
+      const scope = request.body.scope;
+      return inTransaction(ctx.pool, async (db) => {
+        await lockOpenActions(db, { organizationId: o.id, policyId: request.params.policy_id, scope });
+        const p = await loadPolicy(db, o.id, request.params.policy_id, true);
+        // Covered now: everything open not decided under the version in force (all of them under a stop).
+        const coverage = {
+          organizationId: o.id,
+          policyId: p.id,
+          versionId: p.emergency_stopped_at ? null : p.active_version_id,
+          scope,
+        };
+        const closed = await supersedeCovered(db, coverage);
+        await recordSupersession(db, coverage, "manual", closed);
+        await audit(db, {
+          organizationId: o.id,
+          action: "policy.open_actions_superseded",
+          actor: actorOf(request.principal),
+          target: { type: "policy", id: p.id },
+          details: { scope, closed_actions: closed },
+        });
+        return { closed_actions: closed, scope };
+      });
+    },
+  );
+
+  r.put(
+    "/orgs/:org_id/policies/:policy_id/shadow",
+    {
+      schema: {
+        params: policyParams,
+        body: z.strictObject({
+          version_id: z.uuid(),
+          expected_shadow_version_id: z.uuid().nullable().optional(),
+        }),
+        response: { 200: shadowSetAnswer },
+      },
+    },
+    async (request) => {
+      const o = organizationOf(request);
+      const b = request.body;
+      return inTransaction(ctx.pool, async (db) => {
+        const p = await loadPolicy(db, o.id, request.params.policy_id, true);
+        if (p.emergency_stopped_at)
+          throw new ServiceError(
+            "EMERGENCY_ACTIVE",
+            "the policy is emergency-stopped; only a rollback is possible",
+          );
+        const v = await namedVersion(db, p.id, b.version_id, "version_id");
+        if (v.id === p.active_version_id)
+          throw new ServiceError("SHADOW_IS_ACTIVE", "the shadow version cannot be the active version");
+        if (
+          b.expected_shadow_version_id !== undefined &&
+          b.expected_shadow_version_id !== p.shadow_version_id
+        ) {
+          throw new ServiceError("SHADOW_CHANGED", "the shadow version is no longer the one expected", {
+            shadow_version_id: p.shadow_version_id,
+          });
+        }
+        await setShadowVersion(db, p.id, v.id);
+        await audit(db, {
+          organizationId: o.id,
+          action: "policy.shadow_set",
+          actor: actorOf(request.principal),
+          target: { type: "policy", id: p.id },
+          details: { version_id: v.id, version: v.number, previous_shadow_version_id: p.shadow_version_id },
+        });
+        return { policy: policyJson(await loadPolicy(db, o.id, p.id)), shadow_version: versionJson(v) };
+      });
+    },
+  );
+
+  r.delete(
+    "/orgs/:org_id/policies/:policy_id/shadow",
+    { schema: { params: policyParams, response: { 200: policyAnswer } } },
+    async (request) => {
+      const o = organizationOf(request);
+      return inTransaction(ctx.pool, async (db) => {
+        const p = await loadPolicy(db, o.id, request.params.policy_id, true);
+        if (!p.shadow_version_id) throw new ServiceError("NO_SHADOW", "the policy has no shadow version");
+        await setShadowVersion(db, p.id, null);
+        await audit(db, {
+          organizationId: o.id,
+          action: "policy.shadow_cleared",
+          actor: actorOf(request.principal),
+          target: { type: "policy", id: p.id },
+          details: { version_id: p.shadow_version_id },
+        });
+        return { policy: policyJson(await loadPolicy(db, o.id, p.id)) };
+      });
+    },
+  );
+
+  r.get(
+    "/orgs/:org_id/policy-status",
+    { schema: { params: orgParams, response: { 200: policyStatusAnswer } } },
+    async (request) => {
+      const o = organizationOf(request);
+      const rows = await allPolicies(ctx.pool, o.id);
+      const versions = await versionsById(
+        ctx.pool,
+        rows.flatMap((p) => [p.active_version_id, p.shadow_version_id]),
+      );
+      const observing = await observingPolicies(ctx.pool, o.id, rollout.now());
+      const brief = (id: string | null) => {
+        const v = id ? versions.get(id) : undefined;
+        return v ? { id: v.id, number: v.number, digest: v.digest } : null;
+      };
+      // A fixed list: every policy of the organization (SPEC 4.3 "a few fixed lists return all items").
+      return {
+        items: rows.map((p) => ({
+          policy_id: p.id,
+          name: p.name,
+          stage: rolloutStage({
+            active: p.active_version_id ? (versions.get(p.active_version_id) ?? null) : null,
+            shadow: p.shadow_version_id ? (versions.get(p.shadow_version_id) ?? null) : null,
+            observing: observing.has(p.id),
+          }),
+          active_version: brief(p.active_version_id),
+          shadow_version: brief(p.shadow_version_id),
+          emergency_stopped: p.emergency_stopped_at !== null,
+        })),
+      };
+    },
+  );
+}

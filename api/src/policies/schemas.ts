@@ -1,0 +1,212 @@
+import { z } from "zod";
+import type {
+  DecisionMap,
+  ExamplesReport,
+  LintResult,
+  PolicyDiff,
+  PolicyDocument,
+  PolicyExample,
+} from "@countersign/protocol/policy";
+import {
+  pageSchema,
+  policySchema,
+  policyStatusItemSchema,
+  policyVersionSchema,
+  rollbackAnswerSchema,
+} from "@countersign/protocol/wire";
+import { nameSchema, objectOf } from "../http/shared.js";
+import type { Impact } from "./impact.js";
+import type { LanguageGate } from "./language-gate.js";
+import type { runSimulation } from "./simulation.js";
+
+/** Request shapes shared by the policy routes (SPEC 4.5). */
+export const policyParams = z.strictObject({ org_id: z.uuid(), policy_id: z.uuid() });
+export const versionParams = z.strictObject({ org_id: z.uuid(), policy_id: z.uuid(), version_id: z.uuid() });
+
+/** A note on a version or an activation: one paragraph of text. */
+export const noteSchema = z.string().min(1).max(2000);
+export const disclosureSchema = z.enum(["inherit", "none", "rule", "conditions"]);
+/** A document is validated by the policy engine, which reports every issue at once. */
+export const documentInput = z.record(z.string(), z.unknown());
+
+export const createPolicyBody = z.strictObject({
+  name: nameSchema,
+  document: documentInput.optional(),
+  note: noteSchema.optional(),
+  agent_disclosure: disclosureSchema.optional(),
+});
+
+export const fromTemplateBody = z.strictObject({
+  template_id: z.string().min(1).max(200),
+  name: nameSchema,
+  note: noteSchema.optional(),
+});
+
+export const versionBody = z.union([
+  z.strictObject({ document: documentInput, note: noteSchema.optional() }),
+  z.strictObject({ require_approval_copy_of: z.uuid(), note: noteSchema.optional() }),
+]);
+
+/** A body that may be left out entirely (POST without content): read as `{}`. */
+export const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
+
+export const activateBody = optionalBody(
+  z.strictObject({
+    expected_active_version_id: z.uuid().nullable().optional(),
+    shadow_version_id: z.uuid().nullable().optional(),
+    note: noteSchema.optional(),
+    acknowledge_failing_examples: z.boolean().optional(),
+    max_loosened: z.number().int().min(0).optional(),
+    simulation_id: z.uuid().optional(),
+  }),
+);
+
+export const rollbackBody = z.strictObject({
+  expected_active_version_id: z.uuid().nullable(),
+  to_version_id: z.uuid().optional(),
+  note: noteSchema.optional(),
+  open_actions: z.enum(["keep", "supersede_pending", "supersede_all"]).default("keep"),
+});
+
+const hypotheticalCall = z.strictObject({
+  tool: z.string().min(1).max(128),
+  action: z.string().min(1).max(1024),
+  amount: z
+    .string()
+    .regex(/^-?\d{1,40}(\.\d{1,40})?$/, "a decimal as text")
+    .optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const simulationBody = z.strictObject({
+  candidate: z.union([z.strictObject({ version_id: z.uuid() }), z.strictObject({ document: documentInput })]),
+  baseline: z
+    .discriminatedUnion("kind", [
+      z.strictObject({ kind: z.literal("active") }),
+      z.strictObject({ kind: z.literal("recorded") }),
+      z.strictObject({ kind: z.literal("none") }),
+      z.strictObject({ kind: z.literal("version"), version_id: z.uuid() }),
+    ])
+    .default({ kind: "active" }),
+  window_days: z.number().int().min(1).max(90).default(7),
+  scope: z.enum(["agents", "policy"]).default("agents"),
+  environment: z.enum(["all", "live", "test"]).default("all"),
+  examples: z.boolean().optional(),
+  decision_map: z.boolean().optional(),
+  calls: z.array(hypotheticalCall).max(100).optional(),
+});
+
+export const reportQuery = z.strictObject({
+  window_days: z.coerce.number().int().min(1).max(90).default(7),
+  scope: z.enum(["agents", "policy"]).default("agents"),
+  environment: z.enum(["all", "live", "test"]).default("all"),
+});
+
+// Answers. The policy, version and status records are the protocol's (the operator reads them);
+// reports computed by the policy engine are typed by it (`objectOf`).
+export const policyPage = pageSchema(policySchema);
+export const templatesAnswer = z.strictObject({
+  items: z
+    .array(
+      z.strictObject({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        document: objectOf<PolicyDocument>("a policy document"),
+      }),
+    )
+    .readonly(),
+});
+const lint = objectOf<LintResult>("the lint result");
+export const policyAnswer = z.strictObject({ policy: policySchema });
+export const policyDetail = z.strictObject({
+  policy: policySchema,
+  versions: z.array(policyVersionSchema),
+  examples: z.array(objectOf<PolicyExample>("an example")),
+});
+export const validateAnswer = z.strictObject({
+  valid: z.literal(true),
+  language_revision: z.number().int(),
+  digest: z.string(),
+  lint,
+});
+export const createdPolicy = z.strictObject({
+  policy: policySchema,
+  version: policyVersionSchema.nullable(),
+  lint: lint.nullable(),
+});
+export const createdVersion = z.strictObject({ version: policyVersionSchema, lint });
+export const activationAnswer = z.strictObject({
+  version: policyVersionSchema,
+  previous_version_id: z.uuid().nullable(),
+  shadow_cleared: z.boolean(),
+  examples: objectOf<ExamplesReport>("the examples report").nullable(),
+  impact: objectOf<Impact>("the impact preview").nullable(),
+  language_gate: objectOf<LanguageGate>("the language gate").nullable(),
+});
+export const rollbackAnswer = rollbackAnswerSchema;
+export const emergencyAnswer = z.strictObject({
+  emergency_stopped_at: z.string(),
+  closed_actions: z.number().int(),
+  ended_observe_windows: z.number().int(),
+});
+export const supersededAnswer = z.strictObject({
+  closed_actions: z.number().int(),
+  scope: z.enum(["supersede_pending", "supersede_all"]),
+});
+export const shadowSetAnswer = z.strictObject({ policy: policySchema, shadow_version: policyVersionSchema });
+export const policyStatusAnswer = z.strictObject({ items: z.array(policyStatusItemSchema) });
+export const examplesAnswer = z.strictObject({
+  examples: z.array(objectOf<PolicyExample>("an example")),
+  active_version_report: objectOf<ExamplesReport>("the examples report").nullable(),
+});
+export const simulationAnswer = z.strictObject({
+  simulation: objectOf<Awaited<ReturnType<typeof runSimulation>>>("a simulation"),
+});
+const savedSimulation = z.strictObject({
+  id: z.uuid(),
+  policy_id: z.uuid(),
+  candidate_version_id: z.uuid(),
+  baseline: z.unknown(),
+  parameters: z.unknown(),
+  created_by: z.strictObject({ type: z.string(), id: z.string().nullable() }),
+  created_at: z.string(),
+  expires_at: z.string(),
+  report: z.unknown().optional(),
+});
+export const savedSimulationAnswer = z.strictObject({ simulation: savedSimulation });
+export const savedSimulationPage = pageSchema(savedSimulation);
+export const shadowReportAnswer = z.strictObject({
+  shadow_version_id: z.uuid(),
+  active_version_id: z.uuid().nullable(),
+  window_days: z.number().int(),
+  report: objectOf<Awaited<ReturnType<typeof runSimulation>>["report"]>("the shadow report"),
+});
+export const decisionMapAnswer = z.strictObject({
+  version_id: z.uuid(),
+  decision_map: objectOf<DecisionMap>("a decision map"),
+});
+export const diffAnswer = z.strictObject({
+  from_version_id: z.uuid(),
+  to_version_id: z.uuid(),
+  diff: objectOf<PolicyDiff>("a policy diff"),
+});
+
+/** The policy's evidence export (format in docs/policy-rollout.md): stored rows of the period, as read. */
+const rows = z.array(z.record(z.string(), z.unknown()));
+export const evidenceAnswer = z.strictObject({
+  format: z.literal("countersign.policy-evidence@1"),
+  organization_id: z.uuid(),
+  policy: policySchema,
+  period: z.strictObject({ from: z.string(), to: z.string() }),
+  exported_at: z.string(),
+  versions: z.array(policyVersionSchema),
+  activations: rows,
+  simulations: rows,
+  audit: rows,
+  digest: z.string(),
+});

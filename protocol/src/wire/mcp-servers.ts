@@ -1,0 +1,41 @@
+import { z } from "zod";
+
+export const mcpServerKinds = ["mcp", "decision_only"] as const;
+export const mcpServerStatuses = ["active", "disabled"] as const;
+
+/**
+ * The MCP server (or decision-only integration) record: GET .../mcp-servers
+ * items, `{mcp_server}` of GET, POST and PATCH. The authorization header is
+ * never answered, only whether one is set and its version.
+ */
+export const mcpServerSchema = z.strictObject({
+  id: z.uuid(),
+  kind: z.enum(mcpServerKinds),
+  name: z.string(),
+  status: z.enum(mcpServerStatuses),
+  url: z.string().nullable(),
+  credential: z.strictObject({ configured: z.boolean(), version: z.number().int() }).nullable(),
+  server_kid: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type McpServer = z.infer<typeof mcpServerSchema>;
+
+export const mcpServerAnswerSchema = z.strictObject({ mcp_server: mcpServerSchema });
+
+/** POST .../mcp-servers/<id>/discover: the server's tools as listed upstream, matched to configured tools. */
+export const discoveryAnswerSchema = z.strictObject({
+  tools: z.array(
+    z.strictObject({
+      name: z.string(),
+      description: z.string().nullable(),
+      input_schema: z.unknown(),
+      schema_valid: z.boolean(),
+      schema_problem: z.string().nullable(),
+      tool_id: z.uuid().nullable(),
+    }),
+  ),
+  pages: z.number().int(),
+  bytes: z.number().int(),
+});
+export type Discovery = z.infer<typeof discoveryAnswerSchema>;

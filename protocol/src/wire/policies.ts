@@ -1,0 +1,80 @@
+import { z } from "zod";
+
+export const policyDisclosures = ["inherit", "none", "rule", "conditions"] as const;
+export const versionStatuses = ["draft", "active", "superseded"] as const;
+export const versionOrigins = ["document", "template", "require_approval_copy", "rollback"] as const;
+export const rolloutStages = ["none", "observe", "shadow", "require_approval", "enforce"] as const;
+
+/** A version named by a policy: the active or the shadow one. */
+export const versionBriefSchema = z.strictObject({
+  id: z.uuid(),
+  number: z.number().int(),
+  digest: z.string(),
+  language_revision: z.number().int(),
+});
+
+/** A policy version (SPEC 2.4); `document` only where the route says. */
+export const policyVersionSchema = z.strictObject({
+  id: z.uuid(),
+  policy_id: z.uuid(),
+  number: z.number().int(),
+  digest: z.string(),
+  status: z.enum(versionStatuses),
+  note: z.string().nullable(),
+  language_revision: z.number().int(),
+  origin: z.enum(versionOrigins),
+  source_version_id: z.uuid().nullable(),
+  document_size: z.number().int(),
+  created_at: z.string(),
+  activated_at: z.string().nullable(),
+  superseded_at: z.string().nullable(),
+  document: z.record(z.string(), z.unknown()).optional(),
+});
+export type PolicyVersion = z.infer<typeof policyVersionSchema>;
+
+/** A policy (SPEC 2.4): the list and the read name its active and shadow versions too. */
+export const policySchema = z.strictObject({
+  id: z.uuid(),
+  name: z.string(),
+  agent_disclosure: z.enum(policyDisclosures),
+  active_version_id: z.uuid().nullable(),
+  shadow_version_id: z.uuid().nullable(),
+  active_version: versionBriefSchema.nullable().optional(),
+  shadow_version: versionBriefSchema.nullable().optional(),
+  emergency_stopped_at: z.string().nullable(),
+  examples_count: z.number().int(),
+  created_at: z.string(),
+});
+export type Policy = z.infer<typeof policySchema>;
+
+const statusBrief = z.strictObject({ id: z.uuid(), number: z.number().int(), digest: z.string() });
+
+/** GET .../policy-status items: every policy's rollout stage. */
+export const policyStatusItemSchema = z.strictObject({
+  policy_id: z.uuid(),
+  name: z.string(),
+  stage: z.enum(rolloutStages),
+  active_version: statusBrief.nullable(),
+  shadow_version: statusBrief.nullable(),
+  emergency_stopped: z.boolean(),
+});
+export type PolicyStatusItem = z.infer<typeof policyStatusItemSchema>;
+
+/** POST .../rollback. */
+export const rollbackAnswerSchema = z.strictObject({
+  version: policyVersionSchema,
+  restored_version: policyVersionSchema,
+  previous_version_id: z.uuid().nullable(),
+  open_actions: z.enum(["keep", "supersede_pending", "supersede_all"]),
+  closed_actions: z.number().int(),
+  shadow_cleared: z.boolean(),
+  /** A rollback to a version some Gateways cannot read yet goes ahead with a warning naming the language gate. */
+  warnings: z.array(
+    z.strictObject({
+      code: z.literal("GATEWAYS_NOT_UPGRADED"),
+      message: z.string(),
+      language_gate: z.record(z.string(), z.unknown()),
+    }),
+  ),
+});
+export type Rollback = z.infer<typeof rollbackAnswerSchema>;

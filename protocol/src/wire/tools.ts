@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/**
+ * A tool's amount mapping (SPEC 2.3): where in the arguments the amount and
+ * its currency are, so policies can decide on `amount`. Paths are member
+ * names joined by dots, optionally starting with `$.` (`$.payment.amount`).
+ * The currency is either read from the arguments or fixed by the tool.
+ */
+export const amountMappingSchema = z
+  .strictObject({
+    amount_path: z.string().min(1).max(512),
+    currency_path: z.string().min(1).max(512).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .optional(),
+  })
+  .refine(
+    (m) => (m.currency_path === undefined) !== (m.currency === undefined),
+    "exactly one of currency_path and currency",
+  );
+export type AmountMapping = z.infer<typeof amountMappingSchema>;
+
+const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+
+/**
+ * What an enabled tool is bound to (the binding pin): the credential version and digests of the
+ * input schema and amount mapping, with the server's address and identity and the upstream tool
+ * when the Cloud API wrote the pin (pins seeded by older code carry only the first three, and the
+ * amount mapping itself), and the pin's digest.
+ */
+export const toolBindingSchema = z.strictObject({
+  mcp_server_id: z.uuid().optional(),
+  url: z.string().nullable().optional(),
+  credential_version: z.number().int(),
+  server_kid: z.string().nullable().optional(),
+  upstream_name: z.string().optional(),
+  input_schema: digest.nullable(),
+  amount_mapping: z.union([digest, z.record(z.string(), z.unknown())]).nullable(),
+  digest,
+});
+
+export const toolAuthorizationStates = ["authorized", "reauthorization_required", "unauthorized"] as const;
+
+/** The tool record: GET .../tools items, `{tool}` of GET, POST, PATCH and POST .../authorize. */
+export const toolSchema = z.strictObject({
+  id: z.uuid(),
+  mcp_server_id: z.uuid(),
+  exposed_name: z.string(),
+  upstream_name: z.string(),
+  action: z.string(),
+  description: z.string().nullable(),
+  input_schema: z.unknown(),
+  amount_mapping: amountMappingSchema.nullable(),
+  enabled: z.boolean(),
+  binding: toolBindingSchema,
+  authorization: z.strictObject({
+    state: z.enum(toolAuthorizationStates),
+    binding_digest: digest.nullable(),
+    authorized_at: z.string().nullable(),
+    authorized_by: z.uuid().nullable(),
+  }),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Tool = z.infer<typeof toolSchema>;
+
+export const toolAnswerSchema = z.strictObject({ tool: toolSchema });
