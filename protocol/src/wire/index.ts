@@ -24,6 +24,18 @@ export {
   revocationSubmissionSchema,
   type Delegation,
 } from "./delegations.js";
+export * from "./accounts.js";
+export * from "./members.js";
+export * from "./invitations.js";
+export * from "./organizations.js";
+export * from "./api-keys.js";
+export { instantSchema } from "./instants.js";
+export * from "./audit.js";
+export * from "./billing.js";
+export * from "./identities.js";
+export * from "./operator-bindings.js";
+export * from "./overview.js";
+export * from "./webhooks.js";
 export {
   actionStatuses,
   actionStatusSchema,
@@ -56,15 +68,3 @@ export {
   type ReceiptDetail,
   type DecisionCheck,
 } from "./receipts.js";
-export * from "./accounts.js";
-export * from "./members.js";
-export * from "./invitations.js";
-export * from "./organizations.js";
-export * from "./api-keys.js";
-export { instantSchema } from "./instants.js";
-export * from "./audit.js";
-export * from "./billing.js";
-export * from "./identities.js";
-export * from "./operator-bindings.js";
-export * from "./overview.js";
-export * from "./webhooks.js";
