@@ -1,7 +1,7 @@
-import { ACTION_CHANNEL } from "../decision/action-channel.js";
 import type { Queryable } from "../store/queryable.js";
 
-export { ACTION_CHANNEL };
+/** PostgreSQL channel on which a change of an action's state is announced, payload the action id. */
+export const ACTION_CHANNEL = "countersign_actions";
 
 /**
  * Wakes every replica's wait for the action (a person's decision, a cancellation). Sent inside
