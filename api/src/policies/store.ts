@@ -7,6 +7,7 @@ import {
   type PolicyExample,
 } from "@countersign/protocol/policy";
 import type { Queryable } from "@countersign/core/store";
+import type { PolicyRecord, PolicyVersion } from "@countersign/protocol/wire";
 
 /**
  * Policy and version rows as the rollout code reads them, and their JSON
@@ -108,7 +109,7 @@ export function compiledVersion(v: Pick<VersionRow, "id" | "document">): Compile
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 /** A version as the API shows it (SPEC 2.4); `document` only when asked. */
-export function versionJson(v: VersionRow, withDocument = false) {
+export function versionJson(v: VersionRow, withDocument = false): PolicyVersion {
   return {
     id: v.id,
     policy_id: v.policy_id,
@@ -130,7 +131,7 @@ export function versionJson(v: VersionRow, withDocument = false) {
 export function policyJson(
   p: PolicyRow,
   versions?: { active: VersionRow | null; shadow: VersionRow | null },
-) {
+): PolicyRecord {
   const brief = (v: VersionRow | null | undefined) =>
     v ? { id: v.id, number: v.number, digest: v.digest, language_revision: v.language_revision } : null;
   return {

@@ -24,3 +24,18 @@ export {
   revocationSubmissionSchema,
   type Delegation,
 } from "./delegations.js";
+export {
+  policyVersionStatuses,
+  agentDisclosureSettings,
+  rolloutStages,
+  openActionsChoices,
+  policyVersionSchema,
+  policySchema,
+  policyStatusSchema,
+  type PolicyVersion,
+  type PolicyRecord,
+  type PolicyStatus,
+  type RolloutStage,
+  type OpenActionsChoice,
+  type AgentDisclosureSetting,
+} from "./policies.js";
