@@ -27,7 +27,7 @@ export type { Diagnostic };
 const theme = EditorView.theme({
   "&": { fontSize: "0.9rem", backgroundColor: "#fff" },
   "&.cm-focused": { outline: "2px solid #1f5fbf" },
-  ".cm-scroller": { fontFamily: "ui-monospace, monospace", maxHeight: "28rem" },
+  ".cm-scroller": { fontFamily: "ui-monospace, monospace" },
 });
 
 /**
@@ -76,6 +76,8 @@ export function CodeEditor({
           lintGutter(),
           keymap.of([...defaultKeymap, ...historyKeymap]),
           theme,
+          // Long lines wrap and the editor grows with its text: no scrolled region without a tab stop.
+          EditorView.lineWrapping,
           language.current.of(mode === "json" ? json() : yaml()),
           editable.current.of(EditorState.readOnly.of(readOnly)),
           EditorView.contentAttributes.of({

@@ -4,7 +4,15 @@ import { useEffect, useId, useRef, type ReactNode } from "react";
  * A modal dialog (the browser's own <dialog>): focus moves into it and stays there, Escape
  * closes it, and focus returns to what opened it.
  */
-export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+export function Dialog({
+  title,
+  onClose,
+  children,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {

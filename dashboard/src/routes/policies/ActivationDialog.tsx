@@ -14,7 +14,8 @@ import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
 const gateReasons: Record<NonNullable<LanguageGate["reason"]>, string> = {
-  no_recent_gateway: "No Gateway reported in the last minute, so none is confirmed to support language revision 2.",
+  no_recent_gateway:
+    "No Gateway reported in the last minute, so none is confirmed to support language revision 2.",
   outdated_gateway_running: "These Gateways still run without language revision 2; upgrade them first:",
   older_gateway_decided_recently:
     "A Gateway without language revision 2 decided this organization's calls in the last 30 minutes.",
@@ -109,7 +110,8 @@ export function ActivationDialog({
   return (
     <Dialog title={title ?? `Activate version ${version.number}`} onClose={onClose}>
       <p>
-        Replaces {numberOf(expected)} as the version in force for every agent of <strong>{policy.name}</strong>.
+        Replaces {numberOf(expected)} as the version in force for every agent of{" "}
+        <strong>{policy.name}</strong>.
       </p>
       <ol className="gates" data-testid="gates">
         <li data-gate="examples" data-state={!preview ? "checking" : failing.length ? "failing" : "passing"}>
@@ -118,18 +120,18 @@ export function ActivationDialog({
             ? "Running the saved examples…"
             : refusedFailing
               ? `${failing.length} example(s) fail under version ${version.number}:`
-            : !preview?.examples || preview.examples.results.length === 0
-              ? "This policy has no saved examples."
-              : failing.length === 0
-                ? `All ${preview.examples.passed} examples with an expectation pass.`
-                : `${failing.length} example(s) fail under version ${version.number}:`}
+              : !preview?.examples || preview.examples.results.length === 0
+                ? "This policy has no saved examples."
+                : failing.length === 0
+                  ? `All ${preview.examples.passed} examples with an expectation pass.`
+                  : `${failing.length} example(s) fail under version ${version.number}:`}
           {failing.length > 0 && (
             <>
               <ul>
                 {failing.map((r) => (
                   <li key={r.id}>
-                    {r.label ?? r.id}: expected {r.expected.outcome} by {r.expected.rule_id ?? "the default"}, got{" "}
-                    {r.actual.outcome} by {r.actual.rule_id ?? "the default"}
+                    {r.label ?? r.id}: expected {r.expected.outcome} by {r.expected.rule_id ?? "the default"},
+                    got {r.actual.outcome} by {r.actual.rule_id ?? "the default"}
                   </li>
                 ))}
               </ul>
@@ -177,8 +179,8 @@ export function ActivationDialog({
             `Activation is refused if ${numberOf(expected)} is no longer the active version when you confirm.`
           ) : (
             <span data-testid="active-changed">
-              The active version changed meanwhile: it is now {numberOf(changedTo)}. Review the gates against it
-              and confirm again.{" "}
+              The active version changed meanwhile: it is now {numberOf(changedTo)}. Review the gates against
+              it and confirm again.{" "}
               <button
                 type="button"
                 onClick={() => {
@@ -201,7 +203,12 @@ export function ActivationDialog({
       </label>
       <ErrorNotice error={error} />
       <div className="row">
-        <button type="button" className="primary" onClick={activate} disabled={blocked || busy || changedTo !== undefined}>
+        <button
+          type="button"
+          className="primary"
+          onClick={activate}
+          disabled={blocked || busy || changedTo !== undefined}
+        >
           Activate version {version.number}
         </button>
         <button type="button" onClick={onClose}>

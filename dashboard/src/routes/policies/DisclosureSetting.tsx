@@ -35,7 +35,11 @@ export function DisclosureSetting({
         submit="Save the disclosure"
         done={<p role="status">Saved. It applies to the next decisions; no version was made.</p>}
         onSubmit={async (d) => {
-          await policies.setDisclosure(orgId, policy.id, field(d, "agent_disclosure") as AgentDisclosureSetting);
+          await policies.setDisclosure(
+            orgId,
+            policy.id,
+            field(d, "agent_disclosure") as AgentDisclosureSetting,
+          );
           await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
         }}
       >

@@ -34,8 +34,8 @@ export function EmergencyStopDialog({
   return (
     <Dialog title={`Emergency stop of ${name}`} onClose={onClose}>
       <p>
-        Every call of every agent under this policy is denied at once, pending approvals and approved calls not
-        yet run are closed, and observe windows end. Only a rollback lifts the stop.
+        Every call of every agent under this policy is denied at once, pending approvals and approved calls
+        not yet run are closed, and observe windows end. Only a rollback lifts the stop.
       </p>
       <label>
         Type the policy's name, {name}, to confirm

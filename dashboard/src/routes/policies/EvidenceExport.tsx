@@ -23,11 +23,15 @@ export function EvidenceExport({ orgId, policy }: { orgId: string; policy: Polic
     try {
       const from = new Date(`${String(d.get("from"))}T00:00:00Z`).toISOString();
       // The end of the chosen day, but never after now.
-      const to = new Date(Math.min(Date.now(), new Date(`${String(d.get("to"))}T00:00:00Z`).getTime() + day - 1)).toISOString();
+      const to = new Date(
+        Math.min(Date.now(), new Date(`${String(d.get("to"))}T00:00:00Z`).getTime() + day - 1),
+      ).toISOString();
       const { bytes } = await policies.evidence(orgId, policy.id, from, to);
       const parsed = JSON.parse(new TextDecoder().decode(bytes)) as { digest: string };
       setFile({
-        url: URL.createObjectURL(new Blob([bytes.slice().buffer as ArrayBuffer], { type: "application/json" })),
+        url: URL.createObjectURL(
+          new Blob([bytes.slice().buffer as ArrayBuffer], { type: "application/json" }),
+        ),
         digest: parsed.digest,
         name: `policy-${policy.id}-evidence.json`,
       });

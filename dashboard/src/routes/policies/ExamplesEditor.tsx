@@ -81,7 +81,8 @@ export function ExamplesEditor({
 
   const set = (i: number, patch: Partial<Row>) =>
     setRows((rs) => rs.map((r, n) => (n === i ? { ...r, ...patch } : r)));
-  const failing = typeof results === "string" ? 0 : [...results.values()].filter((r) => r.passed === false).length;
+  const failing =
+    typeof results === "string" ? 0 : [...results.values()].filter((r) => r.passed === false).length;
 
   async function save() {
     setError(null);
@@ -96,12 +97,11 @@ export function ExamplesEditor({
     }
   }
 
-  const cell = (i: number, key: keyof Row, label: string, width = "8ch") => (
+  const cell = (i: number, key: keyof Row, label: string) => (
     <td>
       <input
         aria-label={`Example ${i + 1} ${label}`}
         value={rows[i]![key]}
-        style={{ width }}
         onChange={(e) => set(i, { [key]: e.target.value })}
       />
     </td>
@@ -111,10 +111,10 @@ export function ExamplesEditor({
     <section aria-labelledby="examples-heading">
       <h2 id="examples-heading">Examples</h2>
       <p className="muted">
-        Each example is a call and the outcome and rule expected for it; activation checks them. Results
-        below are against the editor's text, before anything is saved.
+        Each example is a call and the outcome and rule expected for it; activation checks them. Results below
+        are against the editor's text, before anything is saved.
       </p>
-      <table data-testid="examples">
+      <table data-testid="examples" className="examples">
         <thead>
           <tr>
             <th scope="col">Id</th>
@@ -137,11 +137,11 @@ export function ExamplesEditor({
             return (
               <tr key={i} data-example={r.id}>
                 {cell(i, "id", "id")}
-                {cell(i, "label", "label", "12ch")}
-                {cell(i, "tool", "tool", "12ch")}
-                {cell(i, "action", "action", "12ch")}
-                {cell(i, "amount", "amount", "7ch")}
-                {cell(i, "currency", "currency", "4ch")}
+                {cell(i, "label", "label")}
+                {cell(i, "tool", "tool")}
+                {cell(i, "action", "action")}
+                {cell(i, "amount", "amount")}
+                {cell(i, "currency", "currency")}
                 <td>
                   <select
                     aria-label={`Example ${i + 1} expected outcome`}
@@ -153,7 +153,7 @@ export function ExamplesEditor({
                     ))}
                   </select>
                 </td>
-                {cell(i, "expected_rule", "expected rule (empty for the default)", "12ch")}
+                {cell(i, "expected_rule", "expected rule (empty for the default)")}
                 <td data-testid="example-result" data-passed={res ? String(res.passed) : "unknown"}>
                   {!res
                     ? "—"
@@ -190,34 +190,36 @@ export function ExamplesEditor({
         </ul>
       )}
       <p aria-live="polite" data-testid="examples-summary">
-        {typeof results === "string" ? "" : `${results.size - failing} of ${results.size} pass or have no expectation; ${failing} fail.`}
+        {typeof results === "string"
+          ? ""
+          : `${results.size - failing} of ${results.size} pass or have no expectation; ${failing} fail.`}
       </p>
       {mayWrite && (
-      <div className="row">
-        <button
-          type="button"
-          onClick={() =>
-            setRows((rs) => [
-              ...rs,
-              {
-                id: `example-${rs.length + 1}`,
-                label: "",
-                tool: "",
-                action: "",
-                amount: "",
-                currency: "",
-                expected_outcome: "allowed",
-                expected_rule: "",
-              },
-            ])
-          }
-        >
-          Add an example
-        </button>
+        <div className="row">
+          <button
+            type="button"
+            onClick={() =>
+              setRows((rs) => [
+                ...rs,
+                {
+                  id: `example-${rs.length + 1}`,
+                  label: "",
+                  tool: "",
+                  action: "",
+                  amount: "",
+                  currency: "",
+                  expected_outcome: "allowed",
+                  expected_rule: "",
+                },
+              ])
+            }
+          >
+            Add an example
+          </button>
           <button type="button" onClick={save} disabled={!check.ok}>
             Save examples
           </button>
-      </div>
+        </div>
       )}
       {done && <p role="status">{done}</p>}
       <ErrorNotice error={error} />

@@ -11,7 +11,10 @@ export function PoliciesPage() {
   const { orgId, org } = useCurrentOrganization();
   const navigate = useNavigate();
   const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
-  const templates = useQuery({ queryKey: ["policy-templates", orgId], queryFn: () => policies.templates(orgId) });
+  const templates = useQuery({
+    queryKey: ["policy-templates", orgId],
+    queryFn: () => policies.templates(orgId),
+  });
   return (
     <main>
       <h1>Policies</h1>
@@ -35,9 +38,7 @@ export function PoliciesPage() {
                     <td>
                       <Link to={orgPath(orgId, `/policies/${p.policy_id}`)}>{p.name}</Link>
                     </td>
-                    <td>
-                      {p.emergency_stopped ? "emergency stop" : p.stage.replace("_", " ")}
-                    </td>
+                    <td>{p.emergency_stopped ? "emergency stop" : p.stage.replace("_", " ")}</td>
                     <td>{p.active_version ? `version ${p.active_version.number}` : "none"}</td>
                     <td>{p.shadow_version ? `version ${p.shadow_version.number}` : "none"}</td>
                   </tr>

@@ -38,7 +38,11 @@ export function PolicyEditor({
     validation.state === "syntax"
       ? [{ ...validation.parsed, severity: "error", message: validation.parsed.message }]
       : validation.state === "invalid"
-        ? validation.issues.map((i) => ({ ...validation.locate(i.path), severity: "error", message: i.message }))
+        ? validation.issues.map((i) => ({
+            ...validation.locate(i.path),
+            severity: "error",
+            message: i.message,
+          }))
         : validation.state === "valid"
           ? validation.lint.warnings.map((w) => ({
               ...validation.locate(w.path),

@@ -43,7 +43,9 @@ export function PolicyPage() {
   const detail = useQuery({ queryKey: ["policy", policyId], queryFn: () => policies.get(orgId, policyId) });
   return (
     <main className="wide">
-      <Loaded query={detail}>{(d) => <PolicyWorkspace key={policyId} orgId={orgId} detail={d} role={org?.role} />}</Loaded>
+      <Loaded query={detail}>
+        {(d) => <PolicyWorkspace key={policyId} orgId={orgId} detail={d} role={org?.role} />}
+      </Loaded>
     </main>
   );
 }
@@ -64,7 +66,8 @@ function PolicyWorkspace({
   const [mode, setMode] = useState<TextMode>("json");
   const [text, setText] = useState(() => formatDocument(startingDocument(detail), "json"));
   const validation = useValidation(orgId, text);
-  const editorDocument = validation.state === "valid" || validation.state === "invalid" ? validation.document : null;
+  const editorDocument =
+    validation.state === "valid" || validation.state === "invalid" ? validation.document : null;
   const [activating, setActivating] = useState<{ version: PolicyVersion; title?: string } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
@@ -119,7 +122,12 @@ function PolicyWorkspace({
         </>
       )}
       {section === "versions" && (
-        <VersionsPanel orgId={orgId} detail={detail} mayActivate={mayAdminister} onActivate={(v) => activate(v)} />
+        <VersionsPanel
+          orgId={orgId}
+          detail={detail}
+          mayActivate={mayAdminister}
+          onActivate={(v) => activate(v)}
+        />
       )}
       {section === "rollout" && (
         <RolloutPanel
@@ -137,7 +145,9 @@ function PolicyWorkspace({
       )}
       {section === "map" && <DecisionMapView orgId={orgId} detail={detail} />}
       {section === "evidence" && mayAdminister && <EvidenceExport orgId={orgId} policy={policy} />}
-      {section === "settings" && <DisclosureSetting orgId={orgId} policy={policy} mayChange={mayAdminister} />}
+      {section === "settings" && (
+        <DisclosureSetting orgId={orgId} policy={policy} mayChange={mayAdminister} />
+      )}
       {activating && (
         <ActivationDialog
           orgId={orgId}

@@ -43,7 +43,14 @@ export function RolloutPanel({
     try {
       let copyId: string;
       try {
-        copyId = (await policies.requireApprovalCopy(orgId, policy.id, target.id, `require-approval copy of version ${target.number}`)).version.id;
+        copyId = (
+          await policies.requireApprovalCopy(
+            orgId,
+            policy.id,
+            target.id,
+            `require-approval copy of version ${target.number}`,
+          )
+        ).version.id;
       } catch (err) {
         // The copy was made before (a draft with the same document): use it.
         if (!(err instanceof DashboardError && err.code === "DRAFT_EXISTS")) throw err;
@@ -56,7 +63,10 @@ export function RolloutPanel({
       });
       const copy = fresh.versions.find((v) => v.id === copyId);
       if (!copy) throw new Error(`the require-approval copy ${copyId} is not among the versions`);
-      activate(copy, `Require approval: activate version ${copy.number}, the copy of version ${target.number}`);
+      activate(
+        copy,
+        `Require approval: activate version ${copy.number}, the copy of version ${target.number}`,
+      );
     } catch (err) {
       setError(err);
     }
@@ -84,11 +94,24 @@ export function RolloutPanel({
         <>
           <h3>When it goes wrong</h3>
           <div className="row">
-            <button type="button" onClick={() => setDialog("rollback")}>
+            <button
+              type="button"
+              onClick={() => {
+                notify("");
+                setDialog("rollback");
+              }}
+            >
               Roll back…
             </button>
             {!stopped && policy.active_version_id && (
-              <button type="button" className="danger" onClick={() => setDialog("stop")}>
+              <button
+                type="button"
+                className="danger"
+                onClick={() => {
+                  notify("");
+                  setDialog("stop");
+                }}
+              >
                 Emergency stop…
               </button>
             )}

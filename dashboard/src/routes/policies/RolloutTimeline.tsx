@@ -1,9 +1,21 @@
 import type { RolloutStage } from "@countersign/protocol/wire";
 
 const stages: { stage: RolloutStage; name: string; what: string }[] = [
-  { stage: "observe", name: "Observe", what: "calls are allowed and recorded while an observe window is open" },
-  { stage: "shadow", name: "Shadow", what: "a new version is evaluated beside the active one, deciding nothing" },
-  { stage: "require_approval", name: "Require approval", what: "what the new version would deny is held for approval" },
+  {
+    stage: "observe",
+    name: "Observe",
+    what: "calls are allowed and recorded while an observe window is open",
+  },
+  {
+    stage: "shadow",
+    name: "Shadow",
+    what: "a new version is evaluated beside the active one, deciding nothing",
+  },
+  {
+    stage: "require_approval",
+    name: "Require approval",
+    what: "what the new version would deny is held for approval",
+  },
   { stage: "enforce", name: "Enforce", what: "the active version decides every call" },
 ];
 
@@ -24,7 +36,9 @@ export function RolloutTimeline({ stage, stopped }: { stage: RolloutStage; stopp
           </li>
         ))}
       </ol>
-      {stage === "none" && <p className="muted">No version is active: every call of this policy's agents is denied.</p>}
+      {stage === "none" && (
+        <p className="muted">No version is active: every call of this policy's agents is denied.</p>
+      )}
       {stopped && (
         <p className="error" role="alert" data-code="EMERGENCY_ACTIVE">
           Emergency stop: every call is denied until a rollback.

@@ -49,7 +49,8 @@ export function SimulationPanel({
     setError(null);
     setSaved(null);
     try {
-      if (candidate === "editor" && !editorDocument) throw new Error("the editor's text is not a document yet");
+      if (candidate === "editor" && !editorDocument)
+        throw new Error("the editor's text is not a document yet");
       const request: SimulationRequest = {
         candidate: candidate === "editor" ? { document: editorDocument! } : { version_id: candidate },
         baseline,

@@ -64,7 +64,9 @@ export function VersionsPanel({
             <VersionSelect label="From" value={from} onChange={setFrom} versions={versions} />
             <VersionSelect label="To" value={to} onChange={setTo} versions={versions} />
           </div>
-          {from && to && <VersionDiff orgId={orgId} policyId={policy.id} from={from} to={to} versions={versions} />}
+          {from && to && (
+            <VersionDiff orgId={orgId} policyId={policy.id} from={from} to={to} versions={versions} />
+          )}
         </>
       )}
     </section>
@@ -122,7 +124,12 @@ function VersionDiff({
 }
 
 function DiffText({ diff: d, from, to }: { diff: PolicyDiff; from?: number; to?: number }) {
-  if (d.identical) return <p>Versions {from} and {to} have the same document.</p>;
+  if (d.identical)
+    return (
+      <p>
+        Versions {from} and {to} have the same document.
+      </p>
+    );
   return (
     <ul className="diff">
       {d.revision && (

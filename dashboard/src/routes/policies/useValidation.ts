@@ -7,7 +7,12 @@ import { parseText, type ParsedText } from "./document-text.js";
 export type Validation =
   | { state: "checking" }
   | { state: "syntax"; parsed: Extract<ParsedText, { ok: false }> }
-  | { state: "invalid"; document: DocumentJson; issues: PolicyIssue[]; locate: (path: string) => { from: number; to: number } }
+  | {
+      state: "invalid";
+      document: DocumentJson;
+      issues: PolicyIssue[];
+      locate: (path: string) => { from: number; to: number };
+    }
   | {
       state: "valid";
       document: DocumentJson;
