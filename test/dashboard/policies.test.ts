@@ -307,6 +307,71 @@ describe("roles", () => {
   });
 });
 
+describe("gates met on the way", () => {
+  it(
+    "names the Gateway that is not upgraded, then the active version that changed meanwhile",
+    { timeout: 120_000 },
+    async () => {
+      await world.db.pool.query("delete from rate_limit_counters where key like '%' || $1 || '%'", [orgId]);
+      const detail = await sessionRequest(owner, "GET", `/orgs/${orgId}/policies/${policyId}`);
+      const v2 = detail.versions.find((v: { number: number }) => v.number === 2);
+      // A revision-2 draft: the require-approval copy of version 2 (its deny rule becomes a guard).
+      const copy = (
+        await sessionRequest(owner, "POST", `/orgs/${orgId}/policies/${policyId}/versions`, {
+          require_approval_copy_of: v2.id,
+        })
+      ).version;
+      expect(copy.language_revision).toBe(2);
+      // An outdated Gateway still running: it reported a moment ago without revision 2.
+      await world.db.pool.query(
+        "insert into gateway_instances (instance_id, version, language_revisions) values ('gateway-outdated', '0.0.1', '{1}')",
+      );
+      try {
+        await owner.goto(`/orgs/${orgId}/policies/${policyId}/versions`);
+        await owner.getByRole("button", { name: `Activate version ${copy.number}` }).click();
+        const dialog = owner.getByRole("dialog");
+        await expect
+          .poll(() => dialog.locator('[data-gate="examples"]').getAttribute("data-state"), {
+            timeout: 20_000,
+          })
+          .toBe("failing");
+        await dialog.getByLabel("I acknowledge the failing examples and activate anyway").check();
+        await dialog.getByRole("button", { name: `Activate version ${copy.number}` }).click();
+        await dialog.getByTestId("language-gate").getByText("gateway-outdated").waitFor();
+        await expect(dialog.locator('[role=alert][data-code="GATEWAYS_NOT_UPGRADED"]').count()).resolves.toBe(
+          1,
+        );
+        await screenshot(owner, "policy-language-gate", dir);
+      } finally {
+        await world.db.pool.query("delete from gateway_instances where instance_id = 'gateway-outdated'");
+      }
+
+      // Someone else activates version 5 while the dialog is open: the confirmation is refused.
+      const v5 = detail.versions.find((v: { number: number }) => v.number === 5);
+      await sessionRequest(owner, "POST", `/orgs/${orgId}/policies/${policyId}/versions/${v5.id}/activate`, {
+        expected_active_version_id: detail.policy.active_version_id,
+        acknowledge_failing_examples: true,
+      });
+      const dialog = owner.getByRole("dialog");
+      await dialog.getByRole("button", { name: `Activate version ${copy.number}` }).click();
+      await dialog.getByTestId("active-changed").getByText("it is now version 5").waitFor();
+      expect(
+        (await sessionRequest(owner, "GET", `/orgs/${orgId}/policies/${policyId}`)).policy.active_version_id,
+      ).toBe(v5.id);
+      await dialog.getByRole("button", { name: "Review against version 5" }).click();
+      await expect
+        .poll(() => dialog.locator('[data-gate="examples"]').getAttribute("data-state"), { timeout: 20_000 })
+        .toBe("failing");
+      await dialog.getByLabel("I acknowledge the failing examples and activate anyway").check();
+      await dialog.getByRole("button", { name: `Activate version ${copy.number}` }).click();
+      await owner.getByTestId("notice").getByText(`Version ${copy.number} is active.`).waitFor();
+      expect(
+        (await sessionRequest(owner, "GET", `/orgs/${orgId}/policies/${policyId}`)).policy.active_version_id,
+      ).toBe(copy.id);
+    },
+  );
+});
+
 describe("accessibility", () => {
   const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
@@ -352,6 +417,12 @@ describe("accessibility", () => {
   it("finds no serious or critical violation on the policy pages", { timeout: 120_000 }, async () => {
     // A minute passes: the analyses of the tests before (10 a minute per organization) are forgotten.
     await world.db.pool.query("delete from rate_limit_counters where key like '%' || $1 || '%'", [orgId]);
+    // A draft to simulate and to open the activation dialog for.
+    const draft = (
+      await sessionRequest(owner, "POST", `/orgs/${orgId}/policies/${policyId}/versions`, {
+        document: { ...version2, default_effect: "require_approval" },
+      })
+    ).version;
     const found: Record<string, string[]> = {};
     await owner.goto(`/orgs/${orgId}/policies`);
     await owner.getByTestId("policies").waitFor();
@@ -373,7 +444,7 @@ describe("accessibility", () => {
           .poll(() => owner.getByTestId("validation").getAttribute("data-state"), { timeout: 20_000 })
           .toBe("valid");
       if (tab === "Simulation") {
-        await owner.getByLabel("Candidate").selectOption({ label: "Version 5 (draft)" });
+        await owner.getByLabel("Candidate").selectOption({ label: `Version ${draft.number} (draft)` });
         await owner.getByRole("button", { name: "Run the simulation" }).click();
         await owner.getByTestId("matrix").waitFor();
         await owner.getByRole("button", { name: "Save this simulation" }).click();
@@ -392,7 +463,7 @@ describe("accessibility", () => {
       found[tab] = await seriousViolations(owner);
     }
     await policyTab(owner, "Versions");
-    await owner.getByRole("button", { name: "Activate version 5" }).click();
+    await owner.getByRole("button", { name: `Activate version ${draft.number}` }).click();
     await owner.getByRole("dialog").locator('[data-gate="impact"][data-less-restricted]').waitFor();
     found.activation = await seriousViolations(owner);
     await owner.keyboard.press("Escape");
@@ -409,4 +480,42 @@ describe("accessibility", () => {
       activation: [],
     });
   });
+});
+
+describe("stop and settings", () => {
+  it(
+    "saves the disclosure without a version, and stops every call once the policy's name is typed",
+    { timeout: 90_000 },
+    async () => {
+      const before = await sessionRequest(owner, "GET", `/orgs/${orgId}/policies/${policyId}`);
+      await owner.goto(`/orgs/${orgId}/policies/${policyId}/settings`);
+      await owner.getByLabel("Agents are told").selectOption("rule");
+      await owner.getByRole("button", { name: "Save the disclosure" }).click();
+      await owner.getByText("Saved. It applies to the next decisions; no version was made.").waitFor();
+      const after = await sessionRequest(owner, "GET", `/orgs/${orgId}/policies/${policyId}`);
+      expect(after.policy.agent_disclosure).toBe("rule");
+      expect(after.versions).toHaveLength(before.versions.length);
+
+      await policyTab(owner, "Rollout");
+      await owner.getByRole("button", { name: "Emergency stop…" }).click();
+      const dialog = owner.getByRole("dialog");
+      const stop = dialog.getByRole("button", { name: "Stop every call" });
+      await expect(stop.isDisabled()).resolves.toBe(true);
+      await dialog.getByLabel(/^Type the policy's name/).fill("refund");
+      await expect(stop.isDisabled()).resolves.toBe(true);
+      await dialog.getByLabel(/^Type the policy's name/).fill("refunds");
+      await stop.click();
+      await owner
+        .getByTestId("notice")
+        .getByText(/^Emergency stop: every call is denied/)
+        .waitFor();
+      await owner.locator('[role=alert][data-code="EMERGENCY_ACTIVE"]').waitFor();
+      const small = await world.gateway.authorize(gatewayKey, {
+        tool: "refund_payment",
+        arguments: { amount: 10, order: "P-after-stop" },
+        idempotency_key: "P-after-stop",
+      });
+      expect(small.body).toMatchObject({ allowed: false, status: "denied" });
+    },
+  );
 });
