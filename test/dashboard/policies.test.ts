@@ -423,6 +423,8 @@ describe("accessibility", () => {
         document: { ...version2, default_effect: "require_approval" },
       })
     ).version;
+    const consoleErrors: string[] = [];
+    owner.on("console", (m) => m.type() === "error" && consoleErrors.push(m.text()));
     const found: Record<string, string[]> = {};
     await owner.goto(`/orgs/${orgId}/policies`);
     await owner.getByTestId("policies").waitFor();
@@ -468,6 +470,8 @@ describe("accessibility", () => {
     found.activation = await seriousViolations(owner);
     await owner.keyboard.press("Escape");
     await expect(owner.getByRole("dialog").count()).resolves.toBe(0);
+    // No script error, refused style or failed request on any of these pages.
+    expect(consoleErrors).toEqual([]);
     expect(found).toEqual({
       list: [],
       Document: [],
