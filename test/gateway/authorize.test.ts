@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeCovered } from "../../api/src/policies/supersede.js";
+import { supersedeCovered } from "../../core/src/actions/index.js";
 import { decideApproval } from "../../core/src/approvals/index.js";
 import { bundleFacts, verifyBundle } from "../../protocol/src/evidence/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
@@ -455,8 +455,8 @@ describe("SPEC 3.2: approvals", () => {
       object,
       identity: gw.gateway.identity,
     });
-    // What the Cloud API's rollback does to covered open actions (api/src/policies/supersede.ts).
-    const closed = await closeCovered(db.pool, {
+    // What the Cloud API's rollback does to covered open actions (core/src/actions/supersede.ts).
+    const closed = await supersedeCovered(db.pool, {
       organizationId: w.organizationId,
       policyId: w.policyId,
       versionId: randomUUID(),
