@@ -1,5 +1,6 @@
 import { policyDigest, requireApprovalDraft } from "@countersign/protocol/policy";
 import type { Queryable } from "@countersign/core/store";
+import type { RolloutStage } from "@countersign/protocol/wire";
 import type { VersionRow } from "./store.js";
 
 /**
@@ -9,7 +10,7 @@ import type { VersionRow } from "./store.js";
  * of the shadow, compared by digest, however the copy was made), shadow (a
  * shadow version is set), enforce, or none (no active version).
  */
-export type RolloutStage = "none" | "observe" | "shadow" | "require_approval" | "enforce";
+export type { RolloutStage };
 
 export function isRequireApprovalCopy(
   active: Pick<VersionRow, "digest">,

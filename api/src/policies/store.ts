@@ -9,6 +9,7 @@ import {
 } from "@countersign/protocol/policy";
 import type { Queryable } from "@countersign/core/store";
 import type { VersionOrigin } from "./versions.js";
+import type { Policy, PolicyVersion } from "@countersign/protocol/wire";
 
 /**
  * Policy and version rows as the rollout code reads them, and their JSON
@@ -110,7 +111,7 @@ export function compiledVersion(v: Pick<VersionRow, "id" | "document">): Compile
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 /** A version as the API shows it (SPEC 2.4); `document` only when asked. */
-export function versionJson(v: VersionRow, withDocument = false) {
+export function versionJson(v: VersionRow, withDocument = false): PolicyVersion {
   return {
     id: v.id,
     policy_id: v.policy_id,
@@ -132,7 +133,7 @@ export function versionJson(v: VersionRow, withDocument = false) {
 export function policyJson(
   p: PolicyRow,
   versions?: { active: VersionRow | null; shadow: VersionRow | null },
-) {
+): Policy {
   const brief = (v: VersionRow | null | undefined) =>
     v ? { id: v.id, number: v.number, digest: v.digest, language_revision: v.language_revision } : null;
   return {

@@ -116,5 +116,9 @@ export const api = {
   post: <T>(path: string, body?: unknown, opts?: RequestOptions) =>
     apiRequest<T>("POST", path, body ?? {}, opts),
   patch: <T>(path: string, body: unknown, opts?: RequestOptions) => apiRequest<T>("PATCH", path, body, opts),
+  put: <T>(path: string, body: unknown, opts?: RequestOptions) => apiRequest<T>("PUT", path, body, opts),
   delete: <T>(path: string, opts?: RequestOptions) => apiRequest<T>("DELETE", path, undefined, opts),
 };
+
+// The policy routes, kept in their own file.
+export * from "./policies.js";

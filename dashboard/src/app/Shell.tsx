@@ -56,6 +56,7 @@ export function Shell() {
             </NavLink>
             {can.decideApprovals(org.role) && <NavLink to={orgPath(orgId, "/approvals")}>Approvals</NavLink>}
             <NavLink to={orgPath(orgId, "/agents")}>Agents</NavLink>
+            <NavLink to={orgPath(orgId, "/policies")}>Policies</NavLink>
             <NavLink to={orgPath(orgId, "/actions")}>Actions</NavLink>
             <NavLink to={orgPath(orgId, "/receipts")}>Receipts</NavLink>
             <NavLink to={orgPath(orgId, "/principal")}>Principal</NavLink>

@@ -99,6 +99,7 @@ export {
   versionStatuses,
   versionOrigins,
   rolloutStages,
+  openActionsChoices,
   versionBriefSchema,
   policyVersionSchema,
   policySchema,
@@ -108,4 +109,7 @@ export {
   type Policy,
   type PolicyStatusItem,
   type Rollback,
+  type RolloutStage,
+  type OpenActionsChoice,
+  type PolicyDisclosure,
 } from "./policies.js";

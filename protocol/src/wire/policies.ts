@@ -4,6 +4,11 @@ export const policyDisclosures = ["inherit", "none", "rule", "conditions"] as co
 export const versionStatuses = ["draft", "active", "superseded"] as const;
 export const versionOrigins = ["document", "template", "require_approval_copy", "rollback"] as const;
 export const rolloutStages = ["none", "observe", "shadow", "require_approval", "enforce"] as const;
+/** What a rollback or an emergency stop does with the actions still open under the policy. */
+export const openActionsChoices = ["keep", "supersede_pending", "supersede_all"] as const;
+export type RolloutStage = (typeof rolloutStages)[number];
+export type OpenActionsChoice = (typeof openActionsChoices)[number];
+export type PolicyDisclosure = (typeof policyDisclosures)[number];
 
 /** A version named by a policy: the active or the shadow one. */
 export const versionBriefSchema = z.strictObject({
@@ -65,7 +70,7 @@ export const rollbackAnswerSchema = z.strictObject({
   version: policyVersionSchema,
   restored_version: policyVersionSchema,
   previous_version_id: z.uuid().nullable(),
-  open_actions: z.enum(["keep", "supersede_pending", "supersede_all"]),
+  open_actions: z.enum(openActionsChoices),
   closed_actions: z.number().int(),
   shadow_cleared: z.boolean(),
   /** A rollback to a version some Gateways cannot read yet goes ahead with a warning naming the language gate. */

@@ -1,0 +1,186 @@
+/**
+ * The policy routes of the Cloud API (docs/policy-rollout.md), through the one client. Answers are
+ * typed by the wire schemas and the engine's report types of `@countersign/protocol`.
+ */
+import type {
+  DecisionMap,
+  ExamplesReport,
+  PolicyDiff,
+  PolicyExample,
+  PolicyIssue,
+  SimulationReport,
+} from "@countersign/protocol/policy";
+import type {
+  PolicyDisclosure,
+  OpenActionsChoice,
+  Policy,
+  PolicyStatusItem,
+  PolicyVersion,
+} from "@countersign/protocol/wire";
+import { api, apiDownload } from "./client.js";
+
+export type { Policy, PolicyVersion, PolicyStatusItem, OpenActionsChoice, PolicyDisclosure };
+export type DocumentJson = Record<string, unknown>;
+
+export interface LintReport {
+  warnings: PolicyIssue[];
+  total: number;
+}
+export interface Validation {
+  valid: true;
+  language_revision: 1 | 2;
+  digest: string;
+  lint: LintReport;
+}
+export interface PolicyDetail {
+  policy: Policy;
+  versions: PolicyVersion[];
+  examples: PolicyExample[];
+}
+export interface Template {
+  id: string;
+  name: string;
+  description: string;
+  document: DocumentJson;
+}
+export type Baseline =
+  { kind: "active" } | { kind: "recorded" } | { kind: "none" } | { kind: "version"; version_id: string };
+export interface SimulationRequest {
+  candidate: { version_id: string } | { document: DocumentJson };
+  baseline: Baseline;
+  window_days: number;
+  scope: "agents" | "policy";
+  environment: "all" | "live" | "test";
+  examples?: boolean;
+}
+export interface Simulation {
+  report: SimulationReport;
+  baseline: { kind: string; version_id: string | null };
+  calls: unknown[];
+  examples?: ExamplesReport | null;
+}
+export interface SavedSimulation {
+  id: string;
+  candidate_version_id: string;
+  baseline: { kind: string; version_id: string | null };
+  parameters: { window_days: number; scope: string; environment: string };
+  created_at: string;
+  expires_at: string;
+  report?: SimulationReport;
+}
+export interface Impact {
+  computed: boolean;
+  reason?: string;
+  decisions?: number;
+  less_restricted?: number;
+  more_restricted?: number;
+  same?: number;
+}
+export interface LanguageGate {
+  open: boolean;
+  reason?: "no_recent_gateway" | "outdated_gateway_running" | "older_gateway_decided_recently";
+  gateways: number;
+  outdated_instances?: string[];
+}
+export interface ActivateRequest {
+  expected_active_version_id: string | null;
+  note?: string;
+  acknowledge_failing_examples?: boolean;
+  max_loosened?: number;
+}
+export interface Activation {
+  version: PolicyVersion;
+  previous_version_id: string | null;
+  shadow_cleared: boolean;
+  examples: ExamplesReport | null;
+  impact: Impact | null;
+  language_gate: LanguageGate | null;
+}
+export interface Rollback {
+  version: PolicyVersion;
+  restored_version: PolicyVersion;
+  open_actions: OpenActionsChoice;
+  closed_actions: number;
+  warnings: unknown[];
+}
+export interface ShadowReport {
+  shadow_version_id: string;
+  active_version_id: string | null;
+  window_days: number;
+  report: SimulationReport;
+}
+
+const base = (orgId: string) => `/orgs/${orgId}`;
+const one = (orgId: string, policyId: string) => `/orgs/${orgId}/policies/${policyId}`;
+
+export const policies = {
+  list: (orgId: string) => api.get<{ items: Policy[] }>(`${base(orgId)}/policies?limit=100`),
+  status: (orgId: string) => api.get<{ items: PolicyStatusItem[] }>(`${base(orgId)}/policy-status`),
+  templates: (orgId: string) => api.get<{ items: Template[] }>(`${base(orgId)}/policy-templates`),
+  get: (orgId: string, policyId: string) => api.get<PolicyDetail>(one(orgId, policyId)),
+  create: (orgId: string, body: { name: string; document?: DocumentJson; note?: string }) =>
+    api.post<{ policy: Policy; version: PolicyVersion | null }>(`${base(orgId)}/policies`, body),
+  fromTemplate: (orgId: string, body: { name: string; template_id: string }) =>
+    api.post<{ policy: Policy; version: PolicyVersion | null }>(
+      `${base(orgId)}/policies/from-template`,
+      body,
+    ),
+  validate: (orgId: string, document: DocumentJson, signal?: AbortSignal) =>
+    api.post<Validation>(`${base(orgId)}/policies/validate`, { document }, { signal }),
+  saveVersion: (orgId: string, policyId: string, body: { document: DocumentJson; note?: string }) =>
+    api.post<{ version: PolicyVersion; lint: LintReport }>(`${one(orgId, policyId)}/versions`, body),
+  requireApprovalCopy: (orgId: string, policyId: string, of: string, note?: string) =>
+    api.post<{ version: PolicyVersion }>(`${one(orgId, policyId)}/versions`, {
+      require_approval_copy_of: of,
+      ...(note ? { note } : {}),
+    }),
+  diff: (orgId: string, policyId: string, from: string, to: string) =>
+    api.get<{ diff: PolicyDiff }>(
+      `${one(orgId, policyId)}/diff?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
+    ),
+  saveExamples: (orgId: string, policyId: string, examples: PolicyExample[]) =>
+    api.put<{ examples: PolicyExample[]; active_version_report: ExamplesReport | null }>(
+      `${one(orgId, policyId)}/examples`,
+      { examples },
+    ),
+  simulate: (orgId: string, policyId: string, body: SimulationRequest) =>
+    api.post<{ simulation: Simulation }>(`${one(orgId, policyId)}/simulate`, body),
+  saveSimulation: (orgId: string, policyId: string, body: SimulationRequest) =>
+    api.post<{ simulation: SavedSimulation }>(`${one(orgId, policyId)}/simulations`, body),
+  simulations: (orgId: string, policyId: string) =>
+    api.get<{ items: SavedSimulation[] }>(`${one(orgId, policyId)}/simulations?limit=20`),
+  setShadow: (orgId: string, policyId: string, versionId: string, expected: string | null) =>
+    api.put<{ policy: Policy }>(`${one(orgId, policyId)}/shadow`, {
+      version_id: versionId,
+      expected_shadow_version_id: expected,
+    }),
+  clearShadow: (orgId: string, policyId: string) =>
+    api.delete<{ policy: Policy }>(`${one(orgId, policyId)}/shadow`),
+  shadowReport: (orgId: string, policyId: string, windowDays: number) =>
+    api.get<ShadowReport>(`${one(orgId, policyId)}/shadow/report?window_days=${windowDays}`),
+  activate: (orgId: string, policyId: string, versionId: string, body: ActivateRequest) =>
+    api.post<Activation>(`${one(orgId, policyId)}/versions/${versionId}/activate`, body),
+  rollback: (
+    orgId: string,
+    policyId: string,
+    body: {
+      expected_active_version_id: string | null;
+      to_version_id?: string;
+      note?: string;
+      open_actions: OpenActionsChoice;
+    },
+  ) => api.post<Rollback>(`${one(orgId, policyId)}/rollback`, body),
+  emergencyStop: (orgId: string, policyId: string) =>
+    api.post<{ emergency_stopped_at: string; closed_actions: number; ended_observe_windows: number }>(
+      `${one(orgId, policyId)}/emergency`,
+      {},
+    ),
+  decisionMap: (orgId: string, policyId: string, versionId: string) =>
+    api.get<{ decision_map: DecisionMap }>(`${one(orgId, policyId)}/versions/${versionId}/decision-map`),
+  evidence: (orgId: string, policyId: string, from: string, to: string) =>
+    apiDownload(
+      `${one(orgId, policyId)}/evidence?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
+    ),
+  setDisclosure: (orgId: string, policyId: string, agent_disclosure: PolicyDisclosure) =>
+    api.patch<{ policy: Policy }>(one(orgId, policyId), { agent_disclosure }),
+};

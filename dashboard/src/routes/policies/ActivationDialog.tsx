@@ -1,0 +1,220 @@
+import { useEffect, useState } from "react";
+import type { ExampleResult } from "@countersign/protocol/policy";
+import { useQueryClient } from "@tanstack/react-query";
+import {
+  policies,
+  type Activation,
+  type LanguageGate,
+  type PolicyDetail,
+  type PolicyVersion,
+  type Simulation,
+} from "../../api/client.js";
+import { DashboardError } from "../../api/errors.js";
+import { Dialog } from "../../components/Dialog.js";
+import { ErrorNotice } from "../../components/ErrorNotice.js";
+
+const gateReasons: Record<NonNullable<LanguageGate["reason"]>, string> = {
+  no_recent_gateway:
+    "No Gateway reported in the last minute, so none is confirmed to support language revision 2.",
+  outdated_gateway_running: "These Gateways still run without language revision 2; upgrade them first:",
+  older_gateway_decided_recently:
+    "A Gateway without language revision 2 decided this organization's calls in the last 30 minutes.",
+};
+
+/**
+ * Activation through the gates of SPEC 3.4, each shown as the person meets it: the saved examples
+ * run against the version (failures block until acknowledged), the impact preview (calls that
+ * would be less restricted, sent back as max_loosened so a change meanwhile is refused), the
+ * language gate, and the active version expected, which the service checks when it activates.
+ */
+export function ActivationDialog({
+  orgId,
+  detail,
+  version,
+  title,
+  onClose,
+  onDone,
+}: {
+  orgId: string;
+  detail: PolicyDetail;
+  version: PolicyVersion;
+  title?: string;
+  onClose: () => void;
+  onDone: (a: Activation) => void;
+}) {
+  const { policy, versions } = detail;
+  const queryClient = useQueryClient();
+  const [expected, setExpected] = useState(policy.active_version_id);
+  const [preview, setPreview] = useState<Simulation | null>(null);
+  const [previewError, setPreviewError] = useState<unknown>(null);
+  const [acknowledged, setAcknowledged] = useState(false);
+  const [note, setNote] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [gate, setGate] = useState<LanguageGate | null>(null);
+  const [changedTo, setChangedTo] = useState<string | null | undefined>(undefined);
+
+  const numberOf = (id: string | null) =>
+    id ? `version ${versions.find((v) => v.id === id)?.number ?? "?"}` : "no version";
+
+  useEffect(() => {
+    setPreview(null);
+    setPreviewError(null);
+    policies
+      .simulate(orgId, policy.id, {
+        candidate: { version_id: version.id },
+        baseline: expected ? { kind: "version", version_id: expected } : { kind: "none" },
+        window_days: 7,
+        scope: "agents",
+        environment: "all",
+        examples: true,
+      })
+      .then((r) => setPreview(r.simulation), setPreviewError);
+  }, [orgId, policy.id, version.id, expected]);
+
+  // The service's own answer wins when the examples changed after the preview ran.
+  const [refusedFailing, setRefusedFailing] = useState<ExampleResult[] | null>(null);
+  const failing = refusedFailing ?? preview?.examples?.results.filter((r) => r.passed === false) ?? [];
+  const lessRestricted = preview?.report.counts.less_restricted;
+  const blocked = (!preview && !previewError) || (failing.length > 0 && !acknowledged);
+
+  async function activate() {
+    setBusy(true);
+    setError(null);
+    setGate(null);
+    try {
+      const a = await policies.activate(orgId, policy.id, version.id, {
+        expected_active_version_id: expected,
+        ...(note.trim() ? { note: note.trim() } : {}),
+        ...(acknowledged ? { acknowledge_failing_examples: true } : {}),
+        ...(lessRestricted !== undefined ? { max_loosened: lessRestricted } : {}),
+      });
+      await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
+      await queryClient.invalidateQueries({ queryKey: ["policy-status", orgId] });
+      onDone(a);
+    } catch (err) {
+      if (err instanceof DashboardError && err.code === "EXAMPLES_FAILING")
+        setRefusedFailing((err.details?.failing as ExampleResult[] | undefined) ?? []);
+      if (err instanceof DashboardError && err.code === "GATEWAYS_NOT_UPGRADED")
+        setGate(err.details?.language_gate as LanguageGate);
+      if (err instanceof DashboardError && err.code === "ACTIVE_VERSION_CHANGED") {
+        setChangedTo((err.details?.active_version_id as string | null | undefined) ?? null);
+        await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
+      }
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog title={title ?? `Activate version ${version.number}`} onClose={onClose}>
+      <p>
+        Replaces {numberOf(expected)} as the version in force for every agent of{" "}
+        <strong>{policy.name}</strong>.
+      </p>
+      <ol className="gates" data-testid="gates">
+        <li data-gate="examples" data-state={!preview ? "checking" : failing.length ? "failing" : "passing"}>
+          <strong>Examples. </strong>
+          {!preview && !refusedFailing
+            ? "Running the saved examples…"
+            : refusedFailing
+              ? `${failing.length} example(s) fail under version ${version.number}:`
+              : !preview?.examples || preview.examples.results.length === 0
+                ? "This policy has no saved examples."
+                : failing.length === 0
+                  ? `All ${preview.examples.passed} examples with an expectation pass.`
+                  : `${failing.length} example(s) fail under version ${version.number}:`}
+          {failing.length > 0 && (
+            <>
+              <ul>
+                {failing.map((r) => (
+                  <li key={r.id}>
+                    {r.label ?? r.id}: expected {r.expected.outcome} by {r.expected.rule_id ?? "the default"},
+                    got {r.actual.outcome} by {r.actual.rule_id ?? "the default"}
+                  </li>
+                ))}
+              </ul>
+              <label className="check">
+                <input
+                  type="checkbox"
+                  checked={acknowledged}
+                  onChange={(e) => setAcknowledged(e.target.checked)}
+                />
+                I acknowledge the failing examples and activate anyway
+              </label>
+            </>
+          )}
+        </li>
+        <li data-gate="impact" data-less-restricted={lessRestricted ?? ""}>
+          <strong>Impact. </strong>
+          {!preview
+            ? "Replaying the last 7 days of calls…"
+            : `${lessRestricted} of ${preview.report.counts.evaluated} recent call(s) of the last 7 days would be less restricted, ${preview.report.counts.more_restricted} more restricted.`}
+          {preview && lessRestricted! > 0 && (
+            <span className="warning-text"> Calls that were held or denied would go through.</span>
+          )}
+        </li>
+        <li data-gate="language">
+          <strong>Language. </strong>
+          {version.language_revision === 1
+            ? "Revision 1: every Gateway supports it."
+            : "Revision 2: every running Gateway must support it; checked as you activate."}
+          {gate && !gate.open && (
+            <div className="error" data-testid="language-gate">
+              {gate.reason ? gateReasons[gate.reason] : ""}
+              {gate.outdated_instances && (
+                <ul>
+                  {gate.outdated_instances.map((g) => (
+                    <li key={g}>{g}</li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          )}
+        </li>
+        <li data-gate="expected-active">
+          <strong>Active version. </strong>
+          {changedTo === undefined ? (
+            `Activation is refused if ${numberOf(expected)} is no longer the active version when you confirm.`
+          ) : (
+            <span data-testid="active-changed">
+              The active version changed meanwhile: it is now {numberOf(changedTo)}. Review the gates against
+              it and confirm again.{" "}
+              <button
+                type="button"
+                onClick={() => {
+                  setExpected(changedTo);
+                  setChangedTo(undefined);
+                  setError(null);
+                  setAcknowledged(false);
+                }}
+              >
+                Review against {numberOf(changedTo)}
+              </button>
+            </span>
+          )}
+        </li>
+      </ol>
+      <ErrorNotice error={previewError} />
+      <label>
+        Note (optional)
+        <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} maxLength={2000} />
+      </label>
+      <ErrorNotice error={error} />
+      <div className="row">
+        <button
+          type="button"
+          className="primary"
+          onClick={activate}
+          disabled={blocked || busy || changedTo !== undefined}
+        >
+          Activate version {version.number}
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
+  );
+}

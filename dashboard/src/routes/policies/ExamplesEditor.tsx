@@ -1,0 +1,228 @@
+import { useEffect, useMemo, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import {
+  compilePolicy,
+  exampleOutcomes,
+  runExamples,
+  validateExamples,
+  validatePolicy,
+  type ExampleResult,
+  type PolicyExample,
+} from "@countersign/protocol/policy";
+import { policies, type DocumentJson } from "../../api/client.js";
+import { ErrorNotice } from "../../components/ErrorNotice.js";
+
+interface Row {
+  id: string;
+  label: string;
+  tool: string;
+  action: string;
+  amount: string;
+  currency: string;
+  expected_outcome: PolicyExample["expected_outcome"];
+  expected_rule: string;
+}
+
+const toRow = (e: PolicyExample): Row => ({
+  id: e.id,
+  label: e.label ?? "",
+  tool: e.tool,
+  action: e.action,
+  amount: e.amount ?? "",
+  currency: e.currency ?? "",
+  expected_outcome: e.expected_outcome,
+  expected_rule: e.expected_rule,
+});
+const toExample = (r: Row) => ({
+  id: r.id,
+  ...(r.label ? { label: r.label } : {}),
+  tool: r.tool,
+  action: r.action,
+  ...(r.amount ? { amount: r.amount } : {}),
+  ...(r.currency ? { currency: r.currency } : {}),
+  expected_outcome: r.expected_outcome,
+  expected_rule: r.expected_rule,
+});
+
+/**
+ * The policy's saved examples, edited here and run, as they are typed, against the editor's
+ * text by the same engine the Cloud API runs (protocol's runExamples): pass or fail is known
+ * before anything is saved.
+ */
+export function ExamplesEditor({
+  orgId,
+  policyId,
+  saved,
+  document,
+  mayWrite,
+}: {
+  orgId: string;
+  policyId: string;
+  saved: PolicyExample[];
+  /** The editor's document when it parses; null while it does not. */
+  document: DocumentJson | null;
+  mayWrite: boolean;
+}) {
+  const queryClient = useQueryClient();
+  const [rows, setRows] = useState<Row[]>(() => saved.map(toRow));
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const savedKey = JSON.stringify(saved);
+  useEffect(() => setRows(saved.map(toRow)), [savedKey]);
+
+  const check = useMemo(() => validateExamples(rows.map(toExample)), [rows]);
+  const results = useMemo((): Map<string, ExampleResult> | string => {
+    if (!check.ok) return "Fix the examples first.";
+    if (!document) return "The editor's text is not a document yet.";
+    const v = validatePolicy(document);
+    if (!v.ok) return "The editor's text is not a valid policy yet.";
+    return new Map(runExamples(compilePolicy(v.document), check.examples).results.map((r) => [r.id, r]));
+  }, [check, document]);
+
+  const set = (i: number, patch: Partial<Row>) =>
+    setRows((rs) => rs.map((r, n) => (n === i ? { ...r, ...patch } : r)));
+  const failing =
+    typeof results === "string" ? 0 : [...results.values()].filter((r) => r.passed === false).length;
+
+  async function save() {
+    setError(null);
+    setDone(null);
+    try {
+      if (!check.ok) throw new Error("the examples are not valid yet");
+      await policies.saveExamples(orgId, policyId, check.examples);
+      setDone(`${check.examples.length} example(s) saved.`);
+      await queryClient.invalidateQueries({ queryKey: ["policy", policyId] });
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  const cell = (i: number, key: keyof Row, label: string) => (
+    <td>
+      <input
+        aria-label={`Example ${i + 1} ${label}`}
+        value={rows[i]![key]}
+        onChange={(e) => set(i, { [key]: e.target.value })}
+      />
+    </td>
+  );
+
+  return (
+    <section aria-labelledby="examples-heading">
+      <h2 id="examples-heading">Examples</h2>
+      <p className="muted">
+        Each example is a call and the outcome and rule expected for it; activation checks them. Results below
+        are against the editor's text, before anything is saved.
+      </p>
+      <table data-testid="examples" className="examples">
+        <thead>
+          <tr>
+            <th scope="col">Id</th>
+            <th scope="col">Label</th>
+            <th scope="col">Tool</th>
+            <th scope="col">Action</th>
+            <th scope="col">Amount</th>
+            <th scope="col">Currency</th>
+            <th scope="col">Expected</th>
+            <th scope="col">Rule</th>
+            <th scope="col">Against the editor</th>
+            <th scope="col">
+              <span className="visually-hidden">Remove</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => {
+            const res = typeof results === "string" ? undefined : results.get(r.id);
+            return (
+              <tr key={i} data-example={r.id}>
+                {cell(i, "id", "id")}
+                {cell(i, "label", "label")}
+                {cell(i, "tool", "tool")}
+                {cell(i, "action", "action")}
+                {cell(i, "amount", "amount")}
+                {cell(i, "currency", "currency")}
+                <td>
+                  <select
+                    aria-label={`Example ${i + 1} expected outcome`}
+                    value={r.expected_outcome}
+                    onChange={(e) => set(i, { expected_outcome: e.target.value as Row["expected_outcome"] })}
+                  >
+                    {exampleOutcomes.map((o) => (
+                      <option key={o}>{o}</option>
+                    ))}
+                  </select>
+                </td>
+                {cell(i, "expected_rule", "expected rule (empty for the default)")}
+                <td data-testid="example-result" data-passed={res ? String(res.passed) : "unknown"}>
+                  {!res
+                    ? "—"
+                    : res.passed === null
+                      ? `${res.actual.outcome} (no expectation)`
+                      : res.passed
+                        ? "passes"
+                        : `fails: ${res.actual.outcome} by ${res.actual.rule_id ?? "the default"}`}
+                </td>
+                <td>
+                  {mayWrite && (
+                    <button
+                      type="button"
+                      aria-label={`Remove example ${i + 1}`}
+                      onClick={() => setRows((rs) => rs.filter((_, n) => n !== i))}
+                    >
+                      ×
+                    </button>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {typeof results === "string" && <p className="muted">{results}</p>}
+      {!check.ok && (
+        <ul className="error">
+          {check.issues.map((i, n) => (
+            <li key={n}>
+              Example {i.path}: {i.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      <p aria-live="polite" data-testid="examples-summary">
+        {typeof results === "string"
+          ? ""
+          : `${results.size - failing} of ${results.size} pass or have no expectation; ${failing} fail.`}
+      </p>
+      {mayWrite && (
+        <div className="row">
+          <button
+            type="button"
+            onClick={() =>
+              setRows((rs) => [
+                ...rs,
+                {
+                  id: `example-${rs.length + 1}`,
+                  label: "",
+                  tool: "",
+                  action: "",
+                  amount: "",
+                  currency: "",
+                  expected_outcome: "allowed",
+                  expected_rule: "",
+                },
+              ])
+            }
+          >
+            Add an example
+          </button>
+          <button type="button" onClick={save} disabled={!check.ok}>
+            Save examples
+          </button>
+        </div>
+      )}
+      {done && <p role="status">{done}</p>}
+      <ErrorNotice error={error} />
+    </section>
+  );
+}

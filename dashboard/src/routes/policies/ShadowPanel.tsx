@@ -1,0 +1,103 @@
+import { useState } from "react";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { policies, type PolicyDetail } from "../../api/client.js";
+import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { SimulationReport } from "./SimulationReport.js";
+
+/** The shadow version: set and cleared by writers, and its report: what it would have decided on the recorded calls. */
+export function ShadowPanel({
+  orgId,
+  detail,
+  mayWrite,
+}: {
+  orgId: string;
+  detail: PolicyDetail;
+  mayWrite: boolean;
+}) {
+  const { policy, versions } = detail;
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<unknown>(null);
+  const [windowDays, setWindowDays] = useState(7);
+  const shadow = versions.find((v) => v.id === policy.shadow_version_id) ?? null;
+  const candidates = versions.filter((v) => v.id !== policy.active_version_id);
+  const [choice, setChoice] = useState(candidates.find((v) => v.status === "draft")?.id ?? "");
+  const report = useQuery({
+    queryKey: ["shadow-report", policy.id, policy.shadow_version_id, windowDays],
+    queryFn: () => policies.shadowReport(orgId, policy.id, windowDays),
+    enabled: !!shadow,
+  });
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: ["policy", policy.id] }),
+      queryClient.invalidateQueries({ queryKey: ["policy-status", orgId] }),
+    ]);
+
+  async function act(f: () => Promise<unknown>) {
+    setError(null);
+    try {
+      await f();
+      await refresh();
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  return (
+    <section aria-labelledby="shadow-heading">
+      <h2 id="shadow-heading">Shadow</h2>
+      <p data-testid="shadow-state">
+        {shadow
+          ? `Version ${shadow.number} is the shadow: it decides nothing, and its report shows what it would have decided.`
+          : "No shadow version."}
+      </p>
+      {mayWrite && (
+        <div className="row">
+          <label>
+            Version to shadow
+            <select value={choice} onChange={(e) => setChoice(e.target.value)}>
+              <option value="">Choose a version</option>
+              {candidates.map((v) => (
+                <option key={v.id} value={v.id}>
+                  Version {v.number} ({v.status})
+                </option>
+              ))}
+            </select>
+          </label>
+          <button
+            type="button"
+            disabled={!choice || choice === policy.shadow_version_id}
+            onClick={() => act(() => policies.setShadow(orgId, policy.id, choice, policy.shadow_version_id))}
+          >
+            Start shadow
+          </button>
+          {shadow && (
+            <button type="button" onClick={() => act(() => policies.clearShadow(orgId, policy.id))}>
+              Clear the shadow
+            </button>
+          )}
+        </div>
+      )}
+      <ErrorNotice error={error} />
+      {shadow && (
+        <>
+          <label className="inline">
+            Report window (days)
+            <select value={windowDays} onChange={(e) => setWindowDays(Number(e.target.value))}>
+              {[1, 7, 30, 90].map((d) => (
+                <option key={d}>{d}</option>
+              ))}
+            </select>
+          </label>
+          {report.isPending && <p className="muted">Loading the report…</p>}
+          {report.isError && <ErrorNotice error={report.error} />}
+          {report.data && (
+            <SimulationReport
+              report={report.data.report}
+              caption={`Shadow version ${shadow.number} against what was recorded, ${windowDays} day(s)`}
+            />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
