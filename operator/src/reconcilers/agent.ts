@@ -22,6 +22,11 @@ import { removeGatewayKey, syncGatewayKey } from "./agent-gateway-key.js";
 import type { ReconcilerDeps } from "./deps.js";
 import { finalizerLifecycle } from "./lifecycle.js";
 
+const isManagedBy = (agent: Agent, namespace: string, name: string) =>
+  agent.managed_by?.kind === "Agent" &&
+  agent.managed_by.namespace === namespace &&
+  agent.managed_by.name === name;
+
 export type AgentObject = CustomObject<AgentSpec, AgentStatus>;
 
 interface Deps extends ReconcilerDeps<AgentSpec, AgentStatus> {
@@ -72,6 +77,8 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
     async reconcile(_key, object) {
       if (!object) return;
       const namespace = object.metadata!.namespace!;
+      // Its writes name this resource, so the record shows Kubernetes manages it.
+      const managed = deps.cloud.managing({ kind: "Agent", namespace, name: object.metadata!.name! });
       const spec = agentSpec.parse(object.spec);
       const name = spec.name ?? object.metadata!.name!;
       const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
@@ -104,7 +111,7 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
             const left = await syncDelegations({ ...c, agentId, principalKey, now }, []);
             if (left.status === "False")
               await deps.events.record(object, "Warning", left.reason, left.message);
-            await deps.cloud.agents.update(orgId, agentId, { status: "disabled" });
+            await managed.agents.update(orgId, agentId, { status: "disabled" });
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
@@ -120,20 +127,20 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
         let agent: Agent | undefined;
         if (draft.status.agentId) {
           try {
-            agent = await deps.cloud.agents.get(orgId, draft.status.agentId);
+            agent = await managed.agents.get(orgId, draft.status.agentId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        agent ??= await deps.cloud.agents.findByName(orgId, name);
+        agent ??= await managed.agents.findByName(orgId, name);
         if (!agent) {
           const policyId = "id" in policy ? policy.id : null;
           try {
-            agent = await deps.cloud.agents.create(orgId, { name, status, policy_id: policyId });
+            agent = await managed.agents.create(orgId, { name, status, policy_id: policyId });
           } catch (error) {
             // Without the grant the agent is still created, and its policy left to a person.
             if (!(isRefusal(error) && error.code === "ADMIN_REQUIRED" && policyId)) throw error;
-            agent = await deps.cloud.agents.create(orgId, { name, status, policy_id: null });
+            agent = await managed.agents.create(orgId, { name, status, policy_id: null });
           }
           await deps.events.record(object, "Normal", "Created", `Agent ${agent.id} created`);
         } else {
@@ -141,7 +148,7 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
           if (agent.name !== name) update.name = name;
           if (agent.status !== status) update.status = status;
           if (Object.keys(update).length > 0) {
-            agent = await deps.cloud.agents.update(orgId, agent.id, update);
+            agent = await managed.agents.update(orgId, agent.id, update);
             await deps.events.record(
               object,
               "Normal",
@@ -150,12 +157,15 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
             );
           }
         }
+        // An agent adopted by name, or written before markers were stored, is claimed with an empty write.
+        if (!isManagedBy(agent, namespace, object.metadata!.name!))
+          agent = await managed.agents.update(orgId, agent.id, {});
         draft.update({ agentId: agent.id });
 
         if ("problem" in policy) conditions.push(policy.problem);
         else if ((agent.policy?.id ?? null) !== policy.id) {
           try {
-            agent = await deps.cloud.agents.update(orgId, agent.id, { policy_id: policy.id });
+            agent = await managed.agents.update(orgId, agent.id, { policy_id: policy.id });
             await deps.events.record(
               object,
               "Normal",

@@ -60,6 +60,8 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
     async reconcile(_key, object) {
       if (!object) return;
       const namespace = object.metadata!.namespace!;
+      // Its writes name this resource, so the record shows Kubernetes manages it.
+      const managed = deps.cloud.managing({ kind: "MCPServer", namespace, name: object.metadata!.name! });
       const spec = mcpServerSpec.parse(object.spec);
       const name = spec.name ?? object.metadata!.name!;
       const kind = spec.decisionOnly ? "decision_only" : "mcp";
@@ -76,7 +78,7 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
           const serverId = draft.status.mcpServerId;
           if (!orgId || !serverId) return;
           try {
-            await deps.cloud.mcpServers.delete(orgId, serverId);
+            await managed.mcpServers.delete(orgId, serverId);
           } catch (error) {
             if (isNotFound(error)) return; // already gone there
             if (!isRefusal(error)) throw error;
@@ -103,19 +105,19 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
         let server: McpServer | undefined;
         if (draft.status.mcpServerId) {
           try {
-            server = await deps.cloud.mcpServers.get(orgId, draft.status.mcpServerId);
+            server = await managed.mcpServers.get(orgId, draft.status.mcpServerId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        server ??= await deps.cloud.mcpServers.findByName(orgId, name);
+        server ??= await managed.mcpServers.findByName(orgId, name);
         if (server && server.kind !== kind) {
           // The kind of a server cannot change in place: remove the old one, then create anew.
-          await deps.cloud.mcpServers.delete(orgId, server.id);
+          await managed.mcpServers.delete(orgId, server.id);
           server = undefined;
         }
         if (!server) {
-          server = await deps.cloud.mcpServers.create(
+          server = await managed.mcpServers.create(
             orgId,
             kind === "mcp"
               ? { kind, name, url: spec.url!, ...(cred ? { authorization: cred.value } : {}) }
@@ -137,7 +139,7 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
             update.authorization = cred.value;
           if (kind === "mcp" && !cred && server.credential?.configured) update.authorization = null;
           if (Object.keys(update).length > 0) {
-            server = await deps.cloud.mcpServers.update(orgId, server.id, update);
+            server = await managed.mcpServers.update(orgId, server.id, update);
             draft.update({ credentialSecretVersion: cred?.version });
             await deps.events.record(
               object,

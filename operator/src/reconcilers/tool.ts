@@ -66,6 +66,8 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
     async reconcile(_key, object) {
       if (!object) return;
       const namespace = object.metadata!.namespace!;
+      // Its writes name this resource, so the record shows Kubernetes manages it.
+      const managed = deps.cloud.managing({ kind: "Tool", namespace, name: object.metadata!.name! });
       const spec = toolSpec.parse(object.spec);
       const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
       const org = await deps.organizationOf(namespace);
@@ -80,8 +82,8 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
         cleanUp: async (orgId) => {
           if (!orgId || !draft.status.toolId) return;
           try {
-            const tool = await deps.cloud.tools.get(orgId, draft.status.toolId);
-            if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
+            const tool = await managed.tools.get(orgId, draft.status.toolId);
+            if (tool.enabled) await managed.tools.update(orgId, tool.id, { enabled: false });
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
@@ -102,14 +104,14 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       try {
         if (draft.status.toolId) {
           try {
-            tool = await deps.cloud.tools.get(orgId, draft.status.toolId);
+            tool = await managed.tools.get(orgId, draft.status.toolId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        tool ??= await deps.cloud.tools.findByExposedName(orgId, serverId, spec.exposedName);
+        tool ??= await managed.tools.findByExposedName(orgId, serverId, spec.exposedName);
         if (!tool) {
-          tool = await deps.cloud.tools.create(orgId, serverId, want);
+          tool = await managed.tools.create(orgId, serverId, want);
           await deps.events.record(
             object,
             "Normal",
@@ -121,7 +123,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
           // The operator may disable a tool, never enable one.
           if (!spec.enabled && tool.enabled) update.enabled = false;
           if (Object.keys(update).length > 0) {
-            tool = await deps.cloud.tools.update(orgId, tool.id, update);
+            tool = await managed.tools.update(orgId, tool.id, update);
             await deps.events.record(
               object,
               "Normal",
@@ -140,8 +142,8 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       if (spec.enabled && !(tool.enabled && tool.authorization.state === "authorized")) {
         try {
           if (tool.authorization.state === "reauthorization_required")
-            tool = await deps.cloud.tools.authorize(orgId, tool.id, tool.binding.digest);
-          if (!tool.enabled) tool = await deps.cloud.tools.update(orgId, tool.id, { enabled: true });
+            tool = await managed.tools.authorize(orgId, tool.id, tool.binding.digest);
+          if (!tool.enabled) tool = await managed.tools.update(orgId, tool.id, { enabled: true });
           await deps.events.record(
             object,
             "Normal",

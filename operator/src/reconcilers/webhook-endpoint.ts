@@ -65,6 +65,12 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
     async reconcile(_key, object) {
       if (!object) return;
       const namespace = object.metadata!.namespace!;
+      // Its writes name this resource, so the record shows Kubernetes manages it.
+      const managed = deps.cloud.managing({
+        kind: "WebhookEndpoint",
+        namespace,
+        name: object.metadata!.name!,
+      });
       const spec = webhookEndpointSpec.parse(object.spec);
       const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
 
@@ -79,7 +85,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
         cleanUp: async (orgId) => {
           if (orgId && draft.status.webhookId) {
             try {
-              await deps.cloud.webhooks.delete(orgId, draft.status.webhookId);
+              await managed.webhooks.delete(orgId, draft.status.webhookId);
             } catch (error) {
               if (!isNotFound(error)) throw error;
             }
@@ -100,13 +106,13 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
         let endpoint: WebhookEndpoint | undefined;
         if (knownId) {
           try {
-            endpoint = await deps.cloud.webhooks.get(orgId, knownId);
+            endpoint = await managed.webhooks.get(orgId, knownId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
         if (!endpoint) {
-          const created = await deps.cloud.webhooks.create(orgId, want);
+          const created = await managed.webhooks.create(orgId, want);
           await secrets.write(object, spec.secretName, created.webhook.id, {
             [signingSecretKey]: created.secret,
           });
@@ -122,7 +128,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           draft.update({ webhookId: endpoint.id });
           const update = endpointDrift(want, endpoint);
           if (Object.keys(update).length > 0) {
-            endpoint = (await deps.cloud.webhooks.update(orgId, endpoint.id, update)).webhook;
+            endpoint = (await managed.webhooks.update(orgId, endpoint.id, update)).webhook;
             await deps.events.record(
               object,
               "Normal",
@@ -133,7 +139,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           // A new rotation annotation, or a Secret that went missing: only a rotation gives a secret again.
           const secretMissing = !secret?.data?.[signingSecretKey];
           if (rotation !== draft.status.secretRotation || secretMissing) {
-            const rotated = await deps.cloud.webhooks.rotateSecret(orgId, endpoint.id);
+            const rotated = await managed.webhooks.rotateSecret(orgId, endpoint.id);
             await secrets.write(object, spec.secretName, endpoint.id, { [signingSecretKey]: rotated.secret });
             draft.update({ secretRotation: rotation });
             await deps.events.record(
@@ -145,9 +151,9 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           }
         }
         const [pending, failed, delivered] = await Promise.all([
-          deps.cloud.webhooks.deliveries(orgId, endpoint.id, "pending"),
-          deps.cloud.webhooks.deliveries(orgId, endpoint.id, "failed"),
-          deps.cloud.webhooks.deliveries(orgId, endpoint.id, "delivered", 1),
+          managed.webhooks.deliveries(orgId, endpoint.id, "pending"),
+          managed.webhooks.deliveries(orgId, endpoint.id, "failed"),
+          managed.webhooks.deliveries(orgId, endpoint.id, "delivered", 1),
         ]);
         draft.update({
           deliveries: {

@@ -24,3 +24,12 @@ export {
   revocationSubmissionSchema,
   type Delegation,
 } from "./delegations.js";
+export {
+  managedKinds,
+  managedBySchema,
+  MANAGED_BY_HEADER,
+  formatManagedBy,
+  parseManagedBy,
+  type ManagedBy,
+  type ManagedKind,
+} from "./managed-by.js";

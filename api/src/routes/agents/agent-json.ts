@@ -12,8 +12,8 @@ export interface AgentRow {
 export const AGENT_COLUMNS = `a.id, a.name, a.status, a.policy_id, p.name as policy_name, a.created_at`;
 export const AGENT_FROM = `agents a left join policies p on p.id = a.policy_id`;
 
-/** The agent record of SPEC 2.2. */
-export function agentJson(a: AgentRow): Agent {
+/** The agent record of SPEC 2.2; `managed_by` is added to every answer by api/src/kubernetes. */
+export function agentJson(a: AgentRow): Omit<Agent, "managed_by"> {
   return {
     id: a.id,
     name: a.name,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { quotas } from "@countersign/core/plans";
 import type { ApiContext } from "../../context.js";
+import { decisionsByDay } from "../../overview/decisions-by-day.js";
 import { seatsTaken } from "../invitations/invitations.js";
 import { organizationOf, typed } from "../shared.js";
 
@@ -59,6 +60,7 @@ export async function overviewRoutes(app: FastifyInstance, ctx: ApiContext) {
           by_status: byStatus,
           by_policy_effect: group("effect"),
           by_environment: group("environment"),
+          by_day: await decisionsByDay(ctx.pool, o.id, from, to),
         },
         receipts: { by_outcome: group("outcome") },
         approvals: { pending: single("pending_approvals") },
