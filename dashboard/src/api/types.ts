@@ -1,3 +1,5 @@
+import type { ManagedBy } from "@countersign/protocol/wire";
+
 /** Wire shapes the dashboard reads, as the Cloud API answers them (members named by SPEC 2 and 4). */
 export type Role = "owner" | "admin" | "approver" | "developer" | "viewer";
 
@@ -44,6 +46,7 @@ export interface Agent {
   status: "active" | "disabled";
   policy_id: string | null;
   policy?: { id: string; name: string } | null;
+  managed_by?: ManagedBy | null;
   [k: string]: unknown;
 }
 export interface Policy {
@@ -59,6 +62,7 @@ export interface ApiKey {
   environment: "live" | "test";
   prefix: string;
   agent_id: string | null;
+  scopes: string[];
   state: "active" | "expired" | "revoked";
   revoked_at?: string | null;
   created_at: string;
@@ -163,4 +167,52 @@ export interface Receipt {
     warnings: unknown[];
   };
   [k: string]: unknown;
+}
+
+export type { ManagedBy } from "@countersign/protocol/wire";
+export interface AuditEntry {
+  id: string;
+  action: string;
+  actor: { type: string; id: string | null; label: string | null };
+  target: { type: string; id: string | null } | null;
+  details: Record<string, unknown>;
+  created_at: string;
+}
+export interface Overview {
+  period: { days: number; from: string; to: string };
+  actions: {
+    total: number;
+    by_status: Record<string, number>;
+    by_policy_effect: Record<string, number>;
+    by_environment: Record<string, number>;
+    by_day: { day: string; by_status: Record<string, number> }[];
+  };
+  receipts: { by_outcome: Record<string, number> };
+  approvals: { pending: number };
+  agents: { active: number };
+}
+/** A figure of the plan: `limit` null is unlimited. */
+export interface Allowance {
+  used: number;
+  limit: number | null;
+}
+export interface Usage {
+  plan: string;
+  month: string;
+  protected_actions: Allowance;
+  months: { month: string; protected_actions: number }[];
+  members: Allowance;
+  api_keys: Allowance;
+  webhook_endpoints: Allowance;
+  agents: Allowance;
+  mcp_servers: Allowance;
+  tools: Allowance;
+  policies: Allowance;
+  retention_days: number | null;
+}
+export interface Billing {
+  configured: boolean;
+  plan: string;
+  subscription: { status?: string; current_period_end?: string; [k: string]: unknown } | null;
+  quotas: Record<string, number | null>;
 }

@@ -26,6 +26,9 @@ import { ActionPage } from "../routes/actions/ActionPage.js";
 import { ReceiptsPage } from "../routes/receipts/ReceiptsPage.js";
 import { ReceiptPage } from "../routes/receipts/ReceiptPage.js";
 import { VerifyBundlePage } from "../routes/verify/VerifyBundlePage.js";
+import { ManagementKeysPage } from "../routes/keys/ManagementKeysPage.js";
+import { AuditLogPage } from "../routes/audit/AuditLogPage.js";
+import { BillingPage } from "../routes/billing/BillingPage.js";
 
 /** Pages behind sign-in send a signed-out person to /sign-in and back afterwards. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -84,6 +87,9 @@ export function App() {
         <Route path="/orgs/:orgId/actions/:actionId" element={<ActionPage />} />
         <Route path="/orgs/:orgId/receipts" element={<ReceiptsPage />} />
         <Route path="/orgs/:orgId/receipts/:receiptId" element={<ReceiptPage />} />
+        <Route path="/orgs/:orgId/keys" element={<ManagementKeysPage />} />
+        <Route path="/orgs/:orgId/audit" element={<AuditLogPage />} />
+        <Route path="/orgs/:orgId/billing" element={<BillingPage />} />
       </Route>
       <Route path="*" element={<main className="narrow">This page does not exist.</main>} />
     </Routes>
