@@ -1,32 +1,12 @@
-import type { ManagedBy } from "@countersign/protocol/wire";
+/**
+ * Wire shapes the dashboard reads, as the Cloud API answers them. Those the Cloud API declares as
+ * zod schemas come from there (protocol/src/wire), the rest are written out here.
+ */
+import type { ManagedBy, Organization as WireOrganization, Role } from "@countersign/protocol/wire";
+export type { ApiKey, Invitation, Member, Role, Session, User } from "@countersign/protocol/wire";
+/** The dashboard is signed in, and a member always has a role. */
+export type Organization = Omit<WireOrganization, "role"> & { role: Role };
 
-/** Wire shapes the dashboard reads, as the Cloud API answers them (members named by SPEC 2 and 4). */
-export type Role = "owner" | "admin" | "approver" | "developer" | "viewer";
-
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  email_verified: boolean;
-}
-export interface Session {
-  user: User;
-  csrf_token: string;
-  current_organization_id: string | null;
-  expires_at: string;
-  idle_expires_at: string;
-}
-export interface Organization {
-  id: string;
-  name: string;
-  slug: string;
-  role: Role;
-  approval_ttl_seconds: number;
-  agent_disclosure: string;
-  observe_max_hours: number;
-  data_retention_days: number | null;
-  [k: string]: unknown;
-}
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
@@ -55,19 +35,6 @@ export interface Policy {
   active_version?: { id: string; version: number } | null;
   [k: string]: unknown;
 }
-export interface ApiKey {
-  id: string;
-  name: string;
-  kind: "gateway" | "management";
-  environment: "live" | "test";
-  prefix: string;
-  agent_id: string | null;
-  scopes: string[];
-  state: "active" | "expired" | "revoked";
-  revoked_at?: string | null;
-  created_at: string;
-  [k: string]: unknown;
-}
 export interface Delegation {
   id: string;
   object_id: string;
@@ -75,20 +42,6 @@ export interface Delegation {
   expires_at: string;
   state: "active" | "expired" | "revoked";
   revoked_at?: string | null;
-  [k: string]: unknown;
-}
-export interface Member {
-  user_id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  [k: string]: unknown;
-}
-export interface Invitation {
-  id: string;
-  email: string;
-  role: Role;
-  expires_at: string;
   [k: string]: unknown;
 }
 export interface ActionSummary {
@@ -169,50 +122,9 @@ export interface Receipt {
   [k: string]: unknown;
 }
 
-export type { ManagedBy } from "@countersign/protocol/wire";
-export interface AuditEntry {
-  id: string;
-  action: string;
-  actor: { type: string; id: string | null; label: string | null };
-  target: { type: string; id: string | null } | null;
-  details: Record<string, unknown>;
-  created_at: string;
-}
-export interface Overview {
-  period: { days: number; from: string; to: string };
-  actions: {
-    total: number;
-    by_status: Record<string, number>;
-    by_policy_effect: Record<string, number>;
-    by_environment: Record<string, number>;
-    by_day: { day: string; by_status: Record<string, number> }[];
-  };
-  receipts: { by_outcome: Record<string, number> };
-  approvals: { pending: number };
-  agents: { active: number };
-}
+export type { AuditEntry, Billing, ManagedBy, Overview, Usage } from "@countersign/protocol/wire";
 /** A figure of the plan: `limit` null is unlimited. */
 export interface Allowance {
   used: number;
   limit: number | null;
-}
-export interface Usage {
-  plan: string;
-  month: string;
-  protected_actions: Allowance;
-  months: { month: string; protected_actions: number }[];
-  members: Allowance;
-  api_keys: Allowance;
-  webhook_endpoints: Allowance;
-  agents: Allowance;
-  mcp_servers: Allowance;
-  tools: Allowance;
-  policies: Allowance;
-  retention_days: number | null;
-}
-export interface Billing {
-  configured: boolean;
-  plan: string;
-  subscription: { status?: string; current_period_end?: string; [k: string]: unknown } | null;
-  quotas: Record<string, number | null>;
 }

@@ -16,16 +16,11 @@ import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import { principalKeyReader, type PrincipalKey } from "../kube/principal-key.js";
 import { SecretNotOursError, SecretWriter } from "../kube/secrets.js";
 import type { ConditionInput } from "../status/conditions.js";
-import { StatusDraft } from "../status/status-draft.js";
 import { syncDelegations } from "./agent-delegations.js";
 import { removeGatewayKey, syncGatewayKey } from "./agent-gateway-key.js";
 import type { ReconcilerDeps } from "./deps.js";
-import { finalizerLifecycle } from "./lifecycle.js";
-
-const isManagedBy = (agent: Agent, namespace: string, name: string) =>
-  agent.managed_by?.kind === "Agent" &&
-  agent.managed_by.namespace === namespace &&
-  agent.managed_by.name === name;
+import type { OrganizationLookup } from "./organization-of.js";
+import { ownedResourceReconciler } from "./owned-resource.js";
 
 export type AgentObject = CustomObject<AgentSpec, AgentStatus>;
 
@@ -34,6 +29,11 @@ interface Deps extends ReconcilerDeps<AgentSpec, AgentStatus> {
     get(namespace: string, name: string): Promise<CustomObject<PolicySpec, PolicyStatus> | undefined>;
   };
 }
+
+const isManagedBy = (agent: Agent, namespace: string, name: string) =>
+  agent.managed_by?.kind === "Agent" &&
+  agent.managed_by.namespace === namespace &&
+  agent.managed_by.name === name;
 
 export function agentObjects(kubeConfig: KubeConfig, namespace = "") {
   return new CustomObjects<AgentSpec, AgentStatus>(kubeConfig, kindDefinition("Agent"), namespace);
@@ -72,53 +72,45 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
   const secrets = new SecretWriter(deps.kubeConfig);
   const readPrincipalKey = principalKeyReader(deps.kubeConfig);
 
-  return {
-    kind: "Agent",
-    async reconcile(_key, object) {
-      if (!object) return;
-      const namespace = object.metadata!.namespace!;
-      // Its writes name this resource, so the record shows Kubernetes manages it.
-      const managed = deps.cloud.managing({ kind: "Agent", namespace, name: object.metadata!.name! });
-      const spec = agentSpec.parse(object.spec);
-      const name = spec.name ?? object.metadata!.name!;
-      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
-      const org = await deps.organizationOf(namespace);
-      const principalKey = async (): Promise<PrincipalKey> => {
-        const ref = "problem" in org ? undefined : org.organization.spec.principalKeySecretRef;
-        if (!ref)
-          return {
-            problem: {
-              reason: "SecretNotFound",
-              message: `the Organization of namespace ${namespace} names no principalKeySecretRef`,
-            },
-          };
-        return readPrincipalKey(namespace, ref);
-      };
+  /** The organization principal's private key, from the Secret the namespace's Organization names. */
+  const principalKeyOf =
+    ({ namespace, org }: { namespace: string; org: OrganizationLookup }) =>
+    async (): Promise<PrincipalKey> => {
+      const ref = "problem" in org ? undefined : org.organization.spec.principalKeySecretRef;
+      if (!ref)
+        return {
+          problem: {
+            reason: "SecretNotFound",
+            message: `the Organization of namespace ${namespace} names no principalKeySecretRef`,
+          },
+        };
+      return readPrincipalKey(namespace, ref);
+    };
 
-      const step = await finalizerLifecycle({
-        object,
-        objects: deps.objects,
-        draft,
-        org,
-        created: !!draft.status.agentId,
-        // No agent deletion in the Cloud API: its key and delegations are revoked, and it is disabled.
-        cleanUp: async (orgId) => {
-          const agentId = draft.status.agentId;
-          if (!orgId || !agentId) return;
-          const c = { cloud: deps.cloud, secrets, events: deps.events, object, draft, orgId };
-          try {
-            await removeGatewayKey(c);
-            const left = await syncDelegations({ ...c, agentId, principalKey, now }, []);
-            if (left.status === "False")
-              await deps.events.record(object, "Warning", left.reason, left.message);
-            await managed.agents.update(orgId, agentId, { status: "disabled" });
-          } catch (error) {
-            if (!isNotFound(error)) throw error;
-          }
-        },
-      });
-      if ("stop" in step) return step.stop;
-      const { orgId } = step;
+  return ownedResourceReconciler({
+    kind: "Agent",
+    deps,
+    parseSpec: (raw) => agentSpec.parse(raw),
+    created: (status) => !!status.agentId,
+    // No agent deletion in the Cloud API: its key and delegations are revoked, and it is disabled.
+    async cleanUp(pass, orgId) {
+      const { object, draft } = pass;
+      const agentId = draft.status.agentId;
+      if (!orgId || !agentId) return;
+      const c = { cloud: deps.cloud, secrets, events: deps.events, object, draft, orgId };
+      try {
+        await removeGatewayKey(c);
+        const left = await syncDelegations({ ...c, agentId, principalKey: principalKeyOf(pass), now }, []);
+        if (left.status === "False") await deps.events.record(object, "Warning", left.reason, left.message);
+        await pass.managed.agents.update(orgId, agentId, { status: "disabled" });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    },
+    async sync(pass) {
+      const { object, namespace, spec, draft, orgId } = pass;
+      const name = spec.name ?? object.metadata!.name!;
+      const principalKey = principalKeyOf(pass);
       const status = spec.disabled ? "disabled" : "active";
       const conditions: ConditionInput[] = [];
 
@@ -127,20 +119,20 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
         let agent: Agent | undefined;
         if (draft.status.agentId) {
           try {
-            agent = await managed.agents.get(orgId, draft.status.agentId);
+            agent = await pass.managed.agents.get(orgId, draft.status.agentId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        agent ??= await managed.agents.findByName(orgId, name);
+        agent ??= await pass.managed.agents.findByName(orgId, name);
         if (!agent) {
           const policyId = "id" in policy ? policy.id : null;
           try {
-            agent = await managed.agents.create(orgId, { name, status, policy_id: policyId });
+            agent = await pass.managed.agents.create(orgId, { name, status, policy_id: policyId });
           } catch (error) {
             // Without the grant the agent is still created, and its policy left to a person.
             if (!(isRefusal(error) && error.code === "ADMIN_REQUIRED" && policyId)) throw error;
-            agent = await managed.agents.create(orgId, { name, status, policy_id: null });
+            agent = await pass.managed.agents.create(orgId, { name, status, policy_id: null });
           }
           await deps.events.record(object, "Normal", "Created", `Agent ${agent.id} created`);
         } else {
@@ -148,7 +140,7 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
           if (agent.name !== name) update.name = name;
           if (agent.status !== status) update.status = status;
           if (Object.keys(update).length > 0) {
-            agent = await managed.agents.update(orgId, agent.id, update);
+            agent = await pass.managed.agents.update(orgId, agent.id, update);
             await deps.events.record(
               object,
               "Normal",
@@ -159,13 +151,13 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
         }
         // An agent adopted by name, or written before markers were stored, is claimed with an empty write.
         if (!isManagedBy(agent, namespace, object.metadata!.name!))
-          agent = await managed.agents.update(orgId, agent.id, {});
+          agent = await pass.managed.agents.update(orgId, agent.id, {});
         draft.update({ agentId: agent.id });
 
         if ("problem" in policy) conditions.push(policy.problem);
         else if ((agent.policy?.id ?? null) !== policy.id) {
           try {
-            agent = await managed.agents.update(orgId, agent.id, { policy_id: policy.id });
+            agent = await pass.managed.agents.update(orgId, agent.id, { policy_id: policy.id });
             await deps.events.record(
               object,
               "Normal",
@@ -224,5 +216,5 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
       // dashboard is no watch event, so that one is looked at again soon.
       return failing?.reason === "AdminRequired" ? { requeueAfterMs: 30_000 } : undefined;
     },
-  };
+  });
 }

@@ -13,10 +13,9 @@ import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { toolSpec, type ToolSpec, type ToolStatus } from "../crds/tool.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import { StatusDraft } from "../status/status-draft.js";
 import type { MCPServerObject } from "./mcp-server.js";
 import type { ReconcilerDeps } from "./deps.js";
-import { finalizerLifecycle } from "./lifecycle.js";
+import { ownedResourceReconciler } from "./owned-resource.js";
 
 export type ToolObject = CustomObject<ToolSpec, ToolStatus>;
 
@@ -60,36 +59,22 @@ export function toolDrift(want: ToolFields, tool: Tool): Partial<ToolFields> {
 }
 
 export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
-  const now = deps.now ?? (() => new Date());
-  return {
+  return ownedResourceReconciler({
     kind: "Tool",
-    async reconcile(_key, object) {
-      if (!object) return;
-      const namespace = object.metadata!.namespace!;
-      // Its writes name this resource, so the record shows Kubernetes manages it.
-      const managed = deps.cloud.managing({ kind: "Tool", namespace, name: object.metadata!.name! });
-      const spec = toolSpec.parse(object.spec);
-      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
-      const org = await deps.organizationOf(namespace);
-
-      const step = await finalizerLifecycle({
-        object,
-        objects: deps.objects,
-        draft,
-        org,
-        created: !!draft.status.toolId,
-        // The Cloud API has no tool deletion: the tool is disabled (and goes with its server).
-        cleanUp: async (orgId) => {
-          if (!orgId || !draft.status.toolId) return;
-          try {
-            const tool = await managed.tools.get(orgId, draft.status.toolId);
-            if (tool.enabled) await managed.tools.update(orgId, tool.id, { enabled: false });
-          } catch (error) {
-            if (!isNotFound(error)) throw error;
-          }
-        },
-      });
-      if ("stop" in step) return step.stop;
+    deps,
+    parseSpec: (raw) => toolSpec.parse(raw),
+    created: (status) => !!status.toolId,
+    // The Cloud API has no tool deletion: the tool is disabled (and goes with its server).
+    async cleanUp({ draft }, orgId) {
+      if (!orgId || !draft.status.toolId) return;
+      try {
+        const tool = await pass.managed.tools.get(orgId, draft.status.toolId);
+        if (tool.enabled) await pass.managed.tools.update(orgId, tool.id, { enabled: false });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    },
+    async sync({ object, namespace, spec, draft, orgId }) {
       const server = await deps.servers.get(namespace, spec.mcpServerRef.name);
       const serverId = server?.status?.mcpServerId;
       if (!serverId)
@@ -97,21 +82,20 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
           "MCPServerNotReady",
           `MCPServer ${spec.mcpServerRef.name} ${server ? "has no Cloud API server yet" : "does not exist"}`,
         );
-      const { orgId } = step;
       const want = toolFields(spec);
 
       let tool: Tool | undefined;
       try {
         if (draft.status.toolId) {
           try {
-            tool = await managed.tools.get(orgId, draft.status.toolId);
+            tool = await pass.managed.tools.get(orgId, draft.status.toolId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        tool ??= await managed.tools.findByExposedName(orgId, serverId, spec.exposedName);
+        tool ??= await pass.managed.tools.findByExposedName(orgId, serverId, spec.exposedName);
         if (!tool) {
-          tool = await managed.tools.create(orgId, serverId, want);
+          tool = await pass.managed.tools.create(orgId, serverId, want);
           await deps.events.record(
             object,
             "Normal",
@@ -123,7 +107,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
           // The operator may disable a tool, never enable one.
           if (!spec.enabled && tool.enabled) update.enabled = false;
           if (Object.keys(update).length > 0) {
-            tool = await managed.tools.update(orgId, tool.id, update);
+            tool = await pass.managed.tools.update(orgId, tool.id, update);
             await deps.events.record(
               object,
               "Normal",
@@ -142,8 +126,8 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       if (spec.enabled && !(tool.enabled && tool.authorization.state === "authorized")) {
         try {
           if (tool.authorization.state === "reauthorization_required")
-            tool = await managed.tools.authorize(orgId, tool.id, tool.binding.digest);
-          if (!tool.enabled) tool = await managed.tools.update(orgId, tool.id, { enabled: true });
+            tool = await pass.managed.tools.authorize(orgId, tool.id, tool.binding.digest);
+          if (!tool.enabled) tool = await pass.managed.tools.update(orgId, tool.id, { enabled: true });
           await deps.events.record(
             object,
             "Normal",
@@ -193,5 +177,5 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       // A person's authorization happens in the dashboard: look again soon while it is awaited.
       return spec.enabled && !authorized ? { requeueAfterMs: 30_000 } : undefined;
     },
-  };
+  });
 }

@@ -16,9 +16,8 @@ import {
 } from "../crds/webhook-endpoint.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import { cloudIdAnnotation, SecretNotOursError, SecretWriter } from "../kube/secrets.js";
-import { StatusDraft } from "../status/status-draft.js";
 import type { ReconcilerDeps } from "./deps.js";
-import { finalizerLifecycle } from "./lifecycle.js";
+import { ownedResourceReconciler } from "./owned-resource.js";
 
 export type WebhookEndpointObject = CustomObject<WebhookEndpointSpec, WebhookEndpointStatus>;
 export const signingSecretKey = "signing-secret";
@@ -58,43 +57,23 @@ export function endpointDrift(
 
 export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpointObject> {
   const secrets = new SecretWriter(deps.kubeConfig);
-  const now = deps.now ?? (() => new Date());
 
-  return {
+  return ownedResourceReconciler({
     kind: "WebhookEndpoint",
-    async reconcile(_key, object) {
-      if (!object) return;
-      const namespace = object.metadata!.namespace!;
-      // Its writes name this resource, so the record shows Kubernetes manages it.
-      const managed = deps.cloud.managing({
-        kind: "WebhookEndpoint",
-        namespace,
-        name: object.metadata!.name!,
-      });
-      const spec = webhookEndpointSpec.parse(object.spec);
-      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
-
-      const org = await deps.organizationOf(namespace);
-
-      const step = await finalizerLifecycle({
-        object,
-        objects: deps.objects,
-        draft,
-        org,
-        created: !!draft.status.webhookId,
-        cleanUp: async (orgId) => {
-          if (orgId && draft.status.webhookId) {
-            try {
-              await managed.webhooks.delete(orgId, draft.status.webhookId);
-            } catch (error) {
-              if (!isNotFound(error)) throw error;
-            }
-          }
-          await secrets.deleteIfOurs(namespace, spec.secretName);
-        },
-      });
-      if ("stop" in step) return step.stop;
-      const { orgId } = step;
+    deps,
+    parseSpec: (raw) => webhookEndpointSpec.parse(raw),
+    created: (status) => !!status.webhookId,
+    async cleanUp({ namespace, spec, draft }, orgId) {
+      if (orgId && draft.status.webhookId) {
+        try {
+          await pass.managed.webhooks.delete(orgId, draft.status.webhookId);
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+      }
+      await secrets.deleteIfOurs(namespace, spec.secretName);
+    },
+    async sync({ object, namespace, spec, draft, orgId }) {
       const want = desired(spec);
       const rotation = object.metadata?.annotations?.[rotateSigningSecretAnnotation];
 
@@ -106,13 +85,13 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
         let endpoint: WebhookEndpoint | undefined;
         if (knownId) {
           try {
-            endpoint = await managed.webhooks.get(orgId, knownId);
+            endpoint = await pass.managed.webhooks.get(orgId, knownId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
         if (!endpoint) {
-          const created = await managed.webhooks.create(orgId, want);
+          const created = await pass.managed.webhooks.create(orgId, want);
           await secrets.write(object, spec.secretName, created.webhook.id, {
             [signingSecretKey]: created.secret,
           });
@@ -128,7 +107,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           draft.update({ webhookId: endpoint.id });
           const update = endpointDrift(want, endpoint);
           if (Object.keys(update).length > 0) {
-            endpoint = (await managed.webhooks.update(orgId, endpoint.id, update)).webhook;
+            endpoint = (await pass.managed.webhooks.update(orgId, endpoint.id, update)).webhook;
             await deps.events.record(
               object,
               "Normal",
@@ -139,7 +118,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           // A new rotation annotation, or a Secret that went missing: only a rotation gives a secret again.
           const secretMissing = !secret?.data?.[signingSecretKey];
           if (rotation !== draft.status.secretRotation || secretMissing) {
-            const rotated = await managed.webhooks.rotateSecret(orgId, endpoint.id);
+            const rotated = await pass.managed.webhooks.rotateSecret(orgId, endpoint.id);
             await secrets.write(object, spec.secretName, endpoint.id, { [signingSecretKey]: rotated.secret });
             draft.update({ secretRotation: rotation });
             await deps.events.record(
@@ -151,9 +130,9 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           }
         }
         const [pending, failed, delivered] = await Promise.all([
-          managed.webhooks.deliveries(orgId, endpoint.id, "pending"),
-          managed.webhooks.deliveries(orgId, endpoint.id, "failed"),
-          managed.webhooks.deliveries(orgId, endpoint.id, "delivered", 1),
+          pass.managed.webhooks.deliveries(orgId, endpoint.id, "pending"),
+          pass.managed.webhooks.deliveries(orgId, endpoint.id, "failed"),
+          pass.managed.webhooks.deliveries(orgId, endpoint.id, "delivered", 1),
         ]);
         draft.update({
           deliveries: {
@@ -192,5 +171,5 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
       else draft.set({ type: "Ready", status: "True", reason: "Synced", message: "endpoint configured" });
       await draft.write();
     },
-  };
+  });
 }

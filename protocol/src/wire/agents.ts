@@ -12,7 +12,8 @@ export const agentSchema = z.strictObject({
   status: agentStatus,
   policy: z.strictObject({ id: z.uuid(), name: z.string().nullable() }).nullable(),
   created_at: z.string(),
-  managed_by: managedBySchema.nullable(),
+  /** Added to every answer by api/src/kubernetes (docs/access.md, "Records managed by Kubernetes"). */
+  managed_by: managedBySchema.nullable().optional(),
 });
 export type Agent = z.infer<typeof agentSchema>;
 

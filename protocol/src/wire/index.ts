@@ -33,3 +33,15 @@ export {
   type ManagedBy,
   type ManagedKind,
 } from "./managed-by.js";
+export * from "./accounts.js";
+export * from "./members.js";
+export * from "./invitations.js";
+export * from "./organizations.js";
+export * from "./api-keys.js";
+export { instantSchema } from "./instants.js";
+export * from "./audit.js";
+export * from "./billing.js";
+export * from "./identities.js";
+export * from "./operator-bindings.js";
+export * from "./overview.js";
+export * from "./webhooks.js";

@@ -13,7 +13,7 @@ export const AGENT_COLUMNS = `a.id, a.name, a.status, a.policy_id, p.name as pol
 export const AGENT_FROM = `agents a left join policies p on p.id = a.policy_id`;
 
 /** The agent record of SPEC 2.2; `managed_by` is added to every answer by api/src/kubernetes. */
-export function agentJson(a: AgentRow): Omit<Agent, "managed_by"> {
+export function agentJson(a: AgentRow): Agent {
   return {
     id: a.id,
     name: a.name,

@@ -1,0 +1,55 @@
+import type { AuthenticatedKey } from "../keys/authenticate.js";
+import type { Admission } from "./admission.js";
+import type { DecisionContext } from "./context.js";
+import type { ActionView } from "./action-view.js";
+import type { GatewayCode } from "@countersign/protocol/errors";
+
+/** One POST /v1/authorize call after the HTTP-level checks passed. */
+export interface AuthorizeCall {
+  key: AuthenticatedKey;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** RFC 8785 text of the arguments (argument-limits.ts), what `arguments_digest` covers. */
+  canonicalArguments: string;
+  idempotencyKey: string | null;
+  /** Already capped at 60 (SPEC 8.4). */
+  waitSeconds: number;
+  /** The organization slot; released while the call waits for a person. */
+  slot: { release: () => void };
+  signal?: AbortSignal;
+  /** The decision context read with the key check (admission.ts); read again when absent. */
+  context?: DecisionContext;
+}
+
+export interface AuthorizeAnswer {
+  http: 200 | 400 | 401 | 503;
+  body: Record<string, unknown>;
+}
+
+export interface AuthorizeService {
+  /** The key check and rate limit, with the context of the call's tool when it is known (one round trip). */
+  admit(
+    hashKey: Buffer,
+    keyText: string,
+    cost: number,
+    intent: { tool: string; idempotencyKey: string | null } | null,
+  ): Promise<Admission>;
+  authorize(call: AuthorizeCall): Promise<AuthorizeAnswer>;
+}
+
+/** A call of either protection mode after the HTTP-level checks. */
+export interface DecisionCall extends AuthorizeCall {
+  execution: "caller" | "gateway";
+}
+
+/** What deciding a call came to: nothing recorded (with the refusal), or the recorded action. */
+export type Decided =
+  | { kind: "unrecorded"; code: GatewayCode; detail: string }
+  | {
+      kind: "recorded";
+      view: ActionView;
+      /** The action was recorded before this request (a repeat of its idempotency key). */
+      resumed: boolean;
+      /** This request raced another one with the same key and lost the write. */
+      raced: boolean;
+    };
