@@ -5,6 +5,7 @@ import { databaseReadiness, type Pool } from "@countersign/core/store";
 import { cloudApiConventions } from "./http/conventions.js";
 import { refuseMalformedUrl, sendServiceError } from "./http/error-handler.js";
 import { accessControl } from "./access/enforce.js";
+import { kubernetesManagedBy } from "./kubernetes/managed-by.js";
 import type { CloudApiOptions } from "./context.js";
 import { API_PREFIX } from "./prefix.js";
 import { accessRoutes } from "./routes/index.js";
@@ -51,6 +52,7 @@ export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
       if (opts.cloud) {
         const ctx = { ...opts.cloud, pool: opts.pool };
         await api.register(accessControl, ctx);
+        await api.register(kubernetesManagedBy, ctx);
         await api.register(accessRoutes, ctx);
       }
       if (opts.routes) await opts.routes(api);

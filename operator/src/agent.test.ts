@@ -16,7 +16,7 @@ import type { ControlPlane } from "../../test/control-plane/index.js";
 import type { Browser, CloudApi } from "../../test/fixtures/cloud-api.js";
 import { newPrincipalWithPem, signDelegation, type TestIdentity } from "../../test/fixtures/identities.js";
 import { applyObject, conditionOf, eventually, kubectlJson, kubectlOk } from "../../test/fixtures/kube.js";
-import type { OperatorProcess } from "../../test/fixtures/operator.js";
+import { operatorUsername, type OperatorProcess } from "../../test/fixtures/operator.js";
 import { startOperatorWorld, type OperatorWorld } from "../../test/fixtures/operator-world.js";
 import {
   authorizeAt,
@@ -171,6 +171,96 @@ describe("config/samples/ through the operator", { timeout: 150_000 }, () => {
     const table = await kubectlOk(plane, ["get", "agents", "-n", namespace]);
     expect(table).toMatch(/refund-worker\s+payments\s+false\s+refund-worker-gateway-key\s+True/);
     expect(operator.output()).not.toContain(refundKey);
+  });
+
+  it("marks every record it writes with the custom resource that manages it; only the operator can name one", async () => {
+    const managed = async (path: string, key: string) =>
+      (await owner.get(`/orgs/${orgId}/${path}`)).body[key];
+    const worker = await get("agent", "refund-worker");
+    const agentPath = `/orgs/${orgId}/agents/${worker.status.agentId}`;
+    expect((await owner.get(agentPath)).body.agent.managed_by).toEqual({
+      kind: "Agent",
+      namespace,
+      name: "refund-worker",
+    });
+    // Lists carry it too, and each of the five kinds names its own resource.
+    expect((await agentsByName())["Invoice bot"]!.managed_by).toEqual({
+      kind: "Agent",
+      namespace,
+      name: "invoice-bot",
+    });
+    await eventually("the webhook endpoint Ready", () => ready("webhookendpoint", "payments-events"));
+    await eventually("the policy Ready", () => ready("policy", "payments"));
+    const ids = {
+      tool: (await get("tool", "issue-refund")).status.toolId,
+      server: (await get("mcpserver", "payments-mcp")).status.mcpServerId,
+      policy: (await get("policy", "payments")).status.policyId,
+      webhook: (await get("webhookendpoint", "payments-events")).status.webhookId,
+    };
+    expect((await managed(`tools/${ids.tool}`, "tool")).managed_by).toEqual({
+      kind: "Tool",
+      namespace,
+      name: "issue-refund",
+    });
+    expect((await managed(`mcp-servers/${ids.server}`, "mcp_server")).managed_by).toEqual({
+      kind: "MCPServer",
+      namespace,
+      name: "payments-mcp",
+    });
+    expect((await managed(`policies/${ids.policy}`, "policy")).managed_by).toEqual({
+      kind: "Policy",
+      namespace,
+      name: "payments",
+    });
+    expect((await managed(`webhooks/${ids.webhook}`, "webhook")).managed_by).toEqual({
+      kind: "WebhookEndpoint",
+      namespace,
+      name: "payments-events",
+    });
+    // The audit log names the operator binding's identity as the actor of its writes.
+    const audit = (await owner.get(`/orgs/${orgId}/audit?action=agent.created&limit=100`)).body.items;
+    expect(audit.find((e: JsonBody) => e.target.id === worker.status.agentId)?.actor).toMatchObject({
+      type: "operator",
+    });
+    expect(JSON.stringify(audit)).toContain(operatorUsername);
+
+    // A person cannot forge a marker: the header is refused and nothing changes.
+    const forged = await owner.patch(
+      agentPath,
+      { name: "renamed by hand" },
+      { "countersign-managed-by": "Agent/elsewhere/not-this-one" },
+    );
+    expect(forged.status).toBe(403);
+    expect(forged.body.error.code).toBe("FORBIDDEN");
+    const unchanged = (await owner.get(agentPath)).body.agent;
+    expect(unchanged).toMatchObject({
+      name: "refund-worker",
+      managed_by: { namespace, name: "refund-worker" },
+    });
+    // The operator itself must name a resource of the record's kind, in the header's exact form.
+    const operatorCaller = api.browser({ origin: null });
+    const asOperator = { authorization: `Bearer ${world.identity.token}` };
+    for (const header of ["Policy/payments-team/payments", "Agent/payments-team", "Agent/Payments/x"]) {
+      const bad = await operatorCaller.patch(
+        agentPath,
+        { name: "renamed by operator" },
+        {
+          ...asOperator,
+          "countersign-managed-by": header,
+        },
+      );
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe("VALIDATION_FAILED");
+    }
+    expect((await owner.get(agentPath)).body.agent.name).toBe("refund-worker");
+    // A person's own edit (here: disabling) keeps the marker: the operator still manages it and repairs the drift.
+    const edited = await owner.patch(agentPath, { status: "disabled" });
+    expect(edited.body.agent).toMatchObject({ status: "disabled", managed_by: { name: "refund-worker" } });
+    await eventually(
+      "the operator repairs the drift",
+      async () => (await owner.get(agentPath)).body.agent.status === "active",
+      60_000,
+    );
   });
 
   it("rotates the gateway key on request: the new key from the Secret decides, the old one is refused", async () => {

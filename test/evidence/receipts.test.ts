@@ -275,6 +275,13 @@ describe("overview and usage", () => {
     expect(res.body.period.days).toBe(7);
     expect(res.body.actions.by_status).toMatchObject({ authorized: 2, rejected: 1 });
     expect(res.body.receipts.by_outcome).toMatchObject({ pending: 1, final: 1, granted: 1 });
+    // The same actions per UTC day, which the dashboard charts: together they are the totals.
+    const byDay: { day: string; by_status: Record<string, number> }[] = res.body.actions.by_day;
+    for (const d of byDay) expect(d.day).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(byDay.map((d) => d.day)).toEqual(byDay.map((d) => d.day).sort());
+    const summed: Record<string, number> = {};
+    for (const d of byDay) for (const [k, n] of Object.entries(d.by_status)) summed[k] = (summed[k] ?? 0) + n;
+    expect(summed).toEqual(res.body.actions.by_status);
     for (const days of [0, 366, 1.5]) {
       const bad = await w.o.owner.get(`/orgs/${w.org}/overview?days=${days}`);
       expect({ days, code: bad.body.error?.code }).toEqual({ days, code: "VALIDATION_FAILED" });

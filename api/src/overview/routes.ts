@@ -5,7 +5,13 @@ import { overviewSchema, usageSchema } from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
 import { seatsTaken } from "../invitations/store.js";
 import { organizationOf, typed } from "../http/shared.js";
-import { monthlyActions, overviewCounts, resourceCounts, type OverviewCount } from "./store.js";
+import {
+  decisionsByDay,
+  monthlyActions,
+  overviewCounts,
+  resourceCounts,
+  type OverviewCount,
+} from "./store.js";
 
 const DAY_MS = 86_400_000;
 const params = z.strictObject({ org_id: z.uuid() });
@@ -43,6 +49,7 @@ export async function overviewRoutes(app: FastifyInstance, ctx: ApiContext) {
           by_status: byStatus,
           by_policy_effect: group("effect"),
           by_environment: group("environment"),
+          by_day: await decisionsByDay(ctx.pool, o.id, from, to),
         },
         receipts: { by_outcome: group("outcome") },
         approvals: { pending: single("pending_approvals") },

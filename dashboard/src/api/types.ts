@@ -2,7 +2,7 @@
  * Wire shapes the dashboard reads, as the Cloud API answers them. Those the Cloud API declares as
  * zod schemas come from there (protocol/src/wire), the rest are written out here.
  */
-import type { Organization as WireOrganization, Role } from "@countersign/protocol/wire";
+import type { ManagedBy, Organization as WireOrganization, Role } from "@countersign/protocol/wire";
 export type { ApiKey, Invitation, Member, Role, Session, User } from "@countersign/protocol/wire";
 /** The dashboard is signed in, and a member always has a role. */
 export type Organization = Omit<WireOrganization, "role"> & { role: Role };
@@ -26,6 +26,7 @@ export interface Agent {
   status: "active" | "disabled";
   policy_id: string | null;
   policy?: { id: string; name: string } | null;
+  managed_by?: ManagedBy | null;
   [k: string]: unknown;
 }
 export interface Policy {
@@ -101,4 +102,11 @@ export interface Receipt {
     warnings: unknown[];
   };
   [k: string]: unknown;
+}
+
+export type { AuditEntry, Billing, ManagedBy, Overview, Usage } from "@countersign/protocol/wire";
+/** A figure of the plan: `limit` null is unlimited. */
+export interface Allowance {
+  used: number;
+  limit: number | null;
 }

@@ -27,6 +27,9 @@ import { ReceiptsPage } from "../routes/receipts/ReceiptsPage.js";
 import { ReceiptPage } from "../routes/receipts/ReceiptPage.js";
 import { VerifyBundlePage } from "../routes/verify/VerifyBundlePage.js";
 import { PoliciesRoute, PolicyRoute } from "../routes/policies/routes.js";
+import { ManagementKeysPage } from "../routes/keys/ManagementKeysPage.js";
+import { AuditLogPage } from "../routes/audit/AuditLogPage.js";
+import { BillingPage } from "../routes/billing/BillingPage.js";
 
 /** Pages behind sign-in send a signed-out person to /sign-in and back afterwards. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -87,6 +90,9 @@ export function App() {
         <Route path="/orgs/:orgId/receipts/:receiptId" element={<ReceiptPage />} />
         <Route path="/orgs/:orgId/policies" element={<PoliciesRoute />} />
         <Route path="/orgs/:orgId/policies/:policyId/:section?" element={<PolicyRoute />} />
+        <Route path="/orgs/:orgId/keys" element={<ManagementKeysPage />} />
+        <Route path="/orgs/:orgId/audit" element={<AuditLogPage />} />
+        <Route path="/orgs/:orgId/billing" element={<BillingPage />} />
       </Route>
       <Route path="*" element={<main className="narrow">This page does not exist.</main>} />
     </Routes>

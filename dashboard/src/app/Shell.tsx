@@ -1,7 +1,7 @@
 import { NavLink, Outlet, useNavigate } from "react-router";
 import { api } from "../api/client.js";
 import { useSession, useSignedIn } from "../session/session.js";
-import { can } from "./roles.js";
+import { navigation } from "./navigation.js";
 import { orgPath, useCurrentOrganization, useOrganizations } from "./organization.js";
 
 /** Header with the organization switcher, the navigation the person's role allows, and sign-out. */
@@ -13,6 +13,9 @@ export function Shell() {
   const { orgId, org } = useCurrentOrganization();
   return (
     <>
+      <a className="skip-link" href="#content">
+        Skip to content
+      </a>
       <header>
         <strong className="brand">Countersign</strong>
         <label className="switcher">
@@ -51,20 +54,28 @@ export function Shell() {
       <div className="layout">
         {org && (
           <nav aria-label="Organization">
-            <NavLink to={orgPath(orgId)} end>
-              Overview
-            </NavLink>
-            {can.decideApprovals(org.role) && <NavLink to={orgPath(orgId, "/approvals")}>Approvals</NavLink>}
-            <NavLink to={orgPath(orgId, "/agents")}>Agents</NavLink>
-            <NavLink to={orgPath(orgId, "/policies")}>Policies</NavLink>
-            <NavLink to={orgPath(orgId, "/actions")}>Actions</NavLink>
-            <NavLink to={orgPath(orgId, "/receipts")}>Receipts</NavLink>
-            <NavLink to={orgPath(orgId, "/principal")}>Principal</NavLink>
-            {can.administer(org.role) && <NavLink to={orgPath(orgId, "/members")}>Members</NavLink>}
-            {can.administer(org.role) && <NavLink to={orgPath(orgId, "/settings")}>Settings</NavLink>}
+            {navigation.map((g) => {
+              const entries = g.entries.filter((e) => !e.shows || e.shows(org.role));
+              return (
+                <div key={g.group} className="nav-group">
+                  <h2 id={`nav-${g.group}`}>{g.group}</h2>
+                  <ul aria-labelledby={`nav-${g.group}`}>
+                    {entries.map((e) => (
+                      <li key={e.path}>
+                        <NavLink to={orgPath(orgId, e.path)} end={e.path === ""}>
+                          {e.label}
+                        </NavLink>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              );
+            })}
           </nav>
         )}
-        <Outlet />
+        <div id="content" tabIndex={-1} className="content">
+          <Outlet />
+        </div>
       </div>
     </>
   );

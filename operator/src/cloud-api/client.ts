@@ -2,6 +2,8 @@
 // operator's ServiceAccount token (the api reviews it through TokenReview, docs/access.md). The
 // token is read for each request and never logged; errors carry the spec's code and message only.
 
+import { MANAGED_BY_HEADER, formatManagedBy, type ManagedBy } from "@countersign/protocol/wire";
+
 export class CloudApiError extends Error {
   constructor(
     readonly status: number,
@@ -30,6 +32,8 @@ export interface CloudApiClientOptions {
   /** Returns the bearer token for the next request. */
   token: () => Promise<string> | string;
   timeoutMs?: number;
+  /** The custom resource named on every write (Countersign-Managed-By), so the record shows it. */
+  managedBy?: ManagedBy;
 }
 
 export class CloudApiClient {
@@ -39,6 +43,8 @@ export class CloudApiClient {
     const token = await this.options.token();
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
+    if (this.options.managedBy && method !== "GET")
+      headers[MANAGED_BY_HEADER] = formatManagedBy(this.options.managedBy);
     let res: Response;
     let text: string;
     try {
@@ -71,6 +77,11 @@ export class CloudApiClient {
       );
     }
     return parsed as T;
+  }
+
+  /** The same client writing as the reconciler of one custom resource. */
+  managing(managedBy: ManagedBy): CloudApiClient {
+    return new CloudApiClient({ ...this.options, managedBy });
   }
 
   get = <T>(path: string) => this.request<T>("GET", path);

@@ -1,3 +1,4 @@
+import type { ManagedBy } from "@countersign/protocol/wire";
 import { agents } from "./agents.js";
 import { apiKeys } from "./api-keys.js";
 import { CloudApiClient } from "./client.js";
@@ -23,8 +24,10 @@ export type { AmountMapping, Tool, ToolFields } from "./tools.js";
 export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointInput } from "./webhooks.js";
 
 /** The Cloud API as the operator uses it, one property per resource. */
-export function cloudApi(client: CloudApiClient) {
+export function cloudApi(client: CloudApiClient): CloudApi {
   return {
+    /** The same API, its writes naming the custom resource being reconciled (docs/access.md). */
+    managing: (m: ManagedBy) => cloudApi(client.managing(m)),
     organizations: organizations(client),
     agents: agents(client),
     apiKeys: apiKeys(client),
@@ -35,4 +38,14 @@ export function cloudApi(client: CloudApiClient) {
     webhooks: webhooks(client),
   };
 }
-export type CloudApi = ReturnType<typeof cloudApi>;
+export type CloudApi = {
+  managing(m: ManagedBy): CloudApi;
+  organizations: ReturnType<typeof organizations>;
+  agents: ReturnType<typeof agents>;
+  apiKeys: ReturnType<typeof apiKeys>;
+  mcpServers: ReturnType<typeof mcpServers>;
+  tools: ReturnType<typeof tools>;
+  policies: ReturnType<typeof policies>;
+  observeWindows: ReturnType<typeof observeWindows>;
+  webhooks: ReturnType<typeof webhooks>;
+};

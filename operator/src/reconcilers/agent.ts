@@ -30,6 +30,11 @@ interface Deps extends ReconcilerDeps<AgentSpec, AgentStatus> {
   };
 }
 
+const isManagedBy = (agent: Agent, namespace: string, name: string) =>
+  agent.managed_by?.kind === "Agent" &&
+  agent.managed_by.namespace === namespace &&
+  agent.managed_by.name === name;
+
 export function agentObjects(kubeConfig: KubeConfig, namespace = "") {
   return new CustomObjects<AgentSpec, AgentStatus>(kubeConfig, kindDefinition("Agent"), namespace);
 }
@@ -97,7 +102,7 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
         await removeGatewayKey(c);
         const left = await syncDelegations({ ...c, agentId, principalKey: principalKeyOf(pass), now }, []);
         if (left.status === "False") await deps.events.record(object, "Warning", left.reason, left.message);
-        await deps.cloud.agents.update(orgId, agentId, { status: "disabled" });
+        await pass.managed.agents.update(orgId, agentId, { status: "disabled" });
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
@@ -114,20 +119,20 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
         let agent: Agent | undefined;
         if (draft.status.agentId) {
           try {
-            agent = await deps.cloud.agents.get(orgId, draft.status.agentId);
+            agent = await pass.managed.agents.get(orgId, draft.status.agentId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        agent ??= await deps.cloud.agents.findByName(orgId, name);
+        agent ??= await pass.managed.agents.findByName(orgId, name);
         if (!agent) {
           const policyId = "id" in policy ? policy.id : null;
           try {
-            agent = await deps.cloud.agents.create(orgId, { name, status, policy_id: policyId });
+            agent = await pass.managed.agents.create(orgId, { name, status, policy_id: policyId });
           } catch (error) {
             // Without the grant the agent is still created, and its policy left to a person.
             if (!(isRefusal(error) && error.code === "ADMIN_REQUIRED" && policyId)) throw error;
-            agent = await deps.cloud.agents.create(orgId, { name, status, policy_id: null });
+            agent = await pass.managed.agents.create(orgId, { name, status, policy_id: null });
           }
           await deps.events.record(object, "Normal", "Created", `Agent ${agent.id} created`);
         } else {
@@ -135,7 +140,7 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
           if (agent.name !== name) update.name = name;
           if (agent.status !== status) update.status = status;
           if (Object.keys(update).length > 0) {
-            agent = await deps.cloud.agents.update(orgId, agent.id, update);
+            agent = await pass.managed.agents.update(orgId, agent.id, update);
             await deps.events.record(
               object,
               "Normal",
@@ -144,12 +149,15 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
             );
           }
         }
+        // An agent adopted by name, or written before markers were stored, is claimed with an empty write.
+        if (!isManagedBy(agent, namespace, object.metadata!.name!))
+          agent = await pass.managed.agents.update(orgId, agent.id, {});
         draft.update({ agentId: agent.id });
 
         if ("problem" in policy) conditions.push(policy.problem);
         else if ((agent.policy?.id ?? null) !== policy.id) {
           try {
-            agent = await deps.cloud.agents.update(orgId, agent.id, { policy_id: policy.id });
+            agent = await pass.managed.agents.update(orgId, agent.id, { policy_id: policy.id });
             await deps.events.record(
               object,
               "Normal",

@@ -62,7 +62,7 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
       const serverId = draft.status.mcpServerId;
       if (!orgId || !serverId) return;
       try {
-        await deps.cloud.mcpServers.delete(orgId, serverId);
+        await pass.managed.mcpServers.delete(orgId, serverId);
       } catch (error) {
         if (isNotFound(error)) return; // already gone there
         if (!isRefusal(error)) throw error;
@@ -89,19 +89,19 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
         let server: McpServer | undefined;
         if (draft.status.mcpServerId) {
           try {
-            server = await deps.cloud.mcpServers.get(orgId, draft.status.mcpServerId);
+            server = await pass.managed.mcpServers.get(orgId, draft.status.mcpServerId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        server ??= await deps.cloud.mcpServers.findByName(orgId, name);
+        server ??= await pass.managed.mcpServers.findByName(orgId, name);
         if (server && server.kind !== kind) {
           // The kind of a server cannot change in place: remove the old one, then create anew.
-          await deps.cloud.mcpServers.delete(orgId, server.id);
+          await pass.managed.mcpServers.delete(orgId, server.id);
           server = undefined;
         }
         if (!server) {
-          server = await deps.cloud.mcpServers.create(
+          server = await pass.managed.mcpServers.create(
             orgId,
             kind === "mcp"
               ? { kind, name, url: spec.url!, ...(cred ? { authorization: cred.value } : {}) }
@@ -123,7 +123,7 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
             update.authorization = cred.value;
           if (kind === "mcp" && !cred && server.credential?.configured) update.authorization = null;
           if (Object.keys(update).length > 0) {
-            server = await deps.cloud.mcpServers.update(orgId, server.id, update);
+            server = await pass.managed.mcpServers.update(orgId, server.id, update);
             draft.update({ credentialSecretVersion: cred?.version });
             await deps.events.record(
               object,

@@ -3,6 +3,8 @@
 // looks up the namespace's organization and goes through the finalizer lifecycle (lifecycle.ts);
 // only then does the kind's own work run, with the organization's id. A kind says how to parse its
 // spec, whether the Cloud API holds something of an object, how to clean that up, and how to sync.
+import type { ManagedKind } from "@countersign/protocol/wire";
+import type { CloudApi } from "../cloud-api/index.js";
 import type { Reconciler, ReconcileResult } from "../controller/controller.js";
 import type { CustomObject, StatusBase } from "../kube/custom-objects.js";
 import { StatusDraft } from "../status/status-draft.js";
@@ -17,12 +19,14 @@ export interface OwnedPass<Spec, Status extends StatusBase> {
   spec: Spec;
   draft: StatusDraft<Spec, Status>;
   org: OrganizationLookup;
+  /** The Cloud API writing as this object's reconciler: its records show this object manages them. */
+  managed: CloudApi;
 }
 
 type PassResult = Promise<ReconcileResult | undefined | void>;
 
 export function ownedResourceReconciler<Spec, Status extends StatusBase>(kind: {
-  kind: string;
+  kind: ManagedKind;
   deps: ReconcilerDeps<Spec, Status>;
   parseSpec: (spec: unknown) => Spec;
   /** Whether the Cloud API holds something of this object (else no organization is needed to delete it). */
@@ -42,7 +46,8 @@ export function ownedResourceReconciler<Spec, Status extends StatusBase>(kind: {
       const spec = kind.parseSpec(object.spec);
       const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
       const org = await deps.organizationOf(namespace);
-      const pass: OwnedPass<Spec, Status> = { object, namespace, spec, draft, org };
+      const managed = deps.cloud.managing({ kind: kind.kind, namespace, name: object.metadata!.name! });
+      const pass: OwnedPass<Spec, Status> = { object, namespace, spec, draft, org, managed };
       const step = await finalizerLifecycle({
         object,
         objects: deps.objects,

@@ -76,6 +76,8 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
     async reconcile(_key, object) {
       if (!object || object.metadata?.deletionTimestamp) return;
       const namespace = object.metadata!.namespace!;
+      // Its writes name this resource, so the record shows Kubernetes manages it.
+      const managed = deps.cloud.managing({ kind: "Policy", namespace, name: object.metadata!.name! });
       const resource = `${namespace}/${object.metadata!.name}`;
       const generation = object.metadata?.generation ?? 0;
       const spec = policySpec.parse(object.spec);
@@ -84,7 +86,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
       const org = await deps.organizationOf(namespace);
       if ("problem" in org) return draft.fail(org.problem.reason, org.problem.message);
       const orgId = org.organizationId;
-      const api = deps.cloud.policies;
+      const api = managed.policies;
       let observe: ObserveOutcome;
 
       try {
@@ -275,7 +277,7 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
 
       /** The derived stage and the active and shadow versions, as the Cloud API reports them. */
       async function refreshVersions(org: string, policyId: string): Promise<void> {
-        const item = (await deps.cloud.policies.status(org)).find((p) => p.policy_id === policyId);
+        const item = (await managed.policies.status(org)).find((p) => p.policy_id === policyId);
         const brief = (v: { id: string; number: number; digest: string } | null | undefined) =>
           v ? { id: v.id, number: v.number, digest: v.digest } : undefined;
         draft.update({

@@ -68,8 +68,8 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
     async cleanUp({ draft }, orgId) {
       if (!orgId || !draft.status.toolId) return;
       try {
-        const tool = await deps.cloud.tools.get(orgId, draft.status.toolId);
-        if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
+        const tool = await pass.managed.tools.get(orgId, draft.status.toolId);
+        if (tool.enabled) await pass.managed.tools.update(orgId, tool.id, { enabled: false });
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
@@ -88,14 +88,14 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       try {
         if (draft.status.toolId) {
           try {
-            tool = await deps.cloud.tools.get(orgId, draft.status.toolId);
+            tool = await pass.managed.tools.get(orgId, draft.status.toolId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        tool ??= await deps.cloud.tools.findByExposedName(orgId, serverId, spec.exposedName);
+        tool ??= await pass.managed.tools.findByExposedName(orgId, serverId, spec.exposedName);
         if (!tool) {
-          tool = await deps.cloud.tools.create(orgId, serverId, want);
+          tool = await pass.managed.tools.create(orgId, serverId, want);
           await deps.events.record(
             object,
             "Normal",
@@ -107,7 +107,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
           // The operator may disable a tool, never enable one.
           if (!spec.enabled && tool.enabled) update.enabled = false;
           if (Object.keys(update).length > 0) {
-            tool = await deps.cloud.tools.update(orgId, tool.id, update);
+            tool = await pass.managed.tools.update(orgId, tool.id, update);
             await deps.events.record(
               object,
               "Normal",
@@ -126,8 +126,8 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       if (spec.enabled && !(tool.enabled && tool.authorization.state === "authorized")) {
         try {
           if (tool.authorization.state === "reauthorization_required")
-            tool = await deps.cloud.tools.authorize(orgId, tool.id, tool.binding.digest);
-          if (!tool.enabled) tool = await deps.cloud.tools.update(orgId, tool.id, { enabled: true });
+            tool = await pass.managed.tools.authorize(orgId, tool.id, tool.binding.digest);
+          if (!tool.enabled) tool = await pass.managed.tools.update(orgId, tool.id, { enabled: true });
           await deps.events.record(
             object,
             "Normal",

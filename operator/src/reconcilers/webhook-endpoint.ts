@@ -66,7 +66,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
     async cleanUp({ namespace, spec, draft }, orgId) {
       if (orgId && draft.status.webhookId) {
         try {
-          await deps.cloud.webhooks.delete(orgId, draft.status.webhookId);
+          await pass.managed.webhooks.delete(orgId, draft.status.webhookId);
         } catch (error) {
           if (!isNotFound(error)) throw error;
         }
@@ -85,13 +85,13 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
         let endpoint: WebhookEndpoint | undefined;
         if (knownId) {
           try {
-            endpoint = await deps.cloud.webhooks.get(orgId, knownId);
+            endpoint = await pass.managed.webhooks.get(orgId, knownId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
         if (!endpoint) {
-          const created = await deps.cloud.webhooks.create(orgId, want);
+          const created = await pass.managed.webhooks.create(orgId, want);
           await secrets.write(object, spec.secretName, created.webhook.id, {
             [signingSecretKey]: created.secret,
           });
@@ -107,7 +107,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           draft.update({ webhookId: endpoint.id });
           const update = endpointDrift(want, endpoint);
           if (Object.keys(update).length > 0) {
-            endpoint = (await deps.cloud.webhooks.update(orgId, endpoint.id, update)).webhook;
+            endpoint = (await pass.managed.webhooks.update(orgId, endpoint.id, update)).webhook;
             await deps.events.record(
               object,
               "Normal",
@@ -118,7 +118,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           // A new rotation annotation, or a Secret that went missing: only a rotation gives a secret again.
           const secretMissing = !secret?.data?.[signingSecretKey];
           if (rotation !== draft.status.secretRotation || secretMissing) {
-            const rotated = await deps.cloud.webhooks.rotateSecret(orgId, endpoint.id);
+            const rotated = await pass.managed.webhooks.rotateSecret(orgId, endpoint.id);
             await secrets.write(object, spec.secretName, endpoint.id, { [signingSecretKey]: rotated.secret });
             draft.update({ secretRotation: rotation });
             await deps.events.record(
@@ -130,9 +130,9 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           }
         }
         const [pending, failed, delivered] = await Promise.all([
-          deps.cloud.webhooks.deliveries(orgId, endpoint.id, "pending"),
-          deps.cloud.webhooks.deliveries(orgId, endpoint.id, "failed"),
-          deps.cloud.webhooks.deliveries(orgId, endpoint.id, "delivered", 1),
+          pass.managed.webhooks.deliveries(orgId, endpoint.id, "pending"),
+          pass.managed.webhooks.deliveries(orgId, endpoint.id, "failed"),
+          pass.managed.webhooks.deliveries(orgId, endpoint.id, "delivered", 1),
         ]);
         draft.update({
           deliveries: {

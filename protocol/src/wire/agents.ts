@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { managedBySchema } from "./managed-by.js";
 import { nameSchema } from "./names.js";
 
 export const agentStatuses = ["active", "disabled"] as const;
@@ -11,6 +12,8 @@ export const agentSchema = z.strictObject({
   status: agentStatus,
   policy: z.strictObject({ id: z.uuid(), name: z.string().nullable() }).nullable(),
   created_at: z.string(),
+  /** Added to every answer by api/src/kubernetes (docs/access.md, "Records managed by Kubernetes"). */
+  managed_by: managedBySchema.nullable().optional(),
 });
 export type Agent = z.infer<typeof agentSchema>;
 

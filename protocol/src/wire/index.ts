@@ -25,6 +25,15 @@ export {
   revocationSubmissionSchema,
   type Delegation,
 } from "./delegations.js";
+export {
+  managedKinds,
+  managedBySchema,
+  MANAGED_BY_HEADER,
+  formatManagedBy,
+  parseManagedBy,
+  type ManagedBy,
+  type ManagedKind,
+} from "./managed-by.js";
 export * from "./accounts.js";
 export * from "./members.js";
 export * from "./invitations.js";

@@ -11,6 +11,8 @@ export const overviewSchema = z.strictObject({
     by_status: counts,
     by_policy_effect: counts,
     by_environment: counts,
+    /** Per UTC day of `created_at` (YYYY-MM-DD), oldest first; days without actions left out. */
+    by_day: z.array(z.strictObject({ day: z.string(), by_status: counts })),
   }),
   receipts: z.strictObject({ by_outcome: counts }),
   approvals: z.strictObject({ pending: z.number().int() }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { managedBySchema } from "./managed-by.js";
 import { pageSchema } from "./pages.js";
 
 /**
@@ -31,6 +32,8 @@ export const webhookEndpointSchema = z.strictObject({
   previous_secret_expires_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  /** Added to every answer by api/src/kubernetes (docs/access.md, "Records managed by Kubernetes"). */
+  managed_by: managedBySchema.nullable().optional(),
 });
 export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
 export const webhookEndpointListSchema = pageSchema(webhookEndpointSchema);

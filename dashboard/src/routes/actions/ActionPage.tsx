@@ -10,6 +10,7 @@ import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
 import { signCancellationHere } from "../../crypto/principal-signing.js";
 import { usePrincipal } from "../principal/PrincipalPage.js";
+import { JsonBlock } from "../../components/JsonBlock.js";
 
 const openStatuses = new Set(["pending_approval", "approved", "authorized"]);
 
@@ -71,13 +72,10 @@ export function ActionPage() {
               )}
             </dl>
             <h2>Explanation</h2>
-            <pre className="json">
-              {JSON.stringify(
-                { policy: a.policy, decision_code: a.decision_code, explanation: a.explanation },
-                null,
-                2,
-              )}
-            </pre>
+            <JsonBlock
+              value={{ policy: a.policy, decision_code: a.decision_code, explanation: a.explanation }}
+              label="Explanation"
+            />
             {org && can.administer(org.role) && openStatuses.has(a.status) && (
               <>
                 <button

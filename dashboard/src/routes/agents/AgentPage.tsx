@@ -5,6 +5,7 @@ import type { Agent } from "../../api/types.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 import { Loaded } from "../../components/Loading.js";
 import { PolicySelect } from "./AgentsPage.js";
 import { Delegations } from "./Delegations.js";
@@ -29,6 +30,7 @@ export function AgentPage() {
             <p>
               Status {a.status}; policy {a.policy?.name ?? "none"}.
             </p>
+            <KubernetesManaged managedBy={a.managed_by} editable={can.manage(role)} />
             {can.manage(role) && (
               <ActionForm
                 submit="Save agent"

@@ -5,6 +5,7 @@ import type { Agent, Page, Policy } from "../../api/types.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { kubectlGet } from "../../components/KubernetesManaged.js";
 import { Loaded } from "../../components/Loading.js";
 
 export function usePolicies(orgId: string) {
@@ -61,6 +62,7 @@ export function AgentsPage() {
                   <th>Name</th>
                   <th>Status</th>
                   <th>Policy</th>
+                  <th>Managed by</th>
                 </tr>
               </thead>
               <tbody>
@@ -71,6 +73,15 @@ export function AgentsPage() {
                     </td>
                     <td>{a.status}</td>
                     <td>{a.policy?.name ?? "none"}</td>
+                    <td>
+                      {a.managed_by ? (
+                        <span title={kubectlGet(a.managed_by)}>
+                          Kubernetes ({a.managed_by.namespace}/{a.managed_by.name})
+                        </span>
+                      ) : (
+                        "people"
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>

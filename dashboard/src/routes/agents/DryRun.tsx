@@ -2,6 +2,7 @@ import { useState } from "react";
 import { api } from "../../api/client.js";
 import { DashboardError } from "../../api/errors.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { JsonBlock } from "../../components/JsonBlock.js";
 
 interface DryRunReport {
   agent_would_receive: { http: number; body: unknown };
@@ -51,12 +52,14 @@ export function DryRun({ orgId, agentId }: { orgId: string; agentId: string }) {
       {report && (
         <>
           <h3>The agent would receive (HTTP {report.agent_would_receive.http})</h3>
-          <pre className="json" data-testid="dry-run-receives">
-            {JSON.stringify(report.agent_would_receive.body, null, 2)}
-          </pre>
+          <JsonBlock
+            value={report.agent_would_receive.body}
+            label="What the agent would receive"
+            testId="dry-run-receives"
+          />
           <details>
             <summary>The whole report</summary>
-            <pre className="json">{JSON.stringify(report, null, 2)}</pre>
+            <JsonBlock value={report} label="The whole dry-run report" />
           </details>
         </>
       )}

@@ -1,8 +1,29 @@
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import { Link } from "react-router";
+import { api } from "../../api/client.js";
+import type { Overview, Usage } from "../../api/types.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { DecisionsChart } from "../../components/charts/DecisionsChart.js";
+import { UsageChart } from "../../components/charts/UsageChart.js";
+import { Loaded } from "../../components/Loading.js";
 
+const periods = [7, 30, 90];
+
+/** The organization at a glance: decisions over time by status, pending approvals, and usage against the plan. */
 export function OverviewPage() {
   const { orgId, org } = useCurrentOrganization();
+  const [days, setDays] = useState(30);
+  const overview = useQuery({
+    queryKey: ["overview", orgId, days],
+    queryFn: () => api.get<Overview>(`/orgs/${orgId}/overview?days=${days}`),
+    enabled: !!org,
+  });
+  const usage = useQuery({
+    queryKey: ["usage", orgId],
+    queryFn: () => api.get<Usage>(`/orgs/${orgId}/usage`),
+    enabled: !!org,
+  });
   if (!org) return <main className="muted">Loading…</main>;
   return (
     <main>
@@ -10,18 +31,52 @@ export function OverviewPage() {
       <p>
         You are <strong data-testid="role">{org.role}</strong> here.
       </p>
-      <ul>
-        <li>
-          <Link to={orgPath(orgId, "/approvals")}>Approvals</Link>: calls waiting for a person.
-        </li>
-        <li>
-          <Link to={orgPath(orgId, "/agents")}>Agents</Link>: their policies, gateway keys and delegations.
-        </li>
-        <li>
-          <Link to={orgPath(orgId, "/receipts")}>Receipts</Link>: signed evidence of every decision,
-          verifiable offline.
-        </li>
-      </ul>
+      <section aria-labelledby="decisions-heading">
+        <h2 id="decisions-heading">Decisions</h2>
+        <label className="inline">
+          Period{" "}
+          <select value={days} onChange={(e) => setDays(Number(e.target.value))}>
+            {periods.map((d) => (
+              <option key={d} value={d}>
+                last {d} days
+              </option>
+            ))}
+          </select>
+        </label>
+        <Loaded query={overview}>
+          {(o) => (
+            <>
+              <DecisionsChart overview={o} />
+              <dl className="facts">
+                <dt>Decisions in the period</dt>
+                <dd data-testid="decisions-total">{o.actions.total}</dd>
+                <dt>Approvals waiting</dt>
+                <dd>
+                  <Link to={orgPath(orgId, "/approvals")}>{o.approvals.pending}</Link>
+                </dd>
+                <dt>Active agents</dt>
+                <dd>
+                  <Link to={orgPath(orgId, "/agents")}>{o.agents.active}</Link>
+                </dd>
+              </dl>
+            </>
+          )}
+        </Loaded>
+      </section>
+      <section aria-labelledby="usage-heading">
+        <h2 id="usage-heading">Usage</h2>
+        <Loaded query={usage}>
+          {(u) => (
+            <>
+              <UsageChart usage={u} />
+              <p>
+                Plan <strong>{u.plan}</strong>. Other allowances and billing:{" "}
+                <Link to={orgPath(orgId, "/billing")}>Plan and billing</Link>.
+              </p>
+            </>
+          )}
+        </Loaded>
+      </section>
     </main>
   );
 }

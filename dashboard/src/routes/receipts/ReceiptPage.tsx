@@ -8,6 +8,7 @@ import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
 import { checkBundleBytes, type BundleCheck } from "../../crypto/bundle-check.js";
 import { VerificationChecks } from "./VerificationChecks.js";
+import { JsonBlock } from "../../components/JsonBlock.js";
 
 /** A receipt: its chain, participants, delegations and checks; the bundle to download, and to verify here, offline. */
 export function ReceiptPage() {
@@ -55,9 +56,10 @@ export function ReceiptPage() {
               ))}
             </ol>
             <h2>Participants and delegations</h2>
-            <pre className="json">
-              {JSON.stringify({ participants: r.participants, delegations: r.delegations }, null, 2)}
-            </pre>
+            <JsonBlock
+              value={{ participants: r.participants, delegations: r.delegations }}
+              label="Participants and delegations"
+            />
             <h2>Checks by the service</h2>
             {r.verification && (
               <VerificationChecks testId="server-verification" result={r.verification as never} />
