@@ -1,3 +1,4 @@
+import type { ObserveWindow } from "@countersign/protocol/wire";
 import type { Queryable } from "@countersign/core/store";
 import { audit, serviceActor, type Actor } from "../audit/record.js";
 
@@ -21,7 +22,7 @@ export interface WindowRow {
   reason: string | null;
   ended_at: Date | null;
   ended_by: string | null;
-  end_reason: string | null;
+  end_reason: EndReason | null;
 }
 
 export const WINDOW_COLUMNS = `w.id, w.agent_id, a.name as agent_name, w.policy_id, w.started_by, w.started_at, w.hours, w.ends_at, w.live,
@@ -30,7 +31,7 @@ export const WINDOW_FROM = "observe_windows w join agents a on a.id = w.agent_id
 
 export type EndReason = "ended" | "expired" | "settings_changed";
 
-export function windowJson(w: WindowRow) {
+export function windowJson(w: WindowRow): ObserveWindow {
   return {
     id: w.id,
     agent: { id: w.agent_id, name: w.agent_name },

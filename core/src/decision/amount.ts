@@ -1,26 +1,8 @@
-import { z } from "zod";
+import { amountMappingSchema, type AmountMapping } from "@countersign/protocol/wire";
 
-/**
- * A tool's amount mapping (SPEC 2.3): where in the arguments the amount and
- * its currency are, so policies can decide on `amount`. Paths are member
- * names joined by dots, optionally starting with `$.` (`$.payment.amount`).
- * The currency is either read from the arguments or fixed by the tool.
- */
-export const amountMapping = z
-  .strictObject({
-    amount_path: z.string().min(1).max(512),
-    currency_path: z.string().min(1).max(512).optional(),
-    currency: z
-      .string()
-      .regex(/^[A-Z]{3}$/)
-      .optional(),
-  })
-  .refine(
-    (m) => (m.currency_path === undefined) !== (m.currency === undefined),
-    "exactly one of currency_path and currency",
-  );
-
-export type AmountMapping = z.infer<typeof amountMapping>;
+/** A tool's amount mapping: its wire schema, shared with the dashboard. */
+export const amountMapping = amountMappingSchema;
+export type { AmountMapping };
 
 export interface MappedAmount {
   /** Exact decimal text, e.g. "1250.50"; never a float. */

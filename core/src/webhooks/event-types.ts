@@ -1,18 +1,6 @@
-/**
- * Event types an endpoint can subscribe to (SPEC 6.1; the complete list is
- * ours, docs/webhooks.md). `webhook.test` is not among them: a test event
- * goes to the one endpoint it was sent to, whatever it subscribes to.
- */
-export const subscribableEventTypes = [
-  "action.authorized",
-  "action.allowed",
-  "action.denied",
-  "approval.requested",
-  "action.observe_override",
-  "receipt.created",
-  "policy.activated",
-] as const;
-
-export type SubscribableEventType = (typeof subscribableEventTypes)[number];
-
-export const TEST_EVENT_TYPE = "webhook.test";
+// The event types are wire names the dashboard shows too: declared once, in the protocol package.
+export {
+  subscribableEventTypes,
+  TEST_EVENT_TYPE,
+  type SubscribableEventType,
+} from "@countersign/protocol/wire";

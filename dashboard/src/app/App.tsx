@@ -26,6 +26,7 @@ import { ActionPage } from "../routes/actions/ActionPage.js";
 import { ReceiptsPage } from "../routes/receipts/ReceiptsPage.js";
 import { ReceiptPage } from "../routes/receipts/ReceiptPage.js";
 import { VerifyBundlePage } from "../routes/verify/VerifyBundlePage.js";
+import { configurationRoutes } from "../routes/configuration-routes.js";
 
 /** Pages behind sign-in send a signed-out person to /sign-in and back afterwards. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -84,6 +85,7 @@ export function App() {
         <Route path="/orgs/:orgId/actions/:actionId" element={<ActionPage />} />
         <Route path="/orgs/:orgId/receipts" element={<ReceiptsPage />} />
         <Route path="/orgs/:orgId/receipts/:receiptId" element={<ReceiptPage />} />
+        {configurationRoutes}
       </Route>
       <Route path="*" element={<main className="narrow">This page does not exist.</main>} />
     </Routes>

@@ -2,6 +2,7 @@ import { NavLink, Outlet, useNavigate } from "react-router";
 import { api } from "../api/client.js";
 import { useSession, useSignedIn } from "../session/session.js";
 import { can } from "./roles.js";
+import { ConfigurationLinks } from "../routes/configuration-routes.js";
 import { orgPath, useCurrentOrganization, useOrganizations } from "./organization.js";
 
 /** Header with the organization switcher, the navigation the person's role allows, and sign-out. */
@@ -59,6 +60,7 @@ export function Shell() {
             <NavLink to={orgPath(orgId, "/actions")}>Actions</NavLink>
             <NavLink to={orgPath(orgId, "/receipts")}>Receipts</NavLink>
             <NavLink to={orgPath(orgId, "/principal")}>Principal</NavLink>
+            <ConfigurationLinks orgId={orgId} role={org.role} />
             {can.administer(org.role) && <NavLink to={orgPath(orgId, "/members")}>Members</NavLink>}
             {can.administer(org.role) && <NavLink to={orgPath(orgId, "/settings")}>Settings</NavLink>}
           </nav>

@@ -24,3 +24,45 @@ export {
   revocationSubmissionSchema,
   type Delegation,
 } from "./delegations.js";
+export {
+  mcpServerKinds,
+  mcpServerStatuses,
+  mcpServerSchema,
+  schemaProblems,
+  discoveredToolSchema,
+  discoverySchema,
+  type McpServer,
+  type DiscoveredTool,
+  type Discovery,
+} from "./mcp-servers.js";
+export {
+  amountMappingSchema,
+  toolAuthorizationStates,
+  toolBindingSchema,
+  toolSchema,
+  type AmountMapping,
+  type Tool,
+} from "./tools.js";
+export {
+  observeEndReasons,
+  observeWindowSchema,
+  agentObserveSchema,
+  observeStartSchema,
+  observeReportSchema,
+  type ObserveWindow,
+  type AgentObserve,
+  type ObserveStart,
+  type ObserveReport,
+} from "./observe.js";
+export {
+  subscribableEventTypes,
+  TEST_EVENT_TYPE,
+  webhookEndpointSchema,
+  deliveryStates,
+  deliveryAttemptSchema,
+  webhookDeliverySchema,
+  type SubscribableEventType,
+  type WebhookEndpoint,
+  type DeliveryAttempt,
+  type WebhookDelivery,
+} from "./webhooks.js";

@@ -1,3 +1,5 @@
+import type { McpServer } from "@countersign/protocol/wire";
+
 export interface ServerRow {
   id: string;
   organization_id: string;
@@ -16,7 +18,7 @@ export const SERVER_COLUMNS =
   "id, organization_id, name, kind, url, credential_encrypted, credential_version, server_kid, status, created_at, updated_at";
 
 /** The MCP server record of SPEC 2.3: the credential is never returned, only whether one is set and its version. */
-export function serverJson(s: ServerRow) {
+export function serverJson(s: ServerRow): McpServer {
   return {
     id: s.id,
     kind: s.kind,

@@ -1,4 +1,5 @@
-import { bindingDigest, sameBinding } from "../../tools/binding.js";
+import type { AmountMapping, Tool } from "@countersign/protocol/wire";
+import { bindingDigest, sameBinding, type Binding } from "../../tools/binding.js";
 
 export interface ToolRow {
   id: string;
@@ -31,7 +32,7 @@ export function authorizationState(t: Pick<ToolRow, "binding" | "authorized_bind
   return sameBinding(t.binding, t.authorized_binding) ? "authorized" : "reauthorization_required";
 }
 
-export function toolJson(t: ToolRow) {
+export function toolJson(t: ToolRow): Tool {
   return {
     id: t.id,
     mcp_server_id: t.mcp_server_id,
@@ -40,9 +41,9 @@ export function toolJson(t: ToolRow) {
     action: t.action,
     description: t.description,
     input_schema: t.input_schema,
-    amount_mapping: t.amount_mapping,
+    amount_mapping: t.amount_mapping as AmountMapping | null,
     enabled: t.enabled,
-    binding: { ...t.binding, digest: bindingDigest(t.binding) },
+    binding: { ...(t.binding as Binding), digest: bindingDigest(t.binding) },
     authorization: {
       state: authorizationState(t),
       binding_digest: t.authorized_binding ? bindingDigest(t.authorized_binding) : null,

@@ -1,3 +1,5 @@
+import type { WebhookDelivery, WebhookEndpoint } from "@countersign/protocol/wire";
+
 /** An endpoint row as the routes read it; never the secrets. */
 export interface EndpointRow {
   id: string;
@@ -15,7 +17,7 @@ export interface EndpointRow {
 export const ENDPOINT_COLUMNS = `id, url, description, enabled, event_types, created_by, disabled_reason, previous_secret_until, created_at, updated_at`;
 
 /** The endpoint record (SPEC 2.10): the secret is only ever in the create and rotate answers. */
-export function endpointJson(e: EndpointRow, now: Date) {
+export function endpointJson(e: EndpointRow, now: Date): WebhookEndpoint {
   return {
     id: e.id,
     url: e.url,
@@ -64,7 +66,7 @@ const iso = (d: Date | null) => d?.toISOString() ?? null;
 const isoText = (t: string | null) => (t ? new Date(t).toISOString() : null);
 
 /** A delivery with its log: every attempt with time, status or error, and duration (SPEC 6.4). */
-export function deliveryJson(d: DeliveryRow) {
+export function deliveryJson(d: DeliveryRow): WebhookDelivery {
   return {
     id: d.id,
     event_id: d.event_id,

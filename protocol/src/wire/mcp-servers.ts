@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+export const mcpServerKinds = ["mcp", "decision_only"] as const;
+export const mcpServerStatuses = ["active", "disabled"] as const;
+
+/**
+ * An MCP server or decision-only integration: GET .../mcp-servers items, `{mcp_server}` of GET, POST
+ * and PATCH. The authorization header is never returned, only whether one is set and its version; a
+ * decision-only integration has no URL, credential or server identity.
+ */
+export const mcpServerSchema = z.strictObject({
+  id: z.uuid(),
+  kind: z.enum(mcpServerKinds),
+  name: z.string(),
+  status: z.enum(mcpServerStatuses),
+  url: z.string().nullable(),
+  credential: z.strictObject({ configured: z.boolean(), version: z.number().int() }).nullable(),
+  server_kid: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type McpServer = z.infer<typeof mcpServerSchema>;
+
+/** Why a listed tool's input schema cannot be used (UPSTREAM_SCHEMA_INVALID if chosen). */
+export const schemaProblems = ["not_object_schema", "too_large", "not_json"] as const;
+
+/** One tool of POST .../mcp-servers/<id>/discover, with the tool already made from it, if any. */
+export const discoveredToolSchema = z.strictObject({
+  name: z.string(),
+  description: z.string().nullable(),
+  input_schema: z.unknown(),
+  schema_valid: z.boolean(),
+  schema_problem: z.enum(schemaProblems).nullable(),
+  tool_id: z.uuid().nullable(),
+});
+export type DiscoveredTool = z.infer<typeof discoveredToolSchema>;
+
+/** The answer of POST .../mcp-servers/<id>/discover: what tools/list said, over how many pages and bytes. */
+export const discoverySchema = z.strictObject({
+  tools: z.array(discoveredToolSchema),
+  pages: z.number().int(),
+  bytes: z.number().int(),
+});
+export type Discovery = z.infer<typeof discoverySchema>;
