@@ -175,6 +175,7 @@ describe("tools", () => {
       await developer.getByLabel(/^Amount path/).fill("amount");
       await developer.getByLabel(/^Currency, fixed/).fill("EUR");
       await expect(developer.getByLabel(/^Enable it now/).count()).resolves.toBe(0);
+      await screenshot(developer, "tool-new", dir);
       await developer.getByRole("button", { name: "Create the draft" }).click();
       await developer.getByRole("heading", { name: "Tool refund_via_mcp" }).waitFor();
       toolId = new URL(developer.url()).pathname.split("/")[4]!;
@@ -187,6 +188,7 @@ describe("tools", () => {
         '"amount"',
       );
       await developer.getByText("An owner or admin enables this draft.").waitFor();
+      await screenshot(developer, "tool-draft", dir);
       await expect(developer.getByRole("button", { name: "Enable the tool" }).count()).resolves.toBe(0);
 
       await goto(owner, `/orgs/${orgId}/tools/${toolId}`);
@@ -347,11 +349,14 @@ describe("roles and accessibility", () => {
   });
 
   it("has no serious or critical axe-core violation on these pages", { timeout: 120_000 }, async () => {
-    for (const path of [`/orgs/${orgId}/mcp-servers`, `/orgs/${orgId}/tools`, ...visited]) {
+    const lists = { "mcp-servers": `/orgs/${orgId}/mcp-servers`, tools: `/orgs/${orgId}/tools` };
+    for (const path of [...Object.values(lists), ...visited]) {
       await owner.goto(path);
       await owner.locator("main h1").first().waitFor();
       await owner.getByText("Loading…").waitFor({ state: "detached" });
       expect(await seriousViolations(owner), path).toEqual([]);
+      const list = Object.entries(lists).find(([, p]) => p === path);
+      if (list) await screenshot(owner, list[0], dir);
     }
     // With discovery results and a refusal on screen.
     await owner.goto(`/orgs/${orgId}/mcp-servers/${serverId}`);
