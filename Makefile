@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test test-fast test-python typecheck lint check bench fuzz control-plane crds helm images kind-e2e
+.PHONY: install build run test test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm images kind-e2e
 
 # Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
 # registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
@@ -71,6 +71,11 @@ check: typecheck lint
 bench: install
 	npx vitest bench --run
 	node --conditions=countersign-source --import tsx test/bench/decisions.ts
+
+# Where a decision's time goes: PostgreSQL's statements (pg_stat_statements) and the Gateway's CPU
+# profile (node --cpu-prof) for the allow path and tools/call (test/bench/profile.ts).
+profile: install
+	node --conditions=countersign-source --import tsx test/bench/profile.ts
 
 # The fuzz suite of make test (test/fuzz), long: FUZZ_RUNS generated hostile requests (default
 # 100000) to real Gateway and Cloud API processes. It prints its seed and figures; FUZZ_SEED=<seed>

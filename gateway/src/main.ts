@@ -10,7 +10,7 @@ import { startGateway } from "./start.js";
 const config = loadConfigOrExit(gatewaySettings);
 const logger = createLogger("gateway", config.logLevel);
 const stopTelemetry = startTelemetry("countersign-gateway", config.otlpEndpoint);
-const pool = createPool(config.databaseUrl, { applicationName: "countersign-gateway" });
+const pool = createPool(config.databaseUrl, { applicationName: "countersign-gateway", genericPlans: true });
 const server = await startGateway({ pool, logger, ...config });
 logger.info({ kid: server.identity.signer.kid, instance: server.instanceId }, "gateway identity registered");
 runUntilSignal(

@@ -32,7 +32,7 @@ const database = await openDatabase({
   process.exit(1);
 });
 const apiPool = createPool(database.url, { applicationName: "countersign-api" });
-const gatewayPool = createPool(database.url, { applicationName: "countersign-gateway" });
+const gatewayPool = createPool(database.url, { applicationName: "countersign-gateway", genericPlans: true });
 const migrated = await migrate(apiPool);
 
 const common = { host: config.host, shutdownGraceSeconds: config.shutdownGraceSeconds };

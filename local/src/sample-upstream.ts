@@ -22,6 +22,7 @@ type Handler = (args: {
 
 function sampleServer(countersign: Attesting | null): McpServer {
   const server = new McpServer({ name: "countersign-sample-upstream", version: "0.1.0" });
+  countersign?.declare(server);
   server.registerTool(
     SAMPLE_TOOL,
     {

@@ -113,7 +113,7 @@ async function measure(
 function startProcess(
   file: string,
   env: Record<string, string>,
-): Promise<{ url: string; stop: () => Promise<void> }> {
+): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [file], {
       cwd: root,
@@ -135,10 +135,12 @@ function startProcess(
           ))
         )
           await new Promise((r) => setTimeout(r, 100));
-        resolve({ url, stop });
+        resolve({ url, pid: child.pid!, stop });
       })();
     } else {
-      createInterface({ input: child.stdout! }).once("line", (line) => resolve({ url: line.trim(), stop }));
+      createInterface({ input: child.stdout! }).once("line", (line) =>
+        resolve({ url: line.trim(), pid: child.pid!, stop }),
+      );
     }
   });
 }
@@ -278,6 +280,19 @@ for (const processes of [1, 2]) {
       ),
       expected: ["authorized"],
     });
+    if (processes === 1) {
+      // The same cost figures as the Gateway's below, so each side's CPU and WAL can be compared.
+      const measured = await costOf(
+        servers.map((x) => x.pid),
+        () =>
+          runLoad(
+            { urls: servers.map((x) => x.url), path: "/v1/authorize", request: authorizeRequest(unlimited) },
+            CONNECTIONS,
+            seconds,
+          ),
+      );
+      costs.push({ label: side === "minimal" ? "minimal path" : "Gateway write only", ...measured.cost });
+    }
     await stopAll(servers);
   }
   const gateways = await startGateways(processes);
@@ -407,7 +422,7 @@ console.log(
 
 for (const c of costs) {
   console.log(
-    `\nCost per decision, ${c.label} (1 Gateway process, ${CONNECTIONS} conns, ${c.decisions} decisions): Gateway CPU ${f(c.gatewayCpuMs, 3)} ms, PostgreSQL CPU ${f(c.postgresCpuMs, 3)} ms, WAL ${f(c.walBytes / 1024, 1)} KiB`,
+    `\nCost per decision, ${c.label} (1 process, ${CONNECTIONS} conns, ${c.decisions} decisions): server (Node) CPU ${f(c.gatewayCpuMs, 3)} ms, PostgreSQL CPU ${f(c.postgresCpuMs, 3)} ms, WAL ${f(c.walBytes / 1024, 1)} KiB`,
   );
 }
 const unexpected = rows.flatMap((r) =>

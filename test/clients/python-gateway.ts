@@ -17,7 +17,12 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { decideApproval } from "../../core/src/approvals/index.js";
-import { generateSeed, verifyBundle, type IdentityDocument } from "../../protocol/src/evidence/index.js";
+import {
+  generateSeed,
+  nodeSigner,
+  verifyBundle,
+  type IdentityDocument,
+} from "../../protocol/src/evidence/index.js";
 import { createLogger } from "../../core/src/server/index.js";
 import { startEmbeddedPostgres } from "../../core/src/store/embedded-postgres.js";
 import { createPool, migrate } from "../../core/src/store/index.js";
@@ -31,6 +36,7 @@ import {
 } from "../fixtures/authorization.js";
 import { echoTool, startUpstream } from "../fixtures/upstream-tools.js";
 import { registerServerIdentity } from "../fixtures/service-aware-upstream.js";
+import { longIdentityLog } from "../fixtures/identities.js";
 import { recorded } from "../gateway/harness.js";
 import { startEndlessPagingServer } from "./paging-mcp-server.js";
 
@@ -114,6 +120,21 @@ const direct = await startUpstream({
 });
 const endless = await startEndlessPagingServer();
 
+let oversized: Promise<typeof world> | undefined;
+/** An organization whose principal's identity log is over 512 KiB (made once, on first use). */
+function oversizedWorld() {
+  oversized ??= (async () => {
+    const w = await createAuthorizationWorld(pool, keyHashSecret);
+    const subject = { organization_id: w.organizationId, id: w.organizationId, name: "p".repeat(200) };
+    await pool.query("update identities set document = $2 where kid = $1", [
+      w.principal.kid,
+      JSON.stringify(longIdentityLog(w.principal, "principal", subject, 1100)),
+    ]);
+    return w;
+  })();
+  return oversized;
+}
+
 /** What a person or the passing of time does, by name. */
 const controls: Record<string, (input: Record<string, string>) => Promise<unknown>> = {
   async decide({ approval_request_id, type }) {
@@ -157,24 +178,51 @@ const controls: Record<string, (input: Record<string, string>) => Promise<unknow
   },
   // Service-aware upstreams (the Python server helper): a tool on an MCP server at `url`, its identity
   // registered as the Cloud API stores one, and a receipt's bundle with its offline verification.
-  async service_aware_tool({ url: upstreamUrl, upstream_name }) {
-    const t = await createMcpTool(pool, world.organizationId, {
+  // `world: "oversized"`: in an organization whose principal's identity log (which the evidence
+  // carries whole) is over 512 KiB, so every call's evidence is over the bound; its key is returned.
+  async service_aware_tool({ url: upstreamUrl, upstream_name, world: which }) {
+    const w = which === "oversized" ? await oversizedWorld() : world;
+    const t = await createMcpTool(pool, w.organizationId, {
       url: upstreamUrl!,
       upstreamName: upstream_name!,
       amountMapping: refundMapping,
     });
     return {
       name: t.name,
+      key: w.key,
       server_id: t.serverId,
-      organization_id: world.organizationId,
+      organization_id: w.organizationId,
       gateway_kid: gateway.identity.signer.kid,
     };
   },
-  async register_server_identity({ server_id, document }) {
-    await registerServerIdentity(pool, world.organizationId, server_id!, [
+  async register_server_identity({ server_id, organization_id, document }) {
+    await registerServerIdentity(pool, organization_id ?? world.organizationId, server_id!, [
       document as unknown as IdentityDocument,
     ]);
     return {};
+  },
+  // A server_kid for which no identity is stored (as after the identity row was lost).
+  async unknown_server_identity({ server_id }) {
+    await pool.query("update mcp_servers set server_kid = $2 where id = $1", [
+      server_id,
+      nodeSigner(generateSeed()).kid,
+    ]);
+    return {};
+  },
+  // A registered server identity whose log grew past 64 KiB.
+  async long_server_identity({ server_id }) {
+    const subject = { organization_id: world.organizationId, id: server_id!, name: "x".repeat(200) };
+    const log = longIdentityLog(nodeSigner(generateSeed()), "mcp_server", subject, 150);
+    await registerServerIdentity(pool, world.organizationId, server_id!, log);
+    return {};
+  },
+  // What was signed for an action, by type: PROPOSAL and TASK only while nothing was consumed.
+  async signed_types({ id }) {
+    const { rows } = await pool.query<{ type: string }>(
+      "select type from signed_objects where protected_action_id = $1 order by type",
+      [id],
+    );
+    return rows.map((r) => r.type);
   },
   async receipt({ id }) {
     const { rows } = await pool.query("select bundle from receipts where id = $1", [id]);
@@ -185,9 +233,10 @@ const controls: Record<string, (input: Record<string, string>) => Promise<unknow
     return { bundle, verification };
   },
   async protected_action({ id }) {
-    const { rows } = await pool.query("select status, idempotency_key from protected_actions where id = $1", [
-      id,
-    ]);
+    const { rows } = await pool.query(
+      "select status, idempotency_key, error_code, execution_object_id, receipt_id from protected_actions where id = $1",
+      [id],
+    );
     return rows[0] ?? null;
   },
 };

@@ -160,13 +160,11 @@ describe("round trips and commits per call", () => {
       "decision_context",
       "decision_write",
       "execution_claim_lock",
-      "stored_objects",
       "execution_claim",
-      "stored_identity_logs",
       "execution_result",
     ]);
-    // The claim is the one explicit transaction (begin, lock, objects, claim, commit).
-    expect(sent).toHaveLength(10);
+    // The claim is the one explicit transaction (begin, lock with the thread's objects, claim, commit).
+    expect(sent).toHaveLength(8);
     expect(synchronousCommits(sent)).toBe(3);
   });
 });

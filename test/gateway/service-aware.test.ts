@@ -15,17 +15,13 @@ import { decideApproval } from "../../core/src/approvals/index.js";
 import { digestOf } from "../../protocol/src/canonical/index.js";
 import {
   generateSeed,
-  identityGenesis,
-  identitySuccessor,
   kidOf,
   nodeSigner,
-  signIdentity,
-  timestamp,
   verifyBundle,
   type IdentityDocument,
-  type Signer,
 } from "../../protocol/src/evidence/index.js";
 import { runCountersign } from "../fixtures/cli.js";
+import { longIdentityLog as longLog } from "../fixtures/identities.js";
 import {
   createAuthorizationWorld,
   createMcpTool,
@@ -341,38 +337,4 @@ async function verifyWithCli(bundle: unknown) {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** A valid identity log of `count` active documents (a long-lived identity whose subject changed often). */
-function longLog(
-  signer: Signer,
-  actorType: "mcp_server" | "principal",
-  subject: { organization_id: string; id: string; name: string },
-  count: number,
-): IdentityDocument[] {
-  const start = Date.now() - 7200_000;
-  const log = [
-    signIdentity(
-      identityGenesis({
-        publicKey: signer.publicKey,
-        actor_type: actorType,
-        subject,
-        issued_at: timestamp(start),
-      }),
-      signer,
-    ),
-  ];
-  for (let i = 1; i < count; i++) {
-    log.push(
-      signIdentity(
-        identitySuccessor(log[i - 1]!, {
-          status: "active",
-          subject: { ...subject, name: `${subject.name.slice(0, 190)}-${i}` },
-          issued_at: timestamp(start + i),
-        }),
-        signer,
-      ),
-    );
-  }
-  return log;
 }

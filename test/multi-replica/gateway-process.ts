@@ -30,11 +30,16 @@ export async function startGatewayProcess(opts: {
   built?: boolean;
   /** With `built`: the folder holding gateway/dist (an image's /app), else the repository. */
   cwd?: string;
+  /** Extra node options before the entry point (`make profile`: --cpu-prof). */
+  nodeArgs?: string[];
 }): Promise<GatewayProcess> {
   const port = await freePort();
-  const args = opts.built
-    ? ["--enable-source-maps", "gateway/dist/main.js"]
-    : ["--conditions=countersign-source", "--import", "tsx", "gateway/src/main.ts"];
+  const args = [
+    ...(opts.nodeArgs ?? []),
+    ...(opts.built
+      ? ["--enable-source-maps", "gateway/dist/main.js"]
+      : ["--conditions=countersign-source", "--import", "tsx", "gateway/src/main.ts"]),
+  ];
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, {
     cwd: opts.cwd ?? root,
     env: {

@@ -167,15 +167,27 @@ describe("two Gateway processes, one upstream", () => {
     );
     expect(recovered).toBe(1);
     const after = await db.pool.query(
-      "select pa.status, pa.error_code, r.outcome, r.kind from protected_actions pa join receipts r on r.id = pa.receipt_id where pa.id = $1",
+      "select pa.status, pa.error_code, r.outcome, r.kind, r.bundle from protected_actions pa join receipts r on r.id = pa.receipt_id where pa.id = $1",
       [rows[0].id],
     );
-    expect(after.rows[0]).toEqual({
+    const { bundle: stored, ...closed } = after.rows[0];
+    expect(closed).toEqual({
       status: "failed",
       error_code: "INTERRUPTED",
       outcome: "failed",
       kind: "execution",
     });
+    // The EXECUTION named the service-aware server, which never answered: the receipt still vouches
+    // for its identity, carries no attestation, and verifies offline with the warning that says so.
+    const bundle = JSON.parse(stored.toString("utf8"));
+    const execution = bundle.objects.find((o: { body: { type: string } }) => o.body.type === "EXECUTION");
+    expect(execution.body.payload.server_kid).toBe(up.kid);
+    expect(bundle.receipt.body.payload.trusted_attesters).toEqual([up.kid]);
+    const verified = verifyBundle(bundle, {
+      trust: { issuers: [nodeSigner(signingKey).kid], principals: [world.principal.kid] },
+    });
+    expect(verified.valid).toBe(true);
+    expect(verified.warnings.map((w) => w.code)).toEqual(["ATTESTATION_MISSING"]);
 
     // The same key at another replica: the stored outcome, no second upstream call.
     const other = await agentAt(b.url);

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { ServiceError } from "@countersign/protocol/errors";
-import { isAdmin, organizationOf } from "../routes/shared.js";
+import { isAdmin, organizationOf } from "../http/shared.js";
 
 /**
  * "Admins, signed in" (SPEC 4.4): switching an agent's policy, enabling or

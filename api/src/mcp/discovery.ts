@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { checkInputSchema } from "@countersign/core/mcp-servers";
 import { ByteBudget, upstreamFetch, type UpstreamFailure } from "@countersign/core/upstream";
+import { declarationCapabilityKey } from "@countersign/protocol/upstream";
 import type { McpOptions } from "./options.js";
 
 /** SPEC 8.3: at most 20 tools/list pages and 2000 tools; more than 8 MiB of answers in total is too large. */
@@ -34,6 +35,8 @@ export interface Discovery {
   tools: DiscoveredTool[];
   pages: number;
   bytes: number;
+  /** What the server declared at initialize under `capabilities.experimental["service/evidence"]`. */
+  declaration: unknown;
 }
 
 function refusal(f: UpstreamFailure | undefined, err: unknown): ServiceError {
@@ -64,16 +67,19 @@ function refusal(f: UpstreamFailure | undefined, err: unknown): ServiceError {
   }
 }
 
+type Session<T> = (client: Client, call: { timeout: number; signal: AbortSignal }) => Promise<T>;
+
 /**
- * Lists an MCP server's tools through the MCP SDK client over Streamable
- * HTTP, within SPEC 8.3's limits. Nothing is stored here; the caller holds a
- * discovery slot (discovery-slots.ts).
+ * One exchange with an MCP server through the MCP SDK client over Streamable
+ * HTTP (initialize, then `run`), within the whole-exchange timeout and the
+ * byte budget; failures become the Cloud API's codes.
  */
-export async function discoverTools(
+async function withUpstream<T>(
   server: { url: string; authorization: string | null },
   opts: McpOptions,
-): Promise<Discovery> {
-  const budget = new ByteBudget(discoveryLimits.bytes);
+  budget: ByteBudget,
+  run: Session<T>,
+): Promise<T> {
   const failure: { first?: UpstreamFailure } = {};
   const abort = new AbortController();
   const timer = setTimeout(() => {
@@ -94,6 +100,44 @@ export async function discoverTools(
   const timeout = opts.discoveryTimeoutMs ?? DISCOVERY_TIMEOUT_MS;
   try {
     await client.connect(transport, { timeout, signal: abort.signal });
+    return await run(client, { timeout, signal: abort.signal });
+  } catch (err) {
+    if (err instanceof ServiceError && !failure.first) throw err;
+    throw refusal(failure.first, err);
+  } finally {
+    clearTimeout(timer);
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** What the server declared in its initialize result about taking Countersign's evidence (undefined: nothing). */
+const declarationIn = (client: Client): unknown =>
+  client.getServerCapabilities()?.experimental?.[declarationCapabilityKey];
+
+/**
+ * An MCP server's declaration of being service-aware (docs/evidence.md
+ * section 11), read from its initialize result without listing its tools.
+ */
+export async function readDeclaration(
+  server: { url: string; authorization: string | null },
+  opts: McpOptions,
+): Promise<unknown> {
+  return withUpstream(server, opts, new ByteBudget(discoveryLimits.bytes), async (client) =>
+    declarationIn(client),
+  );
+}
+
+/**
+ * Lists an MCP server's tools within SPEC 8.3's limits, with what it
+ * declared at initialize. Nothing is stored here; the caller holds a
+ * discovery slot (discovery-slots.ts).
+ */
+export async function discoverTools(
+  server: { url: string; authorization: string | null },
+  opts: McpOptions,
+): Promise<Discovery> {
+  const budget = new ByteBudget(discoveryLimits.bytes);
+  return withUpstream(server, opts, budget, async (client, call) => {
     const tools: DiscoveredTool[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -106,7 +150,7 @@ export async function discoverTools(
       const page = await client.request(
         { method: "tools/list", params: cursor ? { cursor } : {} },
         listResult,
-        { timeout, signal: abort.signal },
+        call,
       );
       pages++;
       for (const raw of page.tools) {
@@ -128,12 +172,6 @@ export async function discoverTools(
         );
       cursor = page.nextCursor;
     } while (cursor);
-    return { tools, pages, bytes: budget.used };
-  } catch (err) {
-    if (err instanceof ServiceError && !failure.first) throw err;
-    throw refusal(failure.first, err);
-  } finally {
-    clearTimeout(timer);
-    await client.close().catch(() => undefined);
-  }
+    return { tools, pages, bytes: budget.used, declaration: declarationIn(client) };
+  });
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import type { ApiContext } from "../context.js";
-import { typed } from "./shared.js";
+import { typed } from "../http/shared.js";
 
 /** GET /gateway/identity: the Gateway's public identity document; 404 until one is registered. */
 export async function gatewayIdentityRoute(app: FastifyInstance, ctx: ApiContext) {

@@ -6,10 +6,12 @@ ATTESTATION_MISSING with a receipt that warns."""
 
 from __future__ import annotations
 
+import json
 import secrets
 import socket
 import threading
 import time
+import urllib.request
 import uuid
 from typing import Any
 
@@ -18,6 +20,7 @@ import pytest
 import uvicorn
 from mcp import types
 from mcp.server.lowlevel import Server
+from mcp.server.mcpserver import MCPServer
 
 from countersign.mcp import ToolCallCompleted, ToolCallRefused, connect_gateway
 from countersign.server import canonical_json, digest_of, service_aware
@@ -35,16 +38,20 @@ async def control(gw: Any, name: str, **body: Any) -> Any:
 
 
 class Upstream:
-    """A low-level ``mcp`` Server over stateless Streamable HTTP on 127.0.0.1, in a thread."""
+    """A low-level ``mcp`` Server over stateless Streamable HTTP on 127.0.0.1, in a thread (declared
+    service-aware by ``declare`` when given), or any ASGI ``app`` of an ``mcp`` server."""
 
-    def __init__(self, on_call_tool: Any) -> None:
+    def __init__(self, on_call_tool: Any = None, *, declare: Any = None, app: Any = None) -> None:
         self.ran = 0
 
         async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
             return types.ListToolsResult(tools=[types.Tool(name="refund", input_schema={"type": "object"})])
 
-        server = Server("python-service-aware", on_list_tools=list_tools, on_call_tool=on_call_tool)
-        app = server.streamable_http_app(json_response=True, stateless_http=True)
+        if app is None:
+            server = Server("python-service-aware", on_list_tools=list_tools, on_call_tool=on_call_tool)
+            if declare is not None:
+                declare.declare(server)
+            app = server.streamable_http_app(json_response=True, stateless_http=True)
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -147,3 +154,151 @@ async def test_a_server_that_does_not_attest_gives_attestation_missing_and_the_r
         assert [w["code"] for w in receipt["verification"]["warnings"]] == ["ATTESTATION_MISSING"]
     finally:
         upstream.close()
+
+
+def initialize_result(url: str) -> dict[str, Any]:
+    """What an MCP server answers to initialize (a 2025-era client, as the Cloud API's)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}},
+    }
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode(), method="POST", headers={"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    )
+    with urllib.request.urlopen(req, timeout=30) as res:
+        return json.loads(res.read())["result"]
+
+
+async def refused_twice(gateway: Any, tool: str, key: str, code: str) -> None:
+    """The call refuses with ``code`` and again on retry with the same idempotency key; nothing was consumed."""
+    idempotency_key = f"py-{uuid.uuid4()}"
+    outcomes = []
+    for _ in range(2):
+        async with connect_gateway(gateway_url=gateway.url, api_key=key) as gw:
+            outcomes.append(await gw.call_tool(tool, {"order": "py-9", "amount": 40}, idempotency_key=idempotency_key))
+    for outcome in outcomes:
+        assert isinstance(outcome, ToolCallRefused)
+        assert (outcome.refusal.status, outcome.refusal.code) == ("upstream_error", code)
+    action = outcomes[0].refusal.protected_action_id
+    assert outcomes[1].refusal.protected_action_id == action
+    recorded = await control(gateway, "protected_action", id=action)
+    # Still approved: no EXECUTION signed, no RESULT, no receipt.
+    assert (recorded["status"], recorded["execution_object_id"], recorded["receipt_id"]) == ("approved", None, None)
+    assert await control(gateway, "signed_types", id=action) == ["PROPOSAL", "TASK"]
+
+
+async def test_evidence_over_the_size_bound_is_refused_before_anything_is_consumed_and_again_on_retry(gateway: Any) -> None:
+    made = await control(gateway, "service_aware_tool", url="http://127.0.0.1:9/mcp", upstream_name="refund", world="oversized")
+    helper = service_aware(secrets.token_bytes(32), [made["gateway_kid"]])
+    upstream = Upstream(helper.call_tool(lambda ctx, params: refund_tool(upstream, ctx, params)))
+    try:
+        made = await control(gateway, "service_aware_tool", url=upstream.url, upstream_name="refund", world="oversized")
+        document = helper.identity(made["organization_id"], made["server_id"])
+        await control(gateway, "register_server_identity", server_id=made["server_id"], organization_id=made["organization_id"], document=document)
+        await refused_twice(gateway, made["name"], made["key"], "UPSTREAM_EVIDENCE_TOO_LARGE")
+        assert upstream.ran == 0
+    finally:
+        upstream.close()
+
+
+@pytest.mark.parametrize(
+    ("identity", "code"),
+    [("unknown_server_identity", "UPSTREAM_IDENTITY_UNKNOWN"), ("long_server_identity", "UPSTREAM_IDENTITY_TOO_LARGE")],
+)
+async def test_a_server_identity_the_gateway_cannot_use_is_refused_before_anything_is_consumed(gateway: Any, identity: str, code: str) -> None:
+    made = await control(gateway, "service_aware_tool", url="http://127.0.0.1:9/mcp", upstream_name="refund")
+    helper = service_aware(secrets.token_bytes(32), [made["gateway_kid"]])
+    upstream = Upstream(helper.call_tool(lambda ctx, params: refund_tool(upstream, ctx, params)))
+    try:
+        made = await control(gateway, "service_aware_tool", url=upstream.url, upstream_name="refund")
+        await control(gateway, identity, server_id=made["server_id"])
+        await refused_twice(gateway, made["name"], gateway.key, code)
+        assert upstream.ran == 0
+    finally:
+        upstream.close()
+
+
+async def test_an_attestation_of_another_result_gives_attestation_invalid_and_the_receipt_warns(gateway: Any) -> None:
+    made = await control(gateway, "service_aware_tool", url="http://127.0.0.1:9/mcp", upstream_name="refund")
+    helper = service_aware(secrets.token_bytes(32), [made["gateway_kid"]])
+    attested = helper.call_tool(lambda ctx, params: refund_tool(upstream, ctx, params))
+
+    async def lying(ctx: Any, params: Any) -> Any:
+        result = await attested(ctx, params)
+        return {**result, "content": [{"type": "text", "text": "something else"}]}
+
+    upstream = Upstream(lying)
+    try:
+        tool, _ = await registered_tool(gateway, upstream, helper)
+        async with connect_gateway(gateway_url=gateway.url, api_key=gateway.key) as gw:
+            outcome = await gw.call_tool(tool, {"order": "py-5", "amount": 40}, idempotency_key=f"py-{uuid.uuid4()}")
+        assert isinstance(outcome, ToolCallRefused)
+        assert (outcome.refusal.status, outcome.refusal.code) == ("upstream_error", "ATTESTATION_INVALID")
+        assert upstream.ran == 1
+        recorded = await control(gateway, "protected_action", id=outcome.refusal.protected_action_id)
+        assert (recorded["status"], recorded["error_code"]) == ("failed", "ATTESTATION_INVALID")
+        receipt = await control(gateway, "receipt", id=outcome.refusal.receipt_id)
+        assert receipt["verification"]["valid"] is True
+        assert [w["code"] for w in receipt["verification"]["warnings"]] == ["ATTESTATION_MISSING"]
+        assert not [o for o in receipt["bundle"]["objects"] if o["body"]["type"] == "ATTESTATION"]
+    finally:
+        upstream.close()
+
+
+async def test_an_mcpserver_is_made_service_aware_in_one_line(gateway: Any) -> None:
+    """The high-level ``MCPServer`` (mcp 1's FastMCP): ``protect`` declares it and guards every tool."""
+    made = await control(gateway, "service_aware_tool", url="http://127.0.0.1:9/mcp", upstream_name="refund")
+    helper = service_aware(secrets.token_bytes(32), [made["gateway_kid"]])
+    ran: list[dict[str, Any]] = []
+    server = MCPServer("python-mcpserver")
+
+    @server.tool()
+    def refund(order: str, amount: int) -> dict[str, Any]:
+        ran.append({"order": order, "amount": amount})
+        return {"refunded": amount, "order": order}
+
+    helper.protect(server)
+    upstream = Upstream(app=server.streamable_http_app(json_response=True, stateless_http=True))
+    try:
+        declared = await anyio.to_thread.run_sync(initialize_result, upstream.url)
+        assert declared["capabilities"]["experimental"] == {"service/evidence": {"service_evidence": "0.1", "server_kid": helper.kid}}
+        tool, _ = await registered_tool(gateway, upstream, helper)
+        async with connect_gateway(gateway_url=gateway.url, api_key=gateway.key) as gw:
+            outcome = await gw.call_tool(tool, {"order": "py-6", "amount": 40}, idempotency_key=f"py-{uuid.uuid4()}")
+            assert isinstance(outcome, ToolCallCompleted), (outcome.refusal.code, outcome.refusal.detail)
+            assert outcome.result.structured_content == {"refunded": 40, "order": "py-6"}
+            receipt = await control(gateway, "receipt", id=outcome.service.receipt_id)
+            assert receipt["bundle"]["receipt"]["body"]["payload"]["trusted_attesters"] == [helper.kid]
+            assert receipt["verification"]["valid"] is True
+            assert receipt["verification"]["warnings"] == []
+            # Called without the evidence (straight, not through the Gateway): refused, the tool does not run.
+        assert ran == [{"order": "py-6", "amount": 40}]
+        direct = await anyio.to_thread.run_sync(call_directly, upstream.url, "refund", {"order": "py-7", "amount": 1})
+        assert direct["isError"] is True
+        assert direct["_meta"]["service/refusal"]["reason"] == "EVIDENCE_MISSING"
+        assert ran == [{"order": "py-6", "amount": 40}]
+    finally:
+        upstream.close()
+
+
+async def test_a_lowlevel_server_declares_its_identity(gateway: Any) -> None:
+    helper = service_aware(secrets.token_bytes(32), [])
+    upstream = Upstream(helper.call_tool(lambda ctx, params: refund_tool(upstream, ctx, params)), declare=helper)
+    try:
+        declared = await anyio.to_thread.run_sync(initialize_result, upstream.url)
+        assert declared["capabilities"]["experimental"] == {"service/evidence": {"service_evidence": "0.1", "server_kid": helper.kid}}
+        assert "tools" in declared["capabilities"]
+    finally:
+        upstream.close()
+
+
+def call_directly(url: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A tools/call to a stateless server without any evidence (after initialize, as a client would)."""
+    initialize_result(url)
+    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18"}
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
+    with urllib.request.urlopen(req, timeout=30) as res:
+        return json.loads(res.read())["result"]

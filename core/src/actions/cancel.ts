@@ -1,4 +1,4 @@
-import { ACTION_CHANNEL } from "../decision/authorize.js";
+import { ACTION_CHANNEL } from "../decision/action-channel.js";
 import { issueStoredReceipt } from "../decision/evidence.js";
 import { storeReceipt } from "../decision/store-receipt.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";

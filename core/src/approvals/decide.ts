@@ -1,5 +1,5 @@
 import { canonicalJson } from "@countersign/protocol/canonical";
-import { ACTION_CHANNEL } from "../decision/authorize.js";
+import { ACTION_CHANNEL } from "../decision/action-channel.js";
 import { issueStoredReceipt } from "../decision/evidence.js";
 import { storeReceipt } from "../decision/store-receipt.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";

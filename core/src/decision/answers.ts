@@ -1,6 +1,6 @@
 import { statusOf, type GatewayCode } from "@countersign/protocol/errors";
 import type { ActionView } from "./action-view.js";
-import type { AuthorizeAnswer } from "./service.js";
+import type { AuthorizeAnswer } from "./authorize-call.js";
 
 /** The `note` of SPEC 4.1: what an authorization allows, and only that. */
 export const AUTHORIZATION_NOTE =

@@ -1,8 +1,8 @@
 import {
   bundleFacts,
-  followingStep,
+  followingOwnStep,
   issueBundle,
-  objectBody,
+  ownBody,
   serializeBundle,
   signObject,
   timestamp,
@@ -54,7 +54,7 @@ export interface TaskInput {
 /** The TASK: what the agent asked, under which policy, on whose behalf (signed by the Gateway). */
 export function signTask(identity: GatewayIdentity, t: TaskInput): SignedObject<BodyOf<"TASK">> {
   return signObject(
-    objectBody({
+    ownBody({
       type: "TASK",
       actor: identity.signer.kid,
       on_behalf_of: t.principalKid,
@@ -93,7 +93,7 @@ export function signProposal(
   p: ProposalInput,
 ): SignedObject<BodyOf<"PROPOSAL">> {
   return signObject(
-    followingStep(task, {
+    followingOwnStep(task, {
       type: "PROPOSAL",
       actor: identity.signer.kid,
       on_behalf_of: task.body.on_behalf_of,

@@ -30,12 +30,9 @@ export {
 } from "./pipeline.js";
 export { PolicyCache } from "./policy-cache.js";
 export { registerGatewayIdentity, type GatewayIdentity } from "./gateway-identity.js";
-export {
-  DecisionService,
-  ACTION_CHANNEL,
-  LANGUAGE_REVISION,
-  type DecisionServiceOptions,
-} from "./authorize.js";
+export { DecisionService, type DecisionServiceOptions } from "./decision-service.js";
+export { ACTION_CHANNEL } from "./action-channel.js";
+export { LANGUAGE_REVISION } from "./language-revision.js";
 export { WaitLimits } from "./wait-limits.js";
 export { readActionView, type ActionView } from "./action-view.js";
 export {
@@ -54,7 +51,12 @@ export {
   AUTHORIZATION_NOTE,
   type RecordedRefusal,
 } from "./answers.js";
-export { type DecisionCall, type Decided } from "./authorize.js";
 export { issueStoredReceipt, type IssuedReceipt } from "./evidence.js";
-export { type AuthorizeCall, type AuthorizeAnswer, type AuthorizeService } from "./service.js";
+export {
+  type AuthorizeCall,
+  type AuthorizeAnswer,
+  type AuthorizeService,
+  type DecisionCall,
+  type Decided,
+} from "./authorize-call.js";
 export { storedObjects, storedIdentityLogs } from "./stored-evidence.js";

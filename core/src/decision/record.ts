@@ -82,7 +82,7 @@ export interface DecisionWrite {
   receipt: ReceiptRecord | null;
   approval: ApprovalRecord | null;
   events: EventRecord[];
-  /** null: the plan has no monthly limit (counted in a random shard, no contention). */
+  /** null: the plan has no monthly limit (counted in its connection's shard, no contention). */
   monthlyLimit: number | null;
 }
 

@@ -2,10 +2,10 @@ import { canonicalJson, digestOf } from "@countersign/protocol/canonical";
 import { decide, type PolicyInput } from "@countersign/protocol/policy";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import type { PolicyCache } from "../decision/policy-cache.js";
-import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
+import { identityLogOf } from "../identities/index.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import {
-  followingStep,
+  followingOwnStep,
   signObject,
   timestamp,
   type BodyOf,
@@ -31,7 +31,7 @@ export interface ExecutionPlan {
   delegation: SignedObject;
   /** Signers whose identity logs the receipt carries besides the Gateway: the principal, and the approving person. */
   signerKids: string[];
-  /** Their identity logs, read once the claim committed, so that the RESULT's write is one statement. */
+  /** Their identity logs, read with the claim's lock so that the RESULT's write is one statement (recovery reads them itself). */
   identityLogs?: IdentityDocument[];
   upstream: { url: string; authorization: string | null; tool: string };
   /** Set when the MCP server registered an identity: the evidence it is handed and what its attestation is checked against. */
@@ -55,12 +55,18 @@ const LOCK = statement(
          t.enabled as tool_enabled, t.binding, t.authorized_binding, t.upstream_name,
          s.id as server_id, s.url, s.credential_encrypted, s.status as server_status, s.server_kid,
          w.ended_at as window_ended_at, w.ends_at <= $2 as window_over,
-         covered_by_supersession(pa.policy_id, pa.policy_version, pa.created_at, false) as superseded
+         covered_by_supersession(pa.policy_id, pa.policy_version, pa.created_at, false) as superseded,
+         tobj.object as task_object, pobj.object as proposal_object, dobj.object as decision_object,
+         (select coalesce(jsonb_object_agg(i.kid, i.document), '{}'::jsonb) from identities i
+           where i.kid in (tobj.object->'body'->>'on_behalf_of', dobj.object->'body'->>'actor', s.server_kid)) as identity_logs
     from protected_actions pa
+    join signed_objects tobj on tobj.object_id = pa.task_object_id
+    join signed_objects pobj on pobj.object_id = pa.proposal_object_id
     join agents ag on ag.id = pa.agent_id
     join delegations d on d.id = pa.delegation_id
     join policies p on p.id = pa.policy_id
     left join approval_requests ar on ar.id = pa.approval_request_id
+    left join signed_objects dobj on dobj.object_id = ar.decision_object_id
     left join tools t on t.id = pa.tool_id
     left join mcp_servers s on s.id = t.mcp_server_id
     left join observe_windows w on w.id = pa.observe_window_id
@@ -108,14 +114,7 @@ export interface ClaimInput {
  * sign the EXECUTION and mark the action executing with a deadline. Only one
  * request can move an action from approved to executing.
  */
-export async function claimExecution(pool: Pool, identity: GatewayIdentity, c: ClaimInput): Promise<Claim> {
-  const claim = await claimInTransaction(pool, identity, c);
-  // Read outside the claim's transaction (no lock needed: identity logs only grow), for the RESULT.
-  if (claim.ok) claim.plan.identityLogs = await storedIdentityLogs(pool, claim.plan.signerKids);
-  return claim;
-}
-
-function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput): Promise<Claim> {
+export function claimExecution(pool: Pool, identity: GatewayIdentity, c: ClaimInput): Promise<Claim> {
   return inTransaction(pool, async (db) => {
     const { rows } = await db.query(LOCK.with([c.actionId, c.now]));
     const a = rows[0];
@@ -206,17 +205,13 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
       }
     }
 
-    const ids = [
-      a.task_object_id,
-      a.proposal_object_id,
-      ...(a.decision_object_id ? [a.decision_object_id] : []),
-    ];
-    const objects = await storedObjects(db, ids);
-    const task = objects.get(a.task_object_id) as SignedObject<BodyOf<"TASK">>;
-    const proposal = objects.get(a.proposal_object_id) as SignedObject<BodyOf<"PROPOSAL">>;
-    const approval = a.decision_object_id
-      ? (objects.get(a.decision_object_id) as SignedObject<BodyOf<"APPROVAL">>)
-      : undefined;
+    // The thread's stored objects and the identity logs the RESULT's receipt and a service-aware
+    // server need came with the lock: no further round trip before the claim's write.
+    const task = a.task_object as SignedObject<BodyOf<"TASK">>;
+    const proposal = a.proposal_object as SignedObject<BodyOf<"PROPOSAL">>;
+    const approval = (a.decision_object ?? undefined) as SignedObject<BodyOf<"APPROVAL">> | undefined;
+    const logs = a.identity_logs as Record<string, unknown>;
+    const logsOf = (kids: string[]) => kids.flatMap((k) => (k in logs ? identityLogOf(logs[k]) : []));
     const until = approval ? Date.parse(approval.body.payload.expires_at) : new Date(a.expires_at).getTime();
     if (until <= c.now.getTime()) {
       return approval
@@ -252,13 +247,13 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
     }
 
     // A service-aware server's identity is read before anything is signed or consumed.
-    const server = a.server_kid ? await serverIdentityOf(db, a.server_kid) : null;
+    const server = a.server_kid ? serverIdentityOf(logsOf([a.server_kid])) : null;
     if (server && !server.ok)
       return { ok: false, code: server.code, detail: server.detail, state: "approved" };
 
     const parent = (approval ?? proposal) as SignedObject<StepBody>;
     const execution = signObject(
-      followingStep(parent, {
+      followingOwnStep(parent, {
         type: "EXECUTION",
         actor: identity.signer.kid,
         on_behalf_of: task.body.on_behalf_of,
@@ -274,14 +269,15 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
     );
     const path = [task, proposal, ...(approval ? [approval] : []), execution] as SignedObject<StepBody>[];
     const signerKids = [task.body.on_behalf_of!, ...(approval ? [approval.body.actor] : [])];
+    const identityLogs = logsOf(signerKids);
     let serviceAware: ServiceAwareCall | undefined;
     if (server?.ok) {
-      const prepared = await prepareEvidence(db, identity, {
+      const prepared = prepareEvidence(identity, {
         serverKid: a.server_kid,
         serverIdentities: server.documents,
         path,
         delegation: a.delegation_object,
-        signerKids,
+        signerIdentities: identityLogs,
       });
       if (!prepared.ok) return { ok: false, code: prepared.code, detail: prepared.detail, state: "approved" };
       serviceAware = prepared.call;
@@ -303,6 +299,7 @@ function claimInTransaction(pool: Pool, identity: GatewayIdentity, c: ClaimInput
         path,
         delegation: a.delegation_object,
         signerKids,
+        identityLogs,
         upstream: { url: a.url, authorization, tool: a.upstream_name },
         ...(serviceAware ? { serviceAware } : {}),
         meta: {

@@ -6,7 +6,7 @@ import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs } from "../decision/stored-evidence.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import {
-  followingStep,
+  followingOwnStep,
   signObject,
   timestamp,
   type BodyOf,
@@ -18,6 +18,7 @@ import type { Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
 import type { ExecutionPlan } from "./claim.js";
+import type { ServiceAwareCall } from "./service-aware.js";
 
 // The RESULT, its receipt, receipt.created and the action's final state in one statement, and
 // only while the action is still executing: a recovery that closed it first (it locks the row)
@@ -119,18 +120,23 @@ export async function finishExecution(
   return finished ? { recorded: true, finished } : { recorded: false, code: "RESULT_NOT_RECORDED" };
 }
 
+/** What a RESULT is recorded from: the plan, of which a service-aware server's identity only. */
+export type RecordedPlan = Omit<ExecutionPlan, "serviceAware"> & {
+  serviceAware?: Pick<ServiceAwareCall, "serverKid" | "serverIdentities">;
+};
+
 /** The RESULT, receipt and event of an execution still executing; undefined when it no longer was. */
 export async function recordResult(
   db: Queryable,
   identity: GatewayIdentity,
-  plan: ExecutionPlan,
+  plan: RecordedPlan,
   facts: ResultFacts,
   now: Date,
   attestation?: SignedObject,
 ): Promise<FinishedExecution | undefined> {
   const execution = plan.path[plan.path.length - 1]!;
   const result = signObject(
-    followingStep(execution, {
+    followingOwnStep(execution, {
       type: "RESULT",
       actor: identity.signer.kid,
       on_behalf_of: execution.body.on_behalf_of!,

@@ -8,4 +8,4 @@ export {
 } from "./claim.js";
 export { finishExecution, type ExecutionOutcome, type Finish, type FinishedExecution } from "./finish.js";
 export { recoverInterrupted, startRecovery } from "./recover.js";
-export { acceptAttested, evidenceMeta, type ServiceAwareCall } from "./service-aware.js";
+export { acceptAttested, evidenceMeta, serverIdentityOf, type ServiceAwareCall } from "./service-aware.js";

@@ -1,10 +1,9 @@
 import { digestOf } from "@countersign/protocol/canonical";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
-import { storedObjects } from "../decision/stored-evidence.js";
+import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
 import type { SignedObject, StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
-import type { ExecutionPlan } from "./claim.js";
-import { recordResult } from "./finish.js";
+import { recordResult, type RecordedPlan } from "./finish.js";
 
 /**
  * Closes executions whose Gateway went away (SPEC 2.8 "an interrupted
@@ -45,13 +44,20 @@ export async function recoverInterrupted(
       const objects = await storedObjects(db, ids);
       const path = ids.map((id) => objects.get(id)!) as SignedObject<StepBody>[];
       const approval = a.decision_object_id ? objects.get(a.decision_object_id) : undefined;
-      const plan: ExecutionPlan = {
+      // A service-aware server named by the EXECUTION never answered: the receipt still vouches for
+      // its registered identity, so the verifier warns that no attestation came.
+      const serverKid = (path[path.length - 1]!.body.payload as { server_kid?: string | null }).server_kid;
+      const serverIdentities = serverKid ? await storedIdentityLogs(db, [serverKid]) : [];
+      const plan: RecordedPlan = {
         actionId: a.id,
         organizationId: a.organization_id,
         path,
         delegation: a.delegation_object,
         signerKids: [path[0]!.body.on_behalf_of!, ...(approval ? [approval.body.actor] : [])],
         upstream: { url: "", authorization: null, tool: "" },
+        ...(serverKid && serverIdentities.length > 0
+          ? { serviceAware: { serverKid, serverIdentities } }
+          : {}),
         meta: {
           agent: { id: a.agent_id, name: a.agent_name },
           tool: a.tool_name,

@@ -10,8 +10,6 @@ import {
   type UpstreamEvidence,
 } from "@countersign/protocol/upstream";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
-import { storedIdentityLogs } from "../decision/stored-evidence.js";
-import type { Queryable } from "../store/queryable.js";
 
 /** What a call to a service-aware upstream carries and is checked against. */
 export interface ServiceAwareCall {
@@ -25,11 +23,9 @@ export type Prepared =
   { ok: true; call: ServiceAwareCall } | { ok: false; code: GatewayCode; detail: string };
 
 /** The registered identity of a service-aware MCP server, read before anything is signed or consumed. */
-export async function serverIdentityOf(
-  db: Queryable,
-  serverKid: string,
-): Promise<{ ok: true; documents: IdentityDocument[] } | { ok: false; code: GatewayCode; detail: string }> {
-  const documents = await storedIdentityLogs(db, [serverKid]);
+export function serverIdentityOf(
+  documents: IdentityDocument[],
+): { ok: true; documents: IdentityDocument[] } | { ok: false; code: GatewayCode; detail: string } {
   if (documents.length === 0) {
     return {
       ok: false,
@@ -53,22 +49,21 @@ export async function serverIdentityOf(
  * the signers' identity logs), refused when it exceeds the bound: it is
  * built from signed objects only, so the refusal repeats on every retry.
  */
-export async function prepareEvidence(
-  db: Queryable,
+export function prepareEvidence(
   identity: GatewayIdentity,
   c: {
     serverKid: string;
     serverIdentities: IdentityDocument[];
     path: SignedObject<StepBody>[];
     delegation: SignedObject;
-    signerKids: string[];
+    /** The identity logs of the principal and of an approving person. */
+    signerIdentities: IdentityDocument[];
   },
-): Promise<Prepared> {
-  const signers = await storedIdentityLogs(db, c.signerKids);
+): Prepared {
   const built = upstreamEvidence({
     path: c.path,
     delegations: [c.delegation],
-    identities: [...identity.documents, ...signers],
+    identities: [...identity.documents, ...c.signerIdentities],
   });
   if (!built.ok) {
     return {

@@ -22,6 +22,8 @@ export interface EmbeddedPostgresOptions {
   ephemeral?: boolean;
   /** Told when a server an earlier run left on the folder is stopped. */
   log?: (line: string) => void;
+  /** More server settings (`name=value`), after ours: `make profile` loads pg_stat_statements. */
+  settings?: string[];
 }
 
 export interface EmbeddedPostgres {
@@ -186,6 +188,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     "unix_socket_directories=",
     "max_connections=300",
     ...(opts.ephemeral ? ["fsync=off", "synchronous_commit=off", "full_page_writes=off"] : DURABLE_TUNING),
+    ...(opts.settings ?? []),
   ];
   const [cmd, args] = command(
     path.join(bin, "postgres"),

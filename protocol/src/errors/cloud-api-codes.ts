@@ -69,6 +69,11 @@ export const cloudApiCodes = {
   UPSTREAM_ERROR: 502,
   UPSTREAM_TIMEOUT: 504,
   UPSTREAM_REFUSED: 422,
+  // The Gateway's codes for a server identity it cannot use (SPEC 7.3), answered by the Cloud API
+  // when it checks an MCP server's declared identity at registration and discovery; 422 as
+  // UPSTREAM_REFUSED and the identity codes beside them.
+  UPSTREAM_IDENTITY_UNKNOWN: 422,
+  UPSTREAM_IDENTITY_TOO_LARGE: 422,
   UPSTREAM_CREDENTIAL_INVALID: 409,
   DISCOVERY_TOO_LARGE: 502,
   DISCOVERY_BUSY: 429,

@@ -79,7 +79,9 @@ export {
 export { signingInput, objectId } from "./object-id.js";
 export {
   objectBody,
+  ownBody,
   followingStep,
+  followingOwnStep,
   signObject,
   assembleSignedObject,
   type ObjectBodyInput,

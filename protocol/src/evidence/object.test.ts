@@ -3,7 +3,7 @@ import { canonicalJson, sha256Hex } from "../canonical/index.js";
 import { serializeBundle } from "./bundle.js";
 import { identitySuccessor, signIdentity } from "./identity.js";
 import { nobleSigner } from "./noble.js";
-import { assembleSignedObject, followingStep, objectBody, signObject } from "./object.js";
+import { assembleSignedObject, followingOwnStep, followingStep, objectBody, signObject } from "./object.js";
 import { signingInput } from "./object-id.js";
 import { toBase64url } from "./encoding.js";
 import { timestampSchema } from "./fields.js";
@@ -15,7 +15,7 @@ import {
   scenarioSeeds,
   scenarioSigners,
 } from "./scenario.test-support.js";
-import type { BodyOf, SignedObject } from "./signed-object.js";
+import { objectBodySchema, type BodyOf, type SignedObject } from "./signed-object.js";
 import { verifySignedObject } from "./verify-object.js";
 
 const k = scenarioSigners();
@@ -29,6 +29,7 @@ const approvalBody = followingStep(proposal, {
   issued_at: at(70),
   payload: { approval_request_id: "apr_42", call: proposal.body.payload.call, expires_at: at(3600) },
 });
+const objectBodySchemaParse = (b: unknown) => objectBodySchema.parse(b);
 const identities = [scenarioIdentity("person", k.person), scenarioIdentity("gateway", k.gateway)];
 
 describe("signed objects", () => {
@@ -59,6 +60,13 @@ describe("signed objects", () => {
     expect(() => objectBody({ ...approvalBody, issued_at: "2025-01-01T00:00:00Z" } as never)).toThrow();
     const task = bundle.objects[0] as SignedObject<BodyOf<"TASK">>;
     expect(() => objectBody({ ...task.body, delegations: [] } as never)).toThrow();
+  });
+
+  it("built by the Gateway without the schema check (followingOwnStep), are the same bytes", () => {
+    const { protocol: _, thread: __, parent: ___, ...input } = approvalBody;
+    const own = followingOwnStep(proposal, input);
+    expect(canonicalJson(own)).toBe(canonicalJson(approvalBody));
+    expect(objectBodySchemaParse(own)).toEqual(own);
   });
 
   it("are signed only by their actor", () => {

@@ -20,6 +20,17 @@ export function objectBody<B extends ObjectBodyInput>(input: B): Extract<ObjectB
   >;
 }
 
+/**
+ * The body of an object the Gateway builds itself from typed values on the
+ * decision's hot path: objectBody without the schema check (zod was about
+ * 6% of the Gateway's CPU per decision under `make profile`). The types
+ * fix its shape; every test that verifies a receipt offline checks these
+ * bodies against the schema (verifyBundle parses each object).
+ */
+export function ownBody<B extends ObjectBodyInput>(input: B): Extract<ObjectBody, { type: B["type"] }> {
+  return { protocol: protocolVersion, ...input } as unknown as Extract<ObjectBody, { type: B["type"] }>;
+}
+
 type StepInput =
   WithoutProtocol<StepBody> extends infer S
     ? S extends unknown
@@ -31,13 +42,18 @@ type StepInput =
 export function followingStep<B extends StepInput>(
   parent: SignedObject<StepBody>,
   input: B,
+  build: typeof objectBody = objectBody,
 ): Extract<ObjectBody, { type: B["type"] }> {
   const thread = parent.body.thread ?? parent.id;
-  return objectBody({ ...input, thread, parent: parent.id } as ObjectBodyInput) as Extract<
+  return build({ ...input, thread, parent: parent.id } as ObjectBodyInput) as Extract<
     ObjectBody,
     { type: B["type"] }
   >;
 }
+
+/** followingStep for a step the Gateway signs itself (see ownBody). */
+export const followingOwnStep = <B extends StepInput>(parent: SignedObject<StepBody>, input: B) =>
+  followingStep(parent, input, ownBody);
 
 /** Signs a body: one canonicalization, one SHA-256 for the id, one Ed25519 signature. */
 export function signObject<B extends ObjectBody>(body: B, signer: Signer): SignedObject<B> {

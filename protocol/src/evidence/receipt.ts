@@ -2,7 +2,7 @@ import type { Signer } from "./ed25519.js";
 import type { ObjectId } from "./fields.js";
 import { identityDigest, type IdentityDocument } from "./identity.js";
 import type { Kid } from "./kid.js";
-import { objectBody, signObject } from "./object.js";
+import { ownBody, signObject } from "./object.js";
 import { receiptSchemaId, workflowId, type Outcome, type ReceiptKind } from "./receipt-payload.js";
 import type { BodyOf, SignedObject, StepBody } from "./signed-object.js";
 import { deriveSummary } from "./summary.js";
@@ -62,7 +62,8 @@ export function issueReceipt(input: ReceiptInput): SignedObject<BodyOf<"RECEIPT"
   if (!derived) throw new Error("this path has no receipt (see deriveOutcome)");
   const task = input.path[0]!.body as BodyOf<"TASK">;
   const objects: ObjectId[] = [...input.path, ...input.supporting].map((o) => o.id);
-  const body = objectBody({
+  // Built from derived, typed values only (see ownBody).
+  const body = ownBody({
     type: "RECEIPT",
     actor: input.issuer.kid,
     on_behalf_of: null,

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { identityDocumentSchema } from "../evidence/identity.js";
 import { signedObjectSchema } from "../evidence/signed-object.js";
+import { kidSchema } from "../evidence/fields.js";
+import type { Kid } from "../evidence/kid.js";
 
 /** Where the evidence travels in a tools/call request: `params._meta["service/evidence"]`. */
 export const evidenceMetaKey = "service/evidence";
@@ -57,3 +59,21 @@ export type Refusal = z.infer<typeof refusalSchema>;
 
 /** What the attestation states about the result it was attached to. */
 export const resultStatementSchema = z.strictObject({ result_digest: z.string() });
+
+/**
+ * Where an MCP server declares that it is service-aware and which KID it
+ * signs with: `capabilities.experimental["service/evidence"]` of its
+ * initialize result. The Cloud API compares it with the registered identity
+ * at registration and discovery.
+ */
+export const declarationCapabilityKey = "service/evidence";
+export const declarationSchema = z.looseObject({
+  service_evidence: z.literal(evidenceFormatVersion),
+  server_kid: kidSchema,
+});
+export type Declaration = z.infer<typeof declarationSchema>;
+
+/** The declaration of a server signing with `serverKid`, ready for `capabilities.experimental`. */
+export const declarationOf = (serverKid: Kid) => ({
+  [declarationCapabilityKey]: { service_evidence: evidenceFormatVersion, server_kid: serverKid },
+});

@@ -14,7 +14,7 @@ import {
   pageQuery,
   typed,
   instantSchema,
-} from "../shared.js";
+} from "../../http/shared.js";
 
 const statuses = [
   "denied",

@@ -19,7 +19,7 @@ import {
   organizationOf,
   pageQuery,
   typed,
-} from "../shared.js";
+} from "../../http/shared.js";
 import { AGENT_COLUMNS, AGENT_FROM, agentJson, type AgentRow } from "./agent-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });

@@ -25,7 +25,7 @@ import {
   organizationOf,
   pageQuery,
   typed,
-} from "../shared.js";
+} from "../../http/shared.js";
 import { readAgent } from "./agents.js";
 
 /** SPEC 2.5, 8.5. */

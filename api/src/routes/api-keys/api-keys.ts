@@ -17,7 +17,7 @@ import {
   pageQuery,
   typed,
   instantSchema,
-} from "../shared.js";
+} from "../../http/shared.js";
 
 interface KeyRow {
   id: string;

@@ -21,7 +21,7 @@ import {
   pageQuery,
   sessionOf,
   typed,
-} from "../shared.js";
+} from "../../http/shared.js";
 
 interface ApprovalRow extends ActionRow {
   ar_id: string;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { ApiContext } from "../../context.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 
 /** GET /orgs/<org_id>/audit (Admins): newest first, paged, optionally one action. */
 export async function auditRoute(app: FastifyInstance, ctx: ApiContext) {

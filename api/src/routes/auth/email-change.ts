@@ -12,7 +12,7 @@ import { messages } from "../../mail/messages.js";
 import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { emailSchema, isUniqueViolation, sessionOf, tokenSchema, typed } from "../shared.js";
+import { emailSchema, isUniqueViolation, sessionOf, tokenSchema, typed } from "../../http/shared.js";
 
 const taken = () => new ServiceError("EMAIL_TAKEN", "this address belongs to another account");
 

@@ -8,7 +8,7 @@ import { messages } from "../../mail/messages.js";
 import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { emailSchema, tokenSchema, typed } from "../shared.js";
+import { emailSchema, tokenSchema, typed } from "../../http/shared.js";
 
 /** POST /auth/email/verify (link holder) and POST /auth/email/resend (anyone, always 202). */
 export async function emailVerificationRoutes(app: FastifyInstance, ctx: ApiContext) {

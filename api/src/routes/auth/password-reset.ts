@@ -10,7 +10,7 @@ import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
 import { deleteOtherSessions } from "../../sessions/store.js";
-import { emailSchema, passwordSchema, tokenSchema, typed } from "../shared.js";
+import { emailSchema, passwordSchema, tokenSchema, typed } from "../../http/shared.js";
 
 /** POST /auth/password-reset (anyone, always 202) and POST /auth/password-reset/confirm (link holder). */
 export async function passwordResetRoutes(app: FastifyInstance, ctx: ApiContext) {

@@ -10,7 +10,7 @@ import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { setKnownBrowserCookie } from "../../sessions/cookie.js";
 import { deleteOtherSessions } from "../../sessions/store.js";
-import { passwordSchema, sessionOf, typed } from "../shared.js";
+import { passwordSchema, sessionOf, typed } from "../../http/shared.js";
 import { knownBrowserMark } from "./signin.js";
 
 /** POST /auth/password: the current password is required; every other browser is signed out. */

@@ -4,7 +4,7 @@ import { userById } from "../../accounts/users.js";
 import type { ApiContext } from "../../context.js";
 import { clearSessionCookie } from "../../sessions/cookie.js";
 import { deleteSession } from "../../sessions/store.js";
-import { sessionOf, typed } from "../shared.js";
+import { sessionOf, typed } from "../../http/shared.js";
 import { sessionJson } from "./session-json.js";
 
 /** GET /auth/session (with the csrf_token) and POST /auth/signout. */

@@ -14,7 +14,7 @@ import {
   setSessionCookie,
 } from "../../sessions/cookie.js";
 import { createSession, csrfTokenOf } from "../../sessions/store.js";
-import { emailSchema, typed } from "../shared.js";
+import { emailSchema, typed } from "../../http/shared.js";
 import { sessionJson } from "./session-json.js";
 
 /**

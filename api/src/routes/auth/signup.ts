@@ -9,7 +9,7 @@ import { sendMail } from "../../mail/send.js";
 import { messages } from "../../mail/messages.js";
 import { enforceLimits, type Hit } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
-import { emailSchema, nameSchema, passwordSchema, typed } from "../shared.js";
+import { emailSchema, nameSchema, passwordSchema, typed } from "../../http/shared.js";
 
 /**
  * POST /auth/signup: always 202, whether or not the address has an account

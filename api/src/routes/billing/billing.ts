@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { quotas } from "@countersign/core/plans";
 import type { ApiContext } from "../../context.js";
-import { organizationOf, typed } from "../shared.js";
+import { organizationOf, typed } from "../../http/shared.js";
 
 /**
  * Billing (SPEC 4.4, 8.6). A self-hosted installation has no billing

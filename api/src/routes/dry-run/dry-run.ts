@@ -5,7 +5,7 @@ import { credentialSubject } from "../../access/principal.js";
 import type { ApiContext } from "../../context.js";
 import { dryRun } from "../../dry-run/dry-run.js";
 import { enforceLimits, type Hit } from "../../rate-limits/counter.js";
-import { organizationOf, typed } from "../shared.js";
+import { organizationOf, typed } from "../../http/shared.js";
 
 const body = z.strictObject({
   tool: z.string().min(1).max(128),

@@ -11,7 +11,7 @@ import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { identityJson } from "../principal/identity-json.js";
-import { sessionOf, typed } from "../shared.js";
+import { sessionOf, typed } from "../../http/shared.js";
 
 const bindBody = z.strictObject({
   challenge_id: z.uuid(),

@@ -8,7 +8,7 @@ import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
-import { sessionOf, tokenSchema, typed } from "../shared.js";
+import { sessionOf, tokenSchema, typed } from "../../http/shared.js";
 import { seatsTaken } from "./invitations.js";
 
 /** POST /invitations/accept: the signed-in invitee whose verified address matches. */

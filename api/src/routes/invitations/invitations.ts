@@ -10,7 +10,7 @@ import { sendMail } from "../../mail/send.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { credentialSubject } from "../../access/principal.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
-import { emailSchema, organizationOf, roleSchema, typed } from "../shared.js";
+import { emailSchema, organizationOf, roleSchema, typed } from "../../http/shared.js";
 
 /** SPEC 8.4: an invitation lives 1 hour to 30 days, 7 days by default. */
 const DEFAULT_TTL = 7 * 24 * 3600;

@@ -25,6 +25,7 @@ import {
   startMcpServer,
   type McpTestServer,
 } from "../../../../test/fixtures/mcp-server.js";
+import { startServiceAwareUpstream } from "../../../../test/fixtures/service-aware-upstream.js";
 
 let db: TestDatabase;
 let api: CloudApi;
@@ -234,8 +235,9 @@ describe("MCP servers", () => {
   });
 
   it("registers the server's identity document and KID, refusing another server's or another kind", async () => {
+    const up = await startServiceAwareUpstream({ gateways: [], tls: ca, tools: {} });
     const o = await orgWithOwner(api);
-    const s = await createServer(o, "https://127.0.0.1:9/mcp");
+    const s = await createServer(o, up.url);
     const id = newIdentity("principal", { organization_id: o.org, id: s.id });
     await expectRefusedUnchanged(
       db.pool,
@@ -250,13 +252,14 @@ describe("MCP servers", () => {
       422,
       "IDENTITY_INVALID",
     );
-    const mine = newIdentity("mcp_server", { organization_id: o.org, id: s.id });
+    // The identity the server declares it signs with (api/src/mcp/service-aware.test.ts: the others).
     const res = await o.owner.patch(`/orgs/${o.org}/mcp-servers/${s.id}`, {
-      server_identity: mine.documents[0],
+      server_identity: up.identity(o.org, s.id),
     });
-    expect(res.body.mcp_server.server_kid).toBe(mine.kid);
+    await up.close();
+    expect(res.body.mcp_server.server_kid).toBe(up.kid);
     const stored = await db.pool.query("select kind, organization_id from identities where kid = $1", [
-      mine.kid,
+      up.kid,
     ]);
     expect(stored.rows[0]).toEqual({ kind: "mcp_server", organization_id: o.org });
     expect(

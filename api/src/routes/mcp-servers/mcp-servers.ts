@@ -13,9 +13,10 @@ import { inTransaction, type Queryable } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import { requireAdminSignedIn } from "../../configuration/admin-signed-in.js";
 import type { ApiContext } from "../../context.js";
-import { discoverTools } from "../../mcp/discovery.js";
+import { discoverTools, readDeclaration } from "../../mcp/discovery.js";
 import { withDiscoverySlot } from "../../mcp/discovery-slots.js";
 import { mcpOptionsOf, type McpOptions } from "../../mcp/options.js";
+import { checkDeclaredIdentity } from "../../mcp/service-aware.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { sameBinding, toolBinding } from "../../tools/binding.js";
 import {
@@ -27,7 +28,7 @@ import {
   organizationOf,
   pageQuery,
   typed,
-} from "../shared.js";
+} from "../../http/shared.js";
 import { SERVER_COLUMNS, serverJson, type ServerRow } from "./server-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
@@ -106,7 +107,10 @@ export function storedAuthorization(s: ServerRow, mcp: McpOptions): string | nul
   return read.authorization;
 }
 
-/** Lists a server's tools upstream, in one of the discovery slots. */
+/**
+ * Lists a server's tools upstream, in one of the discovery slots, refusing
+ * a server whose declared identity is not the one registered for it.
+ */
 export async function discoverServer(ctx: ApiContext, orgId: string, s: ServerRow) {
   if (s.kind === "decision_only")
     throw new ServiceError(
@@ -115,7 +119,33 @@ export async function discoverServer(ctx: ApiContext, orgId: string, s: ServerRo
     );
   const mcp = mcpOptionsOf(ctx);
   const auth = storedAuthorization(s, mcp);
-  return withDiscoverySlot(ctx.pool, orgId, () => discoverTools({ url: s.url!, authorization: auth }, mcp));
+  const found = await withDiscoverySlot(ctx.pool, orgId, () =>
+    discoverTools({ url: s.url!, authorization: auth }, mcp),
+  );
+  await checkDeclaredIdentity(ctx.pool, found.declaration, s.server_kid);
+  return found;
+}
+
+/**
+ * What the MCP server declares at the URL and with the credential a change
+ * leaves, when the change leaves it with an identity (one registered now, or
+ * a new address for one registered before); null when there is nothing to check.
+ */
+async function declarationAfterPatch(
+  ctx: ApiContext,
+  orgId: string,
+  s: ServerRow,
+  b: { url?: string; authorization?: string | null; server_identity?: unknown },
+): Promise<{ seen: ServerRow; declared: unknown } | null> {
+  if (s.kind !== "mcp" || b.server_identity === null) return null;
+  const addressChanged = b.url !== undefined || b.authorization !== undefined;
+  if (b.server_identity === undefined && !(addressChanged && s.server_kid !== null)) return null;
+  const mcp = mcpOptionsOf(ctx);
+  const authorization = b.authorization === undefined ? storedAuthorization(s, mcp) : b.authorization;
+  const declared = await withDiscoverySlot(ctx.pool, orgId, () =>
+    readDeclaration({ url: b.url ?? s.url!, authorization }, mcp),
+  );
+  return { seen: s, declared };
 }
 
 /**
@@ -218,6 +248,12 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
       const b = request.body;
       if (b.url !== undefined) await requireAllowedUrl(b.url, mcp);
       const key = typeof b.authorization === "string" ? credentialKey(mcp) : undefined;
+      // The server is asked what it declares before the row is locked (the exchange may take
+      // seconds); the answer counts only if the server did not change meanwhile.
+      const before = await readServer(ctx.pool, o.id, request.params.server_id);
+      if (before.kind === "mcp" && b.server_identity)
+        checkServerIdentityDocument(o.id, before.id, b.server_identity);
+      const probe = await declarationAfterPatch(ctx, o.id, before, b);
       const updated = await inTransaction(ctx.pool, async (db) => {
         const s = await readServer(db, o.id, request.params.server_id, true);
         if (
@@ -241,6 +277,17 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
             b.server_identity === null
               ? null
               : await registerServerIdentity(db, o.id, s.id, b.server_identity);
+        if (probe && next.server_kid !== null) {
+          if (
+            probe.seen.url !== s.url ||
+            probe.seen.credential_version !== s.credential_version ||
+            probe.seen.server_kid !== s.server_kid
+          )
+            throw new ServiceError("CONFLICT", "the MCP server was changed meanwhile; try again", {
+              reason: "CHANGED_MEANWHILE",
+            });
+          await checkDeclaredIdentity(db, probe.declared, next.server_kid);
+        }
         // Which tools this changes the binding of; enabled ones need an admin signed in.
         const { rows: tools } = await db.query<{
           id: string;
@@ -351,13 +398,8 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
   );
 }
 
-/** An MCP server's identity (actor type mcp_server, subject this server): stored with the other identities; answers its KID. */
-async function registerServerIdentity(
-  db: Queryable,
-  orgId: string,
-  serverId: string,
-  document: unknown,
-): Promise<string> {
+/** A valid first document of this MCP server's identity (actor type mcp_server, subject this server), or why not. */
+function checkServerIdentityDocument(orgId: string, serverId: string, document: unknown) {
   const v = verifyIdentityDocument(document);
   if (!v.ok) throw new ServiceError("IDENTITY_INVALID", v.message);
   const d = v.document;
@@ -373,6 +415,17 @@ async function registerServerIdentity(
       "IDENTITY_INVALID",
       "an MCP server identity is registered with its first document (seq 0, active)",
     );
+  return d;
+}
+
+/** An MCP server's identity: stored with the other identities; answers its KID. */
+async function registerServerIdentity(
+  db: Queryable,
+  orgId: string,
+  serverId: string,
+  document: unknown,
+): Promise<string> {
+  const d = checkServerIdentityDocument(orgId, serverId, document);
   const { rows } = await db.query<{ kind: string; organization_id: string | null }>(
     "select kind, organization_id from identities where kid = $1",
     [d.body.kid],

@@ -9,7 +9,7 @@ import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { clearSessionCookie } from "../../sessions/cookie.js";
-import { sessionOf, typed } from "../shared.js";
+import { sessionOf, typed } from "../../http/shared.js";
 
 /**
  * DELETE /me: delete one's own account (docs/access.md). The current

@@ -12,7 +12,7 @@ import {
 import type { Role } from "../../access/types.js";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { isAdmin, organizationOf, roleSchema, typed } from "../shared.js";
+import { isAdmin, organizationOf, roleSchema, typed } from "../../http/shared.js";
 
 const params = z.strictObject({ org_id: z.uuid(), user_id: z.uuid() });
 

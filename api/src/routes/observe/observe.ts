@@ -15,7 +15,7 @@ import {
 } from "../../observe/windows.js";
 import { enforceAnalysisLimit } from "../../policies/analysis-limit.js";
 import { readAgent } from "../agents/agents.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 
 /** SPEC 8.5: observe windows shown per agent. */
 export const WINDOWS_SHOWN_PER_AGENT = 20;

@@ -4,7 +4,7 @@ import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { isUniqueViolation, organizationOf, typed } from "../shared.js";
+import { isUniqueViolation, organizationOf, typed } from "../../http/shared.js";
 
 interface BindingRow {
   id: string;

@@ -7,7 +7,7 @@ import { audit, actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { isPlan } from "@countersign/core/plans";
 import { ORGANIZATION_COLUMNS, organizationJson, type OrganizationRow } from "../../orgs/serialize.js";
-import { isUniqueViolation, nameSchema, organizationOf, sessionOf, typed } from "../shared.js";
+import { isUniqueViolation, nameSchema, organizationOf, sessionOf, typed } from "../../http/shared.js";
 
 const slugSchema = z
   .string()

@@ -7,7 +7,7 @@ import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { endWindowsForSettings } from "../../observe/windows.js";
 import { ORGANIZATION_COLUMNS, organizationJson, type OrganizationRow } from "../../orgs/serialize.js";
-import { nameSchema, organizationOf, typed } from "../shared.js";
+import { nameSchema, organizationOf, typed } from "../../http/shared.js";
 
 /** Settings of SPEC 2.1 only an owner may change; the others need owner or admin (the route's rule). */
 const ownerOnly = ["observe_max_hours", "observe_live_opt_in", "data_retention_days"] as const;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { quotas } from "@countersign/core/plans";
 import type { ApiContext } from "../../context.js";
 import { seatsTaken } from "../invitations/invitations.js";
-import { organizationOf, typed } from "../shared.js";
+import { organizationOf, typed } from "../../http/shared.js";
 
 const DAY_MS = 86_400_000;
 const params = z.strictObject({ org_id: z.uuid() });

@@ -9,7 +9,7 @@ import { enforceAnalysisLimit } from "../../policies/analysis-limit.js";
 import { rolloutOf } from "../../policies/options.js";
 import { mapTools, runSimulation, type SimulationRequest } from "../../policies/simulation.js";
 import { compiledVersion, loadPolicy, loadVersion, namedVersion } from "../../policies/store.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 import { policyParams, reportQuery, simulationBody, versionParams } from "./schemas.js";
 
 /** SPEC 8.3, 8.4: saved simulations are kept 400 days; 100 per policy per 24 hours. */

@@ -11,7 +11,7 @@ import {
   VERSION_COLUMNS,
   type VersionRow,
 } from "../../policies/store.js";
-import { organizationOf, typed, instantSchema } from "../shared.js";
+import { organizationOf, typed, instantSchema } from "../../http/shared.js";
 import { policyParams } from "./schemas.js";
 
 export const EVIDENCE_FORMAT = "countersign.policy-evidence@1";

@@ -33,7 +33,7 @@ import {
   orgParams,
   pageQuery,
   typed,
-} from "../shared.js";
+} from "../../http/shared.js";
 import {
   createPolicyBody,
   fromTemplateBody,

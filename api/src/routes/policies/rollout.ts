@@ -19,7 +19,7 @@ import {
   type PolicyRow,
 } from "../../policies/store.js";
 import { closeCovered, lockOpenActions, recordSupersession } from "../../policies/supersede.js";
-import { organizationOf, orgParams, typed } from "../shared.js";
+import { organizationOf, orgParams, typed } from "../../http/shared.js";
 import { activateBody, optionalBody, policyParams, rollbackBody, versionParams } from "./schemas.js";
 
 /**

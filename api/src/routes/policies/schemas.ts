@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { nameSchema } from "../shared.js";
+import { nameSchema } from "../../http/shared.js";
 
 /** Request shapes shared by the policy routes (SPEC 4.5). */
 export const policyParams = z.strictObject({ org_id: z.uuid(), policy_id: z.uuid() });

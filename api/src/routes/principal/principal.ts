@@ -10,7 +10,7 @@ import {
 import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { organizationOf, typed } from "../shared.js";
+import { organizationOf, typed } from "../../http/shared.js";
 import { identityJson } from "./identity-json.js";
 
 const params = z.strictObject({ org_id: z.uuid() });

@@ -13,7 +13,7 @@ import {
   type ReceiptRow,
 } from "../../receipts/stored-receipt.js";
 import { verifyStoredBundle } from "../../receipts/verify.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 
 const receiptParams = z.strictObject({ org_id: z.uuid(), receipt_id: z.uuid() });
 

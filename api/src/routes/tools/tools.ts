@@ -19,7 +19,7 @@ import {
   organizationOf,
   pageQuery,
   typed,
-} from "../shared.js";
+} from "../../http/shared.js";
 import { TOOL_COLUMNS, toolJson, type ToolRow } from "./tool-json.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });

@@ -5,7 +5,7 @@ import { inTransaction, type Queryable } from "@countersign/core/store";
 import { TEST_EVENT_TYPE } from "@countersign/core/webhooks";
 import type { ApiContext } from "../../context.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 import { DELIVERY_SELECT, deliveryJson, type DeliveryRow } from "./serialize.js";
 
 const params = z.strictObject({ org_id: z.uuid(), webhook_id: z.uuid() });

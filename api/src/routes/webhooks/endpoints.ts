@@ -9,7 +9,7 @@ import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { sealSecret } from "../../webhooks/endpoint-secrets.js";
 import type { WebhookOptions } from "../../webhooks/options.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 import { ENDPOINT_COLUMNS, endpointJson, type EndpointRow } from "./serialize.js";
 import { requirePublicUrl } from "./url-check.js";
 

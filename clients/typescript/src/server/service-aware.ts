@@ -11,6 +11,7 @@ import {
   attachAttestation,
   attestResult,
   checkUpstreamEvidence,
+  declarationOf,
   evidenceMetaKey,
   refusalMetaKey,
   type Refusal,
@@ -33,6 +34,11 @@ interface HandlerExtra {
   _meta?: Record<string, unknown>;
 }
 
+/** The SDK's McpServer (which holds a low-level `server`) or its low-level Server. */
+type SdkServer =
+  | { registerCapabilities(capabilities: { experimental?: Record<string, object> }): void }
+  | { server: { registerCapabilities(capabilities: { experimental?: Record<string, object> }): void } };
+
 type ToolHandler<A> = (args: A, extra: never) => CallToolResult | Promise<CallToolResult>;
 
 function refusal(r: Refusal): CallToolResult {
@@ -52,6 +58,7 @@ function refusal(r: Refusal): CallToolResult {
  * before), refuses otherwise without running, and attests what it returns.
  *
  *   const countersign = serviceAware({ seed, gateways: [gatewayKid] });
+ *   countersign.declare(server);
  *   server.registerTool("refund", { inputSchema }, countersign.tool("refund", async (args) => ...));
  *
  * The arguments are checked as the handler receives them: give the tool an
@@ -84,6 +91,16 @@ export function serviceAware(options: ServiceAwareOptions) {
         issued_at: now().toISOString(),
       });
       return signIdentity(body, signer);
+    },
+
+    /**
+     * Declares in the server's initialize result that it is service-aware and
+     * signs with this identity (`capabilities.experimental["service/evidence"]`),
+     * which the Cloud API checks against the registered identity. Before connecting.
+     */
+    declare(server: SdkServer): void {
+      const low = "server" in server ? server.server : server;
+      low.registerCapabilities({ experimental: declarationOf(signer.kid) });
     },
 
     /** Wraps one tool's handler (registered under `name`). */

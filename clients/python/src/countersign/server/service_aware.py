@@ -1,6 +1,8 @@
-"""Service-aware tools for MCP servers built on the official ``mcp`` package's low-level
-``Server``: each call runs only with Countersign's evidence for exactly its arguments,
-and what it returns is attested with the server's identity (docs/evidence.md section 11)."""
+"""Service-aware tools for MCP servers built on the official ``mcp`` package, its low-level
+``Server`` or its high-level ``MCPServer`` (mcp 1's ``FastMCP``): each call runs only with
+Countersign's evidence for exactly its arguments, what it returns is attested with the server's
+identity, and the server declares at initialize which identity it signs with (docs/evidence.md
+section 11)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ EVIDENCE_META_KEY = "service/evidence"
 ATTESTATION_META_KEY = "service/attestation"
 REFUSAL_META_KEY = "service/refusal"
 RESULT_CLAIM = "service/tool-result@0.1"
+# Where a server declares it is service-aware: capabilities.experimental["service/evidence"].
+DECLARATION_CAPABILITY_KEY = "service/evidence"
 
 CallToolHandler = Callable[[Any, Any], Awaitable[Any]]
 
@@ -58,6 +62,36 @@ class ServiceAware:
         """The seq-0 identity document to register as the MCP server's ``server_identity``."""
         subject = {"organization_id": organization_id, "id": server_id, "name": name}
         return identity_genesis(self._signer, "mcp_server", subject, self._now())
+
+    def declare(self, server: Any) -> None:
+        """Declares in ``server``'s capabilities (low-level ``Server`` or ``MCPServer``) that it is
+        service-aware and signs with this identity, which the Cloud API checks against the
+        identity registered for it."""
+        low = _lowlevel(server)
+        declaration = {DECLARATION_CAPABILITY_KEY: {"service_evidence": "0.1", "server_kid": self.kid}}
+        original = low.get_capabilities
+
+        # Both the initialize handshake and server/discover ask get_capabilities.
+        def get_capabilities(
+            notification_options: Any = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None,
+            **options: Any,
+        ) -> Any:
+            return original(notification_options, {**(experimental_capabilities or {}), **declaration}, extensions, **options)
+
+        low.get_capabilities = get_capabilities
+
+    def protect(self, server: Any) -> None:
+        """Makes every tool of ``server`` service-aware: declares it, and checks the evidence and
+        attests the result around its ``tools/call`` handler. For ``MCPServer`` (call it once its
+        tools are added or not: the tools are looked up per call) and the low-level ``Server``."""
+        low = _lowlevel(server)
+        entry = low.get_request_handler("tools/call")
+        if entry is None:
+            raise ValueError("the server has no tools/call handler to protect")
+        self.declare(server)
+        low.add_request_handler("tools/call", entry.params_type, self.call_tool(entry.handler))
 
     def call_tool(self, handler: CallToolHandler) -> CallToolHandler:
         """Wraps a low-level ``on_call_tool(ctx, params)`` handler."""
@@ -110,6 +144,12 @@ class ServiceAware:
         return {**plain, "_meta": {**meta, ATTESTATION_META_KEY: sign_object(body, self._signer)}}
 
 
+def _lowlevel(server: Any) -> Any:
+    """The low-level ``Server`` under an ``MCPServer`` (or the server itself)."""
+    return getattr(server, "_lowlevel_server", server)
+
+
 def service_aware(seed: bytes, gateways: list[str], **options: Any) -> ServiceAware:
-    """``service_aware(seed, [gateway_kid]).call_tool(handler)`` is the ``on_call_tool`` of a service-aware server."""
+    """``service_aware(seed, [gateway_kid]).protect(server)`` makes an ``MCPServer`` or a low-level ``Server``
+    service-aware; ``.call_tool(handler)`` wraps one low-level ``on_call_tool`` (then ``.declare(server)``)."""
     return ServiceAware(seed, gateways, **options)

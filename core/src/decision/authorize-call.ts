@@ -1,6 +1,8 @@
 import type { AuthenticatedKey } from "../keys/authenticate.js";
 import type { Admission } from "./admission.js";
 import type { DecisionContext } from "./context.js";
+import type { ActionView } from "./action-view.js";
+import type { GatewayCode } from "@countersign/protocol/errors";
 
 /** One POST /v1/authorize call after the HTTP-level checks passed. */
 export interface AuthorizeCall {
@@ -34,3 +36,20 @@ export interface AuthorizeService {
   ): Promise<Admission>;
   authorize(call: AuthorizeCall): Promise<AuthorizeAnswer>;
 }
+
+/** A call of either protection mode after the HTTP-level checks. */
+export interface DecisionCall extends AuthorizeCall {
+  execution: "caller" | "gateway";
+}
+
+/** What deciding a call came to: nothing recorded (with the refusal), or the recorded action. */
+export type Decided =
+  | { kind: "unrecorded"; code: GatewayCode; detail: string }
+  | {
+      kind: "recorded";
+      view: ActionView;
+      /** The action was recorded before this request (a repeat of its idempotency key). */
+      resumed: boolean;
+      /** This request raced another one with the same key and lost the write. */
+      raced: boolean;
+    };

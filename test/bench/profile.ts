@@ -1,0 +1,170 @@
+/**
+ * `make profile`: where a decision's time goes, measured rather than guessed.
+ * One built Gateway process under --cpu-prof on a real embedded PostgreSQL
+ * with pg_stat_statements, loaded with POST /v1/authorize (allow path), then
+ * with MCP tools/call against an upstream in its own process. For each path
+ * it prints PostgreSQL's statements (calls, execution and planning time per
+ * decision) and the Gateway's CPU by module and by function. The profiles
+ * stay in .cache/bench/profiles/ for Chrome DevTools. Asserts nothing.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { generateSeed } from "../../protocol/src/evidence/index.js";
+import { createPool, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
+import { createAuthorizationWorld, createGatewayKey, createMcpTool } from "../fixtures/authorization.js";
+import { SAMPLE_TOOL } from "../../local/src/sample-upstream.js";
+import { startGatewayProcess } from "../multi-replica/gateway-process.js";
+import { runLoad } from "./load.js";
+import { summarize } from "./cpu-profile.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const connections = Number(process.env.PROFILE_CONNECTIONS ?? 50);
+execFileSync("npx", ["tsc", "-b", "gateway"], { cwd: root, stdio: "inherit" });
+const upstreamFile = path.join(root, ".cache", "bench", "upstream-server.mjs");
+execFileSync(
+  "npx",
+  [
+    "esbuild",
+    "test/bench/upstream-server.ts",
+    "--bundle",
+    "--platform=node",
+    "--format=esm",
+    "--packages=external",
+    `--outfile=${upstreamFile}`,
+    "--log-level=warning",
+  ],
+  { cwd: root, stdio: "inherit" },
+);
+const profiles = path.join(root, ".cache", "bench", "profiles");
+rmSync(profiles, { recursive: true, force: true });
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "cs-profile-"));
+chmodSync(dataDir, 0o755);
+const pg = await startEmbeddedPostgres({
+  dataDir: path.join(dataDir, "pg"),
+  settings: [
+    "shared_preload_libraries=pg_stat_statements",
+    "pg_stat_statements.track=all",
+    "pg_stat_statements.track_planning=on",
+  ],
+});
+const pool = createPool(pg.url, { applicationName: "profile" });
+await migrate(pool);
+await pool.query("create extension if not exists pg_stat_statements");
+const keyHashSecret = randomBytes(32);
+const signingKey = generateSeed();
+const world = await createAuthorizationWorld(pool, keyHashSecret, { plan: "enterprise" });
+const keys = [world.key];
+for (let i = 1; i < 400; i++)
+  keys.push(
+    (await createGatewayKey(pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId)).key,
+  );
+
+const upstream = await new Promise<{ url: string; stop: () => void }>((resolve, reject) => {
+  const child = spawn(process.execPath, [upstreamFile], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  child.once("exit", (code) => reject(new Error(`upstream exited ${code}`)));
+  createInterface({ input: child.stdout }).once("line", (line) =>
+    resolve({ url: line.trim(), stop: () => (child.removeAllListeners("exit"), child.kill("SIGTERM")) }),
+  );
+});
+const mcpTool = await createMcpTool(pool, world.organizationId, {
+  url: upstream.url,
+  upstreamName: SAMPLE_TOOL,
+  amountMapping: { amount_path: "amount", currency: "EUR" },
+});
+
+const paths = {
+  authorize: {
+    path: "/v1/authorize",
+    body: JSON.stringify({ tool: world.tool, arguments: { order_id: "ord_1001", amount: 5, note: "bench" } }),
+  },
+  "tools-call": {
+    path: "/mcp",
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: mcpTool.name, arguments: { order_id: "ord_1", amount: 5 } },
+    }),
+  },
+};
+
+const ms = (n: number) => n.toFixed(3).padStart(9);
+for (const [name, target] of Object.entries(paths)) {
+  const dir = path.join(profiles, name);
+  mkdirSync(dir, { recursive: true });
+  const gateway = await startGatewayProcess({
+    databaseUrl: pg.url,
+    keyHashSecret,
+    signingKey,
+    built: true,
+    nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`],
+    env: { COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true" },
+  });
+  const load = {
+    urls: [gateway.url],
+    path: target.path,
+    request: (i: number) => ({
+      headers: {
+        authorization: `Bearer ${keys[i % keys.length]}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: target.body,
+    }),
+  };
+  await runLoad(load, connections, 2); // warm-up: JIT, pools, prepared statements, sessions
+  await pool.query("select pg_stat_statements_reset()");
+  const result = await runLoad(load, connections, seconds);
+  const statements = await pool.query<{
+    calls: string;
+    exec: number;
+    plan: number;
+    rows: string;
+    query: string;
+  }>(
+    `select calls, total_exec_time as exec, total_plan_time as plan, rows, query
+       from pg_stat_statements
+      where query not like '%pg_stat_statements%'
+      order by total_exec_time + total_plan_time desc limit 20`,
+  );
+  await gateway.stop();
+  const n = Math.max(1, result.requests);
+  console.log(
+    `\n== ${name}: ${connections} connections, ${seconds} s: ${result.perSecond.toFixed(0)}/s, p50 ${result.p50ms.toFixed(2)} ms, answers ${JSON.stringify(result.statuses)}`,
+  );
+  console.log(`\nPostgreSQL statements per ${name} (${n} requests): calls, exec ms, plan ms`);
+  for (const s of statements.rows) {
+    const text = s.query.replace(/\s+/g, " ").slice(0, 110);
+    console.log(
+      `${(Number(s.calls) / n).toFixed(2).padStart(6)} ${ms(s.exec / n)} ${ms(s.plan / n)}  ${text}`,
+    );
+  }
+  const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) {
+    console.log("(no CPU profile written)");
+    continue;
+  }
+  const summary = summarize(path.join(dir, file));
+  const busy = summary.totalMs - summary.idleMs;
+  console.log(
+    `\nGateway CPU: ${busy.toFixed(0)} ms busy of ${summary.totalMs.toFixed(0)} ms sampled (warm-up and start included); per request ≈ ${(busy / n).toFixed(3)} ms`,
+  );
+  console.log(`\n  by module (self ms per request)`);
+  for (const [k, v] of summary.byModule) console.log(`  ${ms(v / n)}  ${k}`);
+  console.log(`\n  by function (self ms per request)`);
+  for (const [k, v] of summary.bySelf) console.log(`  ${ms(v / n)}  ${k}`);
+  console.log(`\n  our functions (inclusive ms per request)`);
+  for (const [k, v] of summary.byTotal) console.log(`  ${ms(v / n)}  ${k}`);
+}
+upstream.stop();
+await pool.end();
+await pg.stop();
+rmSync(dataDir, { recursive: true, force: true });
+console.log(`\nProfiles: ${profiles} (open in Chrome DevTools, Performance tab)`);
