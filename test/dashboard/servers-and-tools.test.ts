@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { screenshot, startDashboardWorld, type DashboardWorld } from "../fixtures/dashboard.js";
 import { seriousViolations } from "./axe.js";
+import { generateSeed, nodeSigner } from "../../protocol/src/evidence/index.js";
 import { newIdentity } from "../fixtures/identities.js";
 import { simpleTool, startMcpServer, type McpTestServer } from "../fixtures/mcp-server.js";
 import { joinAs, ownerOfNewOrganization } from "./members.js";
@@ -23,6 +24,9 @@ let world: DashboardWorld;
 let dir: string;
 let upstream: McpTestServer;
 let slow: McpTestServer;
+/** A service-aware server: it declares at initialize the identity it signs with. */
+let attested: McpTestServer;
+const attestedSigner = nodeSigner(generateSeed());
 let owner: Page;
 let developer: Page;
 let viewer: Page;
@@ -56,6 +60,10 @@ beforeAll(async () => {
       ],
     }),
   });
+  attested = await startMcpServer(ca, {
+    list: () => ({ tools: [simpleTool("post_entry")] }),
+    experimental: { "service/evidence": { service_evidence: "0.1", server_kid: attestedSigner.kid } },
+  });
   slow = await startMcpServer(ca, { list: () => ({ tools: [simpleTool("slow_tool")] }), delayMs: 4000 });
   ({ owner, orgId } = await ownerOfNewOrganization(world, "Servers Inc", { principal: true }));
   developer = await joinAs(world, owner, orgId, "developer");
@@ -65,6 +73,7 @@ afterAll(async () => {
   await world?.close();
   await upstream?.close();
   await slow?.close();
+  await attested?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -117,24 +126,55 @@ describe("MCP servers", () => {
     },
   );
 
-  it("registers the server's identity from its first identity document", { timeout: 60_000 }, async () => {
-    const identity = newIdentity("mcp_server", { organization_id: orgId, id: serverId });
-    await goto(owner, `/orgs/${orgId}/mcp-servers/${serverId}`);
-    await owner.getByLabel(/^Identity document/).fill("{not json");
-    await owner.getByRole("button", { name: "Register the identity" }).click();
-    await alert(owner, "VALIDATION_FAILED").waitFor();
-    // Another server's document is refused and changes nothing.
-    const other = newIdentity("mcp_server", { organization_id: orgId, id: crypto.randomUUID() });
-    await owner.getByLabel(/^Identity document/).fill(JSON.stringify(other.documents[0]));
-    await owner.getByRole("button", { name: "Register the identity" }).click();
-    await alert(owner, "IDENTITY_INVALID").waitFor();
-    expect(
-      (await sessionRequest(owner, "GET", `/orgs/${orgId}/mcp-servers/${serverId}`)).mcp_server.server_kid,
-    ).toBe(null);
-    await owner.getByLabel(/^Identity document/).fill(JSON.stringify(identity.documents[0]));
-    await owner.getByRole("button", { name: "Register the identity" }).click();
-    await owner.getByTestId("server-kid").getByText(identity.kid).waitFor();
-  });
+  it(
+    "registers a service-aware server's identity, refusing what the server does not declare",
+    { timeout: 60_000 },
+    async () => {
+      const ledger = (
+        await sessionRequest(owner, "POST", `/orgs/${orgId}/mcp-servers`, {
+          kind: "mcp",
+          name: "ledger",
+          url: attested.url,
+        })
+      ).mcp_server;
+      const path = `/orgs/${orgId}/mcp-servers/${ledger.id}`;
+      await goto(owner, path);
+      // It declares an identity none registered yet: discovery says so, with the KID it declares.
+      await owner.getByRole("button", { name: "Discover tools" }).click();
+      await alert(owner, "UPSTREAM_IDENTITY_UNKNOWN").waitFor();
+      await expect(owner.getByTestId("refusal-details").textContent()).resolves.toContain(attestedSigner.kid);
+
+      const documentField = owner.getByLabel(/^Identity document/);
+      const register = owner.getByRole("button", { name: "Register the identity" });
+      await documentField.fill("{not json");
+      await register.click();
+      await alert(owner, "VALIDATION_FAILED").waitFor();
+      // Another server's document, and this server's with a key it does not sign with: refused.
+      const elsewhere = newIdentity("mcp_server", { organization_id: orgId, id: serverId });
+      await documentField.fill(JSON.stringify(elsewhere.documents[0]));
+      await register.click();
+      await alert(owner, "IDENTITY_INVALID").waitFor();
+      const notDeclared = newIdentity("mcp_server", { organization_id: orgId, id: ledger.id });
+      await documentField.fill(JSON.stringify(notDeclared.documents[0]));
+      await register.click();
+      await alert(owner, "UPSTREAM_IDENTITY_UNKNOWN").waitFor();
+      expect(
+        (await sessionRequest(owner, "GET", `/orgs/${orgId}/mcp-servers/${ledger.id}`)).mcp_server.server_kid,
+      ).toBe(null);
+
+      const identity = newIdentity(
+        "mcp_server",
+        { organization_id: orgId, id: ledger.id },
+        { signer: attestedSigner },
+      );
+      await documentField.fill(JSON.stringify(identity.documents[0]));
+      await register.click();
+      await owner.getByTestId("server-kid").getByText(identity.kid).waitFor();
+      await owner.getByRole("button", { name: "Discover tools" }).click();
+      await owner.getByTestId("discovered-tools").getByText("post_entry", { exact: true }).waitFor();
+      await screenshot(owner, "mcp-server-identity", dir);
+    },
+  );
 
   it("answers DISCOVERY_BUSY while the organization's two discoveries run", { timeout: 60_000 }, async () => {
     const slowServer = (

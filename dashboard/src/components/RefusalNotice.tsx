@@ -13,6 +13,8 @@ export function RefusalNotice({ error }: { error: unknown }) {
   if (typeof d.reason === "string") facts.push(`Reason: ${d.reason.replace(/_/g, " ")}.`);
   if (typeof d.retry_after_seconds === "number") facts.push(`Try again in ${d.retry_after_seconds} seconds.`);
   if (typeof d.http_status === "number") facts.push(`The upstream answered HTTP ${d.http_status}.`);
+  if (typeof d.declared_kid === "string")
+    facts.push(`The server declares identity ${d.declared_kid}; registered: ${d.registered_kid ?? "none"}.`);
   if (typeof d.binding_digest === "string") facts.push(`The binding now: ${d.binding_digest}.`);
   return (
     <div data-testid="refusal">
