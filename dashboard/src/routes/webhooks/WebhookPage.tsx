@@ -12,7 +12,7 @@ import { When } from "../../components/When.js";
 import { DeliveryLog } from "./DeliveryLog.js";
 import { EventTypes, eventTypesOf } from "./EventTypes.js";
 
-/** One endpoint: its settings, its secret (rotated, shown once), a test event, and the delivery log. */
+/** One endpoint: the delivery log and a test event first, then its settings and its secret (rotated, shown once). */
 export function WebhookPage() {
   const { orgId } = useCurrentOrganization();
   const { webhookId = "" } = useParams();
@@ -31,9 +31,9 @@ export function WebhookPage() {
               <span data-testid="endpoint-enabled">{e.enabled ? "enabled" : "disabled"}</span>
               {e.disabled_reason && <span className="muted"> ({e.disabled_reason.replace(/_/g, " ")})</span>}
             </p>
+            <DeliveryLog orgId={orgId} endpoint={e} />
             <EndpointSettings orgId={orgId} endpoint={e} />
             <SigningSecret orgId={orgId} endpoint={e} />
-            <DeliveryLog orgId={orgId} endpoint={e} />
             <DeleteEndpoint orgId={orgId} endpoint={e} />
           </>
         )}
