@@ -15,7 +15,7 @@ import { seriousViolations } from "./axe.js";
 import { generateSeed, nodeSigner } from "../../protocol/src/evidence/index.js";
 import { newIdentity } from "../fixtures/identities.js";
 import { simpleTool, startMcpServer, type McpTestServer } from "../fixtures/mcp-server.js";
-import { joinAs, ownerOfNewOrganization } from "./members.js";
+import { acceptNextDialog, joinAs, ownerOfNewOrganization } from "./members.js";
 import { configureDecisionOnlyRefunds, sessionRequest } from "./setup-refunds.js";
 
 const HEADER = "Bearer upstream-s3cret-value";
@@ -188,7 +188,7 @@ describe("MCP servers", () => {
       sessionRequest(owner, "POST", `/orgs/${orgId}/mcp-servers/${slowServer.id}/discover`, {}),
     );
     await expect.poll(() => slow.listCalls, { timeout: 20_000 }).toBe(2);
-    await goto(owner, `/orgs/${orgId}/mcp-servers/${slowServer.id}`);
+    await owner.goto(`/orgs/${orgId}/mcp-servers/${slowServer.id}`);
     await owner.getByRole("button", { name: "Discover tools" }).click();
     await alert(owner, "DISCOVERY_BUSY").waitFor();
     await expect(owner.getByTestId("refusal-details").textContent()).resolves.toMatch(
@@ -197,6 +197,14 @@ describe("MCP servers", () => {
     for (const r of await Promise.all(running))
       expect(r.tools.map((t: { name: string }) => t.name)).toEqual(["slow_tool"]);
     expect(slow.listCalls).toBe(2);
+
+    // A server without recorded actions is deleted after a confirmation.
+    acceptNextDialog(owner);
+    await owner.getByRole("button", { name: "Delete MCP server" }).click();
+    await owner.getByRole("heading", { name: "MCP servers and integrations" }).waitFor();
+    await expect(sessionRequest(owner, "GET", `/orgs/${orgId}/mcp-servers/${slowServer.id}`)).rejects.toThrow(
+      /404/,
+    );
   });
 });
 

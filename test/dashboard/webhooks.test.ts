@@ -237,6 +237,15 @@ describe("deliveries", () => {
     expect(
       (await sessionRequest(owner, "GET", `/orgs/${orgId}/webhooks/${other.id}/deliveries`)).items,
     ).toHaveLength(5);
+
+    // Deleted after a confirmation, with its deliveries.
+    acceptNextDialog(owner);
+    await owner.getByRole("button", { name: "Delete the endpoint" }).click();
+    await owner.getByRole("heading", { name: "Webhooks" }).waitFor();
+    await expect(owner.getByRole("link", { name: `${receiver.url}/other` }).count()).resolves.toBe(0);
+    expect(
+      (await sessionRequest(owner, "GET", `/orgs/${orgId}/webhooks`)).items.map((e: { id: string }) => e.id),
+    ).toEqual([endpointId]);
   });
 });
 
