@@ -2,18 +2,8 @@
  * The vocabulary of the route table (SPEC 4.3, 4.4, 5.3, 5.6): who may call a
  * route and which management-key scope it needs.
  */
-export const roles = ["owner", "admin", "approver", "developer", "viewer"] as const;
-export type Role = (typeof roles)[number];
-
-export const scopes = [
-  "read",
-  "approvals:read",
-  "receipts:read",
-  "agents:write",
-  "tools:write",
-  "policies:write",
-] as const;
-export type Scope = (typeof scopes)[number];
+import { roles, scopes, type Role, type Scope } from "@countersign/protocol/wire";
+export { roles, scopes, type Role, type Scope };
 
 /** The role groups of SPEC 4.3. */
 export const roleGroups = {

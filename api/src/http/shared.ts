@@ -10,27 +10,18 @@ import type { Role } from "../access/types.js";
 /** A route plugin's instance with zod schemas as types. */
 export const typed = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
 
-export { nameSchema, pageQuery } from "@countersign/protocol/wire";
-export const emailSchema = z
-  .email()
-  .max(254)
-  .transform((v) => v.toLowerCase());
-/** SPEC 5.5, 8.5: 12 to 256 characters. */
-export const passwordSchema = z.string().min(12).max(256);
-export const tokenSchema = z.string().min(1).max(200);
+export {
+  nameSchema,
+  pageQuery,
+  emailSchema,
+  passwordSchema,
+  tokenSchema,
+  noContentSchema,
+  roleSchema,
+  instantSchema,
+} from "@countersign/protocol/wire";
 export const uuidParam = z.uuid();
 export const orgParams = z.strictObject({ org_id: uuidParam });
-export const roleSchema = z.enum(["owner", "admin", "approver", "developer", "viewer"]);
-/**
- * A time a caller writes (ISO 8601 with an offset), also one PostgreSQL can
- * read: zod checks the calendar, PostgreSQL further refuses the year 0000
- * and offsets beyond 15:59.
- */
-export const instantSchema = z.iso.datetime({ offset: true }).refine((v) => {
-  const offset = /([+-])(\d{2}):?(\d{2})$/.exec(v);
-  return v.slice(0, 4) !== "0000" && (!offset || Number(offset[2]) <= 15);
-}, "not a time the service can store");
-
 export type SessionPrincipal = Extract<Principal, { kind: "session" }>;
 
 /** The signed-in person (the access table already refused everyone else on these routes). */

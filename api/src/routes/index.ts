@@ -3,35 +3,36 @@ import type { ApiContext } from "../context.js";
 import { agentRoutes } from "./agents/agents.js";
 import { delegationRoutes } from "./agents/delegations.js";
 import { dryRunRoute } from "./dry-run/dry-run.js";
-import { apiKeyRoutes } from "./api-keys/api-keys.js";
-import { auditRoute } from "./audit/audit.js";
-import { emailChangeRoutes } from "./auth/email-change.js";
-import { emailVerificationRoutes } from "./auth/email-verification.js";
-import { passwordResetRoutes } from "./auth/password-reset.js";
-import { passwordRoute } from "./auth/password.js";
-import { sessionRoutes } from "./auth/session.js";
-import { signinRoute } from "./auth/signin.js";
-import { signupRoute } from "./auth/signup.js";
+import { apiKeyRoutes } from "../api-keys/routes.js";
+import { auditRoute } from "../audit/routes.js";
+import {
+  emailChangeRoutes,
+  emailVerificationRoutes,
+  passwordResetRoutes,
+  passwordRoute,
+  sessionRoutes,
+  signinRoute,
+  signupRoute,
+} from "../auth/routes/index.js";
 import { toolRoutes } from "./tools/tools.js";
-import { billingRoutes } from "./billing/billing.js";
-import { gatewayIdentityRoute } from "./gateway-identity.js";
-import { acceptInvitationRoute } from "./invitations/accept.js";
-import { invitationRoutes } from "./invitations/invitations.js";
+import { billingRoutes } from "../billing/routes.js";
+import { gatewayIdentityRoute } from "../gateway-identity/routes.js";
+import { acceptInvitationRoute, invitationRoutes } from "../invitations/routes.js";
 import { mcpServerRoutes } from "./mcp-servers/mcp-servers.js";
-import { memberRoutes } from "./members/members.js";
+import { memberRoutes } from "../members/routes.js";
 import { observeRoutes } from "./observe/observe.js";
-import { operatorBindingRoutes } from "./operator-bindings/operator-bindings.js";
-import { personalIdentityRoutes } from "./identities/identities.js";
-import { principalRoutes } from "./principal/principal.js";
-import { organizationRoutes } from "./orgs/organizations.js";
-import { organizationSettingsRoute } from "./orgs/settings.js";
-import { webhookRoutes } from "./webhooks/index.js";
-import { deleteAccountRoute } from "./me/account.js";
+import { operatorBindingRoutes } from "../operator-bindings/routes.js";
+import { personalIdentityRoutes } from "../identities/routes.js";
+import { principalRoutes } from "../principal/routes.js";
+import { organizationRoutes } from "../orgs/routes/organizations.js";
+import { organizationSettingsRoute } from "../orgs/routes/settings.js";
+import { webhookRoutes } from "../webhooks/routes/index.js";
+import { deleteAccountRoute } from "../me/routes.js";
 import { policiesAndRollout } from "./policies/index.js";
-import { approvalRoutes } from "./approvals/approvals.js";
-import { actionRoutes } from "./actions/actions.js";
-import { receiptRoutes } from "./receipts/receipts.js";
-import { overviewRoutes } from "./overview/overview.js";
+import { approvalRoutes } from "../approvals/routes.js";
+import { actionRoutes } from "../actions/routes.js";
+import { receiptRoutes } from "../receipts/routes.js";
+import { overviewRoutes } from "../overview/routes.js";
 
 /** The people-and-access routes; who may call each is in access/route-table.ts. */
 const plugins = [

@@ -92,3 +92,8 @@ export async function deleteOtherSessions(
     keepSessionId,
   ]);
 }
+
+/** The organization the session works in from now on. */
+export async function setCurrentOrganization(db: Queryable, sessionId: string, orgId: string): Promise<void> {
+  await db.query("update sessions set current_organization_id = $2 where id = $1", [sessionId, orgId]);
+}

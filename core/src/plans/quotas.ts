@@ -2,7 +2,10 @@
  * Plan quotas of SPEC 8.6 (with the spec's correction table for agents, MCP
  * servers, tools, policies and retention). `null` means unlimited.
  */
-export const plans = ["developer", "startup", "growth", "scale", "enterprise"] as const;
+import { planNames } from "@countersign/protocol/wire";
+
+/** The plans are wire names, declared once with the wire schemas. */
+export const plans = planNames;
 export type Plan = (typeof plans)[number];
 
 export interface Quotas {

@@ -1,4 +1,4 @@
-// The event types are wire names the dashboard shows too: declared once, in the protocol package.
+/** The event types are wire names, declared once with the wire schemas. */
 export {
   subscribableEventTypes,
   TEST_EVENT_TYPE,

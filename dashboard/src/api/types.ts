@@ -1,30 +1,12 @@
-/** Wire shapes the dashboard reads, as the Cloud API answers them (members named by SPEC 2 and 4). */
-export type Role = "owner" | "admin" | "approver" | "developer" | "viewer";
+/**
+ * Wire shapes the dashboard reads, as the Cloud API answers them. Those the Cloud API declares as
+ * zod schemas come from there (protocol/src/wire), the rest are written out here.
+ */
+import type { Organization as WireOrganization, Role } from "@countersign/protocol/wire";
+export type { ApiKey, Invitation, Member, Role, Session, User } from "@countersign/protocol/wire";
+/** The dashboard is signed in, and a member always has a role. */
+export type Organization = Omit<WireOrganization, "role"> & { role: Role };
 
-export interface User {
-  id: string;
-  email: string;
-  name: string | null;
-  email_verified: boolean;
-}
-export interface Session {
-  user: User;
-  csrf_token: string;
-  current_organization_id: string | null;
-  expires_at: string;
-  idle_expires_at: string;
-}
-export interface Organization {
-  id: string;
-  name: string;
-  slug: string;
-  role: Role;
-  approval_ttl_seconds: number;
-  agent_disclosure: string;
-  observe_max_hours: number;
-  data_retention_days: number | null;
-  [k: string]: unknown;
-}
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
@@ -52,18 +34,6 @@ export interface Policy {
   active_version?: { id: string; version: number } | null;
   [k: string]: unknown;
 }
-export interface ApiKey {
-  id: string;
-  name: string;
-  kind: "gateway" | "management";
-  environment: "live" | "test";
-  prefix: string;
-  agent_id: string | null;
-  state: "active" | "expired" | "revoked";
-  revoked_at?: string | null;
-  created_at: string;
-  [k: string]: unknown;
-}
 export interface Delegation {
   id: string;
   object_id: string;
@@ -71,20 +41,6 @@ export interface Delegation {
   expires_at: string;
   state: "active" | "expired" | "revoked";
   revoked_at?: string | null;
-  [k: string]: unknown;
-}
-export interface Member {
-  user_id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  [k: string]: unknown;
-}
-export interface Invitation {
-  id: string;
-  email: string;
-  role: Role;
-  expires_at: string;
   [k: string]: unknown;
 }
 export interface ActionSummary {
@@ -113,26 +69,8 @@ export interface SignedObjectJson {
   };
   signature: string;
 }
-export interface Approval {
-  id: string;
-  status: string;
-  expires_at: string;
-  approver_kids: string[];
-  approver_roles?: string[];
-  approver_count?: number;
-  task_object_id: string;
-  action: ActionSummary | null;
-  proposal: SignedObjectJson;
-  policy?: {
-    policy_id?: string;
-    version?: number;
-    version_id?: string;
-    rule_id?: string | null;
-    digest?: string;
-  } | null;
-  approvers?: { user_id?: string; email?: string; name?: string | null; kid?: string }[];
-  [k: string]: unknown;
-}
+/** The approval request as the Cloud API answers it: the wire type shared with the api and the CLI. */
+export type { Approval } from "@countersign/protocol/wire";
 export interface Receipt {
   id: string;
   kind: string;

@@ -1,17 +1,10 @@
-// Gateway keys (SPEC 2.2, 4.4): the secret leaves the Cloud API once, in the creation answer, and
-// the operator puts it straight into the agent's Secret.
+// Gateway keys: the secret leaves the Cloud API once, in the creation answer, and the operator puts
+// it straight into the agent's Secret.
+import type { ApiKey } from "@countersign/protocol/wire";
 import { allPages } from "./pages.js";
 import type { CloudApiClient } from "./client.js";
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  kind: "gateway" | "management";
-  environment: "live" | "test";
-  prefix: string;
-  agent_id: string | null;
-  state: "active" | "expired" | "revoked";
-}
+export type { ApiKey };
 
 export function apiKeys(client: CloudApiClient) {
   const base = (o: string) => `/orgs/${encodeURIComponent(o)}/api-keys`;
@@ -21,7 +14,7 @@ export function apiKeys(client: CloudApiClient) {
     },
     createGatewayKey(
       o: string,
-      input: { name: string; agent_id: string; environment: "live" | "test" },
+      input: { name: string; agent_id: string; environment: ApiKey["environment"] },
     ): Promise<{ api_key: ApiKey; secret: string }> {
       return client.post(base(o), { kind: "gateway", ...input });
     },

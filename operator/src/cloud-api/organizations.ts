@@ -1,30 +1,15 @@
-// GET and PATCH /orgs/<org_id>, and its principal (SPEC 2.1, 4.4, 4.5).
+// GET and PATCH /orgs/<org_id>, and its principal.
+import type { Organization, OrganizationSettings, PrincipalIdentity } from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 
-export interface Organization {
-  id: string;
-  name: string;
-  slug: string;
-  plan: string;
-  role?: string;
-  approval_ttl_seconds: number;
-  agent_disclosure: "none" | "rule" | "conditions";
-  observe_max_hours: number;
-}
-
+export type { Organization };
 /** The members of PATCH /orgs/<org_id> an admin may send (owner-only ones are not offered). */
-export interface OrganizationUpdate {
-  name?: string;
-  approval_ttl_seconds?: number;
-  agent_disclosure?: "none" | "rule" | "conditions";
-}
-
+export type OrganizationUpdate = Pick<
+  OrganizationSettings,
+  "name" | "approval_ttl_seconds" | "agent_disclosure"
+>;
 /** The organization principal as GET /orgs/<id>/principal shows it: public material only. */
-export interface Principal {
-  kid: string;
-  status: string;
-  valid: boolean;
-}
+export type Principal = PrincipalIdentity;
 
 export function organizations(client: CloudApiClient) {
   const path = (id: string) => `/orgs/${encodeURIComponent(id)}`;

@@ -1,27 +1,14 @@
-// Webhook endpoints and their deliveries (SPEC 2.10, 3.7, 4.4, 4.5, 6).
+// Webhook endpoints and their deliveries.
+import type {
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointInput as WireEndpointInput,
+} from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  description: string;
-  enabled: boolean;
-  event_types: string[];
-}
-
-export interface WebhookEndpointInput {
-  url: string;
-  description: string;
-  enabled: boolean;
-  event_types: string[];
-}
-
-export interface WebhookDelivery {
-  id: string;
-  state: "pending" | "delivered" | "failed";
-  delivered_at: string | null;
-  failed_at: string | null;
-}
+/** What the operator sends: every member given (the wire's defaults are not relied on). */
+export type WebhookEndpointInput = Required<WireEndpointInput>;
+export type { WebhookDelivery, WebhookEndpoint };
 
 export function webhooks(client: CloudApiClient) {
   const base = (org: string) => `/orgs/${encodeURIComponent(org)}/webhooks`;

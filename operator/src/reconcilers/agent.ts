@@ -16,11 +16,11 @@ import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import { principalKeyReader, type PrincipalKey } from "../kube/principal-key.js";
 import { SecretNotOursError, SecretWriter } from "../kube/secrets.js";
 import type { ConditionInput } from "../status/conditions.js";
-import { StatusDraft } from "../status/status-draft.js";
 import { syncDelegations } from "./agent-delegations.js";
 import { removeGatewayKey, syncGatewayKey } from "./agent-gateway-key.js";
 import type { ReconcilerDeps } from "./deps.js";
-import { finalizerLifecycle } from "./lifecycle.js";
+import type { OrganizationLookup } from "./organization-of.js";
+import { ownedResourceReconciler } from "./owned-resource.js";
 
 export type AgentObject = CustomObject<AgentSpec, AgentStatus>;
 
@@ -67,51 +67,45 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
   const secrets = new SecretWriter(deps.kubeConfig);
   const readPrincipalKey = principalKeyReader(deps.kubeConfig);
 
-  return {
-    kind: "Agent",
-    async reconcile(_key, object) {
-      if (!object) return;
-      const namespace = object.metadata!.namespace!;
-      const spec = agentSpec.parse(object.spec);
-      const name = spec.name ?? object.metadata!.name!;
-      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
-      const org = await deps.organizationOf(namespace);
-      const principalKey = async (): Promise<PrincipalKey> => {
-        const ref = "problem" in org ? undefined : org.organization.spec.principalKeySecretRef;
-        if (!ref)
-          return {
-            problem: {
-              reason: "SecretNotFound",
-              message: `the Organization of namespace ${namespace} names no principalKeySecretRef`,
-            },
-          };
-        return readPrincipalKey(namespace, ref);
-      };
+  /** The organization principal's private key, from the Secret the namespace's Organization names. */
+  const principalKeyOf =
+    ({ namespace, org }: { namespace: string; org: OrganizationLookup }) =>
+    async (): Promise<PrincipalKey> => {
+      const ref = "problem" in org ? undefined : org.organization.spec.principalKeySecretRef;
+      if (!ref)
+        return {
+          problem: {
+            reason: "SecretNotFound",
+            message: `the Organization of namespace ${namespace} names no principalKeySecretRef`,
+          },
+        };
+      return readPrincipalKey(namespace, ref);
+    };
 
-      const step = await finalizerLifecycle({
-        object,
-        objects: deps.objects,
-        draft,
-        org,
-        created: !!draft.status.agentId,
-        // No agent deletion in the Cloud API: its key and delegations are revoked, and it is disabled.
-        cleanUp: async (orgId) => {
-          const agentId = draft.status.agentId;
-          if (!orgId || !agentId) return;
-          const c = { cloud: deps.cloud, secrets, events: deps.events, object, draft, orgId };
-          try {
-            await removeGatewayKey(c);
-            const left = await syncDelegations({ ...c, agentId, principalKey, now }, []);
-            if (left.status === "False")
-              await deps.events.record(object, "Warning", left.reason, left.message);
-            await deps.cloud.agents.update(orgId, agentId, { status: "disabled" });
-          } catch (error) {
-            if (!isNotFound(error)) throw error;
-          }
-        },
-      });
-      if ("stop" in step) return step.stop;
-      const { orgId } = step;
+  return ownedResourceReconciler({
+    kind: "Agent",
+    deps,
+    parseSpec: (raw) => agentSpec.parse(raw),
+    created: (status) => !!status.agentId,
+    // No agent deletion in the Cloud API: its key and delegations are revoked, and it is disabled.
+    async cleanUp(pass, orgId) {
+      const { object, draft } = pass;
+      const agentId = draft.status.agentId;
+      if (!orgId || !agentId) return;
+      const c = { cloud: deps.cloud, secrets, events: deps.events, object, draft, orgId };
+      try {
+        await removeGatewayKey(c);
+        const left = await syncDelegations({ ...c, agentId, principalKey: principalKeyOf(pass), now }, []);
+        if (left.status === "False") await deps.events.record(object, "Warning", left.reason, left.message);
+        await deps.cloud.agents.update(orgId, agentId, { status: "disabled" });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    },
+    async sync(pass) {
+      const { object, namespace, spec, draft, orgId } = pass;
+      const name = spec.name ?? object.metadata!.name!;
+      const principalKey = principalKeyOf(pass);
       const status = spec.disabled ? "disabled" : "active";
       const conditions: ConditionInput[] = [];
 
@@ -214,5 +208,5 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
       // dashboard is no watch event, so that one is looked at again soon.
       return failing?.reason === "AdminRequired" ? { requeueAfterMs: 30_000 } : undefined;
     },
-  };
+  });
 }

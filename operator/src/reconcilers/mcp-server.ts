@@ -10,9 +10,8 @@ import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { mcpServerSpec, type MCPServerSpec, type MCPServerStatus } from "../crds/mcp-server.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import { StatusDraft } from "../status/status-draft.js";
 import type { ReconcilerDeps } from "./deps.js";
-import { finalizerLifecycle } from "./lifecycle.js";
+import { ownedResourceReconciler } from "./owned-resource.js";
 
 export type MCPServerObject = CustomObject<MCPServerSpec, MCPServerStatus>;
 
@@ -30,7 +29,6 @@ class MissingCredential extends Error {}
 
 export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
   const core = deps.kubeConfig.makeApiClient(CoreV1Api);
-  const now = deps.now ?? (() => new Date());
 
   /** The credential and the Secret's resourceVersion; never logged or put in status. */
   async function credential(
@@ -55,48 +53,36 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
     };
   }
 
-  return {
+  return ownedResourceReconciler({
     kind: "MCPServer",
-    async reconcile(_key, object) {
-      if (!object) return;
-      const namespace = object.metadata!.namespace!;
-      const spec = mcpServerSpec.parse(object.spec);
+    deps,
+    parseSpec: (raw) => mcpServerSpec.parse(raw),
+    created: (status) => !!status.mcpServerId,
+    async cleanUp({ object, draft }, orgId) {
+      const serverId = draft.status.mcpServerId;
+      if (!orgId || !serverId) return;
+      try {
+        await deps.cloud.mcpServers.delete(orgId, serverId);
+      } catch (error) {
+        if (isNotFound(error)) return; // already gone there
+        if (!isRefusal(error)) throw error;
+        if (error.code !== "IN_USE")
+          return draft.fail("DeleteRefused", refusedMessage(error, "the deletion"), 60_000);
+        // Its tools have recorded actions, whose evidence keeps it (SPEC 7.3): it stays in the
+        // Cloud API with every tool disabled, and the resource goes.
+        for (const tool of await deps.cloud.tools.listOf(orgId, serverId))
+          if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
+        await deps.events.record(
+          object,
+          "Warning",
+          "KeptInUse",
+          `${serverId} stays in the Cloud API because its tools have recorded actions; its tools are disabled`,
+        );
+      }
+    },
+    async sync({ object, namespace, spec, draft, orgId }) {
       const name = spec.name ?? object.metadata!.name!;
       const kind = spec.decisionOnly ? "decision_only" : "mcp";
-      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
-      const org = await deps.organizationOf(namespace);
-
-      const step = await finalizerLifecycle({
-        object,
-        objects: deps.objects,
-        draft,
-        org,
-        created: !!draft.status.mcpServerId,
-        cleanUp: async (orgId) => {
-          const serverId = draft.status.mcpServerId;
-          if (!orgId || !serverId) return;
-          try {
-            await deps.cloud.mcpServers.delete(orgId, serverId);
-          } catch (error) {
-            if (isNotFound(error)) return; // already gone there
-            if (!isRefusal(error)) throw error;
-            if (error.code !== "IN_USE")
-              return draft.fail("DeleteRefused", refusedMessage(error, "the deletion"), 60_000);
-            // Its tools have recorded actions, whose evidence keeps it (SPEC 7.3): it stays in the
-            // Cloud API with every tool disabled, and the resource goes.
-            for (const tool of await deps.cloud.tools.listOf(orgId, serverId))
-              if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
-            await deps.events.record(
-              object,
-              "Warning",
-              "KeptInUse",
-              `${serverId} stays in the Cloud API because its tools have recorded actions; its tools are disabled`,
-            );
-          }
-        },
-      });
-      if ("stop" in step) return step.stop;
-      const { orgId } = step;
 
       try {
         const cred = kind === "mcp" ? await credential(namespace, spec) : undefined;
@@ -167,5 +153,5 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
       });
       await draft.write();
     },
-  };
+  });
 }

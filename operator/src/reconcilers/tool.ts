@@ -13,10 +13,9 @@ import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
 import { toolSpec, type ToolSpec, type ToolStatus } from "../crds/tool.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import { StatusDraft } from "../status/status-draft.js";
 import type { MCPServerObject } from "./mcp-server.js";
 import type { ReconcilerDeps } from "./deps.js";
-import { finalizerLifecycle } from "./lifecycle.js";
+import { ownedResourceReconciler } from "./owned-resource.js";
 
 export type ToolObject = CustomObject<ToolSpec, ToolStatus>;
 
@@ -60,34 +59,22 @@ export function toolDrift(want: ToolFields, tool: Tool): Partial<ToolFields> {
 }
 
 export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
-  const now = deps.now ?? (() => new Date());
-  return {
+  return ownedResourceReconciler({
     kind: "Tool",
-    async reconcile(_key, object) {
-      if (!object) return;
-      const namespace = object.metadata!.namespace!;
-      const spec = toolSpec.parse(object.spec);
-      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
-      const org = await deps.organizationOf(namespace);
-
-      const step = await finalizerLifecycle({
-        object,
-        objects: deps.objects,
-        draft,
-        org,
-        created: !!draft.status.toolId,
-        // The Cloud API has no tool deletion: the tool is disabled (and goes with its server).
-        cleanUp: async (orgId) => {
-          if (!orgId || !draft.status.toolId) return;
-          try {
-            const tool = await deps.cloud.tools.get(orgId, draft.status.toolId);
-            if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
-          } catch (error) {
-            if (!isNotFound(error)) throw error;
-          }
-        },
-      });
-      if ("stop" in step) return step.stop;
+    deps,
+    parseSpec: (raw) => toolSpec.parse(raw),
+    created: (status) => !!status.toolId,
+    // The Cloud API has no tool deletion: the tool is disabled (and goes with its server).
+    async cleanUp({ draft }, orgId) {
+      if (!orgId || !draft.status.toolId) return;
+      try {
+        const tool = await deps.cloud.tools.get(orgId, draft.status.toolId);
+        if (tool.enabled) await deps.cloud.tools.update(orgId, tool.id, { enabled: false });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    },
+    async sync({ object, namespace, spec, draft, orgId }) {
       const server = await deps.servers.get(namespace, spec.mcpServerRef.name);
       const serverId = server?.status?.mcpServerId;
       if (!serverId)
@@ -95,7 +82,6 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
           "MCPServerNotReady",
           `MCPServer ${spec.mcpServerRef.name} ${server ? "has no Cloud API server yet" : "does not exist"}`,
         );
-      const { orgId } = step;
       const want = toolFields(spec);
 
       let tool: Tool | undefined;
@@ -191,5 +177,5 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       // A person's authorization happens in the dashboard: look again soon while it is awaited.
       return spec.enabled && !authorized ? { requeueAfterMs: 30_000 } : undefined;
     },
-  };
+  });
 }

@@ -16,9 +16,8 @@ import {
 } from "../crds/webhook-endpoint.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
 import { cloudIdAnnotation, SecretNotOursError, SecretWriter } from "../kube/secrets.js";
-import { StatusDraft } from "../status/status-draft.js";
 import type { ReconcilerDeps } from "./deps.js";
-import { finalizerLifecycle } from "./lifecycle.js";
+import { ownedResourceReconciler } from "./owned-resource.js";
 
 export type WebhookEndpointObject = CustomObject<WebhookEndpointSpec, WebhookEndpointStatus>;
 export const signingSecretKey = "signing-secret";
@@ -58,37 +57,23 @@ export function endpointDrift(
 
 export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpointObject> {
   const secrets = new SecretWriter(deps.kubeConfig);
-  const now = deps.now ?? (() => new Date());
 
-  return {
+  return ownedResourceReconciler({
     kind: "WebhookEndpoint",
-    async reconcile(_key, object) {
-      if (!object) return;
-      const namespace = object.metadata!.namespace!;
-      const spec = webhookEndpointSpec.parse(object.spec);
-      const draft = new StatusDraft({ objects: deps.objects, events: deps.events, now }, object);
-
-      const org = await deps.organizationOf(namespace);
-
-      const step = await finalizerLifecycle({
-        object,
-        objects: deps.objects,
-        draft,
-        org,
-        created: !!draft.status.webhookId,
-        cleanUp: async (orgId) => {
-          if (orgId && draft.status.webhookId) {
-            try {
-              await deps.cloud.webhooks.delete(orgId, draft.status.webhookId);
-            } catch (error) {
-              if (!isNotFound(error)) throw error;
-            }
-          }
-          await secrets.deleteIfOurs(namespace, spec.secretName);
-        },
-      });
-      if ("stop" in step) return step.stop;
-      const { orgId } = step;
+    deps,
+    parseSpec: (raw) => webhookEndpointSpec.parse(raw),
+    created: (status) => !!status.webhookId,
+    async cleanUp({ namespace, spec, draft }, orgId) {
+      if (orgId && draft.status.webhookId) {
+        try {
+          await deps.cloud.webhooks.delete(orgId, draft.status.webhookId);
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+      }
+      await secrets.deleteIfOurs(namespace, spec.secretName);
+    },
+    async sync({ object, namespace, spec, draft, orgId }) {
       const want = desired(spec);
       const rotation = object.metadata?.annotations?.[rotateSigningSecretAnnotation];
 
@@ -186,5 +171,5 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
       else draft.set({ type: "Ready", status: "True", reason: "Synced", message: "endpoint configured" });
       await draft.write();
     },
-  };
+  });
 }

@@ -24,6 +24,50 @@ export {
   revocationSubmissionSchema,
   type Delegation,
 } from "./delegations.js";
+export * from "./accounts.js";
+export * from "./members.js";
+export * from "./invitations.js";
+export * from "./organizations.js";
+export * from "./api-keys.js";
+export { instantSchema } from "./instants.js";
+export * from "./audit.js";
+export * from "./billing.js";
+export * from "./identities.js";
+export * from "./operator-bindings.js";
+export * from "./overview.js";
+export * from "./webhooks.js";
+export {
+  actionStatuses,
+  actionStatusSchema,
+  actionSchema,
+  actionSummarySchema,
+  amountJsonSchema,
+  cancellationAnswerSchema,
+  cancellationSubmissionSchema,
+  evidenceStateSchema,
+  issuedReceiptSchema,
+  policyDecisionSchema,
+  type Action,
+  type ActionStatus,
+  type ActionSummary,
+  type PolicyDecision,
+} from "./actions.js";
+export {
+  approvalStatuses,
+  approvalSchema,
+  approvalDecisionAnswerSchema,
+  approvalDecisionSubmissionSchema,
+  type Approval,
+} from "./approvals.js";
+export {
+  receiptKindValues,
+  receiptListItemSchema,
+  receiptDetailSchema,
+  decisionCheckSchema,
+  type ReceiptListItem,
+  type ReceiptDetail,
+  type DecisionCheck,
+} from "./receipts.js";
 export {
   mcpServerKinds,
   mcpServerStatuses,
@@ -54,15 +98,3 @@ export {
   type ObserveStart,
   type ObserveReport,
 } from "./observe.js";
-export {
-  subscribableEventTypes,
-  TEST_EVENT_TYPE,
-  webhookEndpointSchema,
-  deliveryStates,
-  deliveryAttemptSchema,
-  webhookDeliverySchema,
-  type SubscribableEventType,
-  type WebhookEndpoint,
-  type DeliveryAttempt,
-  type WebhookDelivery,
-} from "./webhooks.js";

@@ -1,6 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import type { DeliveryAttempt, WebhookDelivery, WebhookEndpoint } from "@countersign/protocol/wire";
+import type { WebhookDelivery, WebhookEndpoint } from "@countersign/protocol/wire";
+
+type DeliveryAttempt = WebhookDelivery["attempts"][number];
 import { webhooksApi } from "../../api/webhooks.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { Loaded } from "../../components/Loading.js";

@@ -1,0 +1,157 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ServiceError } from "@countersign/protocol/errors";
+import { insertApiKey } from "@countersign/core/keys";
+import { inTransaction } from "@countersign/core/store";
+import {
+  apiKeyAnswerSchema,
+  apiKeyCreatedSchema,
+  apiKeyCreateSchema as createBody,
+  apiKeyKinds,
+  apiKeyListSchema,
+} from "@countersign/protocol/wire";
+import { actorOf, audit } from "../audit/record.js";
+import type { ApiContext } from "../context.js";
+import { checkQuota } from "../orgs/quota.js";
+import { lockOrganization } from "../orgs/store.js";
+import {
+  decodeCursor,
+  timeCursor,
+  isAdmin,
+  keysetPage,
+  organizationOf,
+  pageQuery,
+  typed,
+} from "../http/shared.js";
+import { keyJson } from "./key-json.js";
+import { agentExists, listKeys, liveKeyCount, lockKey, readKey, revokeKey } from "./store.js";
+
+/** Management keys are the Admins' to create, list and revoke; gateway keys the Writers'. */
+function mayHandle(kind: "gateway" | "management", role: string | null): boolean {
+  return kind === "gateway" || isAdmin(role as never);
+}
+
+/** GET, POST /orgs/<org_id>/api-keys and POST .../api-keys/<key_id>/revoke. */
+export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
+  const r = typed(app);
+  r.get(
+    "/orgs/:org_id/api-keys",
+    {
+      schema: {
+        params: z.strictObject({ org_id: z.uuid() }),
+        querystring: z.strictObject({ ...pageQuery, kind: z.enum(apiKeyKinds).optional() }),
+        response: { 200: apiKeyListSchema },
+      },
+    },
+    async (request) => {
+      const o = organizationOf(request);
+      const { limit, cursor, kind } = request.query;
+      const after = decodeCursor(cursor, timeCursor);
+      // Developers see gateway keys only.
+      const kinds = isAdmin(o.role)
+        ? kind
+          ? [kind]
+          : ["gateway", "management"]
+        : kind === "management"
+          ? []
+          : ["gateway"];
+      const rows = await listKeys(ctx.pool, o.id, kinds, after, limit);
+      return keysetPage(rows, limit, keyJson, (last) => [last.created_at.toISOString(), last.id]);
+    },
+  );
+
+  r.post(
+    "/orgs/:org_id/api-keys",
+    {
+      schema: {
+        params: z.strictObject({ org_id: z.uuid() }),
+        body: createBody,
+        response: { 201: apiKeyCreatedSchema },
+      },
+    },
+    async (request, reply) => {
+      const o = organizationOf(request);
+      const b = request.body;
+      if (!mayHandle(b.kind, o.role))
+        throw new ServiceError("FORBIDDEN", "only owners and admins handle management keys", {
+          permission: "admins",
+          role: o.role,
+        });
+      const expires = b.expires_at ? new Date(b.expires_at) : undefined;
+      if (expires && expires.getTime() <= Date.now()) {
+        throw new ServiceError("INVALID_INPUT", "expires_at must be in the future", {
+          issues: [{ path: "expires_at", code: "not_future", message: "must be in the future" }],
+        });
+      }
+      const created = await inTransaction(ctx.pool, async (db) => {
+        // Serialize creations of one organization so the plan limit is exact.
+        await lockOrganization(db, o.id);
+        if (b.kind === "gateway" && !(await agentExists(db, o.id, b.agent_id)))
+          throw new ServiceError("INVALID_INPUT", "agent_id names no agent of this organization", {
+            issues: [{ path: "agent_id", code: "not_found", message: "no such agent" }],
+          });
+        checkQuota(o.plan, "apiKeys", await liveKeyCount(db, o.id));
+        const p = request.principal;
+        const k = await insertApiKey(db, ctx.keyHashSecret, {
+          organizationId: o.id,
+          kind: b.kind,
+          environment: b.environment,
+          name: b.name,
+          agentId: b.kind === "gateway" ? b.agent_id : undefined,
+          scopes: b.kind === "management" ? b.scopes : [],
+          // An operator's keys belong to the installation's binding, not to a person (no creator checks).
+          createdBy: p.kind === "session" ? p.userId : null,
+          expiresAt: expires,
+        });
+        await audit(db, {
+          organizationId: o.id,
+          action: "api_key.created",
+          actor: actorOf(p),
+          target: { type: "api_key", id: k.id },
+          details: {
+            name: b.name,
+            kind: b.kind,
+            environment: b.environment,
+            prefix: k.prefix,
+            ...(b.kind === "management" ? { scopes: b.scopes } : { agent_id: b.agent_id }),
+          },
+        });
+        return { row: await readKey(db, k.id), key: k.key };
+      });
+      // The only time the full key exists outside the caller.
+      return reply.code(201).send({ api_key: keyJson(created.row), secret: created.key });
+    },
+  );
+
+  r.post(
+    "/orgs/:org_id/api-keys/:key_id/revoke",
+    {
+      schema: {
+        params: z.strictObject({ org_id: z.uuid(), key_id: z.uuid() }),
+        response: { 200: apiKeyAnswerSchema },
+      },
+    },
+    async (request) => {
+      const o = organizationOf(request);
+      return inTransaction(ctx.pool, async (db) => {
+        const k = await lockKey(db, o.id, request.params.key_id);
+        if (!k) throw new ServiceError("NOT_FOUND", "key not found");
+        if (!mayHandle(k.kind, o.role))
+          throw new ServiceError("FORBIDDEN", "only owners and admins handle management keys", {
+            permission: "admins",
+            role: o.role,
+          });
+        if (k.revoked_at) throw new ServiceError("INVALID_STATE", "the key is already revoked");
+        const after = await revokeKey(db, k.id);
+        await audit(db, {
+          organizationId: o.id,
+          action: "api_key.revoked",
+          actor: actorOf(request.principal),
+          target: { type: "api_key", id: k.id },
+          details: { reason: "revoked", kind: k.kind },
+        });
+        return { api_key: keyJson(after) };
+      });
+    },
+  );
+}

@@ -1,0 +1,96 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ServiceError } from "@countersign/protocol/errors";
+import {
+  bindPersonalIdentity,
+  createChallenge,
+  personalIdentitiesOf,
+  revokePersonalIdentity,
+} from "@countersign/core/identities";
+import { inTransaction } from "@countersign/core/store";
+import {
+  identityAnswerSchema,
+  identityBindSchema,
+  identityChallengeAnswerSchema,
+  identityListSchema,
+} from "@countersign/protocol/wire";
+import { actorOf, audit } from "../audit/record.js";
+import type { ApiContext } from "../context.js";
+import { sessionOf, typed } from "../http/shared.js";
+import { identityJson } from "./identity-json.js";
+
+/**
+ * POST /me/identity-challenges, GET, POST /me/identities, DELETE
+ * /me/identities/<kid>: a person proves possession of an Ed25519 key by
+ * signing a challenge, and may then sign approvals with it.
+ */
+export async function personalIdentityRoutes(app: FastifyInstance, ctx: ApiContext) {
+  const r = typed(app);
+  r.post(
+    "/me/identity-challenges",
+    { schema: { response: { 201: identityChallengeAnswerSchema } } },
+    async (request, reply) => {
+      const me = sessionOf(request);
+      return reply.code(201).send({ challenge: await createChallenge(ctx.pool, me.userId) });
+    },
+  );
+
+  r.get(
+    "/me/identities",
+    { schema: { querystring: z.strictObject({}), response: { 200: identityListSchema } } },
+    async (request) => {
+      const me = sessionOf(request);
+      return { items: (await personalIdentitiesOf(ctx.pool, me.userId)).map(identityJson) };
+    },
+  );
+
+  r.post(
+    "/me/identities",
+    { schema: { body: identityBindSchema, response: { 201: identityAnswerSchema } } },
+    async (request, reply) => {
+      const me = sessionOf(request);
+      const bound = await inTransaction(ctx.pool, async (db) => {
+        const i = await bindPersonalIdentity(db, {
+          userId: me.userId,
+          challengeId: request.body.challenge_id,
+          signature: request.body.signature,
+          document: request.body.document,
+        });
+        await audit(db, {
+          organizationId: null,
+          action: "identity.bound",
+          actor: actorOf(request.principal),
+          target: { type: "identity", id: i.kid },
+        });
+        return i;
+      });
+      return reply.code(201).send({ identity: identityJson(bound) });
+    },
+  );
+
+  r.delete(
+    "/me/identities/:kid",
+    {
+      schema: {
+        params: z.strictObject({ kid: z.string().max(100) }),
+        response: { 200: identityAnswerSchema },
+      },
+    },
+    async (request) => {
+      const me = sessionOf(request);
+      const revoked = await inTransaction(ctx.pool, async (db) => {
+        const i = await revokePersonalIdentity(db, me.userId, request.params.kid);
+        if (i)
+          await audit(db, {
+            organizationId: null,
+            action: "identity.revoked",
+            actor: actorOf(request.principal),
+            target: { type: "identity", id: i.kid },
+          });
+        return i;
+      });
+      if (!revoked) throw new ServiceError("NOT_FOUND", "no such identity of yours");
+      return { identity: identityJson(revoked) };
+    },
+  );
+}

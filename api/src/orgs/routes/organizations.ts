@@ -1,0 +1,106 @@
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ServiceError } from "@countersign/protocol/errors";
+import { inTransaction } from "@countersign/core/store";
+import { isPlan } from "@countersign/core/plans";
+import {
+  organizationAnswerSchema,
+  organizationCreateSchema,
+  organizationListSchema,
+  organizationSwitchSchema,
+} from "@countersign/protocol/wire";
+import { audit, actorOf } from "../../audit/record.js";
+import type { ApiContext } from "../../context.js";
+import { addMember } from "../../members/store.js";
+import { setCurrentOrganization } from "../../sessions/store.js";
+import { isUniqueViolation, organizationOf, sessionOf, typed } from "../../http/shared.js";
+import { organizationJson, type OrganizationRow } from "../organization-json.js";
+import { insertOrganization, organizationsOf, readOrganization } from "../store.js";
+
+function slugFrom(name: string): string {
+  const base =
+    name
+      .toLowerCase()
+      .normalize("NFKD")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "org";
+  return `${base}-${randomBytes(3).toString("hex")}`;
+}
+
+const orgParams = z.strictObject({ org_id: z.uuid() });
+
+/** GET /orgs (the caller's), POST /orgs, GET /orgs/<id>, POST /orgs/<id>/switch. */
+export async function organizationRoutes(app: FastifyInstance, ctx: ApiContext) {
+  const r = typed(app);
+  const planOf = (o: OrganizationRow) => (isPlan(o.plan) ? o.plan : ctx.defaultPlan);
+
+  r.get(
+    "/orgs",
+    { schema: { querystring: z.strictObject({}), response: { 200: organizationListSchema } } },
+    async (request) => {
+      const s = sessionOf(request);
+      const rows = await organizationsOf(ctx.pool, s.userId);
+      return { items: rows.map((o) => organizationJson(o, planOf(o), o.role)), next_cursor: null };
+    },
+  );
+
+  r.post(
+    "/orgs",
+    { schema: { body: organizationCreateSchema, response: { 201: organizationAnswerSchema } } },
+    async (request, reply) => {
+      const s = sessionOf(request);
+      const org = await inTransaction(ctx.pool, async (db) => {
+        let row: OrganizationRow;
+        try {
+          row = await insertOrganization(
+            db,
+            request.body.name,
+            request.body.slug ?? slugFrom(request.body.name),
+          );
+        } catch (err) {
+          if (isUniqueViolation(err))
+            throw new ServiceError("SLUG_TAKEN", "another organization has this slug");
+          throw err;
+        }
+        await addMember(db, row.id, s.userId, "owner");
+        await setCurrentOrganization(db, s.sessionId, row.id);
+        await audit(db, {
+          organizationId: row.id,
+          action: "organization.created",
+          actor: actorOf(request.principal),
+          target: { type: "organization", id: row.id },
+        });
+        return row;
+      });
+      return reply.code(201).send({ organization: organizationJson(org, planOf(org), "owner") });
+    },
+  );
+
+  r.get(
+    "/orgs/:org_id",
+    {
+      schema: {
+        params: orgParams,
+        querystring: z.strictObject({}),
+        response: { 200: organizationAnswerSchema },
+      },
+    },
+    async (request) => {
+      const o = organizationOf(request);
+      return { organization: organizationJson(await readOrganization(ctx.pool, o.id), o.plan, o.role) };
+    },
+  );
+
+  r.post(
+    "/orgs/:org_id/switch",
+    { schema: { params: orgParams, response: { 200: organizationSwitchSchema } } },
+    async (request) => {
+      const s = sessionOf(request);
+      const o = organizationOf(request);
+      await setCurrentOrganization(ctx.pool, s.sessionId, o.id);
+      return { current_organization_id: o.id };
+    },
+  );
+}

@@ -1,0 +1,79 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { ServiceError } from "@countersign/protocol/errors";
+import {
+  isPrincipalValid,
+  principalHistory,
+  principalOf,
+  submitPrincipal,
+} from "@countersign/core/identities";
+import { inTransaction } from "@countersign/core/store";
+import {
+  principalStateSchema,
+  principalSubmitSchema as body,
+  principalSubmittedSchema,
+} from "@countersign/protocol/wire";
+import { lockOrganization } from "../orgs/store.js";
+import { actorOf, audit } from "../audit/record.js";
+import type { ApiContext } from "../context.js";
+import { organizationOf, typed } from "../http/shared.js";
+import { identityJson } from "../identities/identity-json.js";
+
+const params = z.strictObject({ org_id: z.uuid() });
+
+/** GET, POST /orgs/<org_id>/principal: the organization's own identity, which signs delegations. */
+export async function principalRoutes(app: FastifyInstance, ctx: ApiContext) {
+  const r = typed(app);
+  r.get(
+    "/orgs/:org_id/principal",
+    { schema: { params, querystring: z.strictObject({}), response: { 200: principalStateSchema } } },
+    async (request) => {
+      const o = organizationOf(request);
+      const current = await principalOf(ctx.pool, o.id);
+      const history = await principalHistory(ctx.pool, o.id);
+      return {
+        principal: current ? { ...identityJson(current), valid: isPrincipalValid(current) } : null,
+        history: history.map(identityJson),
+      };
+    },
+  );
+
+  r.post(
+    "/orgs/:org_id/principal",
+    { schema: { params, body, response: { 200: principalSubmittedSchema, 201: principalSubmittedSchema } } },
+    async (request, reply) => {
+      const o = organizationOf(request);
+      const result = await inTransaction(ctx.pool, async (db) => {
+        await lockOrganization(db, o.id);
+        const out = await submitPrincipal(db, {
+          organizationId: o.id,
+          document: request.body.document,
+          predecessor: request.body.predecessor,
+        });
+        const actor = actorOf(request.principal);
+        const kid = out.outcome === "equivocation" ? out.kid : out.principal.kid;
+        if (out.outcome !== "unchanged") {
+          const action = {
+            created: "principal.registered",
+            replaced: "principal.replaced",
+            updated: "principal.updated",
+            equivocation: "principal.equivocated",
+          }[out.outcome];
+          await audit(db, { organizationId: o.id, action, actor, target: { type: "identity", id: kid } });
+        }
+        return out;
+      });
+      // The conflicting document was kept as proof; the submission itself is refused.
+      if (result.outcome === "equivocation")
+        throw new ServiceError(
+          "IDENTITY_EQUIVOCATION",
+          `${result.message}: the principal is permanently invalid; register a replacement`,
+        );
+      const code = result.outcome === "created" || result.outcome === "replaced" ? 201 : 200;
+      return reply.code(code).send({
+        principal: { ...identityJson(result.principal), valid: isPrincipalValid(result.principal) },
+        outcome: result.outcome,
+      });
+    },
+  );
+}

@@ -1,0 +1,132 @@
+import { sha256Digest } from "@countersign/protocol/canonical";
+import { ServiceError } from "@countersign/protocol/errors";
+import type { Queryable } from "@countersign/core/store";
+import { ACTION_COLUMNS, ACTION_FROM, type ActionRow } from "../actions/store.js";
+
+/** A receipt's summary record joined with its action (SPEC 2.8). */
+export interface ReceiptRow extends ActionRow {
+  r_id: string;
+  kind: "execution" | "authorization" | "closure";
+  receipt_object_id: string;
+  thread_id: string;
+  head_object_id: string;
+  workflow: string;
+  outcome: string;
+  issuer_kid: string;
+  bundle_sha256: string;
+  bundle_size: number;
+  verified_at_issuance: boolean | null;
+  r_created_at: Date;
+  r_evidence_deleted_at: Date | null;
+}
+
+export const RECEIPT_COLUMNS = `r.id as r_id, r.kind, r.receipt_object_id, r.thread_id, r.head_object_id, r.workflow, r.outcome, r.issuer_kid,
+  r.bundle_sha256, r.bundle_size, r.verified_at_issuance, r.created_at as r_created_at, r.evidence_deleted_at as r_evidence_deleted_at, ${ACTION_COLUMNS}`;
+export const RECEIPT_FROM = `receipts r join ${ACTION_FROM} on pa.id = r.protected_action_id`;
+
+export async function readReceipt(db: Queryable, organizationId: string, id: string): Promise<ReceiptRow> {
+  const { rows } = await db.query<ReceiptRow>(
+    `select ${RECEIPT_COLUMNS} from ${RECEIPT_FROM} where r.id = $1 and r.organization_id = $2`,
+    [id, organizationId],
+  );
+  if (!rows[0]) throw new ServiceError("NOT_FOUND", "receipt not found");
+  return rows[0];
+}
+
+export interface ReceiptFilter {
+  outcome?: string;
+  kind?: ReceiptRow["kind"];
+  agent_id?: string;
+  protected_action_id?: string;
+  /** `[created_at, id]` of the last item of the previous page. */
+  after?: [string, string];
+  limit: number;
+}
+
+/** Newest first, `limit` rows (the route asks one more to know whether a page follows). */
+export async function listReceipts(
+  db: Queryable,
+  organizationId: string,
+  f: ReceiptFilter,
+): Promise<ReceiptRow[]> {
+  const { rows } = await db.query<ReceiptRow>(
+    `select ${RECEIPT_COLUMNS} from ${RECEIPT_FROM}
+      where r.organization_id = $1 and ($2::text is null or r.outcome = $2) and ($3::text is null or r.kind = $3)
+        and ($4::uuid is null or pa.agent_id = $4) and ($5::uuid is null or r.protected_action_id = $5)
+        and ($6::timestamptz is null or (r.created_at, r.id) < ($6::timestamptz, $7::uuid))
+      order by r.created_at desc, r.id desc limit $8`,
+    [
+      organizationId,
+      f.outcome ?? null,
+      f.kind ?? null,
+      f.agent_id ?? null,
+      f.protected_action_id ?? null,
+      f.after?.[0] ?? null,
+      f.after?.[1] ?? null,
+      f.limit,
+    ],
+  );
+  return rows;
+}
+
+/** SPEC 7.2: the hosted copy is gone; what was kept identifies it. */
+export function evidenceExpired(r: ReceiptRow, issuedAt: string | null): ServiceError {
+  return new ServiceError(
+    "EVIDENCE_EXPIRED",
+    "the hosted copy of this receipt was deleted after the data retention period",
+    {
+      receipt_id: r.r_id,
+      receipt_object_id: r.receipt_object_id,
+      protected_action_id: r.id,
+      outcome: r.outcome,
+      bundle_sha256: r.bundle_sha256,
+      bundle_size: r.bundle_size,
+      issued_at: issuedAt,
+      evidence_deleted_at: r.r_evidence_deleted_at!.toISOString(),
+    },
+  );
+}
+
+/**
+ * The stored bundle bytes, re-read now and vouched for only when they still
+ * hash to `bundle_sha256` and have `bundle_size` bytes (SPEC 2.8). Deleted by
+ * retention: 410 EVIDENCE_EXPIRED. Missing or altered: a server-side error,
+ * never a silently wrong file.
+ */
+export interface VouchedBundle {
+  bytes: Buffer;
+  /** The report stored by the evidence worker (null until it ran). */
+  verificationAtIssuance: unknown;
+}
+
+export async function vouchedBundle(db: Queryable, r: ReceiptRow): Promise<VouchedBundle> {
+  // One read of bytes and deletion mark together: retention between two reads must give 410, not a missing bundle.
+  const { rows } = await db.query<{
+    bundle: Buffer | null;
+    issued_at: Date | null;
+    evidence_deleted_at: Date | null;
+    verification_at_issuance: unknown;
+  }>("select bundle, issued_at, evidence_deleted_at, verification_at_issuance from receipts where id = $1", [
+    r.r_id,
+  ]);
+  const row = rows[0];
+  if (row?.evidence_deleted_at) {
+    throw evidenceExpired(
+      { ...r, r_evidence_deleted_at: row.evidence_deleted_at },
+      row.issued_at?.toISOString() ?? null,
+    );
+  }
+  const bytes = row?.bundle;
+  if (!bytes)
+    throw new ServiceError(
+      "EVIDENCE_INTEGRITY_FAILED",
+      "the stored bundle of this receipt is missing; this is a server-side problem",
+    );
+  if (bytes.byteLength !== r.bundle_size || sha256Digest(bytes) !== r.bundle_sha256) {
+    throw new ServiceError(
+      "EVIDENCE_INTEGRITY_FAILED",
+      "the stored bundle of this receipt no longer matches its bundle_sha256; it is not served",
+    );
+  }
+  return { bytes, verificationAtIssuance: row.verification_at_issuance };
+}
