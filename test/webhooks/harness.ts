@@ -10,15 +10,9 @@ import { DeliveryWorker, type DeliveryWorkerOptions } from "../../api/src/webhoo
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { startCloudApi, type Browser, type CloudApi } from "../fixtures/cloud-api.js";
 import { createTestCa, type TestCa } from "../fixtures/https-receiver.js";
+import { TestClock } from "../fixtures/test-clock.js";
 
-/** Real time plus whatever the test advanced it by: events written by PostgreSQL's now() are never in its future. */
-export class TestClock {
-  private offset = 0;
-  now = () => new Date(Date.now() + this.offset);
-  advance(ms: number) {
-    this.offset += ms;
-  }
-}
+export { TestClock };
 
 export interface WebhookHarness {
   db: TestDatabase;

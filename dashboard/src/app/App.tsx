@@ -30,6 +30,7 @@ import { PoliciesRoute, PolicyRoute } from "../routes/policies/routes.js";
 import { ManagementKeysPage } from "../routes/keys/ManagementKeysPage.js";
 import { AuditLogPage } from "../routes/audit/AuditLogPage.js";
 import { BillingPage } from "../routes/billing/BillingPage.js";
+import { configurationRoutes } from "../routes/configuration-routes.js";
 
 /** Pages behind sign-in send a signed-out person to /sign-in and back afterwards. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -93,6 +94,7 @@ export function App() {
         <Route path="/orgs/:orgId/keys" element={<ManagementKeysPage />} />
         <Route path="/orgs/:orgId/audit" element={<AuditLogPage />} />
         <Route path="/orgs/:orgId/billing" element={<BillingPage />} />
+        {configurationRoutes}
       </Route>
       <Route path="*" element={<main className="narrow">This page does not exist.</main>} />
     </Routes>

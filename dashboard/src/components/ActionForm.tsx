@@ -1,5 +1,5 @@
 import { useState, type FormEvent, type ReactNode } from "react";
-import { ErrorNotice } from "./ErrorNotice.js";
+import { RefusalNotice } from "./RefusalNotice.js";
 
 /** A form that runs one action, shows its error, and disables itself while it runs. */
 export function ActionForm({
@@ -36,7 +36,7 @@ export function ActionForm({
       <button type="submit" disabled={busy}>
         {submit}
       </button>
-      <ErrorNotice error={error} />
+      <RefusalNotice error={error} />
     </form>
   );
 }

@@ -78,47 +78,7 @@ export {
   type ReceiptDetail,
   type DecisionCheck,
 } from "./receipts.js";
-export {
-  mcpServerKinds,
-  mcpServerStatuses,
-  mcpServerSchema,
-  mcpServerAnswerSchema,
-  discoveryAnswerSchema,
-  type McpServer,
-  type Discovery,
-} from "./mcp-servers.js";
-export {
-  amountMappingSchema,
-  toolBindingSchema,
-  toolAuthorizationStates,
-  toolSchema,
-  toolAnswerSchema,
-  type AmountMapping,
-  type Tool,
-} from "./tools.js";
-export {
-  observeEndReasons,
-  observeWindowSchema,
-  observeWindowAnswerSchema,
-  agentObserveSchema,
-  type ObserveWindow,
-} from "./observe.js";
-export {
-  policyDisclosures,
-  versionStatuses,
-  versionOrigins,
-  rolloutStages,
-  openActionsChoices,
-  versionBriefSchema,
-  policyVersionSchema,
-  policySchema,
-  policyStatusItemSchema,
-  rollbackAnswerSchema,
-  type PolicyVersion,
-  type Policy,
-  type PolicyStatusItem,
-  type Rollback,
-  type RolloutStage,
-  type OpenActionsChoice,
-  type PolicyDisclosure,
-} from "./policies.js";
+export * from "./mcp-servers.js";
+export * from "./tools.js";
+export * from "./observe.js";
+export * from "./policies.js";

@@ -39,3 +39,25 @@ export const discoveryAnswerSchema = z.strictObject({
   bytes: z.number().int(),
 });
 export type Discovery = z.infer<typeof discoveryAnswerSchema>;
+
+/** Why a listed tool's input schema cannot be used (UPSTREAM_SCHEMA_INVALID if chosen). */
+export const schemaProblems = ["not_object_schema", "too_large", "not_json"] as const;
+
+/** One tool of POST .../mcp-servers/<id>/discover, with the tool already made from it, if any. */
+export const discoveredToolSchema = z.strictObject({
+  name: z.string(),
+  description: z.string().nullable(),
+  input_schema: z.unknown(),
+  schema_valid: z.boolean(),
+  schema_problem: z.enum(schemaProblems).nullable(),
+  tool_id: z.uuid().nullable(),
+});
+
+export type DiscoveredTool = z.infer<typeof discoveredToolSchema>;
+
+/** The answer of POST .../mcp-servers/<id>/discover: what tools/list said, over how many pages and bytes. */
+export const discoverySchema = z.strictObject({
+  tools: z.array(discoveredToolSchema),
+  pages: z.number().int(),
+  bytes: z.number().int(),
+});

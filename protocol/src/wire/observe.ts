@@ -27,3 +27,41 @@ export const agentObserveSchema = z.strictObject({
   open: observeWindowSchema.nullable(),
   items: z.array(observeWindowSchema),
 });
+
+export type AgentObserve = z.infer<typeof agentObserveSchema>;
+
+/** POST .../agents/<id>/observe. */
+export const observeStartSchema = z.strictObject({
+  hours: z.number().int().min(1).max(168),
+  live: z.boolean().default(false),
+  /** The agent's name typed again: starting a window relaxes enforcement for that agent. */
+  confirmation: z.string().max(200),
+  reason: z.string().max(500).optional(),
+});
+
+export type ObserveStart = z.input<typeof observeStartSchema>;
+
+/** `{report}` of GET .../observe-windows/<id>/report: counts over every call, the newest relaxed calls listed. */
+export const observeReportSchema = z.strictObject({
+  observe_window: observeWindowSchema,
+  decisions: z.number().int(),
+  relaxed: z.number().int(),
+  by_policy_effect: z.record(z.string(), z.number().int()),
+  by_status: z.record(z.string(), z.number().int()),
+  relaxed_calls: z.array(
+    z.strictObject({
+      protected_action_id: z.uuid(),
+      tool: z.string(),
+      action: z.string(),
+      environment: z.string(),
+      status: z.string(),
+      policy_effect: z.string().nullable(),
+      rule_id: z.string().nullable(),
+      decision_code: z.string().nullable(),
+      created_at: z.string(),
+    }),
+  ),
+  relaxed_calls_truncated: z.boolean(),
+});
+
+export type ObserveReport = z.infer<typeof observeReportSchema>;

@@ -11,6 +11,7 @@ import { PolicySelect } from "./AgentsPage.js";
 import { Delegations } from "./Delegations.js";
 import { DryRun } from "./DryRun.js";
 import { GatewayKeys } from "./GatewayKeys.js";
+import { AgentObserve } from "../observe/AgentObserve.js";
 
 export function AgentPage() {
   const { orgId, org } = useCurrentOrganization();
@@ -60,6 +61,7 @@ export function AgentPage() {
             {can.manage(role) && <GatewayKeys orgId={orgId} agentId={agentId} />}
             <Delegations orgId={orgId} agentId={agentId} mayAdminister={can.administer(role)} />
             <DryRun orgId={orgId} agentId={agentId} />
+            {org && <AgentObserve org={org} agentId={agentId} agentName={a.name} />}
           </>
         )}
       </Loaded>

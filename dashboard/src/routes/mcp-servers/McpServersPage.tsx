@@ -1,0 +1,117 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link, useNavigate } from "react-router";
+import { mcpServersApi } from "../../api/mcp-servers.js";
+import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { can } from "../../app/roles.js";
+import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { Loaded } from "../../components/Loading.js";
+import { CredentialState } from "./CredentialState.js";
+
+/** The organization's MCP servers and decision-only integrations, and the form to add one. */
+export function McpServersPage() {
+  const { orgId, org } = useCurrentOrganization();
+  const servers = useQuery({
+    queryKey: ["mcp-servers", orgId],
+    queryFn: () => mcpServersApi.list(orgId),
+  });
+  return (
+    <main>
+      <h1>MCP servers and integrations</h1>
+      <p className="muted">
+        An MCP server is called by the Gateway on the agent's behalf; a decision-only integration is executed
+        by its caller, which asks the Gateway first.
+      </p>
+      <Loaded query={servers}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p className="muted">None yet.</p>
+          ) : (
+            <table data-testid="mcp-servers">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Kind</th>
+                  <th>Status</th>
+                  <th>Address</th>
+                  <th>Credential</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.items.map((s) => (
+                  <tr key={s.id}>
+                    <td>
+                      <Link to={orgPath(orgId, `/mcp-servers/${s.id}`)}>{s.name}</Link>
+                    </td>
+                    <td>{s.kind === "mcp" ? "MCP server" : "decision-only"}</td>
+                    <td>{s.status}</td>
+                    <td>{s.url ?? <span className="muted">none</span>}</td>
+                    <td>
+                      <CredentialState credential={s.credential} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loaded>
+      {org && can.manage(org.role) && <NewServer orgId={orgId} />}
+    </main>
+  );
+}
+
+function NewServer({ orgId }: { orgId: string }) {
+  const [kind, setKind] = useState<"mcp" | "decision_only">("mcp");
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  return (
+    <section>
+      <h2>Add one</h2>
+      <ActionForm
+        submit={kind === "mcp" ? "Add MCP server" : "Add integration"}
+        onSubmit={async (d) => {
+          const authorization = field(d, "authorization");
+          const created = await mcpServersApi.create(
+            orgId,
+            kind === "mcp"
+              ? {
+                  kind,
+                  name: field(d, "name"),
+                  url: field(d, "url"),
+                  ...(authorization ? { authorization } : {}),
+                }
+              : { kind, name: field(d, "name") },
+          );
+          await queryClient.invalidateQueries({ queryKey: ["mcp-servers", orgId] });
+          navigate(orgPath(orgId, `/mcp-servers/${created.id}`));
+        }}
+      >
+        <label>
+          Kind
+          <select
+            name="kind"
+            value={kind}
+            onChange={(e) => setKind(e.target.value as "mcp" | "decision_only")}
+          >
+            <option value="mcp">MCP server (the Gateway calls it)</option>
+            <option value="decision_only">Decision-only integration (the caller executes)</option>
+          </select>
+        </label>
+        <Field label="Name" name="name" />
+        {kind === "mcp" && (
+          <>
+            <Field label="URL (public https)" name="url" type="url" />
+            <Field
+              label="Authorization header sent upstream (optional, never shown again)"
+              name="authorization"
+              type="password"
+              required={false}
+              autoComplete="off"
+            />
+          </>
+        )}
+      </ActionForm>
+    </section>
+  );
+}

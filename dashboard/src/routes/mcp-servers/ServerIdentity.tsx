@@ -1,0 +1,70 @@
+import { useQueryClient } from "@tanstack/react-query";
+import type { McpServer } from "@countersign/protocol/wire";
+import { DashboardError } from "../../api/errors.js";
+import { mcpServersApi } from "../../api/mcp-servers.js";
+import { ActionButton } from "../../components/ActionButton.js";
+import { ActionForm, field } from "../../components/ActionForm.js";
+
+/**
+ * The server's own identity (actor type mcp_server): a service-aware upstream signs its results with
+ * it. Registered from its first identity document, which the server's operator hands over.
+ */
+export function ServerIdentity({
+  orgId,
+  server,
+  mayChange,
+}: {
+  orgId: string;
+  server: McpServer;
+  mayChange: boolean;
+}) {
+  const queryClient = useQueryClient();
+  const refresh = async () => {
+    await queryClient.invalidateQueries({ queryKey: ["mcp-server", server.id] });
+    await queryClient.invalidateQueries({ queryKey: ["tools", orgId] });
+  };
+  return (
+    <section>
+      <h2>Server identity</h2>
+      {server.server_kid ? (
+        <p>
+          Results of this server are checked against identity <code>{server.server_kid}</code>.
+        </p>
+      ) : (
+        <p className="muted">No identity: the server's results are not signed by it.</p>
+      )}
+      {mayChange && (
+        <>
+          <ActionForm
+            submit="Register the identity"
+            onSubmit={async (d) => {
+              let document: Record<string, unknown>;
+              try {
+                document = JSON.parse(field(d, "document")) as Record<string, unknown>;
+              } catch {
+                throw new DashboardError("VALIDATION_FAILED", "The identity document is not JSON.");
+              }
+              await mcpServersApi.update(orgId, server.id, { server_identity: document });
+              await refresh();
+            }}
+          >
+            <label>
+              Identity document (JSON, its first document: seq 0, active)
+              <textarea name="document" rows={5} required />
+            </label>
+          </ActionForm>
+          {server.server_kid && (
+            <ActionButton
+              onClick={async () => {
+                await mcpServersApi.update(orgId, server.id, { server_identity: null });
+                await refresh();
+              }}
+            >
+              Remove the identity
+            </ActionButton>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
