@@ -2,9 +2,9 @@ import {
   DecisionService,
   PolicyCache,
   registerGatewayIdentity,
-  ACTION_CHANNEL,
   type GatewayIdentity,
 } from "@countersign/core/decision";
+import { ACTION_CHANNEL } from "@countersign/core/actions";
 import { startRecovery } from "@countersign/core/execution";
 import type { Plan } from "@countersign/core/plans";
 import { listeningUrl, type Logger, type RunningServer } from "@countersign/core/server";

@@ -104,7 +104,6 @@ app.post("/v1/authorize", async (request) => {
       receiptObjectId: signed[2]!.id,
       threadId: signed[0]!.id,
       headObjectId: signed[1]!.id,
-      workflow: "service/task-approval@0.1",
       outcome: "pending",
       issuerKid: signer.kid,
       bundle: Buffer.from(template.bundle),

@@ -24,6 +24,7 @@ import {
 import { recorded, startTestGateway, type TestGateway } from "../gateway/harness.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { closedPortUrl, startFakeServer } from "./fake-servers.js";
+import { forceActionStatus, shiftActionTimes } from "../../core/src/actions/fixtures.test-support.js";
 
 let db: TestDatabase;
 let gw: TestGateway;
@@ -136,10 +137,7 @@ describe("every decision is a result", () => {
   it("expired: AUTHORIZATION_EXPIRED after expires_at, still carrying the action and receipt ids", async () => {
     const req = call(41);
     const first = await authorizeAction(req);
-    await db.pool.query(
-      "update protected_actions set expires_at = now() - interval '1 second' where id = $1",
-      [first.protectedActionId],
-    );
+    await shiftActionTimes(db.pool, first.protectedActionId!, { expiresAt: "-1 second" });
     const late = await authorizeAction(req);
     expect(late).toMatchObject({
       allowed: false,
@@ -153,9 +151,7 @@ describe("every decision is a result", () => {
   it("cancelled", async () => {
     const req = call(502);
     const pending = await authorizeAction(req);
-    await db.pool.query("update protected_actions set status = 'cancelled' where id = $1", [
-      pending.protectedActionId,
-    ]);
+    await forceActionStatus(db.pool, pending.protectedActionId!, "cancelled");
     expect(await authorizeAction(req)).toMatchObject({
       allowed: false,
       status: "cancelled",

@@ -39,6 +39,7 @@ import { registerServerIdentity } from "../fixtures/service-aware-upstream.js";
 import { longIdentityLog } from "../fixtures/identities.js";
 import { recorded } from "../gateway/harness.js";
 import { startEndlessPagingServer } from "./paging-mcp-server.js";
+import { forceActionStatus, shiftActionTimes } from "../../core/src/actions/fixtures.test-support.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-py-"));
 chmodSync(dir, 0o755); // the server may run as an unprivileged user (see embedded-postgres.ts)
@@ -154,15 +155,11 @@ const controls: Record<string, (input: Record<string, string>) => Promise<unknow
     return {};
   },
   async expire({ protected_action_id }) {
-    await pool.query("update protected_actions set expires_at = now() - interval '1 second' where id = $1", [
-      protected_action_id,
-    ]);
+    await shiftActionTimes(pool, protected_action_id!, { expiresAt: "-1 second" });
     return {};
   },
   async cancel({ protected_action_id }) {
-    await pool.query("update protected_actions set status = 'cancelled' where id = $1", [
-      protected_action_id,
-    ]);
+    await forceActionStatus(pool, protected_action_id!, "cancelled");
     return {};
   },
   async recorded({ organization }) {

@@ -13,6 +13,7 @@ import { verifyNewReceipts } from "../../api/src/receipts/issuance-verifier.js";
 import { signDecision } from "../fixtures/authorization.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { evidenceWorld, pendingCall, signCancellation, type EvidenceWorld } from "./world.js";
+import { shiftActionTimes } from "../../core/src/actions/fixtures.test-support.js";
 
 const DAY = 86_400_000;
 let db: TestDatabase;
@@ -98,9 +99,7 @@ beforeAll(async () => {
   ids.approved = { actionId: a.actionId, approvalId: a.approvalId };
   while ((await verifyNewReceipts(db.pool, new Date())) > 0);
   // An authorization whose window runs 40 days: its hosted evidence must wait for the window.
-  await db.pool.query("update protected_actions set expires_at = now() + interval '40 days' where id = $1", [
-    ids.longWindow!.actionId,
-  ]);
+  await shiftActionTimes(db.pool, ids.longWindow!.actionId, { expiresAt: "40 days" });
   // Every delivery was delivered except the rejection's receipt.created, still pending.
   await db.pool.query(
     "update webhook_deliveries set state = 'delivered', delivered_at = now() where organization_id = $1",

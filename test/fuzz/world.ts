@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { generateSeed } from "../../core/src/evidence/index.js";
+import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { insertApiKey } from "../../core/src/keys/index.js";
 import { freePort, type Queryable } from "../../core/src/store/index.js";
 import { createSession, csrfTokenOf } from "../../api/src/sessions/store.js";

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeCovered } from "../../api/src/policies/supersede.js";
+import { supersedeCovered } from "../../core/src/actions/index.js";
 import { decideApproval } from "../../core/src/approvals/index.js";
 import { bundleFacts, verifyBundle } from "../../protocol/src/evidence/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
@@ -19,6 +19,7 @@ import {
 } from "../fixtures/authorization.js";
 import { createMember } from "../fixtures/organization.js";
 import { recorded, startTestGateway, type TestGateway } from "./harness.js";
+import { forceActionStatus, shiftActionTimes } from "../../core/src/actions/fixtures.test-support.js";
 
 let db: TestDatabase;
 let gw: TestGateway;
@@ -171,10 +172,7 @@ describe("SPEC 3.2: (none) → authorized", () => {
       idempotency_key: k,
     });
     // Time passes: the authorization window is over.
-    await db.pool.query(
-      "update protected_actions set expires_at = now() - interval '1 second' where id = $1",
-      [first.body.protected_action_id],
-    );
+    await shiftActionTimes(db.pool, first.body.protected_action_id, { expiresAt: "-1 second" });
     const before = await recorded(db.pool, world.organizationId);
     const late = await gw.authorize(world.key, {
       tool: world.tool,
@@ -455,8 +453,8 @@ describe("SPEC 3.2: approvals", () => {
       object,
       identity: gw.gateway.identity,
     });
-    // What the Cloud API's rollback does to covered open actions (api/src/policies/supersede.ts).
-    const closed = await closeCovered(db.pool, {
+    // What the Cloud API's rollback does to covered open actions (core/src/actions/supersede.ts).
+    const closed = await supersedeCovered(db.pool, {
       organizationId: w.organizationId,
       policyId: w.policyId,
       versionId: randomUUID(),
@@ -477,9 +475,7 @@ describe("SPEC 3.2: approvals", () => {
   it("cancelled by the organization: cancelled / CANCELLED", async () => {
     const body = { tool: world.tool, arguments: refund(904), idempotency_key: key() };
     const pending = await gw.authorize(world.key, body);
-    await db.pool.query("update protected_actions set status = 'cancelled' where id = $1", [
-      pending.body.protected_action_id,
-    ]);
+    await forceActionStatus(db.pool, pending.body.protected_action_id, "cancelled");
     expect((await gw.authorize(world.key, body)).body).toMatchObject({
       allowed: false,
       status: "cancelled",

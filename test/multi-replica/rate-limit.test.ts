@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSeed } from "../../core/src/evidence/index.js";
+import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { createAuthorizationWorld } from "../fixtures/authorization.js";
 import { startGatewayProcess, type GatewayProcess } from "./gateway-process.js";

@@ -5,12 +5,12 @@ import {
   decideCall,
   deniedForApprovers,
   loadDecisionContext,
-  readActionView,
   resolveApprovers,
   type DecisionContext,
   type PolicyCache,
   type Verdict,
 } from "@countersign/core/decision";
+import { readActionView } from "@countersign/core/actions";
 import { ServiceError } from "@countersign/protocol/errors";
 import { quotas, type Plan } from "@countersign/core/plans";
 import type { Queryable } from "@countersign/core/store";

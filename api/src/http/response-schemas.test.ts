@@ -29,18 +29,6 @@ const pending: Record<string, string[]> = {
     "POST /orgs/:org_id/billing/checkout",
     "POST /orgs/:org_id/billing/portal",
   ],
-  "actions, approvals and receipts (h/actions)": [
-    "GET /orgs/:org_id/approvals",
-    "GET /orgs/:org_id/approvals/:approval_id",
-    "POST /orgs/:org_id/approvals/:approval_id/decision",
-    "GET /orgs/:org_id/actions",
-    "GET /orgs/:org_id/actions/:action_id",
-    "POST /orgs/:org_id/actions/:action_id/cancel",
-    "GET /orgs/:org_id/receipts",
-    "GET /orgs/:org_id/receipts/:receipt_id",
-    "GET /orgs/:org_id/receipts/:receipt_id/decision-check",
-    "GET /orgs/:org_id/receipts/:receipt_id/bundle",
-  ],
   "configuration and policies (h/api-a)": [
     "GET /orgs/:org_id/agents",
     "GET /orgs/:org_id/agents/:agent_id",

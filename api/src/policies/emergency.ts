@@ -3,7 +3,8 @@ import { inTransaction, type Pool } from "@countersign/core/store";
 import { audit, type Actor } from "../audit/record.js";
 import type { Rollout } from "./options.js";
 import { loadPolicy } from "./store.js";
-import { closeCovered, lockOpenActions, recordSupersession } from "./supersede.js";
+import { lockOpenActions, supersedeCovered } from "@countersign/core/actions";
+import { recordSupersession } from "./supersede.js";
 
 /**
  * Emergency stop (POST .../emergency; docs/policy-rollout.md). From this
@@ -42,7 +43,7 @@ export async function emergencyStop(
       versionId: null,
       scope: "supersede_all" as const,
     };
-    const closed = await closeCovered(db, coverage);
+    const closed = await supersedeCovered(db, coverage);
     await recordSupersession(db, coverage, "emergency", closed);
     const { rowCount } = await db.query(
       `update observe_windows set ended_at = $2, ended_by = $3, end_reason = 'policy_emergency'

@@ -12,7 +12,8 @@ import {
   VERSION_COLUMNS,
   type VersionRow,
 } from "./store.js";
-import { closeCovered, lockOpenActions, recordSupersession } from "./supersede.js";
+import { lockOpenActions, supersedeCovered } from "@countersign/core/actions";
+import { recordSupersession } from "./supersede.js";
 import { insertVersion } from "./versions.js";
 
 /** The body of POST .../rollback (SPEC 4.5, 3.6). */
@@ -117,7 +118,7 @@ export async function rollBack(
     let closed = 0;
     if (scope) {
       const coverage = { organizationId: q.organizationId, policyId: policy.id, versionId: copy.id, scope };
-      closed = await closeCovered(db, coverage);
+      closed = await supersedeCovered(db, coverage);
       await recordSupersession(db, coverage, "rollback", closed);
     }
     const after = await loadVersion(db, policy.id, copy.id);

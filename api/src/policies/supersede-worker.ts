@@ -1,6 +1,6 @@
 import { inTransaction, type Pool } from "@countersign/core/store";
 import { startPeriodic, type PeriodicWorker } from "@countersign/core/workers";
-import { closeCovered, type SupersedeScope } from "./supersede.js";
+import { supersedeCovered, type SupersedeScope } from "@countersign/core/actions";
 
 /**
  * The worker that closes covered actions "usually within about 15 seconds"
@@ -38,7 +38,7 @@ export async function supersedePass(
     );
     const s = rows[0];
     if (!s) return 0;
-    const closed = await closeCovered(
+    const closed = await supersedeCovered(
       db,
       { organizationId: s.organization_id, policyId: s.policy_id, versionId: s.version_id, scope: s.scope },
       { batch, skipLocked: true },

@@ -8,8 +8,9 @@ import {
 } from "@countersign/protocol/policy";
 import { storedObjects } from "@countersign/core/decision";
 import type { Queryable } from "@countersign/core/store";
+import type { DecisionCheck } from "@countersign/protocol/wire";
 import { pathOf } from "./receipt-detail.js";
-import type { ReceiptRow } from "./stored-receipt.js";
+import type { ReceiptRow } from "./store.js";
 
 type Verdict = { policy_effect: string; rule_id: string | null };
 
@@ -27,7 +28,7 @@ export async function decisionCheck(
   r: ReceiptRow,
   file: Buffer,
   now: Date,
-) {
+): Promise<DecisionCheck> {
   const answer = await check(db, organizationId, r, file, now);
   // `matches`: whether the document still gives the signed decision; null when that cannot be decided.
   return {
@@ -36,7 +37,13 @@ export async function decisionCheck(
   };
 }
 
-async function check(db: Queryable, organizationId: string, r: ReceiptRow, file: Buffer, now: Date) {
+async function check(
+  db: Queryable,
+  organizationId: string,
+  r: ReceiptRow,
+  file: Buffer,
+  now: Date,
+): Promise<Omit<DecisionCheck, "matches">> {
   const bundle = JSON.parse(file.toString("utf8"));
   const path = pathOf(bundle);
   const task = path[0] as SignedObject<BodyOf<"TASK">> | undefined;

@@ -8,8 +8,9 @@ import {
   type StepBody,
   type VerificationResult,
 } from "@countersign/protocol/evidence";
-import { actionSummaryJson, policyDecisionJson } from "../actions/action-json.js";
-import { receiptJson, type ReceiptRow } from "./stored-receipt.js";
+import type { ReceiptDetail } from "@countersign/protocol/wire";
+import { receiptJson } from "./schemas.js";
+import type { ReceiptRow } from "./store.js";
 
 /** The workflow's identity: its id and a digest of its step graph (which step may follow which). */
 export const workflowDigest = sha256Digest(new TextEncoder().encode(canonicalJson(allowedParents)));
@@ -53,7 +54,7 @@ export function receiptDetailJson(
   file: Buffer,
   verification: VerificationResult,
   verificationAtIssuance: unknown,
-) {
+): ReceiptDetail {
   const bundle = JSON.parse(file.toString("utf8")) as ParsedBundle;
   const payload = bundle.receipt.body.payload;
   const path = pathOf(bundle);
@@ -85,7 +86,6 @@ export function receiptDetailJson(
 
   return {
     ...receiptJson(r),
-    action: actionSummaryJson(r),
     workflow: { id: payload.workflow, digest: workflowDigest },
     outcome: payload.outcome,
     issuer_kid: bundle.receipt.body.actor,
@@ -138,7 +138,6 @@ export function receiptDetailJson(
     })),
     trusted_attesters: payload.trusted_attesters,
     verification,
-    verification_at_issuance: verificationAtIssuance ?? null,
-    policy: policyDecisionJson(r),
+    verification_at_issuance: (verificationAtIssuance ?? null) as Record<string, unknown> | null,
   };
 }

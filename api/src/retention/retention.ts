@@ -1,20 +1,11 @@
+import { markEvidenceDeleted, OPEN_STATUSES } from "@countersign/core/actions";
 import { quotas, type Plan, isPlan } from "@countersign/core/plans";
-import { inTransaction, type Pool, type Queryable } from "@countersign/core/store";
+import { inTransaction, type Pool } from "@countersign/core/store";
 import { audit, serviceActor } from "../audit/record.js";
 
 /** Actions handled per transaction; a pass repeats until an organization has nothing left. */
 export const RETENTION_BATCH = 500;
 const DAY_MS = 86_400_000;
-
-/** Statuses retention never touches, nor their approval requests (SPEC 8.7). */
-export const OPEN_STATUSES = ["pending_approval", "approved", "executing"] as const;
-
-/**
- * Columns of operational data other parts may keep beside the decision
- * (call arguments, stored upstream results, error details). Cleared when the
- * column exists in this schema; the decision, status, digests and ids stay.
- */
-const CLEARED_ACTION_COLUMNS = ["arguments", "result", "error_detail"] as const;
 
 export interface RetentionCounts {
   actions: number;
@@ -29,14 +20,6 @@ export function effectiveRetentionDays(plan: Plan, own: number | null): number |
   const planDays = quotas[plan].retentionDays;
   if (own === null) return planDays;
   return planDays === null ? own : Math.min(own, planDays);
-}
-
-async function clearedColumns(db: Queryable): Promise<string[]> {
-  const { rows } = await db.query<{ column_name: string }>(
-    "select column_name from information_schema.columns where table_schema = current_schema() and table_name = 'protected_actions' and column_name = any($1::text[])",
-    [CLEARED_ACTION_COLUMNS],
-  );
-  return rows.map((r) => r.column_name);
 }
 
 /**
@@ -86,11 +69,7 @@ async function deleteBatch(
             [ids, now],
           )
         ).rowCount ?? 0;
-      const extra = (await clearedColumns(db)).map((c) => `, ${c} = null`).join("");
-      await db.query(
-        `update protected_actions set evidence_deleted_at = $2${extra} where id = any($1::uuid[])`,
-        [ids, now],
-      );
+      await markEvidenceDeleted(db, ids, now);
     }
     const { rows: ev } = await db.query<{ events: number; deliveries: number }>(
       `with doomed as (

@@ -29,9 +29,9 @@ import { organizationSettingsRoute } from "../orgs/routes/settings.js";
 import { webhookRoutes } from "../webhooks/routes/index.js";
 import { deleteAccountRoute } from "../me/routes.js";
 import { policiesAndRollout } from "./policies/index.js";
-import { approvalRoutes } from "./approvals/approvals.js";
-import { actionRoutes } from "./actions/actions.js";
-import { receiptRoutes } from "./receipts/receipts.js";
+import { approvalRoutes } from "../approvals/routes.js";
+import { actionRoutes } from "../actions/routes.js";
+import { receiptRoutes } from "../receipts/routes.js";
 import { overviewRoutes } from "../overview/routes.js";
 
 /** The people-and-access routes; who may call each is in access/route-table.ts. */

@@ -1,6 +1,4 @@
-import { ACTION_CHANNEL } from "../decision/action-channel.js";
 import { issueStoredReceipt } from "../decision/evidence.js";
-import { storeReceipt } from "../decision/store-receipt.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedObjects } from "../decision/stored-evidence.js";
 import { ServiceError } from "@countersign/protocol/errors";
@@ -8,9 +6,10 @@ import { verifySignedObject, type BodyOf, type SignedObject } from "@countersign
 import { storedIdentity } from "../identities/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
-
-/** Statuses an admin may cancel: decided but not yet executing (SPEC 3.1 open states). */
-export const CANCELLABLE_STATUSES = ["pending_approval", "approved"] as const;
+import { insertReceipt } from "./receipts.js";
+import { CANCELLABLE_STATUSES } from "./status.js";
+import { markCancelled } from "./transitions.js";
+import { wakeWaiters } from "./wake.js";
 
 /** A browser's clock may run a little ahead of ours. */
 const CLOCK_SKEW_MS = 60_000;
@@ -110,7 +109,7 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
       now,
     );
     // SPEC 6.1: cancelling has no event of its own, only its receipt's.
-    const receiptId = await storeReceipt(db, {
+    const receiptId = await insertReceipt(db, {
       organizationId: input.organizationId,
       actionId: a.id,
       issuerKid: input.identity.signer.kid,
@@ -122,10 +121,9 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
         [a.approval_request_id],
       );
     }
-    await db.query(
-      "update protected_actions set status = 'cancelled', decision_code = 'CANCELLED', receipt_id = $2, updated_at = $3 where id = $1",
-      [a.id, receiptId, now],
-    );
+    // Locked and checked above: it applies (anything else undoes the whole cancellation).
+    if (!(await markCancelled(db, a.id, receiptId, now)))
+      throw new ServiceError("INVALID_STATE", "the action changed while it was being cancelled");
     const done: Cancellation = {
       protectedActionId: a.id,
       cancellationObjectId: cancellation.id,
@@ -133,8 +131,7 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
       receipt: { id: receiptId, receiptObjectId: issued.receiptObjectId, outcome: "final" },
     };
     await input.alsoRecord?.(db, done);
-    // Delivered at commit, so a woken wait reads the cancellation.
-    await db.query("select pg_notify($1, $2)", [ACTION_CHANNEL, a.id]);
+    await wakeWaiters(db, a.id);
     return done;
   });
 }

@@ -1,7 +1,6 @@
 import { canonicalJson } from "@countersign/protocol/canonical";
-import { ACTION_CHANNEL } from "../decision/action-channel.js";
+import { approve, insertReceipt, reject, wakeWaiters } from "../actions/index.js";
 import { issueStoredReceipt } from "../decision/evidence.js";
-import { storeReceipt } from "../decision/store-receipt.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
 import { ServiceError } from "@countersign/protocol/errors";
@@ -153,7 +152,7 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
         [...principalLogs, ...logs],
         now,
       );
-      const receiptId = await storeReceipt(db, {
+      const receiptId = await insertReceipt(db, {
         organizationId: input.organizationId,
         actionId: r.protected_action_id,
         issuerKid: input.identity.signer.kid,
@@ -161,15 +160,11 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
       });
       receipt = { id: receiptId, receiptObjectId: issued.receiptObjectId, outcome: issued.outcome };
     }
-    await db.query(
-      "update protected_actions set status = $2, decision_code = $3, receipt_id = coalesce($4, receipt_id), updated_at = now() where id = $1",
-      [
-        r.protected_action_id,
-        status,
-        type === "REJECTION" ? "REJECTED" : "APPROVAL_PENDING",
-        receipt?.id ?? null,
-      ],
-    );
+    // Locked and checked pending above: it applies (anything else undoes the whole decision).
+    const moved = receipt
+      ? await reject(db, r.protected_action_id, receipt.id)
+      : await approve(db, r.protected_action_id);
+    if (!moved) throw new ServiceError("ALREADY_DECIDED", "this approval request is no longer pending");
     const decision: ApprovalDecision = {
       status,
       protectedActionId: r.protected_action_id,
@@ -177,8 +172,7 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
       receipt,
     };
     await input.alsoRecord?.(db, decision);
-    // Delivered at commit, so a woken wait reads the decision.
-    await db.query("select pg_notify($1, $2)", [ACTION_CHANNEL, r.protected_action_id]);
+    await wakeWaiters(db, r.protected_action_id);
     return decision;
   });
 }

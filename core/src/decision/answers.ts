@@ -1,5 +1,5 @@
 import { statusOf, type GatewayCode } from "@countersign/protocol/errors";
-import type { ActionView } from "./action-view.js";
+import type { ActionView } from "../actions/index.js";
 import type { AuthorizeAnswer } from "./authorize-call.js";
 
 /** The `note` of SPEC 4.1: what an authorization allows, and only that. */

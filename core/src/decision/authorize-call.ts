@@ -1,7 +1,7 @@
 import type { AuthenticatedKey } from "../keys/authenticate.js";
 import type { Admission } from "./admission.js";
 import type { DecisionContext } from "./context.js";
-import type { ActionView } from "./action-view.js";
+import type { ActionView } from "../actions/index.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
 
 /** One POST /v1/authorize call after the HTTP-level checks passed. */

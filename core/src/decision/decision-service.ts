@@ -3,7 +3,7 @@ import type { GatewayCode } from "@countersign/protocol/errors";
 import type { Plan } from "../plans/index.js";
 import type { NotificationHub, Pool } from "../store/index.js";
 import { inSpan, inSpanSync } from "../telemetry/index.js";
-import { readActionView, type ActionView } from "./action-view.js";
+import { expireLapsedApproval, readActionView, type ActionView } from "../actions/index.js";
 import { admitGatewayCall, type Admission } from "./admission.js";
 import { answerFor, unrecordedAnswer } from "./answers.js";
 import { deniedForApprovers, resolveApprovers } from "./approvers.js";
@@ -14,7 +14,6 @@ import type {
   DecisionCall,
   Decided,
 } from "./authorize-call.js";
-import { expireLapsedApproval } from "./close.js";
 import { loadDecisionContext } from "./context.js";
 import type { GatewayIdentity } from "./gateway-identity.js";
 import { handOutApproved } from "./hand-out.js";

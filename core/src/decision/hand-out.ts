@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { BodyOf, SignedObject, StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
-import { readActionView, type ActionView } from "./action-view.js";
+import { authorizeApproved, deny, expire, readActionView, type ActionView } from "../actions/index.js";
 import { issueStoredReceipt } from "./evidence.js";
 import { actionAuthorized, receiptCreated } from "./events.js";
 import type { GatewayIdentity } from "./gateway-identity.js";
@@ -48,31 +48,29 @@ export async function handOutApproved(
     const { rows } = await db.query(LOCK, [actionId]);
     const a = rows[0];
     if (!a || a.status !== "approved") return undefined; // someone else handed it out (or closed it) first
-    const close = async (code: string, detail: string) => {
-      await db.query(
-        "update protected_actions set status = 'denied', decision_code = $2, decision_detail = $3, updated_at = now() where id = $1",
-        [actionId, code, detail],
-      );
-    };
     if (a.superseded) {
       // A rollback (supersede_all) or stop covers it, even before the closer reached it (SPEC 3.6).
-      await db.query(
-        `update protected_actions set status = 'expired', decision_code = 'SUPERSEDED', updated_at = now(),
-                decision_detail = 'a rollback or emergency stop of the policy closed this call before it was authorized; a new call gets a new decision'
-          where id = $1`,
-        [actionId],
+      await expire(
+        db,
+        actionId,
+        "SUPERSEDED",
+        "a rollback or emergency stop of the policy closed this call before it was authorized; a new call gets a new decision",
       );
       return undefined;
     }
     if (a.emergency_stopped_at) {
-      await close(
+      await deny(
+        db,
+        actionId,
         "POLICY_CHANGED",
         "an emergency stop of the policy closed this approved call; the identical call with a new idempotency key gets a new decision",
       );
       return undefined;
     }
     if (a.revoked_at || a.delegation_expired) {
-      await close(
+      await deny(
+        db,
+        actionId,
         "VERIFICATION_FAILED",
         "the delegation this call relied on was revoked or expired after the approval; it can no longer be authorized",
       );
@@ -91,11 +89,11 @@ export async function handOutApproved(
     const approval = objects.get(a.decision_object_id) as SignedObject<BodyOf<"APPROVAL">>;
     const approvalExpiry = new Date(approval.body.payload.expires_at);
     if (approvalExpiry.getTime() <= now.getTime()) {
-      await db.query(
-        `update protected_actions set status = 'expired', decision_code = 'APPROVAL_EXPIRED',
-                decision_detail = 'the approval expired before the call was authorized; a new call gets a new decision', updated_at = now()
-          where id = $1`,
-        [actionId],
+      await expire(
+        db,
+        actionId,
+        "APPROVAL_EXPIRED",
+        "the approval expired before the call was authorized; a new call gets a new decision",
       );
       return undefined;
     }
@@ -132,33 +130,22 @@ export async function handOutApproved(
         bundle_sha256: receipt.bundleSha256,
       }),
     ];
-    await db.query(
-      `with receipt as (
-         insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
-                               workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
-         select $2, pa.organization_id, pa.id, $3, $4, $5, $6, 'service/task-approval@0.1', $7, $8, $9, $10, $11
-           from protected_actions pa where pa.id = $1
-         returning organization_id),
-       events as (
-         insert into events (organization_id, type, data)
-         select receipt.organization_id, e->>'type', e->'data' from receipt, jsonb_array_elements($12::jsonb) e)
-       update protected_actions set status = 'authorized', receipt_id = $2, expires_at = $13, updated_at = now() where id = $1`,
-      [
-        actionId,
-        receiptId,
-        receipt.kind,
-        receipt.receiptObjectId,
-        receipt.threadId,
-        receipt.headObjectId,
-        receipt.outcome,
-        identity.signer.kid,
-        receipt.file,
-        receipt.bundleSha256,
-        receipt.bundleSize,
-        JSON.stringify(events),
-        approvalExpiry,
-      ],
-    );
+    await authorizeApproved(db, {
+      actionId,
+      receipt: {
+        id: receiptId,
+        kind: receipt.kind,
+        receiptObjectId: receipt.receiptObjectId,
+        threadId: receipt.threadId,
+        headObjectId: receipt.headObjectId,
+        outcome: receipt.outcome,
+        issuerKid: identity.signer.kid,
+        bundle: receipt.file,
+        bundleSha256: receipt.bundleSha256,
+      },
+      events,
+      expiresAt: approvalExpiry,
+    });
     return undefined;
   });
   if (refused) return refused;

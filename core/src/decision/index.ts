@@ -31,10 +31,8 @@ export {
 export { PolicyCache } from "./policy-cache.js";
 export { registerGatewayIdentity, type GatewayIdentity } from "./gateway-identity.js";
 export { DecisionService, type DecisionServiceOptions } from "./decision-service.js";
-export { ACTION_CHANNEL } from "./action-channel.js";
 export { LANGUAGE_REVISION } from "./language-revision.js";
 export { WaitLimits } from "./wait-limits.js";
-export { readActionView, type ActionView } from "./action-view.js";
 export {
   verdictOutcome,
   verdictView,

@@ -1,66 +1,11 @@
+import { receiptInsert, type ActionRecord, type ReceiptRecord } from "../actions/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
-
-/** The protected action as recorded (SPEC 2.6), written with everything that happens with it. */
-export interface ActionRecord {
-  id: string;
-  organizationId: string;
-  agentId: string;
-  apiKeyId: string;
-  toolId: string;
-  toolName: string;
-  action: string;
-  execution: "gateway" | "caller";
-  environment: "live" | "test";
-  status: "denied" | "pending_approval" | "authorized" | "approved";
-  decisionCode: string | null;
-  decisionDetail: string | null;
-  argumentsDigest: string;
-  requestFingerprint: string;
-  idempotencyKey: string | null;
-  amount: string | null;
-  currency: string | null;
-  policy: {
-    policyId: string;
-    versionId: string;
-    version: number;
-    digest: string;
-    ruleId: string | null;
-    effect: "allow" | "require_approval" | "deny";
-    enforcement: "enforce" | "observe";
-  } | null;
-  agentExplanation: unknown;
-  explanation: unknown;
-  delegationId: string | null;
-  taskObjectId: string | null;
-  proposalObjectId: string | null;
-  expiresAt: Date | null;
-  observeWindowId: string | null;
-  relaxed: boolean;
-  /** Which replica decided and the policy-language revision it supports (the language gate of SPEC 3.4). */
-  gatewayInstanceId: string;
-  gatewayLanguageRevision: number;
-  bindingDigest: string | null;
-}
 
 export interface ObjectRecord {
   objectId: string;
   type: string;
   object: unknown;
-}
-
-export interface ReceiptRecord {
-  id: string;
-  kind: "execution" | "authorization" | "closure";
-  receiptObjectId: string;
-  threadId: string;
-  headObjectId: string;
-  workflow: string;
-  outcome: "succeeded" | "failed" | "final" | "pending" | "granted";
-  issuerKid: string;
-  bundle: Buffer;
-  bundleSha256: string;
-  verifiedAtIssuance: boolean | null;
 }
 
 export interface ApprovalRecord {
@@ -128,12 +73,23 @@ with counted as (
     from action, jsonb_array_elements($6::jsonb) o
   returning 1
 ), receipt as (
-  insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
-                        workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size, verified_at_issuance)
-  select (r->>'id')::uuid, $1, action.id, r->>'kind', r->>'receiptObjectId', r->>'threadId', r->>'headObjectId',
-         r->>'workflow', r->>'outcome', r->>'issuerKid', $7::bytea, r->>'bundleSha256', octet_length($7::bytea),
-         (r->>'verifiedAtIssuance')::boolean
-    from action, (select $5::jsonb as r) x where r is not null and r <> 'null'::jsonb
+  ${receiptInsert(
+    {
+      id: "(r->>'id')::uuid",
+      organizationId: "$1",
+      protectedActionId: "action.id",
+      kind: "r->>'kind'",
+      receiptObjectId: "r->>'receiptObjectId'",
+      threadId: "r->>'threadId'",
+      headObjectId: "r->>'headObjectId'",
+      outcome: "r->>'outcome'",
+      issuerKid: "r->>'issuerKid'",
+      bundle: "$7",
+      bundleSha256: "r->>'bundleSha256'",
+      verifiedAtIssuance: "(r->>'verifiedAtIssuance')::boolean",
+    },
+    "from action, (select $5::jsonb as r) x where r is not null and r <> 'null'::jsonb",
+  )}
   returning 1
 ), events as (
   insert into events (organization_id, type, data)

@@ -1,5 +1,5 @@
 import type { GatewayCode } from "@countersign/protocol/errors";
-import type { ActionView } from "./action-view.js";
+import type { ActionView } from "../actions/index.js";
 import type { DecisionContext } from "./context.js";
 import type { Verdict } from "./pipeline.js";
 

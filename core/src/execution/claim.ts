@@ -13,6 +13,7 @@ import {
   type SignedObject,
   type StepBody,
 } from "@countersign/protocol/evidence";
+import { deny, expire, markExecuting } from "../actions/index.js";
 import { decryptMcpCredential } from "../mcp-servers/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
@@ -74,14 +75,6 @@ const LOCK = statement(
      for update of pa for share of d, p`,
 );
 
-// The EXECUTION and the executing state in one statement.
-const CLAIM = statement(
-  "execution_claim",
-  `with object as (
-     insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($2, $4, $1, 'EXECUTION', $5))
-   update protected_actions set status = 'executing', execution_object_id = $2, execution_deadline = $3, updated_at = now() where id = $1`,
-);
-
 async function close(
   db: Queryable,
   id: string,
@@ -89,10 +82,8 @@ async function close(
   code: GatewayCode,
   detail: string,
 ): Promise<Claim> {
-  await db.query(
-    "update protected_actions set status = $2, decision_code = $3, decision_detail = $4, updated_at = now() where id = $1",
-    [id, status, code, detail],
-  );
+  // Under the claim's lock the action is approved: the change applies.
+  await (status === "denied" ? deny : expire)(db, id, code, detail);
   return { ok: false, code, detail, state: status };
 }
 
@@ -282,15 +273,13 @@ export function claimExecution(pool: Pool, identity: GatewayIdentity, c: ClaimIn
       if (!prepared.ok) return { ok: false, code: prepared.code, detail: prepared.detail, state: "approved" };
       serviceAware = prepared.call;
     }
-    await db.query(
-      CLAIM.with([
-        a.id,
-        execution.id,
-        new Date(c.now.getTime() + EXECUTION_DEADLINE_MS),
-        a.organization_id,
-        JSON.stringify(execution),
-      ]),
-    );
+    await markExecuting(db, {
+      actionId: a.id,
+      organizationId: a.organization_id,
+      executionObjectId: execution.id,
+      execution,
+      deadline: new Date(c.now.getTime() + EXECUTION_DEADLINE_MS),
+    });
     return {
       ok: true,
       plan: {

@@ -16,29 +16,9 @@ import {
 } from "@countersign/protocol/evidence";
 import type { Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
-import { statement } from "../store/statement.js";
+import { finish } from "../actions/index.js";
 import type { ExecutionPlan } from "./claim.js";
 import type { ServiceAwareCall } from "./service-aware.js";
-
-// The RESULT, its receipt, receipt.created and the action's final state in one statement, and
-// only while the action is still executing: a recovery that closed it first (it locks the row)
-// leaves nothing for this write to do, and the update waits for it and then finds nothing.
-const RESULT = statement(
-  "execution_result",
-  `with finished as (
-       update protected_actions set status = $16, error_code = $17, result = $18, result_object_id = $3, receipt_id = $5, updated_at = now()
-        where id = $1 and status = 'executing'
-       returning id),
-     object as (
-       insert into signed_objects (object_id, organization_id, protected_action_id, type, object) select $3, $2, $1, 'RESULT', $4 from finished),
-     receipt as (
-       insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
-                             workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
-       select $5, $2, $1, $6, $7, $8, $9, 'service/task-approval@0.1', $10, $11, $12, $13, $14 from finished),
-     event as (
-       insert into events (organization_id, type, data) select $2, 'receipt.created', $15 from finished)
-   select count(*)::int as recorded from finished`,
-);
 
 /** What the upstream call came to, as the RESULT states it. */
 export type ExecutionOutcome =
@@ -166,29 +146,27 @@ export async function recordResult(
     outcome: receipt.outcome,
     bundle_sha256: receipt.bundleSha256,
   });
-  const { rows } = await db.query<{ recorded: number }>(
-    RESULT.with([
-      plan.actionId,
-      plan.organizationId,
-      result.id,
-      JSON.stringify(result),
-      receiptId,
-      receipt.kind,
-      receipt.receiptObjectId,
-      receipt.threadId,
-      receipt.headObjectId,
-      receipt.outcome,
-      identity.signer.kid,
-      receipt.file,
-      receipt.bundleSha256,
-      receipt.bundleSize,
-      JSON.stringify(event.data),
-      facts.status,
-      facts.errorCode,
-      facts.stored === null ? null : JSON.stringify(facts.stored),
-    ]),
-  );
-  if (rows[0]?.recorded !== 1) return undefined;
+  const recorded = await finish(db, {
+    actionId: plan.actionId,
+    organizationId: plan.organizationId,
+    status: facts.status,
+    errorCode: facts.errorCode,
+    result: facts.stored === null ? null : JSON.stringify(facts.stored),
+    resultObject: { id: result.id, json: JSON.stringify(result) },
+    receipt: {
+      id: receiptId,
+      kind: receipt.kind,
+      receiptObjectId: receipt.receiptObjectId,
+      threadId: receipt.threadId,
+      headObjectId: receipt.headObjectId,
+      outcome: receipt.outcome,
+      issuerKid: identity.signer.kid,
+      bundle: receipt.file,
+      bundleSha256: receipt.bundleSha256,
+    },
+    receiptCreated: event.data,
+  });
+  if (!recorded) return undefined;
   return {
     status: facts.status,
     errorCode: facts.errorCode,

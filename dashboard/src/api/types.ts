@@ -70,26 +70,8 @@ export interface SignedObjectJson {
   };
   signature: string;
 }
-export interface Approval {
-  id: string;
-  status: string;
-  expires_at: string;
-  approver_kids: string[];
-  approver_roles?: string[];
-  approver_count?: number;
-  task_object_id: string;
-  action: ActionSummary | null;
-  proposal: SignedObjectJson;
-  policy?: {
-    policy_id?: string;
-    version?: number;
-    version_id?: string;
-    rule_id?: string | null;
-    digest?: string;
-  } | null;
-  approvers?: { user_id?: string; email?: string; name?: string | null; kid?: string }[];
-  [k: string]: unknown;
-}
+/** The approval request as the Cloud API answers it: the wire type shared with the api and the CLI. */
+export type { Approval } from "@countersign/protocol/wire";
 export interface Receipt {
   id: string;
   kind: string;

@@ -4,7 +4,7 @@
  */
 import { DashboardError } from "../api/errors.js";
 import type { Approval } from "../api/types.js";
-import { followingStep, timestamp, type BodyOf, type SignedObject } from "./evidence.js";
+import { personDecisionBody } from "./evidence.js";
 import { personalKeys } from "./personal-key.js";
 import { signObjectWith } from "./webcrypto.js";
 
@@ -21,25 +21,12 @@ export async function signDecision(
       "IDENTITY_MISSING",
       "no key of yours in this browser is among this request's approvers",
     );
-  const proposal = approval.proposal as unknown as SignedObject<BodyOf<"PROPOSAL">>;
-  const common = {
-    actor: key.kid as `kid_${string}`,
-    on_behalf_of: proposal.body.on_behalf_of,
-    delegations: [],
-    issued_at: timestamp(new Date()),
-  };
-  const call = proposal.body.payload.call;
-  const body =
-    type === "APPROVAL"
-      ? followingStep(proposal, {
-          type: "APPROVAL",
-          ...common,
-          payload: { approval_request_id: approval.id, call, expires_at: approval.expires_at },
-        })
-      : followingStep(proposal, {
-          type: "REJECTION",
-          ...common,
-          payload: { approval_request_id: approval.id, call, reason },
-        });
+  const { proposal } = approval;
+  if (!proposal)
+    throw new DashboardError(
+      "INVALID_STATE",
+      "this approval request no longer carries its proposal to answer",
+    );
+  const body = personDecisionBody(key.kid as `kid_${string}`, { ...approval, proposal }, type, { reason });
   return signObjectWith(key.privateKey, body);
 }

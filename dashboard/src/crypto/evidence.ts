@@ -16,6 +16,7 @@ export {
   verifyBundle,
   verifyIdentityDocument,
   delegationBody,
+  personDecisionBody,
   revocationBody,
   type BodyOf,
   type IdentityBody,

@@ -1,4 +1,5 @@
-import { observePolicyOf, recordedRefusal, type ActionView } from "@countersign/core/decision";
+import type { ActionView } from "@countersign/core/actions";
+import { observePolicyOf, recordedRefusal } from "@countersign/core/decision";
 import {
   gatewayCodes,
   retryableGatewayCodes,

@@ -1,4 +1,5 @@
-import { checkArguments, type ActionView, type DecisionService } from "@countersign/core/decision";
+import type { ActionView } from "@countersign/core/actions";
+import { checkArguments, type DecisionService } from "@countersign/core/decision";
 import {
   acceptAttested,
   claimExecution,

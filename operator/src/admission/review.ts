@@ -4,7 +4,7 @@
 // the Cloud API would give, by path and reason (never the submitted value). Everything else the
 // CRD schema and its CEL rules check in the apiserver itself (the webhook event types are an enum
 // there).
-import { validatePolicy, type PolicyIssue } from "@countersign/core/policy";
+import { validatePolicy, type PolicyIssue } from "@countersign/protocol/policy";
 
 /** The parts of an AdmissionReview (admission.k8s.io/v1) the webhook reads and writes. */
 export interface AdmissionReview {

@@ -1,7 +1,7 @@
 import type { StepType } from "./signed-object.js";
 
 /**
- * The workflow `service/task-approval@0.1` as a graph: which step may follow
+ * The workflow (`workflowId`, receipt-payload.ts) as a graph: which step may follow
  * which. A TASK starts every thread; a CANCELLATION follows the TASK directly
  * (a cancellation receipt covers TASK → CANCELLATION only, SPEC 2.8).
  */

@@ -102,6 +102,7 @@ export {
   signRevocation,
   type DelegationInput,
 } from "./principal-objects.js";
+export { personDecisionBody, type DecidedRequest } from "./person-decision.js";
 
 // Receipts and bundles
 export {

@@ -45,3 +45,35 @@ export * from "./identities.js";
 export * from "./operator-bindings.js";
 export * from "./overview.js";
 export * from "./webhooks.js";
+export {
+  actionStatuses,
+  actionStatusSchema,
+  actionSchema,
+  actionSummarySchema,
+  amountJsonSchema,
+  cancellationAnswerSchema,
+  cancellationSubmissionSchema,
+  evidenceStateSchema,
+  issuedReceiptSchema,
+  policyDecisionSchema,
+  type Action,
+  type ActionStatus,
+  type ActionSummary,
+  type PolicyDecision,
+} from "./actions.js";
+export {
+  approvalStatuses,
+  approvalSchema,
+  approvalDecisionAnswerSchema,
+  approvalDecisionSubmissionSchema,
+  type Approval,
+} from "./approvals.js";
+export {
+  receiptKindValues,
+  receiptListItemSchema,
+  receiptDetailSchema,
+  decisionCheckSchema,
+  type ReceiptListItem,
+  type ReceiptDetail,
+  type DecisionCheck,
+} from "./receipts.js";

@@ -21,6 +21,7 @@ import {
   v1Doc,
   v2Doc,
 } from "../../../../test/fixtures/policy-rollout.js";
+import { shiftActionTimes } from "../../../../core/src/actions/fixtures.test-support.js";
 
 let db: TestDatabase;
 let api: CloudApi;
@@ -323,10 +324,7 @@ describe("activation", () => {
       minutesAgo: 10,
     });
     expect(await reason()).toBe("older_gateway_decided_recently");
-    await db.pool.query(
-      "update protected_actions set created_at = now() - interval '31 minutes' where id = $1",
-      [olderDecision],
-    );
+    await shiftActionTimes(db.pool, olderDecision, { createdAt: "-31 minutes" });
     const res = await activate(owner, org, policyId, v);
     expect(res.status, res.text).toBe(200);
     expect(res.body.language_gate).toMatchObject({ open: true });

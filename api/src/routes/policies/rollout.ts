@@ -18,7 +18,8 @@ import {
   versionsById,
   type PolicyRow,
 } from "../../policies/store.js";
-import { closeCovered, lockOpenActions, recordSupersession } from "../../policies/supersede.js";
+import { lockOpenActions, supersedeCovered } from "@countersign/core/actions";
+import { recordSupersession } from "../../policies/supersede.js";
 import { organizationOf, orgParams, typed } from "../../http/shared.js";
 import { activateBody, optionalBody, policyParams, rollbackBody, versionParams } from "./schemas.js";
 
@@ -119,7 +120,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
           versionId: p.emergency_stopped_at ? null : p.active_version_id,
           scope,
         };
-        const closed = await closeCovered(db, coverage);
+        const closed = await supersedeCovered(db, coverage);
         await recordSupersession(db, coverage, "manual", closed);
         await audit(db, {
           organizationId: o.id,

@@ -5,20 +5,11 @@
  * Gateway result and is never taken for success.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { gatewayStatuses, type GatewayStatus } from "@countersign/protocol/errors";
 import { ServiceProtocolError } from "../authorize/errors.js";
 
-export type ToolRefusalStatus =
-  | "denied"
-  | "approval_pending"
-  | "rejected"
-  | "expired"
-  | "cancelled"
-  | "replay"
-  | "upstream_error"
-  | "plan_limit"
-  | "invalid_request"
-  | "unauthorized"
-  | "unavailable";
+/** The refusal statuses of the Gateway (SPEC 7.3), as the protocol package lists them. */
+export type ToolRefusalStatus = GatewayStatus;
 
 export interface CompletedCall {
   protectedActionId: string;
@@ -49,19 +40,7 @@ export type ToolCallOutcome =
   | { ok: true; result: CallToolResult; service: CompletedCall }
   | { ok: false; result: CallToolResult; refusal: ToolRefusal };
 
-const STATUSES = new Set<string>([
-  "denied",
-  "approval_pending",
-  "rejected",
-  "expired",
-  "cancelled",
-  "replay",
-  "upstream_error",
-  "plan_limit",
-  "invalid_request",
-  "unauthorized",
-  "unavailable",
-]);
+const STATUSES = new Set<string>(gatewayStatuses);
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

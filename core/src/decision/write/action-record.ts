@@ -2,7 +2,7 @@ import { digestOf } from "@countersign/protocol/canonical";
 import type { DecisionCall } from "../authorize-call.js";
 import type { DecisionContext } from "../context.js";
 import { LANGUAGE_REVISION } from "../language-revision.js";
-import type { ActionRecord } from "../record.js";
+import type { ActionRecord } from "../../actions/index.js";
 import type { RecordedVerdict, VerdictOutcome } from "../verdict-view.js";
 
 export interface ActionRecordInput {

@@ -10,7 +10,8 @@ import {
   type EventAction,
   type PolicyObject,
 } from "../events.js";
-import type { EventRecord, ReceiptRecord } from "../record.js";
+import type { ReceiptRecord } from "../../actions/index.js";
+import type { EventRecord } from "../record.js";
 import type { RecordedVerdict } from "../verdict-view.js";
 
 export interface DecisionEventsInput {

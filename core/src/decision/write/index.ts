@@ -3,7 +3,8 @@ import { quotas, type Plan } from "../../plans/index.js";
 import type { DecisionCall } from "../authorize-call.js";
 import type { DecisionContext } from "../context.js";
 import type { GatewayIdentity } from "../gateway-identity.js";
-import type { DecisionWrite, ObjectRecord, ReceiptRecord } from "../record.js";
+import type { ReceiptRecord } from "../../actions/index.js";
+import type { DecisionWrite, ObjectRecord } from "../record.js";
 import type { RecordedIds, RecordedVerdict, VerdictOutcome } from "../verdict-view.js";
 import { actionRecord } from "./action-record.js";
 import { decisionEvents } from "./events.js";
@@ -55,7 +56,6 @@ export function decisionWrite(w: DecisionWriteInput): DecisionWrite {
     receiptObjectId: signed.receipt.receiptObjectId,
     threadId: signed.receipt.threadId,
     headObjectId: signed.receipt.headObjectId,
-    workflow: "service/task-approval@0.1",
     outcome: signed.receipt.outcome,
     issuerKid: w.identity.signer.kid,
     bundle: signed.receipt.file,

@@ -16,9 +16,11 @@ const openStatuses = new Set(["pending_approval", "approved", "authorized"]);
 
 /** The TASK an action's thread starts with: from its approval request, or from its receipt. */
 async function taskOf(orgId: string, a: ActionSummary): Promise<string> {
-  if (a.approval_request_id)
-    return (await api.get<{ approval: Approval }>(`/orgs/${orgId}/approvals/${a.approval_request_id}`))
-      .approval.task_object_id;
+  const task = a.approval_request_id
+    ? (await api.get<{ approval: Approval }>(`/orgs/${orgId}/approvals/${a.approval_request_id}`)).approval
+        .task_object_id
+    : null;
+  if (task) return task;
   if (a.receipt_id)
     return (await api.get<{ receipt: Receipt }>(`/orgs/${orgId}/receipts/${a.receipt_id}`)).receipt.thread_id;
   throw new Error("this action has no approval request or receipt naming its TASK");

@@ -3,13 +3,8 @@
  * and decide one with the personal key, signing an APPROVAL or REJECTION that
  * answers the request's PROPOSAL exactly (docs/evidence-api.md).
  */
-import {
-  followingStep,
-  signObject,
-  timestamp,
-  type BodyOf,
-  type SignedObject,
-} from "@countersign/protocol/evidence";
+import { personDecisionBody, signObject } from "@countersign/protocol/evidence";
+import type { Approval } from "@countersign/protocol/wire";
 import { cloudRequest } from "../cloud/client.js";
 import { CliError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";
@@ -24,21 +19,6 @@ import {
   type CommandContext,
   type CommandOutput,
 } from "./context.js";
-
-interface Approval {
-  id: string;
-  status: string;
-  expires_at: string;
-  approver_kids: string[];
-  action: {
-    id: string;
-    agent: { name: string };
-    tool: string;
-    action: string;
-    amount: { value: string; currency: string } | null;
-  } | null;
-  proposal: SignedObject<BodyOf<"PROPOSAL">>;
-}
 
 const line = (a: Approval) =>
   `${a.id}  ${a.status.padEnd(10)}  ${a.action?.agent.name ?? "-"}  ${a.action?.tool ?? "-"}  ${a.action?.amount ? `${a.action.amount.value} ${a.action.amount.currency}` : ""}  expires ${a.expires_at}`;
@@ -76,7 +56,7 @@ async function fetchApproval(
 export async function approvalsShow(ctx: CommandContext): Promise<CommandOutput> {
   onlyFlags(ctx.line, ["org", "url"]);
   const { approval } = await fetchApproval(ctx);
-  const call = approval.proposal.body.payload.call as { tool?: string; arguments_digest?: string };
+  const call: { tool?: string; arguments_digest?: string } = approval.proposal?.body.payload.call ?? {};
   const human = [
     line(approval),
     `action     ${approval.action?.id ?? "-"} (${approval.action?.action ?? "-"})`,
@@ -104,30 +84,15 @@ export async function approvalsDecide(
       EXIT.refused,
     );
   }
-  const proposal = approval.proposal;
-  const common = {
-    actor: signer.kid,
-    on_behalf_of: proposal.body.on_behalf_of,
-    delegations: [],
-    issued_at: timestamp(new Date()),
-  };
-  const call = proposal.body.payload.call;
-  const body =
-    type === "APPROVAL"
-      ? followingStep(proposal, {
-          type: "APPROVAL",
-          ...common,
-          payload: { approval_request_id: approval.id, call, expires_at: approval.expires_at },
-        })
-      : followingStep(proposal, {
-          type: "REJECTION",
-          ...common,
-          payload: {
-            approval_request_id: approval.id,
-            call,
-            reason: ctx.line.flags.get("reason") ?? "rejected",
-          },
-        });
+  const { proposal } = approval;
+  if (!proposal)
+    throw new CliError(
+      "this approval request no longer carries its PROPOSAL: it cannot be decided",
+      EXIT.refused,
+    );
+  const body = personDecisionBody(signer.kid, { ...approval, proposal }, type, {
+    reason: ctx.line.flags.get("reason"),
+  });
   const answer = (await cloudRequest(c, "POST", `${path}/decision`, { decision: signObject(body, signer) }))
     .body as { approval: Approval };
   return done(

@@ -1,16 +1,17 @@
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
+import type { ActionStatus } from "./status.js";
 
 /**
  * A recorded action as far as answering its caller goes. The first answer and
- * every repeat are built from this same view (answers.ts), so a repeat
+ * every repeat are built from this same view (decision/answers.ts), so a repeat
  * carries exactly the stored refusal (SPEC 2.9) and the same ids (4.1).
  */
 export interface ActionView {
   id: string;
   organizationId: string;
   agentId: string;
-  status: string;
+  status: ActionStatus;
   execution: "gateway" | "caller";
   decisionCode: string | null;
   decisionDetail: string | null;

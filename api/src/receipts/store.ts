@@ -1,13 +1,7 @@
 import { sha256Digest } from "@countersign/protocol/canonical";
 import { ServiceError } from "@countersign/protocol/errors";
 import type { Queryable } from "@countersign/core/store";
-import {
-  ACTION_COLUMNS,
-  ACTION_FROM,
-  actionSummaryJson,
-  policyDecisionJson,
-  type ActionRow,
-} from "../actions/action-json.js";
+import { ACTION_COLUMNS, ACTION_FROM, type ActionRow } from "../actions/store.js";
 
 /** A receipt's summary record joined with its action (SPEC 2.8). */
 export interface ReceiptRow extends ActionRow {
@@ -39,34 +33,41 @@ export async function readReceipt(db: Queryable, organizationId: string, id: str
   return rows[0];
 }
 
-/** The summary record of SPEC 2.8; the list adds `action` and `policy`. */
-export function receiptJson(r: ReceiptRow) {
-  return {
-    id: r.r_id,
-    kind: r.kind,
-    protected_action_id: r.id,
-    receipt_object_id: r.receipt_object_id,
-    thread_id: r.thread_id,
-    head_object_id: r.head_object_id,
-    workflow: r.workflow,
-    outcome: r.outcome,
-    issuer_kid: r.issuer_kid,
-    bundle_sha256: r.bundle_sha256,
-    bundle_size: r.bundle_size,
-    verified_at_issuance: r.r_evidence_deleted_at ? null : r.verified_at_issuance,
-    created_at: r.r_created_at.toISOString(),
-    evidence: {
-      status: r.r_evidence_deleted_at ? "deleted" : "hosted",
-      deleted_at: r.r_evidence_deleted_at?.toISOString() ?? null,
-    },
-  };
+export interface ReceiptFilter {
+  outcome?: string;
+  kind?: ReceiptRow["kind"];
+  agent_id?: string;
+  protected_action_id?: string;
+  /** `[created_at, id]` of the last item of the previous page. */
+  after?: [string, string];
+  limit: number;
 }
 
-export const receiptListItemJson = (r: ReceiptRow) => ({
-  ...receiptJson(r),
-  action: actionSummaryJson(r),
-  policy: policyDecisionJson(r),
-});
+/** Newest first, `limit` rows (the route asks one more to know whether a page follows). */
+export async function listReceipts(
+  db: Queryable,
+  organizationId: string,
+  f: ReceiptFilter,
+): Promise<ReceiptRow[]> {
+  const { rows } = await db.query<ReceiptRow>(
+    `select ${RECEIPT_COLUMNS} from ${RECEIPT_FROM}
+      where r.organization_id = $1 and ($2::text is null or r.outcome = $2) and ($3::text is null or r.kind = $3)
+        and ($4::uuid is null or pa.agent_id = $4) and ($5::uuid is null or r.protected_action_id = $5)
+        and ($6::timestamptz is null or (r.created_at, r.id) < ($6::timestamptz, $7::uuid))
+      order by r.created_at desc, r.id desc limit $8`,
+    [
+      organizationId,
+      f.outcome ?? null,
+      f.kind ?? null,
+      f.agent_id ?? null,
+      f.protected_action_id ?? null,
+      f.after?.[0] ?? null,
+      f.after?.[1] ?? null,
+      f.limit,
+    ],
+  );
+  return rows;
+}
 
 /** SPEC 7.2: the hosted copy is gone; what was kept identifies it. */
 export function evidenceExpired(r: ReceiptRow, issuedAt: string | null): ServiceError {

@@ -1,0 +1,99 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { decideApproval } from "@countersign/core/approvals";
+import { approvalDecisionSubmissionSchema } from "@countersign/protocol/wire";
+import { actorOf, audit } from "../audit/record.js";
+import type { ApiContext } from "../context.js";
+import { gatewayIdentityOf } from "../evidence/options.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, sessionOf, typed } from "../http/shared.js";
+import { approvalJson, approvalListQuery, approvalParams, approvalResponses } from "./schemas.js";
+import { listApprovals, readApproval } from "./store.js";
+
+/**
+ * Approval requests (SPEC 2.7, 3.2): list, read, and a person's decision
+ * carrying an APPROVAL or REJECTION signed in their browser with a bound
+ * personal identity. Every check and refusal is core's decideApproval,
+ * shared with the Gateway; a decision wakes every replica's waits.
+ */
+export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
+  const r = typed(app);
+
+  r.get(
+    "/orgs/:org_id/approvals",
+    {
+      schema: {
+        params: z.strictObject({ org_id: z.uuid() }),
+        querystring: approvalListQuery,
+        response: approvalResponses.list,
+      },
+    },
+    async (request) => {
+      const o = organizationOf(request);
+      const { limit, cursor, status, agent_id } = request.query;
+      const after = decodeCursor(cursor, timeCursor);
+      const now = new Date();
+      const rows = await listApprovals(ctx.pool, o.id, { status, agent_id, after, limit: limit + 1, now });
+      return keysetPage(
+        rows,
+        limit,
+        (a) => approvalJson(a, now.getTime()),
+        (last) => [last.ar_created_at.toISOString(), last.ar_id],
+      );
+    },
+  );
+
+  r.get(
+    "/orgs/:org_id/approvals/:approval_id",
+    { schema: { params: approvalParams, response: approvalResponses.one } },
+    async (request) => {
+      const o = organizationOf(request);
+      return { approval: approvalJson(await readApproval(ctx.pool, o.id, request.params.approval_id)) };
+    },
+  );
+
+  r.post(
+    "/orgs/:org_id/approvals/:approval_id/decision",
+    {
+      schema: {
+        params: approvalParams,
+        body: approvalDecisionSubmissionSchema,
+        response: approvalResponses.decision,
+      },
+    },
+    async (request) => {
+      const o = organizationOf(request);
+      const person = sessionOf(request);
+      await readApproval(ctx.pool, o.id, request.params.approval_id);
+      const identity = await gatewayIdentityOf(ctx.pool, ctx.evidence);
+      const decision = await decideApproval(ctx.pool, {
+        organizationId: o.id,
+        approvalRequestId: request.params.approval_id,
+        userId: person.userId,
+        object: request.body.decision,
+        identity,
+        alsoRecord: (db, d) =>
+          audit(db, {
+            organizationId: o.id,
+            action: d.status === "approved" ? "approval.approved" : "approval.rejected",
+            actor: actorOf(request.principal),
+            target: { type: "approval_request", id: request.params.approval_id },
+            details: {
+              protected_action_id: d.protectedActionId,
+              decision_object_id: d.decisionObjectId,
+              receipt_id: d.receipt?.id ?? null,
+            },
+          }),
+      });
+      return {
+        approval: approvalJson(await readApproval(ctx.pool, o.id, request.params.approval_id)),
+        receipt: decision.receipt
+          ? {
+              id: decision.receipt.id,
+              receipt_object_id: decision.receipt.receiptObjectId,
+              outcome: decision.receipt.outcome,
+            }
+          : null,
+      };
+    },
+  );
+}

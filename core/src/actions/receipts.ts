@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import { workflowId } from "@countersign/protocol/evidence";
+import type { IssuedReceipt } from "../decision/evidence.js";
+import { receiptCreated } from "../decision/events.js";
+import type { Queryable } from "../store/queryable.js";
+
+/** A receipt as a decision write carries it (SPEC 2.8); its workflow is always `workflowId`. */
+export interface ReceiptRecord {
+  id: string;
+  kind: "execution" | "authorization" | "closure";
+  receiptObjectId: string;
+  threadId: string;
+  headObjectId: string;
+  outcome: "succeeded" | "failed" | "final" | "pending" | "granted";
+  issuerKid: string;
+  bundle: Buffer;
+  bundleSha256: string;
+  verifiedAtIssuance: boolean | null;
+}
+
+/** For each column of a receipt row, the SQL expression that gives it in the statement it is part of. */
+export interface ReceiptValues {
+  id: string;
+  organizationId: string;
+  protectedActionId: string;
+  kind: string;
+  receiptObjectId: string;
+  threadId: string;
+  headObjectId: string;
+  outcome: string;
+  issuerKid: string;
+  /** The bundle's bytes; `bundle_size` is their length. */
+  bundle: string;
+  bundleSha256: string;
+  /** Left null (the evidence worker verifies later) unless given. */
+  verifiedAtIssuance?: string;
+}
+
+/**
+ * The one definition of a receipt row's insert, as SQL text for a statement that writes other
+ * rows too (a decision, a RESULT), so that storing a receipt never costs a round trip of its
+ * own. `from` follows the select list (e.g. `from finished`): the row is written once per row
+ * it yields. Built when a module loads, never from a request's values: parameters carry those.
+ */
+export function receiptInsert(v: ReceiptValues, from = ""): string {
+  return `insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
+                      workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size, verified_at_issuance)
+  select ${v.id}, ${v.organizationId}, ${v.protectedActionId}, ${v.kind}, ${v.receiptObjectId}, ${v.threadId}, ${v.headObjectId},
+         '${workflowId}', ${v.outcome}, ${v.issuerKid}, ${v.bundle}::bytea, ${v.bundleSha256}, octet_length(${v.bundle}::bytea),
+         ${v.verifiedAtIssuance ?? "null::boolean"}
+  ${from}`;
+}
+
+const INSERT_RECEIPT = `with receipt as (
+  ${receiptInsert({
+    id: "$1::uuid",
+    organizationId: "$2::uuid",
+    protectedActionId: "$3::uuid",
+    kind: "$4",
+    receiptObjectId: "$5",
+    threadId: "$6",
+    headObjectId: "$7",
+    outcome: "$8",
+    issuerKid: "$9",
+    bundle: "$10",
+    bundleSha256: "$11",
+  })}
+  returning organization_id)
+insert into events (organization_id, type, data) select organization_id, 'receipt.created', $12 from receipt`;
+
+/**
+ * Stores an issued receipt and its `receipt.created` event (SPEC 6.1) in one statement, inside
+ * the caller's transaction: if either cannot be written, the caller's change is not recorded
+ * either. Returns the receipt id.
+ */
+export async function insertReceipt(
+  db: Queryable,
+  r: { organizationId: string; actionId: string; issuerKid: string; issued: IssuedReceipt },
+): Promise<string> {
+  const id = randomUUID();
+  const { issued } = r;
+  const event = receiptCreated({
+    receipt_id: id,
+    protected_action_id: r.actionId,
+    receipt_object_id: issued.receiptObjectId,
+    thread_id: issued.threadId,
+    outcome: issued.outcome,
+    bundle_sha256: issued.bundleSha256,
+  });
+  await db.query(INSERT_RECEIPT, [
+    id,
+    r.organizationId,
+    r.actionId,
+    issued.kind,
+    issued.receiptObjectId,
+    issued.threadId,
+    issued.headObjectId,
+    issued.outcome,
+    r.issuerKid,
+    issued.file,
+    issued.bundleSha256,
+    JSON.stringify(event.data),
+  ]);
+  return id;
+}

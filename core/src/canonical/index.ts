@@ -1,3 +1,0 @@
-// Moved to @countersign/protocol/canonical. Kept while branches written against the
-// old path are merged, so their imports still build; import the protocol package.
-export * from "@countersign/protocol/canonical";

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { signedObjectSchema, type BodyOf, type SignedObject } from "../evidence/index.js";
+import {
+  actionSummarySchema,
+  amountJsonSchema,
+  issuedReceiptSchema,
+  policyDecisionSchema,
+} from "./actions.js";
+
+export const approvalStatuses = [
+  "pending",
+  "approved",
+  "rejected",
+  "expired",
+  "superseded",
+  "cancelled",
+] as const;
+
+/**
+ * The approval request (SPEC 2.7): GET .../approvals items, `{approval}` of GET and of a decision.
+ * It carries the signed PROPOSAL so that a person can sign the APPROVAL or REJECTION answering it.
+ */
+export const approvalSchema = z.strictObject({
+  id: z.uuid(),
+  status: z.enum(approvalStatuses),
+  protected_action_id: z.uuid(),
+  roles: z.array(z.string()),
+  approver_count: z.number().int(),
+  approver_kids: z.array(z.string()),
+  expires_at: z.string(),
+  decided_at: z.string().nullable(),
+  decided_by_kid: z.string().nullable(),
+  decision_object_id: z.string().nullable(),
+  created_at: z.string(),
+  action: actionSummarySchema.extend({
+    amount: amountJsonSchema.nullable(),
+    arguments_digest: z.string(),
+    environment: z.enum(["live", "test"]),
+  }),
+  policy: policyDecisionSchema.nullable(),
+  task_object_id: z.string().nullable(),
+  proposal: signedObjectSchema.nullable(),
+});
+export type Approval = Omit<z.infer<typeof approvalSchema>, "proposal"> & {
+  /** Null once retention deleted the hosted evidence (only of requests nobody can decide any more). */
+  proposal: SignedObject<BodyOf<"PROPOSAL">> | null;
+};
+
+/** POST .../approvals/<id>/decision: an APPROVAL or REJECTION signed with a bound personal key. */
+export const approvalDecisionSubmissionSchema = z.strictObject({
+  decision: z.record(z.string(), z.unknown()),
+});
+
+/** The answer of a decision: the request as it now is, and the closure receipt of a rejection. */
+export const approvalDecisionAnswerSchema = z.strictObject({
+  approval: approvalSchema,
+  receipt: issuedReceiptSchema.nullable(),
+});
