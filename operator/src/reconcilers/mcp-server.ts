@@ -58,11 +58,11 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
     deps,
     parseSpec: (raw) => mcpServerSpec.parse(raw),
     created: (status) => !!status.mcpServerId,
-    async cleanUp({ object, draft }, orgId) {
+    async cleanUp({ object, draft, managed }, orgId) {
       const serverId = draft.status.mcpServerId;
       if (!orgId || !serverId) return;
       try {
-        await pass.managed.mcpServers.delete(orgId, serverId);
+        await managed.mcpServers.delete(orgId, serverId);
       } catch (error) {
         if (isNotFound(error)) return; // already gone there
         if (!isRefusal(error)) throw error;
@@ -80,7 +80,7 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
         );
       }
     },
-    async sync({ object, namespace, spec, draft, orgId }) {
+    async sync({ object, namespace, spec, draft, orgId, managed }) {
       const name = spec.name ?? object.metadata!.name!;
       const kind = spec.decisionOnly ? "decision_only" : "mcp";
 
@@ -89,19 +89,19 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
         let server: McpServer | undefined;
         if (draft.status.mcpServerId) {
           try {
-            server = await pass.managed.mcpServers.get(orgId, draft.status.mcpServerId);
+            server = await managed.mcpServers.get(orgId, draft.status.mcpServerId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        server ??= await pass.managed.mcpServers.findByName(orgId, name);
+        server ??= await managed.mcpServers.findByName(orgId, name);
         if (server && server.kind !== kind) {
           // The kind of a server cannot change in place: remove the old one, then create anew.
-          await pass.managed.mcpServers.delete(orgId, server.id);
+          await managed.mcpServers.delete(orgId, server.id);
           server = undefined;
         }
         if (!server) {
-          server = await pass.managed.mcpServers.create(
+          server = await managed.mcpServers.create(
             orgId,
             kind === "mcp"
               ? { kind, name, url: spec.url!, ...(cred ? { authorization: cred.value } : {}) }
@@ -123,7 +123,7 @@ export function mcpServerReconciler(deps: Deps): Reconciler<MCPServerObject> {
             update.authorization = cred.value;
           if (kind === "mcp" && !cred && server.credential?.configured) update.authorization = null;
           if (Object.keys(update).length > 0) {
-            server = await pass.managed.mcpServers.update(orgId, server.id, update);
+            server = await managed.mcpServers.update(orgId, server.id, update);
             draft.update({ credentialSecretVersion: cred?.version });
             await deps.events.record(
               object,

@@ -65,16 +65,16 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
     parseSpec: (raw) => toolSpec.parse(raw),
     created: (status) => !!status.toolId,
     // The Cloud API has no tool deletion: the tool is disabled (and goes with its server).
-    async cleanUp({ draft }, orgId) {
+    async cleanUp({ draft, managed }, orgId) {
       if (!orgId || !draft.status.toolId) return;
       try {
-        const tool = await pass.managed.tools.get(orgId, draft.status.toolId);
-        if (tool.enabled) await pass.managed.tools.update(orgId, tool.id, { enabled: false });
+        const tool = await managed.tools.get(orgId, draft.status.toolId);
+        if (tool.enabled) await managed.tools.update(orgId, tool.id, { enabled: false });
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
     },
-    async sync({ object, namespace, spec, draft, orgId }) {
+    async sync({ object, namespace, spec, draft, orgId, managed }) {
       const server = await deps.servers.get(namespace, spec.mcpServerRef.name);
       const serverId = server?.status?.mcpServerId;
       if (!serverId)
@@ -88,14 +88,14 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       try {
         if (draft.status.toolId) {
           try {
-            tool = await pass.managed.tools.get(orgId, draft.status.toolId);
+            tool = await managed.tools.get(orgId, draft.status.toolId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
-        tool ??= await pass.managed.tools.findByExposedName(orgId, serverId, spec.exposedName);
+        tool ??= await managed.tools.findByExposedName(orgId, serverId, spec.exposedName);
         if (!tool) {
-          tool = await pass.managed.tools.create(orgId, serverId, want);
+          tool = await managed.tools.create(orgId, serverId, want);
           await deps.events.record(
             object,
             "Normal",
@@ -107,7 +107,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
           // The operator may disable a tool, never enable one.
           if (!spec.enabled && tool.enabled) update.enabled = false;
           if (Object.keys(update).length > 0) {
-            tool = await pass.managed.tools.update(orgId, tool.id, update);
+            tool = await managed.tools.update(orgId, tool.id, update);
             await deps.events.record(
               object,
               "Normal",
@@ -126,8 +126,8 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
       if (spec.enabled && !(tool.enabled && tool.authorization.state === "authorized")) {
         try {
           if (tool.authorization.state === "reauthorization_required")
-            tool = await pass.managed.tools.authorize(orgId, tool.id, tool.binding.digest);
-          if (!tool.enabled) tool = await pass.managed.tools.update(orgId, tool.id, { enabled: true });
+            tool = await managed.tools.authorize(orgId, tool.id, tool.binding.digest);
+          if (!tool.enabled) tool = await managed.tools.update(orgId, tool.id, { enabled: true });
           await deps.events.record(
             object,
             "Normal",

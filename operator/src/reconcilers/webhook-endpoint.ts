@@ -63,17 +63,17 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
     deps,
     parseSpec: (raw) => webhookEndpointSpec.parse(raw),
     created: (status) => !!status.webhookId,
-    async cleanUp({ namespace, spec, draft }, orgId) {
+    async cleanUp({ namespace, spec, draft, managed }, orgId) {
       if (orgId && draft.status.webhookId) {
         try {
-          await pass.managed.webhooks.delete(orgId, draft.status.webhookId);
+          await managed.webhooks.delete(orgId, draft.status.webhookId);
         } catch (error) {
           if (!isNotFound(error)) throw error;
         }
       }
       await secrets.deleteIfOurs(namespace, spec.secretName);
     },
-    async sync({ object, namespace, spec, draft, orgId }) {
+    async sync({ object, namespace, spec, draft, orgId, managed }) {
       const want = desired(spec);
       const rotation = object.metadata?.annotations?.[rotateSigningSecretAnnotation];
 
@@ -85,13 +85,13 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
         let endpoint: WebhookEndpoint | undefined;
         if (knownId) {
           try {
-            endpoint = await pass.managed.webhooks.get(orgId, knownId);
+            endpoint = await managed.webhooks.get(orgId, knownId);
           } catch (error) {
             if (!isNotFound(error)) throw error;
           }
         }
         if (!endpoint) {
-          const created = await pass.managed.webhooks.create(orgId, want);
+          const created = await managed.webhooks.create(orgId, want);
           await secrets.write(object, spec.secretName, created.webhook.id, {
             [signingSecretKey]: created.secret,
           });
@@ -107,7 +107,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           draft.update({ webhookId: endpoint.id });
           const update = endpointDrift(want, endpoint);
           if (Object.keys(update).length > 0) {
-            endpoint = (await pass.managed.webhooks.update(orgId, endpoint.id, update)).webhook;
+            endpoint = (await managed.webhooks.update(orgId, endpoint.id, update)).webhook;
             await deps.events.record(
               object,
               "Normal",
@@ -118,7 +118,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           // A new rotation annotation, or a Secret that went missing: only a rotation gives a secret again.
           const secretMissing = !secret?.data?.[signingSecretKey];
           if (rotation !== draft.status.secretRotation || secretMissing) {
-            const rotated = await pass.managed.webhooks.rotateSecret(orgId, endpoint.id);
+            const rotated = await managed.webhooks.rotateSecret(orgId, endpoint.id);
             await secrets.write(object, spec.secretName, endpoint.id, { [signingSecretKey]: rotated.secret });
             draft.update({ secretRotation: rotation });
             await deps.events.record(
@@ -130,9 +130,9 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           }
         }
         const [pending, failed, delivered] = await Promise.all([
-          pass.managed.webhooks.deliveries(orgId, endpoint.id, "pending"),
-          pass.managed.webhooks.deliveries(orgId, endpoint.id, "failed"),
-          pass.managed.webhooks.deliveries(orgId, endpoint.id, "delivered", 1),
+          managed.webhooks.deliveries(orgId, endpoint.id, "pending"),
+          managed.webhooks.deliveries(orgId, endpoint.id, "failed"),
+          managed.webhooks.deliveries(orgId, endpoint.id, "delivered", 1),
         ]);
         draft.update({
           deliveries: {
