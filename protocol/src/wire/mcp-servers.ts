@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { managedBySchema } from "./managed-by.js";
 
 export const mcpServerKinds = ["mcp", "decision_only"] as const;
 export const mcpServerStatuses = ["active", "disabled"] as const;
@@ -10,6 +11,8 @@ export const mcpServerStatuses = ["active", "disabled"] as const;
  */
 export const mcpServerSchema = z.strictObject({
   id: z.uuid(),
+  /** The Kubernetes resource that manages the record (api/src/kubernetes), null when people do. */
+  managed_by: managedBySchema.nullable().optional(),
   kind: z.enum(mcpServerKinds),
   name: z.string(),
   status: z.enum(mcpServerStatuses),

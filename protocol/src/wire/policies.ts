@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { managedBySchema } from "./managed-by.js";
 
 export const policyDisclosures = ["inherit", "none", "rule", "conditions"] as const;
 export const versionStatuses = ["draft", "active", "superseded"] as const;
@@ -40,6 +41,8 @@ export type PolicyVersion = z.infer<typeof policyVersionSchema>;
 /** A policy (SPEC 2.4): the list and the read name its active and shadow versions too. */
 export const policySchema = z.strictObject({
   id: z.uuid(),
+  /** The Kubernetes resource that manages the record (api/src/kubernetes), null when people do. */
+  managed_by: managedBySchema.nullable().optional(),
   name: z.string(),
   agent_disclosure: z.enum(policyDisclosures),
   active_version_id: z.uuid().nullable(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { managedBySchema } from "./managed-by.js";
 
 /**
  * A tool's amount mapping (SPEC 2.3): where in the arguments the amount and
@@ -45,6 +46,8 @@ export const toolAuthorizationStates = ["authorized", "reauthorization_required"
 /** The tool record: GET .../tools items, `{tool}` of GET, POST, PATCH and POST .../authorize. */
 export const toolSchema = z.strictObject({
   id: z.uuid(),
+  /** The Kubernetes resource that manages the record (api/src/kubernetes), null when people do. */
+  managed_by: managedBySchema.nullable().optional(),
   mcp_server_id: z.uuid(),
   exposed_name: z.string(),
   upstream_name: z.string(),
