@@ -69,5 +69,3 @@ export const toolSchema = z.strictObject({
 export type Tool = z.infer<typeof toolSchema>;
 
 export const toolAnswerSchema = z.strictObject({ tool: toolSchema });
-
-

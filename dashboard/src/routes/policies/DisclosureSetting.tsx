@@ -35,11 +35,7 @@ export function DisclosureSetting({
         submit="Save the disclosure"
         done={<p role="status">Saved. It applies to the next decisions; no version was made.</p>}
         onSubmit={async (d) => {
-          await policies.setDisclosure(
-            orgId,
-            policy.id,
-            field(d, "agent_disclosure") as PolicyDisclosure,
-          );
+          await policies.setDisclosure(orgId, policy.id, field(d, "agent_disclosure") as PolicyDisclosure);
           await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
         }}
       >
