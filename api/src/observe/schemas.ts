@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  observeReportSchema,
   agentObserveSchema,
   observeWindowAnswerSchema,
   observeWindowSchema,
@@ -29,27 +30,4 @@ export const windowAnswer = observeWindowAnswerSchema;
 export const windowPage = pageSchema(observeWindowSchema);
 export const agentWindows = agentObserveSchema;
 export const endedAll = z.strictObject({ ended: z.array(observeWindowSchema) });
-const counts = z.record(z.string(), z.number().int());
-export const reportAnswer = z.strictObject({
-  report: z.strictObject({
-    observe_window: observeWindowSchema,
-    decisions: z.number().int(),
-    relaxed: z.number().int(),
-    by_policy_effect: counts,
-    by_status: counts,
-    relaxed_calls: z.array(
-      z.strictObject({
-        protected_action_id: z.uuid(),
-        tool: z.string(),
-        action: z.string(),
-        environment: z.string(),
-        status: z.string(),
-        policy_effect: z.string().nullable(),
-        rule_id: z.string().nullable(),
-        decision_code: z.string().nullable(),
-        created_at: z.string(),
-      }),
-    ),
-    relaxed_calls_truncated: z.boolean(),
-  }),
-});
+export const reportAnswer = z.strictObject({ report: observeReportSchema });
