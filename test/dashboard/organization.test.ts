@@ -310,6 +310,44 @@ describe("organization pages", () => {
     },
   );
 
+  it(
+    "says so on the pages of a policy and an integration the operator wrote, with the drift warning",
+    { timeout: 60_000 },
+    async () => {
+      const server = await asOperator(
+        "POST",
+        `/orgs/${orgId}/mcp-servers`,
+        { kind: "decision_only", name: "ledger" },
+        `MCPServer/${NAMESPACE}/ledger`,
+      );
+      expect(server.status, JSON.stringify(server.body)).toBe(201);
+      const policy = await asOperator(
+        "POST",
+        `/orgs/${orgId}/policies`,
+        { name: "ledger-rules", document: { revision: 1, default_effect: "deny", rules: [] } },
+        `Policy/${NAMESPACE}/ledger-rules`,
+      );
+      expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+      const pages: Array<[string, string, string]> = [
+        [`/orgs/${orgId}/mcp-servers/${server.body.mcp_server.id}`, "MCPServer", "ledger"],
+        [`/orgs/${orgId}/policies/${policy.body.policy.id}`, "Policy", "ledger-rules"],
+      ];
+      for (const [path, kind, name] of pages) {
+        await owner.goto(path);
+        const marker = owner.getByTestId("managed-by");
+        await marker.waitFor();
+        await expect(marker.getByTestId("managed-by-kind").textContent(), path).resolves.toBe(kind);
+        await expect(marker.getByTestId("managed-by-name").textContent(), path).resolves.toBe(name);
+        await expect(marker.getByTestId("managed-by-namespace").textContent(), path).resolves.toBe(NAMESPACE);
+        await marker.getByTestId("drift-warning").waitFor();
+        // A viewer is told who manages it, without the warning.
+        await viewer.goto(path);
+        await viewer.getByTestId("managed-by").waitFor();
+        await expect(viewer.getByTestId("drift-warning").count(), path).resolves.toBe(0);
+      }
+    },
+  );
+
   it("shows a viewer no write action on these pages", { timeout: 60_000 }, async () => {
     const pages: [string, string][] = [
       ["", "Operations Inc"],

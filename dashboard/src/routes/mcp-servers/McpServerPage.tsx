@@ -13,6 +13,7 @@ import { CredentialForm } from "./CredentialForm.js";
 import { CredentialState } from "./CredentialState.js";
 import { Discovery } from "./Discovery.js";
 import { ServerIdentity } from "./ServerIdentity.js";
+import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 
 /** One MCP server or integration: its settings, credential, identity, discovery and tools. */
 export function McpServerPage() {
@@ -29,6 +30,7 @@ export function McpServerPage() {
         {(s) => (
           <>
             <h1>{s.name}</h1>
+            <KubernetesManaged managedBy={s.managed_by} editable={writer} />
             <dl className="facts">
               <dt>Kind</dt>
               <dd>{s.kind === "mcp" ? "MCP server" : "decision-only integration"}</dd>

@@ -16,6 +16,7 @@ import { RolloutPanel } from "./RolloutPanel.js";
 import { SimulationPanel } from "./SimulationPanel.js";
 import { useValidation } from "./useValidation.js";
 import { VersionsPanel } from "./VersionsPanel.js";
+import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 
 const sections = [
   ["", "Document"],
@@ -86,6 +87,7 @@ function PolicyWorkspace({
           {stage.replace("_", " ")}
         </span>
       </h1>
+      <KubernetesManaged managedBy={policy.managed_by} editable={mayWrite} />
       <nav aria-label="Policy" className="tabs">
         {sections
           .filter(([s]) => s !== "evidence" || mayAdminister)

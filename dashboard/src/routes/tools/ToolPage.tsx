@@ -8,6 +8,7 @@ import { Loaded } from "../../components/Loading.js";
 import { ToolAuthorization } from "./ToolAuthorization.js";
 import { toolChanges, ToolFields } from "./ToolFields.js";
 import { ToolState } from "./ToolState.js";
+import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 
 /** One tool: what it exposes and runs, its binding, enabling and authorizing it. */
 export function ToolPage() {
@@ -22,6 +23,7 @@ export function ToolPage() {
         {(t) => (
           <>
             <h1>Tool {t.exposed_name}</h1>
+            <KubernetesManaged managedBy={t.managed_by} editable={can.manage(role)} />
             <dl className="facts">
               <dt>State</dt>
               <dd>

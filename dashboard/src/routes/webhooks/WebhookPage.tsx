@@ -11,6 +11,7 @@ import { Loaded } from "../../components/Loading.js";
 import { When } from "../../components/When.js";
 import { DeliveryLog } from "./DeliveryLog.js";
 import { EventTypes, eventTypesOf } from "./EventTypes.js";
+import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 
 /** One endpoint: the delivery log and a test event first, then its settings and its secret (rotated, shown once). */
 export function WebhookPage() {
@@ -26,6 +27,7 @@ export function WebhookPage() {
         {(e) => (
           <>
             <h1>Webhook endpoint</h1>
+            <KubernetesManaged managedBy={e.managed_by} editable />
             <p>
               <code>{e.url}</code>{" "}
               <span data-testid="endpoint-enabled">{e.enabled ? "enabled" : "disabled"}</span>
