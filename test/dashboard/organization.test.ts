@@ -40,6 +40,8 @@ let orgId: string;
 let owner: Page;
 let viewer: Page;
 let managedAgentId: string;
+/** Pages of records the operator wrote (set by the Kubernetes test), visited by the viewer too. */
+const operatorPages: string[] = [];
 let handMadeAgentId: string;
 
 async function joinAs(role: "viewer", email = newEmail(role)): Promise<Page> {
@@ -332,6 +334,7 @@ describe("organization pages", () => {
         [`/orgs/${orgId}/mcp-servers/${server.body.mcp_server.id}`, "MCPServer", "ledger"],
         [`/orgs/${orgId}/policies/${policy.body.policy.id}`, "Policy", "ledger-rules"],
       ];
+      operatorPages.push(...pages.map(([path]) => path));
       for (const [path, kind, name] of pages) {
         await owner.goto(path);
         const marker = owner.getByTestId("managed-by");
@@ -365,6 +368,43 @@ describe("organization pages", () => {
         .getByRole("button")
         .evaluateAll((bs) => bs.map((b) => b.textContent));
       expect({ path, writes }).toEqual({ path, writes: path.startsWith("/agents") ? ["Dry run"] : [] });
+    }
+    // Every other page a viewer can reach: no button that would change anything.
+    const writeAction =
+      /save|create|add|new|delete|remove|revoke|enable|disable|activate|enforce|roll ?back|stop|approve|reject|rotate|start|end|send|redeliver|invite|authorize|discover|register|set|clear|cancel/i;
+    const everywhere = [
+      ...[
+        "/actions",
+        "/receipts",
+        "/observe",
+        "/agents",
+        "/policies",
+        "/mcp-servers",
+        "/tools",
+        "/principal",
+      ].map((p) => `/orgs/${orgId}${p}`),
+      ...operatorPages,
+    ];
+    for (const path of everywhere) {
+      await viewer.goto(path);
+      await viewer.locator("main h1").first().waitFor();
+      await expect.poll(() => viewer.getByText("Loading…").count()).toBe(0);
+      const buttons = await viewer
+        .locator("main")
+        .getByRole("button")
+        .evaluateAll((bs) => bs.map((b) => (b.textContent ?? "").trim()));
+      expect({ path, writes: buttons.filter((b) => writeAction.test(b)) }).toEqual({ path, writes: [] });
+    }
+    // The same scan finds the owner's write actions on those pages: it is not blind.
+    for (const path of [`/orgs/${orgId}/agents`, ...operatorPages]) {
+      await owner.goto(path);
+      await owner.locator("main h1").first().waitFor();
+      await expect.poll(() => owner.getByText("Loading…").count()).toBe(0);
+      const buttons = await owner
+        .locator("main")
+        .getByRole("button")
+        .evaluateAll((bs) => bs.map((b) => (b.textContent ?? "").trim()));
+      expect(buttons.filter((b) => writeAction.test(b)).length, path).toBeGreaterThan(0);
     }
     const nav = viewer.getByRole("navigation", { name: "Organization" });
     for (const hidden of ["Management keys", "Audit log", "Members", "Settings", "Webhooks"])
