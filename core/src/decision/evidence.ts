@@ -13,6 +13,7 @@ import {
   type SignedObject,
   type StepBody,
 } from "@countersign/protocol/evidence";
+import type { ReceiptRecord } from "../actions/index.js";
 import type { GatewayIdentity } from "./gateway-identity.js";
 import type { MappedAmount } from "./amount.js";
 
@@ -121,6 +122,22 @@ export interface IssuedReceipt {
   file: Buffer;
   bundleSha256: string;
   bundleSize: number;
+}
+
+/** The row of a receipt this Gateway just issued (the evidence worker verifies it later). */
+export function receiptRecord(id: string, issued: IssuedReceipt, issuerKid: string): ReceiptRecord {
+  return {
+    id,
+    kind: issued.kind,
+    receiptObjectId: issued.receiptObjectId,
+    threadId: issued.threadId,
+    headObjectId: issued.headObjectId,
+    outcome: issued.outcome,
+    issuerKid,
+    bundle: issued.file,
+    bundleSha256: issued.bundleSha256,
+    verifiedAtIssuance: null,
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { BodyOf, SignedObject, StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
 import { authorizeApproved, deny, expire, readActionView, type ActionView } from "../actions/index.js";
-import { issueStoredReceipt } from "./evidence.js";
+import { issueStoredReceipt, receiptRecord } from "./evidence.js";
 import { actionAuthorized, receiptCreated } from "./events.js";
 import type { GatewayIdentity } from "./gateway-identity.js";
 import { storedIdentityLogs, storedObjects } from "./stored-evidence.js";
@@ -132,17 +132,7 @@ export async function handOutApproved(
     ];
     await authorizeApproved(db, {
       actionId,
-      receipt: {
-        id: receiptId,
-        kind: receipt.kind,
-        receiptObjectId: receipt.receiptObjectId,
-        threadId: receipt.threadId,
-        headObjectId: receipt.headObjectId,
-        outcome: receipt.outcome,
-        issuerKid: identity.signer.kid,
-        bundle: receipt.file,
-        bundleSha256: receipt.bundleSha256,
-      },
+      receipt: receiptRecord(receiptId, receipt, identity.signer.kid),
       events,
       expiresAt: approvalExpiry,
     });

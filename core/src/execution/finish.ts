@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { canonicalJson, digestOf, sha256Digest } from "@countersign/protocol/canonical";
-import { issueStoredReceipt } from "../decision/evidence.js";
+import { issueStoredReceipt, receiptRecord } from "../decision/evidence.js";
 import { receiptCreated } from "../decision/events.js";
 import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import { storedIdentityLogs } from "../decision/stored-evidence.js";
@@ -153,17 +153,7 @@ export async function recordResult(
     errorCode: facts.errorCode,
     result: facts.stored === null ? null : JSON.stringify(facts.stored),
     resultObject: { id: result.id, json: JSON.stringify(result) },
-    receipt: {
-      id: receiptId,
-      kind: receipt.kind,
-      receiptObjectId: receipt.receiptObjectId,
-      threadId: receipt.threadId,
-      headObjectId: receipt.headObjectId,
-      outcome: receipt.outcome,
-      issuerKid: identity.signer.kid,
-      bundle: receipt.file,
-      bundleSha256: receipt.bundleSha256,
-    },
+    receipt: receiptRecord(receiptId, receipt, identity.signer.kid),
     receiptCreated: event.data,
   });
   if (!recorded) return undefined;

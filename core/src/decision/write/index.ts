@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { quotas, type Plan } from "../../plans/index.js";
 import type { DecisionCall } from "../authorize-call.js";
 import type { DecisionContext } from "../context.js";
+import { receiptRecord } from "../evidence.js";
 import type { GatewayIdentity } from "../gateway-identity.js";
-import type { ReceiptRecord } from "../../actions/index.js";
 import type { DecisionWrite, ObjectRecord } from "../record.js";
 import type { RecordedIds, RecordedVerdict, VerdictOutcome } from "../verdict-view.js";
 import { actionRecord } from "./action-record.js";
@@ -50,18 +50,7 @@ export function decisionWrite(w: DecisionWriteInput): DecisionWrite {
   });
   action.taskObjectId = signed.task?.id ?? null;
   action.proposalObjectId = signed.proposal?.id ?? null;
-  const receipt: ReceiptRecord | null = signed.receipt && {
-    id: randomUUID(),
-    kind: signed.receipt.kind,
-    receiptObjectId: signed.receipt.receiptObjectId,
-    threadId: signed.receipt.threadId,
-    headObjectId: signed.receipt.headObjectId,
-    outcome: signed.receipt.outcome,
-    issuerKid: w.identity.signer.kid,
-    bundle: signed.receipt.file,
-    bundleSha256: signed.receipt.bundleSha256,
-    verifiedAtIssuance: null,
-  };
+  const receipt = signed.receipt && receiptRecord(randomUUID(), signed.receipt, w.identity.signer.kid);
   return {
     action,
     objects: [signed.task, signed.proposal].filter((o) => o !== null).map(objectRecord),
