@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { api } from "../../api/client.js";
-import type { ActionSummary, Approval, Receipt } from "../../api/types.js";
+import type { Action, Approval, Receipt } from "../../api/types.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { Amount } from "../../components/Amount.js";
@@ -15,7 +15,7 @@ import { JsonBlock } from "../../components/JsonBlock.js";
 const openStatuses = new Set(["pending_approval", "approved", "authorized"]);
 
 /** The TASK an action's thread starts with: from its approval request, or from its receipt. */
-async function taskOf(orgId: string, a: ActionSummary): Promise<string> {
+async function taskOf(orgId: string, a: Action): Promise<string> {
   const task = a.approval_request_id
     ? (await api.get<{ approval: Approval }>(`/orgs/${orgId}/approvals/${a.approval_request_id}`)).approval
         .task_object_id
@@ -34,7 +34,7 @@ export function ActionPage() {
   const action = useQuery({
     queryKey: ["action", actionId],
     queryFn: () =>
-      api.get<{ action: ActionSummary & Record<string, unknown> }>(`/orgs/${orgId}/actions/${actionId}`),
+      api.get<{ action: Action & Record<string, unknown> }>(`/orgs/${orgId}/actions/${actionId}`),
   });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
 import { api } from "../../api/client.js";
-import type { ActionSummary, Page } from "../../api/types.js";
+import type { Action, Page } from "../../api/types.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { Amount } from "../../components/Amount.js";
 import { Loaded } from "../../components/Loading.js";
@@ -28,7 +28,7 @@ export function ActionsPage() {
   for (const k of ["status", "tool", "agent_id"]) if (params.get(k)) query.set(k, params.get(k)!);
   const actions = useQuery({
     queryKey: ["actions", orgId, query.toString()],
-    queryFn: () => api.get<Page<ActionSummary>>(`/orgs/${orgId}/actions?${query}`),
+    queryFn: () => api.get<Page<Action>>(`/orgs/${orgId}/actions?${query}`),
   });
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(params);
