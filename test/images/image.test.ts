@@ -101,7 +101,7 @@ describe("the image built from images/Dockerfile", () => {
     expect(modules.has("@kubernetes/client-node")).toBe(true);
     // Every dev dependency of the repository and its workspaces, except type packages (@types/node
     // is a production dependency of protobufjs and @kubernetes/client-node).
-    const devOnly = [
+    const workspaces = [
       "",
       "protocol/",
       "core/",
@@ -112,14 +112,15 @@ describe("the image built from images/Dockerfile", () => {
       "test/",
       "clients/typescript/",
       "dashboard/",
-    ]
-      .flatMap((w) =>
-        Object.keys(
-          JSON.parse(readFileSync(path.join(root, w, "package.json"), "utf8")).devDependencies ?? {},
-        ),
-      )
+    ].map((w) => JSON.parse(readFileSync(path.join(root, w, "package.json"), "utf8")));
+    // A package some workspace needs in production (yaml: core, protocol, operator) belongs in the
+    // image even when another workspace lists it among its dev dependencies (the dashboard bundles it).
+    const production = new Set(workspaces.flatMap((p) => Object.keys(p.dependencies ?? {})));
+    const devOnly = workspaces
+      .flatMap((p) => Object.keys(p.devDependencies ?? {}))
       // The dashboard bundles the protocol workspace at build time; the image runs it as a workspace.
-      .filter((name) => !name.startsWith("@types/") && !name.startsWith("@countersign/"));
+      .filter((name) => !name.startsWith("@types/") && !name.startsWith("@countersign/"))
+      .filter((name) => !production.has(name));
     expect(devOnly).toEqual(expect.arrayContaining(["typescript", "vitest", "smtp-server", "react", "vite"]));
     for (const dev of devOnly) expect(modules.has(dev), dev).toBe(false);
     const ours = files.filter((f) => !f.includes("node_modules/"));

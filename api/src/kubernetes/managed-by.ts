@@ -46,7 +46,14 @@ function resourceOf(request: FastifyRequest) {
   const r = resources[segment];
   // /agents/:agent_id/... is about that agent; /policies/validate and the like are about none.
   const id = m[2] === r.param ? (request.params as Record<string, string>)[r.param] : undefined;
-  return { ...r, table: managedTables[segment], id, collection: m[2] === undefined && m[3] === undefined };
+  return {
+    ...r,
+    table: managedTables[segment],
+    id,
+    collection: m[2] === undefined && m[3] === undefined,
+    // The record itself (/agents, /agents/:agent_id), not an answer about it (/policies/:policy_id/evidence).
+    own: m[3] === undefined,
+  };
 }
 
 const isWrite = (method: string) => method !== "GET" && method !== "HEAD";
@@ -87,6 +94,9 @@ async function managedByPlugin(app: FastifyInstance, ctx: ApiContext) {
     const record = isRecord(body[resource.key]) ? (body[resource.key] as Json & { id: string }) : undefined;
     const id = resource.id ?? record?.id;
     if (request.managedBy && id) await markManaged(ctx.pool, resource.table, orgId, id, request.managedBy);
+    // Answers of a record's sub-routes stay as their routes made them: the evidence export's
+    // digest covers its body, so nothing may be added to it after the handler.
+    if (!resource.own) return payload;
 
     const shown: (Json & { id: string })[] = [];
     if (record) shown.push(record);
