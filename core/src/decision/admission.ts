@@ -10,8 +10,9 @@ import {
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
 import { contextOf, contextQuery, type DecisionContext } from "./context.js";
+import { heldParameters, NOTHING_HELD, type ContextCache } from "./context-cache.js";
 
-/** The per-key token bucket of SPEC 8.2, shared by every replica (take_tokens, migrations 0003 and 0013). */
+/** The per-key token bucket of SPEC 8.2, shared by every replica (taken in the admission statement). */
 export const BUCKET = { burst: 120, refillPerSecond: 20 } as const;
 
 /** What a call's decision is about, when the Gateway already knows it at the key check. */
@@ -32,20 +33,41 @@ export interface Admission {
 // The first of a decision's two round trips: the key by its prefix, the
 // tokens of its bucket (taken only when the presented secret's HMAC is the
 // stored one, so nobody drains a key's bucket by knowing its prefix), and the
-// decision context of the key's agent. The statement is its own transaction,
-// committed without waiting for the WAL flush (synchronous_commit off for it
-// alone): the decision's write, the second round trip, waits for a flush that
-// covers this commit too, so an acknowledged decision's bucket change is
-// durable and a decision waits for one flush, not two. A database crash can
-// forget at most the last fraction of a second of bucket changes of refused
-// or unanswered calls: a key gets those few tokens back.
+// decision context of the key's agent, as plain columns beside the key's.
+//
+// The bucket is exact across replicas: ON CONFLICT DO UPDATE locks the
+// bucket's row before it computes the new values, so the clock is read after
+// any wait for the lock (read once, fenced by OFFSET 0), and refilled_at never
+// moves back: every second of refill is credited once, whichever replica
+// asks. `wait` is 0 when the tokens were taken, else the seconds until there
+// are enough. The key's last-used time is touched at most once a minute.
+//
+// The statement is its own transaction, committed without waiting for the WAL
+// flush (synchronous_commit off for it alone): the decision's write, the
+// second round trip, waits for a flush that covers this commit too, so an
+// acknowledged decision's bucket change is durable and a decision waits for
+// one flush, not two. A database crash can forget at most the last fraction
+// of a second of bucket changes of refused or unanswered calls: a key gets
+// those few tokens back.
 const ADMIT = statement(
   "gateway_admission",
   `with presented as (
      select ${KEY_COLUMNS}, k.secret_hmac = $2 as genuine from ${KEY_FROM} where k.prefix = $1
    ), bucket as (
-     select take_tokens(presented.id, $3, $4, $5) as wait, set_config('synchronous_commit', 'off', true)
+     insert into rate_limit_buckets as b (api_key_id, tokens, refilled_at, wait)
+     select presented.id, case when $4::integer >= $3::integer then $4::integer - $3::integer else $4::integer end, clock_timestamp(),
+            case when $4::integer >= $3::integer then 0 else ($3::integer - $4::integer) / $5::float8 end
        from presented where presented.genuine
+     on conflict (api_key_id) do update set (tokens, refilled_at, wait) = (
+       select case when r.t >= $3::integer then r.t - $3::integer else r.t end, r.ts,
+              case when r.t >= $3::integer then 0 else ($3::integer - r.t) / $5::float8 end
+         from (select least($4::integer, b.tokens + extract(epoch from s.ts - b.refilled_at) * $5::float8) as t, s.ts
+                 from (select greatest(clock_timestamp(), b.refilled_at) as ts offset 0) s offset 0) r)
+     returning api_key_id, refilled_at, wait, set_config('synchronous_commit', 'off', true)
+   ), touched as (
+     update api_keys k set last_used_at = bucket.refilled_at from bucket
+      where k.id = bucket.api_key_id
+        and (k.last_used_at is null or k.last_used_at < bucket.refilled_at - interval '1 minute')
    )
    select presented.*, (select wait from bucket) as wait, context.row as context
      from presented
@@ -56,27 +78,27 @@ const ADMIT = statement(
          tool: "$6::text",
          defaultPlan: "$7::text",
          idempotencyKey: "$8::text",
+         heldPrincipalRevision: "$10::bigint",
+         heldDelegations: "$11::uuid[]",
        })}) c
      ) context on presented.genuine and $9::boolean`,
 );
 
-/**
- * The Gateway's key check (SPEC 5.4) and rate limit (8.2) in one round trip,
- * with the decision context when the call's tool is known: a decision is this
- * read and one write. Refusals keep their order: an unusable key is refused
- * before the rate limit is told.
- */
+type AdmissionRow = KeyRow & { wait: number | null; context: unknown };
+
 export async function admitGatewayCall(
   db: Queryable,
   hashKey: Buffer,
   text: string,
   cost: number,
   intent: CallIntent | null,
+  cache?: ContextCache,
 ): Promise<Admission> {
   const parsed = parseKey(text);
   if (!parsed) return { check: { ok: false, reason: "malformed" }, waitSeconds: 0, context: undefined };
   const hmac = hashSecret(hashKey, parsed.secret);
-  const { rows } = await db.query<KeyRow & { wait: number | null; context: unknown }>(
+  const held = intent && cache ? cache.heldForKey(parsed.prefix) : NOTHING_HELD;
+  const { rows } = await db.query<AdmissionRow>(
     ADMIT.with([
       parsed.prefix,
       hmac,
@@ -87,14 +109,17 @@ export async function admitGatewayCall(
       intent?.defaultPlan ?? null,
       intent?.idempotencyKey ?? null,
       intent !== null,
+      ...heldParameters(held),
     ]),
   );
   const row = rows[0];
   const check = checkKeyRow(parsed, hmac, row, "gateway");
   if (!check.ok) return { check, waitSeconds: 0, context: undefined };
+  const key = check.key;
+  if (row!.context && cache) cache.rememberKey(parsed.prefix, key.organizationId, key.agentId!);
   return {
     check,
     waitSeconds: row!.wait ?? 0,
-    context: row!.context ? contextOf(check.key.organizationId, row!.context) : undefined,
+    context: row!.context ? contextOf(key.organizationId, row!.context, held, cache) : undefined,
   };
 }

@@ -2,6 +2,7 @@ import type { IdentityDocument, SignedObject } from "@countersign/protocol/evide
 import { identityLogOf } from "../identities/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
+import { heldParameters, NOTHING_HELD, type ContextCache, type HeldEvidence } from "./context-cache.js";
 
 /**
  * Everything the pipeline needs to decide one call, read in one round trip
@@ -59,6 +60,8 @@ export interface DecisionContext {
  * The context query's text, given what stands for each input: parameters
  * here, columns of the key row where the Gateway reads the key and the
  * context in one statement (admission.ts). Built once per statement at load.
+ * The principal's log and the delegations' signed objects come only where
+ * the caller does not hold them already (context-cache.ts).
  */
 export function contextQuery(p: {
   organizationId: string;
@@ -66,6 +69,10 @@ export function contextQuery(p: {
   tool: string;
   defaultPlan: string;
   idempotencyKey: string;
+  /** The revision of the principal's identity row whose log the caller holds (bigint, or null). */
+  heldPrincipalRevision: string;
+  /** The ids of the delegations whose signed objects the caller holds (uuid[]). */
+  heldDelegations: string;
 }): string {
   return `
   select o.approval_ttl_seconds, o.agent_disclosure, coalesce(o.plan, ${p.defaultPlan}) as plan,
@@ -76,11 +83,15 @@ export function contextQuery(p: {
          p.name as policy_name, p.agent_disclosure as policy_disclosure,
          (p.emergency_stopped_at is not null) as emergency_stopped,
          v.id as version_id, v.number as version, v.digest,
-         (select json_build_object('kid', i.kid, 'status', i.status, 'document', i.document) from identities i
+         (select json_build_object('kid', i.kid, 'status', i.status, 'revision', i.revision::text,
+                                   'document', case when i.revision = ${p.heldPrincipalRevision} then null else i.document end)
+            from identities i
            where i.organization_id = o.id and i.kind = 'principal' and i.status in ('active', 'equivocated')
            order by i.created_at desc, (i.status = 'equivocated') desc limit 1) as principal,
          (select coalesce(json_agg(json_build_object('id', d.id, 'objectId', d.object_id, 'permissions', d.permissions,
-                                                     'expiresAt', d.expires_at, 'object', d.object) order by d.created_at), '[]')
+                                                     'expiresAt', d.expires_at,
+                                                     'object', case when d.id = any(${p.heldDelegations}) then null else d.object end)
+                                   order by d.created_at), '[]')
             from delegations d where d.agent_id = a.id and d.revoked_at is null and d.expires_at > now()) as delegations,
          (select json_build_object('id', w.id, 'endsAt', w.ends_at, 'live', w.live) from observe_windows w
            where w.agent_id = a.id and w.ended_at is null and w.ends_at > now()) as observe_window,
@@ -96,7 +107,15 @@ export function contextQuery(p: {
 
 const QUERY = statement(
   "decision_context",
-  contextQuery({ organizationId: "$1", agentId: "$2", tool: "$3", defaultPlan: "$4", idempotencyKey: "$5" }),
+  contextQuery({
+    organizationId: "$1",
+    agentId: "$2",
+    tool: "$3",
+    defaultPlan: "$4",
+    idempotencyKey: "$5",
+    heldPrincipalRevision: "$6::bigint",
+    heldDelegations: "$7::uuid[]",
+  }),
 );
 
 export async function loadDecisionContext(
@@ -108,17 +127,51 @@ export async function loadDecisionContext(
     defaultPlan: string;
     idempotencyKey?: string | null;
   },
+  cache?: ContextCache,
 ): Promise<DecisionContext | undefined> {
+  const held = cache ? cache.heldFor(q.organizationId, q.agentId) : NOTHING_HELD;
   const { rows } = await db.query(
-    QUERY.with([q.organizationId, q.agentId, q.tool, q.defaultPlan, q.idempotencyKey ?? null]),
+    QUERY.with([
+      q.organizationId,
+      q.agentId,
+      q.tool,
+      q.defaultPlan,
+      q.idempotencyKey ?? null,
+      ...heldParameters(held),
+    ]),
   );
   const r = rows[0];
-  return r ? contextOf(q.organizationId, r) : undefined;
+  return r ? contextOf(q.organizationId, r, held, cache) : undefined;
 }
 
-/** A row of the context query as the pipeline reads it. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function contextOf(organizationId: string, r: any): DecisionContext {
+/**
+ * A row of the context query as the pipeline reads it, completed with the
+ * evidence the statement was told is held (and remembered in the cache).
+ */
+export function contextOf(
+  organizationId: string,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  r: any,
+  held: HeldEvidence = NOTHING_HELD,
+  cache?: ContextCache,
+): DecisionContext {
+  const heldPrincipal = held.principal;
+  const principal = r.principal
+    ? {
+        revision: r.principal.revision as string,
+        documents:
+          heldPrincipal && r.principal.revision === heldPrincipal.revision
+            ? heldPrincipal.documents
+            : identityLogOf(r.principal.document),
+      }
+    : null;
+  const delegations: DecisionContext["delegations"] = r.delegations.map(
+    (d: DecisionContext["delegations"][number]) => {
+      const object = held.delegations.get(d.id);
+      return object ? { ...d, object } : d;
+    },
+  );
+  cache?.remember(organizationId, r.agent_id, principal, delegations);
   return {
     organization: {
       id: organizationId,
@@ -151,10 +204,10 @@ export function contextOf(organizationId: string, r: any): DecisionContext {
           digest: r.digest,
         }
       : null,
-    principal: r.principal
-      ? { kid: r.principal.kid, status: r.principal.status, documents: identityLogOf(r.principal.document) }
+    principal: principal
+      ? { kid: r.principal.kid, status: r.principal.status, documents: principal.documents }
       : null,
-    delegations: r.delegations,
+    delegations,
     observeWindow: r.observe_window,
     existingActionId: r.existing_action_id,
   };

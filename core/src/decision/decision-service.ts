@@ -15,6 +15,7 @@ import type {
   Decided,
 } from "./authorize-call.js";
 import { loadDecisionContext } from "./context.js";
+import { ContextCache } from "./context-cache.js";
 import type { GatewayIdentity } from "./gateway-identity.js";
 import { handOutApproved } from "./hand-out.js";
 import { decideCall, type Verdict } from "./pipeline.js";
@@ -50,6 +51,8 @@ export class DecisionService implements AuthorizeService {
   private readonly waits: WaitLimits;
   private readonly policies: PolicyCache;
   private readonly now: () => Date;
+  /** The principal's log and the delegations' objects this process already holds (context-cache.ts). */
+  private readonly held = new ContextCache();
 
   constructor(private readonly opts: DecisionServiceOptions) {
     this.pool = opts.pool;
@@ -70,6 +73,7 @@ export class DecisionService implements AuthorizeService {
       keyText,
       cost,
       intent && { ...intent, defaultPlan: this.opts.defaultPlan },
+      this.held,
     );
   }
 
@@ -100,13 +104,17 @@ export class DecisionService implements AuthorizeService {
     const argumentsDigest = sha256Digest(call.canonicalArguments);
     const fingerprint = digestOf({ tool: call.tool, arguments_digest: argumentsDigest });
     const load = () =>
-      loadDecisionContext(this.pool, {
-        organizationId: key.organizationId,
-        agentId: key.agentId!,
-        tool: call.tool,
-        defaultPlan: this.opts.defaultPlan,
-        idempotencyKey: call.idempotencyKey,
-      });
+      loadDecisionContext(
+        this.pool,
+        {
+          organizationId: key.organizationId,
+          agentId: key.agentId!,
+          tool: call.tool,
+          defaultPlan: this.opts.defaultPlan,
+          idempotencyKey: call.idempotencyKey,
+        },
+        this.held,
+      );
     // Read with the key check when the Gateway knew the tool then (one round trip fewer).
     const ctx = call.context ?? (await inSpan("decision.context", load));
     if (!ctx || ctx.agent.status !== "active")
