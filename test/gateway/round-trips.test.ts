@@ -123,7 +123,7 @@ describe("round trips and commits per call", () => {
     expect(synchronousCommits(repeat.sent)).toBe(0);
   });
 
-  it("a tools/call: every statement named; decision, claim and RESULT each commit once", async () => {
+  it("a tools/call: every statement named; the decision with its claim, and the RESULT, each commit once", async () => {
     const tool = (
       await createMcpTool(db.pool, world.organizationId, {
         url: up.url,
@@ -158,13 +158,11 @@ describe("round trips and commits per call", () => {
     expect(statements.map((s) => s.name)).toEqual([
       "gateway_admission",
       "decision_context",
-      "decision_write",
-      "execution_claim_lock",
-      "execution_claim",
+      "decision_write_claimed",
       "execution_result",
     ]);
-    // The claim is the one explicit transaction (begin, lock with the thread's objects, claim, commit).
-    expect(sent).toHaveLength(8);
-    expect(synchronousCommits(sent)).toBe(3);
+    // The claim is made in the decision's write: no transaction of its own.
+    expect(sent).toHaveLength(4);
+    expect(synchronousCommits(sent)).toBe(2);
   });
 });

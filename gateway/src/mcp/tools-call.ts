@@ -59,6 +59,7 @@ export async function callTool(
       slot,
       signal,
       execution: "gateway",
+      claimWithDecision: ctx.mcp.claimWithDecision,
     });
     const result = await answer(ctx, decided, args, slot);
     const service = (result.structuredContent as { service?: { status: string; code: string } } | undefined)
@@ -87,6 +88,7 @@ async function answer(
   slot: { release(): void },
 ): Promise<CallToolResult> {
   if (decided.kind === "unrecorded") return refusalResult(decided.code, decided.detail);
+  if (decided.claimed) return run(ctx, decided.view, decided.claimed, args, slot);
   const view = decided.view;
   switch (view.status) {
     case "approved":
@@ -160,9 +162,20 @@ async function execute(
       );
     return replay(view);
   }
+  return run(ctx, view, claim.plan, args, slot);
+}
+
+/** Call the upstream for a claimed action and record its RESULT. */
+async function run(
+  ctx: GatewayContext & { mcp: McpContext },
+  view: ActionView,
+  plan: ExecutionPlan,
+  args: Record<string, unknown>,
+  slot: { release(): void },
+): Promise<CallToolResult> {
+  const m = ctx.mcp;
   // SPEC 8.2: a call waiting for its upstream does not hold the organization's slot.
   slot.release();
-  const plan: ExecutionPlan = claim.plan;
   const started = process.hrtime.bigint();
   const outcome = await inSpan("upstream.call", (span) => {
     span.setAttribute("countersign.upstream_tool", plan.upstream.tool);
