@@ -13,6 +13,7 @@ import { inSpan } from "@countersign/core/telemetry";
 import { callUpstreamTool } from "@countersign/core/upstream";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayContext, McpContext } from "../context.js";
+import { contextFor, type AdmittedContext } from "./call-intent.js";
 import { callMeta } from "./meta.js";
 import { completedResult, recordedRefusalResult, refusalResult } from "./results.js";
 
@@ -33,6 +34,7 @@ export async function callTool(
   key: AuthenticatedKey,
   call: ToolCall,
   signal: AbortSignal,
+  admitted?: AdmittedContext,
 ): Promise<CallToolResult> {
   const meta = callMeta(call._meta);
   if (!meta.ok) return refusalResult("INVALID_META", meta.detail);
@@ -60,6 +62,7 @@ export async function callTool(
       signal,
       execution: "gateway",
       claimWithDecision: ctx.mcp.claimWithDecision,
+      context: contextFor(admitted, call.name, meta.idempotencyKey),
     });
     const result = await answer(ctx, decided, args, slot);
     const service = (result.structuredContent as { service?: { status: string; code: string } } | undefined)
