@@ -33,7 +33,9 @@ export interface Admission {
 // The first of a decision's two round trips: the key by its prefix, the
 // tokens of its bucket (taken only when the presented secret's HMAC is the
 // stored one, so nobody drains a key's bucket by knowing its prefix), and the
-// decision context of the key's agent, as plain columns beside the key's.
+// decision context of the key's agent, as one JSON value beside the key's
+// columns (measured: the Gateway parses it faster than some thirty plain
+// columns, for a few microseconds more in PostgreSQL).
 //
 // The bucket is exact across replicas: ON CONFLICT DO UPDATE locks the
 // bucket's row before it computes the new values, so the clock is read after
@@ -86,6 +88,13 @@ const ADMIT = statement(
 
 type AdmissionRow = KeyRow & { wait: number | null; context: unknown };
 
+/**
+ * The Gateway's key check (SPEC 5.4) and rate limit (8.2) in one round trip,
+ * with the decision context when the call's tool is known: a decision is this
+ * read and one write. Refusals keep their order: an unusable key is refused
+ * before the rate limit is told. `cache` is the process's held evidence
+ * (context-cache.ts): what it holds is not sent again, and it learns what was.
+ */
 export async function admitGatewayCall(
   db: Queryable,
   hashKey: Buffer,
