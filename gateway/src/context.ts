@@ -24,6 +24,8 @@ export interface McpContext {
   sessions: UpstreamSessions;
   /** SPEC 8.4: 30 s; tests shorten it. */
   upstreamTimeoutMs?: number;
+  /** A single tools/call is answered without an SDK server per request (mcp/direct-tools-call.ts); tests turn it off to compare. */
+  directToolsCall: boolean;
 }
 
 /** What the Gateway's routes share: one per server instance. */

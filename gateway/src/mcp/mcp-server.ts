@@ -4,6 +4,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { isDatabaseUnavailable } from "@countersign/core/store";
@@ -48,9 +49,19 @@ export function gatewayMcpServer(ctx: GatewayContext & { mcp: McpContext }, key:
     ),
   );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    inSpan("mcp.tools_call", () =>
-      callTool(ctx, key, request.params as Parameters<typeof callTool>[2], extra.signal),
-    ).catch(unavailableAsRefusal),
+    answerToolsCall(ctx, key, request.params, extra.signal),
   );
   return server;
+}
+
+/** tools/call's handler, for the SDK's server and for the direct path (direct-tools-call.ts) alike. */
+export function answerToolsCall(
+  ctx: GatewayContext & { mcp: McpContext },
+  key: AuthenticatedKey,
+  params: CallToolRequest["params"],
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  return inSpan("mcp.tools_call", () =>
+    callTool(ctx, key, params as Parameters<typeof callTool>[2], signal),
+  ).catch(unavailableAsRefusal);
 }

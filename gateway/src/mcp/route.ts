@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isRequestTextError } from "@countersign/core/server";
 import { jsonRpcErrors } from "@countersign/protocol/errors";
-import { inSpan } from "@countersign/core/telemetry";
+import type { AuthenticatedKey } from "@countersign/core/keys";
+import { inSpan, type Span } from "@countersign/core/telemetry";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { GatewayContext, McpContext } from "../context.js";
 import { checkGatewayKey } from "../http/key-check.js";
@@ -10,6 +11,7 @@ import { refuseKeyCheck } from "./key-refusal.js";
 import { refuseText } from "./text-refusal.js";
 import { guardHandlers } from "./handler-errors.js";
 import { gatewayMcpServer } from "./mcp-server.js";
+import { answerDirectly, directToolsCall } from "./direct-tools-call.js";
 
 /**
  * POST /mcp (SPEC 4.2, 7.3): JSON-RPC 2.0 over Streamable HTTP, stateless,
@@ -42,17 +44,25 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
   });
 
   app.post("/mcp", (request, reply) =>
-    inSpan("POST /mcp", () => handle(request, reply), {
+    inSpan("POST /mcp", (span) => handle(request, reply, span), {
       "http.route": "/mcp",
       "http.request.method": "POST",
     }),
   );
 
-  async function handle(request: FastifyRequest, reply: FastifyReply) {
+  async function handle(request: FastifyRequest, reply: FastifyReply, span: Span) {
     const messages = Array.isArray(request.body) ? Math.max(1, request.body.length) : 1;
     const access = await checkGatewayKey(ctx, request, messages);
     if (!access.ok) return refuseKeyCheck(request, reply, access);
-    const server = gatewayMcpServer(ctx, access.key);
+    const direct = ctx.mcp.directToolsCall ? directToolsCall(request) : undefined;
+    span.setAttribute("countersign.mcp_dispatch", direct ? "direct" : "sdk");
+    if (direct) return answerDirectly(ctx, access.key, direct, request, reply);
+    return answerWithSdk(request, reply, access.key);
+  }
+
+  /** Everything but a single tools/call: a server and a transport of the SDK for this one request. */
+  async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, key: AuthenticatedKey) {
+    const server = gatewayMcpServer(ctx, key);
     guardHandlers(server, request.id, request.log);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
