@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayContext, McpContext } from "../context.js";
 import { guarded } from "./handler-errors.js";
-import { answerToolsCall } from "./mcp-server.js";
+import { answerToolsCall, transportOptions } from "./mcp-server.js";
 
 /** A single tools/call request, as the SDK would hand it to its handler. */
 export interface DirectToolsCall {
@@ -46,6 +46,8 @@ const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
  * undefined when the SDK should answer.
  */
 export function directToolsCall(request: FastifyRequest): DirectToolsCall | undefined {
+  // Answers as an SSE stream would be the SDK's to write.
+  if (!transportOptions.enableJsonResponse) return undefined;
   const body = request.body;
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
   const message = body as Record<string, unknown>;
@@ -97,7 +99,7 @@ function adapterBuildsUrl(host: string | undefined, path: string | undefined): b
   return url.hostname.length === host.length || url.hostname === bare.toLowerCase();
 }
 
-/** Runs the call and writes the SDK's answer to it: JSON (the transport is configured for JSON responses). */
+/** Runs the call and writes the answer the SDK's transport would: one JSON body (`transportOptions`). */
 export async function answerDirectly(
   ctx: GatewayContext & { mcp: McpContext },
   key: AuthenticatedKey,

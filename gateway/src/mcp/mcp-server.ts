@@ -29,6 +29,9 @@ function unavailableAsRefusal(err: unknown): CallToolResult {
   return refusalResult("DATABASE_UNAVAILABLE", unavailableDetails.DATABASE_UNAVAILABLE);
 }
 
+/** The SDK's transport on /mcp: stateless, each answer one JSON body (no SSE stream). */
+export const transportOptions = { sessionIdGenerator: undefined, enableJsonResponse: true } as const;
+
 /**
  * The MCP server the agent talks to, for one HTTP request (the endpoint is
  * stateless, SPEC 4.2): the SDK handles initialize, ping and the JSON-RPC

@@ -10,7 +10,7 @@ import { edgeRefusal, otherMethods, rpcError } from "../http/edge.js";
 import { refuseKeyCheck } from "./key-refusal.js";
 import { refuseText } from "./text-refusal.js";
 import { guardHandlers } from "./handler-errors.js";
-import { gatewayMcpServer } from "./mcp-server.js";
+import { gatewayMcpServer, transportOptions } from "./mcp-server.js";
 import { answerDirectly, directToolsCall } from "./direct-tools-call.js";
 
 /**
@@ -64,10 +64,7 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
   async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, key: AuthenticatedKey) {
     const server = gatewayMcpServer(ctx, key);
     guardHandlers(server, request.id, request.log);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
+    const transport = new StreamableHTTPServerTransport(transportOptions);
     await server.connect(transport);
     reply.raw.setHeader("x-request-id", request.id);
     reply.hijack();
