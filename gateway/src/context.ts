@@ -6,6 +6,7 @@ import type {
 } from "@countersign/core/decision";
 import type { AddressRules } from "@countersign/core/net";
 import type { UpstreamSessions } from "@countersign/core/upstream";
+import type { ClaimWithDecisionFn } from "@countersign/core/execution";
 import type { Pool } from "@countersign/core/store";
 import type { OrganizationQueue } from "./limits/organization-queue.js";
 import type { GatewayMetrics } from "./metrics.js";
@@ -26,6 +27,8 @@ export interface McpContext {
   upstreamTimeoutMs?: number;
   /** A single tools/call is answered without an SDK server per request (mcp/direct-tools-call.ts); tests turn it off to compare. */
   directToolsCall: boolean;
+  /** Claims an allowed call in its decision's write (one commit fewer before the upstream call). */
+  claimWithDecision: ClaimWithDecisionFn;
 }
 
 /** What the Gateway's routes share: one per server instance. */

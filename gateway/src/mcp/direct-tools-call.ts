@@ -11,6 +11,7 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayContext, McpContext } from "../context.js";
+import type { AdmittedContext } from "./call-intent.js";
 import { guarded } from "./handler-errors.js";
 import { answerToolsCall, transportOptions } from "./mcp-server.js";
 
@@ -103,6 +104,7 @@ function adapterBuildsUrl(host: string | undefined, path: string | undefined): b
 export async function answerDirectly(
   ctx: GatewayContext & { mcp: McpContext },
   key: AuthenticatedKey,
+  admitted: AdmittedContext | undefined,
   call: DirectToolsCall,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -117,7 +119,7 @@ export async function answerDirectly(
   try {
     const result = await guarded(
       "tools/call",
-      async () => validResult(await answerToolsCall(ctx, key, call.params, closed.signal)),
+      async () => validResult(await answerToolsCall(ctx, key, call.params, closed.signal, admitted)),
       request.id,
       request.log,
     );

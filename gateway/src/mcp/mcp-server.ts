@@ -11,6 +11,7 @@ import { isDatabaseUnavailable } from "@countersign/core/store";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { GatewayContext, McpContext } from "../context.js";
 import { unavailableDetails, unavailableRpcError } from "../http/unavailable.js";
+import type { AdmittedContext } from "./call-intent.js";
 import { refusalResult } from "./results.js";
 import { callTool } from "./tools-call.js";
 import { listTools } from "./tools-list.js";
@@ -41,7 +42,11 @@ export const transportOptions = { sessionIdGenerator: undefined, enableJsonRespo
 // Server per request; it validates nothing with it (no elicitation), so one serves them all.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-export function gatewayMcpServer(ctx: GatewayContext & { mcp: McpContext }, key: AuthenticatedKey): Server {
+export function gatewayMcpServer(
+  ctx: GatewayContext & { mcp: McpContext },
+  key: AuthenticatedKey,
+  admitted?: AdmittedContext,
+): Server {
   const server = new Server(
     { name: "countersign-gateway", version: "0.1.0" },
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator },
@@ -52,7 +57,7 @@ export function gatewayMcpServer(ctx: GatewayContext & { mcp: McpContext }, key:
     ),
   );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    answerToolsCall(ctx, key, request.params, extra.signal),
+    answerToolsCall(ctx, key, request.params, extra.signal, admitted),
   );
   return server;
 }
@@ -63,8 +68,9 @@ export function answerToolsCall(
   key: AuthenticatedKey,
   params: CallToolRequest["params"],
   signal: AbortSignal,
+  admitted: AdmittedContext | undefined,
 ): Promise<CallToolResult> {
   return inSpan("mcp.tools_call", () =>
-    callTool(ctx, key, params as Parameters<typeof callTool>[2], signal),
+    callTool(ctx, key, params as Parameters<typeof callTool>[2], signal, admitted),
   ).catch(unavailableAsRefusal);
 }

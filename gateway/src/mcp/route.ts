@@ -7,6 +7,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { GatewayContext, McpContext } from "../context.js";
 import { checkGatewayKey } from "../http/key-check.js";
 import { edgeRefusal, otherMethods, rpcError } from "../http/edge.js";
+import { callIntentOf, type AdmittedContext } from "./call-intent.js";
 import { refuseKeyCheck } from "./key-refusal.js";
 import { refuseText } from "./text-refusal.js";
 import { guardHandlers } from "./handler-errors.js";
@@ -52,17 +53,24 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
 
   async function handle(request: FastifyRequest, reply: FastifyReply, span: Span) {
     const messages = Array.isArray(request.body) ? Math.max(1, request.body.length) : 1;
-    const access = await checkGatewayKey(ctx, request, messages);
+    const intent = callIntentOf(request.body);
+    const access = await checkGatewayKey(ctx, request, messages, intent);
     if (!access.ok) return refuseKeyCheck(request, reply, access);
+    const admitted = intent ? { intent, context: access.context } : undefined;
     const direct = ctx.mcp.directToolsCall ? directToolsCall(request) : undefined;
     span.setAttribute("countersign.mcp_dispatch", direct ? "direct" : "sdk");
-    if (direct) return answerDirectly(ctx, access.key, direct, request, reply);
-    return answerWithSdk(request, reply, access.key);
+    if (direct) return answerDirectly(ctx, access.key, admitted, direct, request, reply);
+    return answerWithSdk(request, reply, access.key, admitted);
   }
 
   /** Everything but a single tools/call: a server and a transport of the SDK for this one request. */
-  async function answerWithSdk(request: FastifyRequest, reply: FastifyReply, key: AuthenticatedKey) {
-    const server = gatewayMcpServer(ctx, key);
+  async function answerWithSdk(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: AuthenticatedKey,
+    admitted: AdmittedContext | undefined,
+  ) {
+    const server = gatewayMcpServer(ctx, key, admitted);
     guardHandlers(server, request.id, request.log);
     const transport = new StreamableHTTPServerTransport(transportOptions);
     await server.connect(transport);
