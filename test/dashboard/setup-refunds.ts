@@ -12,7 +12,12 @@ export async function sessionRequest(page: Page, method: string, path: string, b
   const session = await (await page.request.get(`${origin}/api/v1/auth/session`)).json();
   const res = await page.request.fetch(`${origin}/api/v1${path}`, {
     method,
-    headers: { origin, "x-service-csrf": session.session.csrf_token, "content-type": "application/json" },
+    headers: {
+      origin,
+      "x-service-csrf": session.session.csrf_token,
+      // Without a body there is no JSON to announce (the Cloud API refuses an empty JSON body).
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     data: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
