@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { managedBySchema } from "./managed-by.js";
+import { nameSchema } from "./names.js";
 
 export const policyDisclosures = ["inherit", "none", "rule", "conditions"] as const;
 export const versionStatuses = ["draft", "active", "superseded"] as const;
@@ -86,3 +87,64 @@ export const rollbackAnswerSchema = z.strictObject({
   ),
 });
 export type Rollback = z.infer<typeof rollbackAnswerSchema>;
+
+// Requests (SPEC 4.5). A document is validated by the policy engine, which reports every issue at
+// once (422 POLICY_INVALID), so the body only says it is an object.
+
+/** A note on a version or an activation: one paragraph of text. */
+export const policyNoteSchema = z.string().min(1).max(2000);
+export const policyDocumentInputSchema = z.record(z.string(), z.unknown());
+
+/** POST .../policies: a policy, with its first version when a document is given. */
+export const policyCreateSchema = z.strictObject({
+  name: nameSchema,
+  document: policyDocumentInputSchema.optional(),
+  note: policyNoteSchema.optional(),
+  agent_disclosure: z.enum(policyDisclosures).optional(),
+});
+export type PolicyCreate = z.infer<typeof policyCreateSchema>;
+
+/** POST .../policies/from-template. */
+export const policyFromTemplateSchema = z.strictObject({
+  template_id: z.string().min(1).max(200),
+  name: nameSchema,
+  note: policyNoteSchema.optional(),
+});
+
+/** PATCH .../policies/<id>: the agent disclosure, the one setting changed without a version. */
+export const policyPatchSchema = z.strictObject({ agent_disclosure: z.enum(policyDisclosures) });
+export type PolicyPatch = z.infer<typeof policyPatchSchema>;
+
+/** POST .../policies/<id>/versions: a document, or the require-approval copy of a version (SPEC 3.5). */
+export const policyVersionCreateSchema = z.union([
+  z.strictObject({ document: policyDocumentInputSchema, note: policyNoteSchema.optional() }),
+  z.strictObject({ require_approval_copy_of: z.uuid(), note: policyNoteSchema.optional() }),
+]);
+export type PolicyVersionCreate = z.infer<typeof policyVersionCreateSchema>;
+
+/** POST .../versions/<id>/activate (the body may be left out): what the person reviewed, checked again. */
+export const policyActivateSchema = z.strictObject({
+  expected_active_version_id: z.uuid().nullable().optional(),
+  shadow_version_id: z.uuid().nullable().optional(),
+  note: policyNoteSchema.optional(),
+  acknowledge_failing_examples: z.boolean().optional(),
+  max_loosened: z.number().int().min(0).optional(),
+  simulation_id: z.uuid().optional(),
+});
+export type PolicyActivate = z.infer<typeof policyActivateSchema>;
+
+/** POST .../policies/<id>/rollback (SPEC 3.6). */
+export const policyRollbackSchema = z.strictObject({
+  expected_active_version_id: z.uuid().nullable(),
+  to_version_id: z.uuid().optional(),
+  note: policyNoteSchema.optional(),
+  open_actions: z.enum(openActionsChoices).default("keep"),
+});
+export type PolicyRollback = z.input<typeof policyRollbackSchema>;
+
+/** PUT .../policies/<id>/shadow: refused SHADOW_CHANGED when the expected shadow is given and differs. */
+export const shadowSetSchema = z.strictObject({
+  version_id: z.uuid(),
+  expected_shadow_version_id: z.uuid().nullable().optional(),
+});
+export type ShadowSet = z.infer<typeof shadowSetSchema>;
