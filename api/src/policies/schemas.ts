@@ -8,9 +8,11 @@ import type {
   PolicyExample,
 } from "@countersign/protocol/policy";
 import {
+  activationAnswerSchema,
   pageSchema,
   policyActivateSchema,
   policyCreateSchema,
+  policyDetailSchema,
   policyDocumentInputSchema,
   policyFromTemplateSchema,
   policyPatchSchema,
@@ -23,8 +25,6 @@ import {
   shadowSetSchema,
 } from "@countersign/protocol/wire";
 import { objectOf } from "../http/shared.js";
-import type { Impact } from "./impact.js";
-import type { LanguageGate } from "./language-gate.js";
 import type { runSimulation } from "./simulation.js";
 
 /** Request shapes of the policy routes (SPEC 4.5): the bodies are the protocol's. */
@@ -101,11 +101,7 @@ export const templatesAnswer = z.strictObject({
 });
 const lint = objectOf<LintResult>("the lint result");
 export const policyAnswer = z.strictObject({ policy: policySchema });
-export const policyDetail = z.strictObject({
-  policy: policySchema,
-  versions: z.array(policyVersionSchema),
-  examples: z.array(objectOf<PolicyExample>("an example")),
-});
+export const policyDetail = policyDetailSchema;
 export const validateAnswer = z.strictObject({
   valid: z.literal(true),
   language_revision: z.number().int(),
@@ -118,14 +114,7 @@ export const createdPolicy = z.strictObject({
   lint: lint.nullable(),
 });
 export const createdVersion = z.strictObject({ version: policyVersionSchema, lint });
-export const activationAnswer = z.strictObject({
-  version: policyVersionSchema,
-  previous_version_id: z.uuid().nullable(),
-  shadow_cleared: z.boolean(),
-  examples: objectOf<ExamplesReport>("the examples report").nullable(),
-  impact: objectOf<Impact>("the impact preview").nullable(),
-  language_gate: objectOf<LanguageGate>("the language gate").nullable(),
-});
+export const activationAnswer = activationAnswerSchema;
 export const rollbackAnswer = rollbackAnswerSchema;
 export const emergencyAnswer = z.strictObject({
   emergency_stopped_at: z.string(),

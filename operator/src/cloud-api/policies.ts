@@ -2,9 +2,11 @@
 // docs/policy-rollout.md).
 import type { ExampleResult, PolicyExample } from "@countersign/protocol/policy";
 import type {
+  Activation,
   Policy,
   PolicyActivate,
   PolicyCreate,
+  PolicyDetail,
   PolicyPatch,
   PolicyRollback,
   PolicyStatusItem,
@@ -19,22 +21,13 @@ import type { CloudApiClient } from "./client.js";
 export type PolicyExampleWire = PolicyExample;
 export type { ExampleResult };
 
-/** The answer of POST .../activate: the version and what the gates found. */
-export interface Activation {
-  version: PolicyVersion;
-  examples: { failed: number; results: ExampleResult[] } | null;
-}
-
-export type { Policy, PolicyVersion, PolicyStatusItem, Rollback };
+export type { Activation, Policy, PolicyDetail, PolicyVersion, PolicyStatusItem, Rollback };
 
 export function policies(client: CloudApiClient) {
   const base = (org: string) => `/orgs/${encodeURIComponent(org)}/policies`;
   const one = (org: string, id: string) => `${base(org)}/${encodeURIComponent(id)}`;
   return {
-    get(
-      org: string,
-      id: string,
-    ): Promise<{ policy: Policy; versions: PolicyVersion[]; examples: PolicyExampleWire[] }> {
+    get(org: string, id: string): Promise<PolicyDetail> {
       return client.get(one(org, id));
     },
     async findByName(org: string, name: string): Promise<Policy | undefined> {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ExamplesReport, PolicyExample } from "../policy/index.js";
 import { managedBySchema } from "./managed-by.js";
 import { nameSchema } from "./names.js";
 
@@ -148,3 +149,59 @@ export const shadowSetSchema = z.strictObject({
   expected_shadow_version_id: z.uuid().nullable().optional(),
 });
 export type ShadowSet = z.infer<typeof shadowSetSchema>;
+
+// Answers with what the policy engine computes: typed by the engine, the wire says they are objects.
+const engineObject = <T>(what: string) =>
+  z.custom<T>((v) => typeof v === "object" && v !== null && !Array.isArray(v), `${what} (an object)`);
+
+/** GET .../policies/<id>: the policy, its versions (with their documents) and its saved examples. */
+export const policyDetailSchema = z.strictObject({
+  policy: policySchema,
+  versions: z.array(policyVersionSchema),
+  examples: z.array(engineObject<PolicyExample>("an example")),
+});
+export type PolicyDetail = z.infer<typeof policyDetailSchema>;
+
+/**
+ * The impact preview of an activation (SPEC 3.4 step 4): recent calls replayed under the candidate
+ * and the active version; not computed (`reason`) when over its time budget.
+ */
+export const impactSchema = z.strictObject({
+  computed: z.boolean(),
+  reason: z.enum(["time_budget_exceeded", "report_too_large"]).optional(),
+  decisions: z.number().int().optional(),
+  less_restricted: z.number().int().optional(),
+  more_restricted: z.number().int().optional(),
+  same: z.number().int().optional(),
+  not_evaluable: z.number().int().optional(),
+  argument_dependent: z.number().int().optional(),
+});
+export type Impact = z.infer<typeof impactSchema>;
+
+export const languageGateReasons = [
+  "no_recent_gateway",
+  "outdated_gateway_running",
+  "older_gateway_decided_recently",
+] as const;
+/** The language gate (SPEC 3.4 step 2): whether every Gateway is confirmed to read revision 2. */
+export const languageGateSchema = z.union([
+  z.strictObject({ open: z.literal(true), gateways: z.number().int() }),
+  z.strictObject({
+    open: z.literal(false),
+    reason: z.enum(languageGateReasons),
+    gateways: z.number().int(),
+    outdated_instances: z.array(z.string()).optional(),
+  }),
+]);
+export type LanguageGate = z.infer<typeof languageGateSchema>;
+
+/** POST .../versions/<id>/activate: the version now active and what each gate found. */
+export const activationAnswerSchema = z.strictObject({
+  version: policyVersionSchema,
+  previous_version_id: z.uuid().nullable(),
+  shadow_cleared: z.boolean(),
+  examples: engineObject<ExamplesReport>("the examples report").nullable(),
+  impact: impactSchema.nullable(),
+  language_gate: languageGateSchema.nullable(),
+});
+export type Activation = z.infer<typeof activationAnswerSchema>;

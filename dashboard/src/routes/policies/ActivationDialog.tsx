@@ -13,7 +13,7 @@ import { DashboardError } from "../../api/errors.js";
 import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
-const gateReasons: Record<NonNullable<LanguageGate["reason"]>, string> = {
+const gateReasons: Record<Extract<LanguageGate, { open: false }>["reason"], string> = {
   no_recent_gateway:
     "No Gateway reported in the last minute, so none is confirmed to support language revision 2.",
   outdated_gateway_running: "These Gateways still run without language revision 2; upgrade them first:",
@@ -191,7 +191,7 @@ export function ActivationDialog({
             : "Revision 2: every running Gateway must support it; checked as you activate."}
           {gate && !gate.open && (
             <div className="error" data-testid="language-gate">
-              {gate.reason ? gateReasons[gate.reason] : ""}
+              {gateReasons[gate.reason]}
               {gate.outdated_instances && (
                 <ul>
                   {gate.outdated_instances.map((g) => (
