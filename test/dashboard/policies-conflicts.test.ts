@@ -9,15 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { policySchema } from "../../protocol/src/wire/index.js";
-import {
-  newEmail,
-  signInInBrowser,
-  signUpInBrowser,
-  startDashboardWorld,
-  type DashboardWorld,
-} from "../fixtures/dashboard.js";
+import { signInInBrowser, startDashboardWorld, type DashboardWorld } from "../fixtures/dashboard.js";
 import { seriousViolations } from "./axe.js";
-import { configureDecisionOnlyRefunds, sessionRequest } from "./setup-refunds.js";
+import { policyTab, refundsOrganization, sessionRequest, typeDocument } from "./setup-refunds.js";
 
 let world: DashboardWorld;
 let orgId: string;
@@ -67,16 +61,6 @@ rules:
       - { field: amount, op: lte, threshold: "300", currency: EUR }
 `;
 
-/** Replaces the editor's text by keyboard, as a person would (select all, then type). */
-async function typeDocument(page: Page, text: string) {
-  const editor = page.getByRole("textbox", { name: "Policy document" });
-  await editor.focus();
-  await page.keyboard.press("Control+A");
-  await page.keyboard.insertText(text);
-}
-
-const policyTab = (page: Page, name: string) =>
-  page.getByRole("navigation", { name: "Policy" }).getByRole("link", { name, exact: true }).click();
 const detailOf = () => sessionRequest(other, "GET", `/orgs/${orgId}/policies/${policyId}`);
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const versionNumbered = (detail: any, n: number) =>
@@ -87,46 +71,14 @@ const forgetAnalyses = () =>
 
 beforeAll(async () => {
   world = await startDashboardWorld();
-  const email = newEmail("owner");
-  owner = (await world.person()).page;
-  await signUpInBrowser(world, owner, email);
-  await owner.getByLabel("Name").fill("Conflicts Inc");
-  await owner.getByRole("button", { name: "Create" }).click();
-  await owner.getByRole("button", { name: "Create the principal" }).click();
-  await owner.getByRole("link", { name: "Download the key backup" }).click();
-  await owner.getByRole("button", { name: "Register the principal" }).click();
-  await owner.getByTestId("principal-held").waitFor();
-  orgId = new URL(owner.url()).pathname.split("/")[2]!;
-  ({ policyId } = await configureDecisionOnlyRefunds(owner, orgId));
-  const agent = (
-    await sessionRequest(owner, "POST", `/orgs/${orgId}/agents`, { name: "refund-bot", policy_id: policyId })
-  ).agent;
-  gatewayKey = (
-    await sessionRequest(owner, "POST", `/orgs/${orgId}/api-keys`, {
-      name: "bot",
-      kind: "gateway",
-      agent_id: agent.id,
-    })
-  ).secret;
-  await owner.goto(`/orgs/${orgId}/agents/${agent.id}`);
-  await owner.getByLabel(/^Permissions/).fill("payments.*");
-  await owner.getByRole("button", { name: "Sign and grant" }).click();
-  await owner.getByTestId("delegations").getByText("payments.*").waitFor();
-  // The owner's signing key, so requests held for an owner's approval have an approver.
-  await owner.goto("/account");
-  await owner.getByRole("button", { name: "Make and bind a key in this browser" }).click();
-  await owner.getByTestId("identities").getByText("in this browser").waitFor();
-  // Recorded calls for the impact previews: one allowed, two held under version 1.
-  for (const [order, amount] of [
-    ["P-1", 50],
-    ["P-2", 500],
-    ["P-3", 5000],
-  ] as const)
-    await world.gateway.authorize(gatewayKey, {
-      tool: "refund_payment",
-      arguments: { amount, order },
-      idempotency_key: order,
-    });
+  let email: string;
+  ({
+    owner,
+    ownerEmail: email,
+    orgId,
+    policyId,
+    gatewayKey,
+  } = await refundsOrganization(world, "Conflicts Inc"));
   other = (await world.person()).page;
   await signInInBrowser(other, email);
 }, 240_000);
@@ -348,6 +300,65 @@ describe("conflicts with someone acting meanwhile", () => {
       const tools = (await sessionRequest(other, "GET", `/orgs/${orgId}/tools`)).items;
       expect(tools.map((t: { exposed_name: string }) => t.exposed_name)).toEqual(["refund_payment"]);
       expect(new URL(owner.url()).pathname).toBe(`/orgs/${orgId}/mcp-servers/${billing.id}`);
+    },
+  );
+});
+
+describe("keyboard", () => {
+  it(
+    "opens, leaves and confirms the activation dialog by keyboard alone; focus stays in the dialog and comes back to its opener",
+    { timeout: 90_000 },
+    async () => {
+      await forgetAnalyses();
+      const v6 = (
+        await sessionRequest(other, "POST", `/orgs/${orgId}/policies/${policyId}/versions`, {
+          document: refundsUpTo("150"),
+        })
+      ).version;
+      await owner.goto(`/orgs/${orgId}/policies/${policyId}/versions`);
+      const opener = owner.getByRole("button", { name: `Activate version ${v6.number}` });
+      await opener.focus();
+      const dialog = owner.getByRole("dialog");
+      const focused = () =>
+        owner.evaluate(() => ({
+          inDialog: !!document.activeElement?.closest("dialog[open]"),
+          text: (document.activeElement as HTMLElement | null)?.innerText?.trim() ?? "",
+          tag: document.activeElement?.tagName ?? "",
+        }));
+
+      // Escape leaves it, and focus is back on the button that opened it.
+      await owner.keyboard.press("Enter");
+      await dialog.waitFor();
+      await expect(focused()).resolves.toMatchObject({ inDialog: true });
+      await owner.keyboard.press("Escape");
+      await expect(dialog.count()).resolves.toBe(0);
+      await expect(focused()).resolves.toMatchObject({
+        inDialog: false,
+        text: `Activate version ${v6.number}`,
+      });
+
+      // Opened again with Space; once the gates are read, Tab goes through the dialog to its button.
+      await owner.keyboard.press("Space");
+      await expect
+        .poll(() => dialog.locator('[data-gate="impact"]').getAttribute("data-less-restricted"), {
+          timeout: 20_000,
+        })
+        .not.toBe("");
+      // From where the dialog put focus when it opened, Tab by Tab; the note is typed on the way.
+      const visited: string[] = [];
+      let f = await focused();
+      for (let n = 0; n < 12 && f.text !== `Activate version ${v6.number}`; n++) {
+        expect(f.inDialog, `focus left the dialog for ${f.tag} ${f.text}`).toBe(true);
+        visited.push(f.tag === "TEXTAREA" ? "note" : f.text);
+        if (f.tag === "TEXTAREA") await owner.keyboard.type("tightened by keyboard");
+        await owner.keyboard.press("Tab");
+        f = await focused();
+      }
+      expect(f).toMatchObject({ inDialog: true, text: `Activate version ${v6.number}` });
+      expect(visited).toContain("note");
+      await owner.keyboard.press("Enter");
+      await owner.getByTestId("notice").getByText(`Version ${v6.number} is active.`).waitFor();
+      expect((await detailOf()).policy.active_version_id).toBe(v6.id);
     },
   );
 });
