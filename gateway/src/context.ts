@@ -6,6 +6,7 @@ import type {
 } from "@countersign/core/decision";
 import type { AddressRules } from "@countersign/core/net";
 import type { UpstreamSessions } from "@countersign/core/upstream";
+import type { ClaimWithDecisionFn } from "@countersign/core/execution";
 import type { Pool } from "@countersign/core/store";
 import type { OrganizationQueue } from "./limits/organization-queue.js";
 import type { GatewayMetrics } from "./metrics.js";
@@ -24,6 +25,8 @@ export interface McpContext {
   sessions: UpstreamSessions;
   /** SPEC 8.4: 30 s; tests shorten it. */
   upstreamTimeoutMs?: number;
+  /** Claims an allowed call in its decision's write (one commit fewer before the upstream call). */
+  claimWithDecision: ClaimWithDecisionFn;
 }
 
 /** What the Gateway's routes share: one per server instance. */

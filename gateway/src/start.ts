@@ -5,7 +5,7 @@ import {
   type GatewayIdentity,
 } from "@countersign/core/decision";
 import { ACTION_CHANNEL } from "@countersign/core/actions";
-import { startRecovery } from "@countersign/core/execution";
+import { claimWithDecision, startRecovery } from "@countersign/core/execution";
 import type { Plan } from "@countersign/core/plans";
 import { listeningUrl, type Logger, type RunningServer } from "@countersign/core/server";
 import { NotificationHub, type Pool } from "@countersign/core/store";
@@ -101,6 +101,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       ca: opts.upstreamCa,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
       sessions,
+      claimWithDecision: claimWithDecision(identity, opts.credentialKey),
     },
   };
   // Executions whose replica died get their failed / INTERRUPTED receipt (core/src/execution/recover.ts).

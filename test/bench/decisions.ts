@@ -20,6 +20,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createPool, freePort, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
+import { findBinDir } from "../../core/src/store/embedded-postgres.js";
 import {
   createAuthorizationWorld,
   createGatewayKey,
@@ -455,10 +456,28 @@ console.log(
 console.log(
   `  unexpected answers:                  ${unexpected.length === 0 ? "0" : unexpected.join("; ")}`,
 );
+console.log(
+  `  one WAL flush on this storage:       ${walFlushMs(dataDir)} (pg_test_fsync, fdatasync of 8 kB: the floor of an unloaded decision with synchronous commit, and twice that of a tools/call)`,
+);
 await pool.end();
 await pg.stop();
 rmSync(dataDir, { recursive: true, force: true });
 if (unexpected.length > 0) {
   console.error(`\nFAILED: some side answered what it should not have:\n  ${unexpected.join("\n  ")}`);
   process.exit(1);
+}
+
+/** What one fdatasync costs where the bench's PostgreSQL keeps its WAL, as PostgreSQL's own tool measures it. */
+function walFlushMs(dir: string): string {
+  try {
+    const out = execFileSync(
+      path.join(findBinDir(), "pg_test_fsync"),
+      ["-s", "1", "-f", path.join(dir, "fsync.test")],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
+    );
+    const usecs = /fdatasync\s+[\d.]+ ops\/sec\s+([\d.]+) usecs\/op/.exec(out)?.[1];
+    return usecs ? `${f(Number(usecs) / 1000, 2)} ms` : "not measured";
+  } catch {
+    return "not measured (pg_test_fsync failed)";
+  }
 }

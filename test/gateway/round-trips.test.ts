@@ -123,7 +123,7 @@ describe("round trips and commits per call", () => {
     expect(synchronousCommits(repeat.sent)).toBe(0);
   });
 
-  it("a tools/call: every statement named; decision, claim and RESULT each commit once", async () => {
+  it("a tools/call: three named statements (admission with the context, decision with its claim, RESULT), two synchronous commits", async () => {
     const tool = (
       await createMcpTool(db.pool, world.organizationId, {
         url: up.url,
@@ -155,16 +155,14 @@ describe("round trips and commits per call", () => {
     const sent = ofCalls(counting.sent);
     const statements = sent.filter((s) => !["begin", "commit"].includes(s.text.trim().toLowerCase()));
     expect(statements.every((s) => s.name !== undefined)).toBe(true);
+    // The key check reads the call's context (one tools/call in the POST); the claim is made in
+    // the decision's write, with no transaction of its own.
     expect(statements.map((s) => s.name)).toEqual([
       "gateway_admission",
-      "decision_context",
-      "decision_write",
-      "execution_claim_lock",
-      "execution_claim",
+      "decision_write_claimed",
       "execution_result",
     ]);
-    // The claim is the one explicit transaction (begin, lock with the thread's objects, claim, commit).
-    expect(sent).toHaveLength(8);
-    expect(synchronousCommits(sent)).toBe(3);
+    expect(sent).toHaveLength(3);
+    expect(synchronousCommits(sent)).toBe(2);
   });
 });

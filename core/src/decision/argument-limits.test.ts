@@ -37,6 +37,9 @@ describe("argument limits (SPEC 8.3)", () => {
   it("refuses U+0000 in values and in member names", () => {
     expect(checkArguments({ s: "a\u0000b" }).problem).toBe("nul_character");
     expect(checkArguments({ "a\u0000": 1 }).problem).toBe("nul_character");
+    expect(checkArguments({ s: "a\ud800b" }).problem).toBe("lone_surrogate");
+    expect(checkArguments({ "\udc00": 1 }).problem).toBe("lone_surrogate");
+    expect(checkArguments({ s: "\ud83d\ude00" })).toMatchObject({ ok: true, canonical: '{"s":"😀"}' });
   });
 
   it("refuses member names differing only by case, at any depth", () => {

@@ -1,4 +1,4 @@
-import canonicalize from "canonicalize";
+import { canonicalJson, hasLoneSurrogate } from "@countersign/protocol/canonical";
 
 /**
  * The limits on the arguments of one tool call (SPEC 8.3). A violation is
@@ -18,6 +18,7 @@ export type ArgumentProblem =
   | "not_whole_number"
   | "number_out_of_range"
   | "nul_character"
+  | "lone_surrogate"
   | "case_duplicate_member"
   | "too_large"
   | "too_large_indented";
@@ -28,6 +29,7 @@ const messages: Record<ArgumentProblem, string> = {
   not_whole_number: "arguments may hold whole numbers only; send decimals as strings",
   number_out_of_range: "a number in the arguments is outside -(2^53-1) to 2^53-1",
   nul_character: "a text in the arguments contains U+0000",
+  lone_surrogate: "a text in the arguments is not valid Unicode (a lone surrogate)",
   case_duplicate_member: "two member names of one object in the arguments differ only by letter case",
   too_large: "arguments are larger than 224 KiB as canonical JSON",
   too_large_indented: "arguments are larger than 512 KiB as a receipt prints them",
@@ -42,8 +44,15 @@ export interface ArgumentCheck {
   canonical?: string;
 }
 
+// Request bodies with either never get this far (the text rule refuses them first); checked here
+// too so that the canonical text below is defined for every value the walk lets through.
+function textProblemOf(text: string): ArgumentProblem | undefined {
+  if (text.includes("\u0000")) return "nul_character";
+  return hasLoneSurrogate(text) ? "lone_surrogate" : undefined;
+}
+
 function walk(value: unknown, depth: number): ArgumentProblem | undefined {
-  if (typeof value === "string") return value.includes("\u0000") ? "nul_character" : undefined;
+  if (typeof value === "string") return textProblemOf(value);
   if (typeof value === "number") {
     if (!Number.isInteger(value)) return "not_whole_number";
     if (Math.abs(value) > argumentLimits.maxWhole) return "number_out_of_range";
@@ -60,7 +69,8 @@ function walk(value: unknown, depth: number): ArgumentProblem | undefined {
   }
   const seen = new Set<string>();
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (k.includes("\u0000")) return "nul_character";
+    const inName = textProblemOf(k);
+    if (inName) return inName;
     const folded = k.toLowerCase();
     if (seen.has(folded)) return "case_duplicate_member";
     seen.add(folded);
@@ -80,7 +90,7 @@ export function checkArguments(args: unknown): ArgumentCheck {
   // The arguments object is level 1; its members are level 2.
   const problem = walk(args, 1);
   if (problem) return fail(problem);
-  const canonical = canonicalize(args) as string;
+  const canonical = canonicalJson(args);
   if (Buffer.byteLength(canonical, "utf8") > argumentLimits.canonicalBytes) return fail("too_large");
   // Only compute the indented form when it could be over its limit: it is at most ~3x canonical.
   if (canonical.length * 3 > argumentLimits.indentedBytes) {

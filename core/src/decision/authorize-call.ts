@@ -3,6 +3,7 @@ import type { Admission } from "./admission.js";
 import type { DecisionContext } from "./context.js";
 import type { ActionView } from "../actions/index.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
+import type { ClaimWithDecisionFn, ExecutionPlan } from "../execution/index.js";
 
 /** One POST /v1/authorize call after the HTTP-level checks passed. */
 export interface AuthorizeCall {
@@ -40,6 +41,8 @@ export interface AuthorizeService {
 /** A call of either protection mode after the HTTP-level checks. */
 export interface DecisionCall extends AuthorizeCall {
   execution: "caller" | "gateway";
+  /** tools/call: claim an allowed call for execution in its decision's write (core/src/execution). */
+  claimWithDecision?: ClaimWithDecisionFn;
 }
 
 /** What deciding a call came to: nothing recorded (with the refusal), or the recorded action. */
@@ -52,4 +55,6 @@ export type Decided =
       resumed: boolean;
       /** This request raced another one with the same key and lost the write. */
       raced: boolean;
+      /** Claimed for execution with the decision: run it with this plan, no claim of its own. */
+      claimed?: ExecutionPlan;
     };

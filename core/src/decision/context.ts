@@ -29,6 +29,14 @@ export interface DecisionContext {
     /** What the tool is bound to now (SPEC 2.3 binding pin); its digest is recorded with the decision. */
     binding: unknown;
     amountMapping: unknown;
+    /** The tool's MCP server, for a claim made with the decision (core/src/execution/claim-at-decision.ts). */
+    server: {
+      id: string;
+      url: string;
+      /** Set for a service-aware server: such calls are claimed on their own (the server's identity is read then). */
+      kid: string | null;
+      credentialEncrypted: Buffer | null;
+    } | null;
   } | null;
   policy: {
     id: string;
@@ -72,7 +80,8 @@ export function contextQuery(p: {
          a.id as agent_id, a.name as agent_name, a.status as agent_status, a.policy_id,
          t.id as tool_id, t.exposed_name, t.upstream_name, t.action, t.enabled, t.amount_mapping, t.binding,
          (t.authorized_binding is not null and t.authorized_binding = t.binding) as binding_authorized,
-         s.kind as server_kind, s.status as server_status,
+         s.kind as server_kind, s.status as server_status, s.id as server_id, s.url as server_url, s.server_kid,
+         s.credential_encrypted,
          p.name as policy_name, p.agent_disclosure as policy_disclosure,
          (p.emergency_stopped_at is not null) as emergency_stopped,
          v.id as version_id, v.number as version, v.digest,
@@ -138,6 +147,15 @@ export function contextOf(organizationId: string, r: any): DecisionContext {
           bindingAuthorized: r.binding_authorized,
           binding: r.binding,
           amountMapping: r.amount_mapping,
+          server:
+            r.server_id && r.server_kind === "mcp"
+              ? {
+                  id: r.server_id,
+                  url: r.server_url,
+                  kid: r.server_kid,
+                  credentialEncrypted: bytesOf(r.credential_encrypted),
+                }
+              : null,
         }
       : null,
     policy: r.policy_id
@@ -158,4 +176,10 @@ export function contextOf(organizationId: string, r: any): DecisionContext {
     observeWindow: r.observe_window,
     existingActionId: r.existing_action_id,
   };
+}
+
+/** A bytea column: a Buffer from a plain row, PostgreSQL's hex text inside row_to_json (the admission's read). */
+function bytesOf(v: Buffer | string | null): Buffer | null {
+  if (v === null || Buffer.isBuffer(v)) return v;
+  return Buffer.from(v.startsWith("\\x") ? v.slice(2) : v, "hex");
 }

@@ -164,10 +164,15 @@ export class DecisionService implements AuthorizeService {
         now,
       }),
     );
-    const stored = await inSpan("decision.record", (span) => {
-      span.setAttribute("countersign.status", write.action.status);
-      return recordDecision(this.pool, write);
+    const claimed = call.claimWithDecision?.({ ctx, write, now }) ?? null;
+    let stored = await inSpan("decision.record", (span) => {
+      span.setAttribute("countersign.status", claimed ? "executing" : write.action.status);
+      return recordDecision(this.pool, claimed ? claimed.write : write);
     });
+    // What the claim re-checks changed since the context was read: record the decision alone, and
+    // let the claim of the recorded decision find the change and close the call with its code.
+    const claimedWritten = claimed !== null && stored === "recorded";
+    if (stored === "claim_refused") stored = await recordDecision(this.pool, write);
     if (stored === "plan_limit")
       return unrecorded(
         "PLAN_LIMIT_EXCEEDED",
@@ -192,7 +197,13 @@ export class DecisionService implements AuthorizeService {
         raced: false,
       };
     }
-    return { kind: "recorded", view, resumed: false, raced: false };
+    return {
+      kind: "recorded",
+      view,
+      resumed: false,
+      raced: false,
+      ...(claimedWritten && claimed ? { claimed: claimed.plan } : {}),
+    };
   }
 
   /** A request repeating an idempotency key (SPEC 4.1 rules 1-3, 4.2 replays). */

@@ -29,36 +29,56 @@ export interface DecisionWrite {
   events: EventRecord[];
   /** null: the plan has no monthly limit (counted in its connection's shard, no contention). */
   monthlyLimit: number | null;
+  /**
+   * An allowed Gateway-enforced call claimed for execution in the same write (its EXECUTION is
+   * among `objects`): recorded executing, and only while what the claim re-checks still holds.
+   */
+  claim?: ClaimWithDecision;
 }
 
-export type RecordOutcome = "recorded" | "plan_limit" | "idempotency_conflict";
+/** What a claim made with the decision re-checks under its share locks, and what it records. */
+export interface ClaimWithDecision {
+  executionObjectId: string;
+  deadline: Date;
+  delegationId: string;
+  policyId: string;
+  policyVersionId: string;
+  policyVersion: number;
+  toolId: string;
+  /** The binding the decision was made with: the tool must still be bound, and authorized, to it. */
+  binding: unknown;
+}
+
+/** `claim_refused`: something the claim re-checks changed since the context was read; nothing was written. */
+export type RecordOutcome = "recorded" | "plan_limit" | "idempotency_conflict" | "claim_refused";
 
 // One statement: the usage count first (count_usage, migration 0014: exact at
 // a limited plan's limit without one row every decision queues on), and
 // every row only when the count was taken, so "over the limit" records nothing
 // and "recorded" is all or nothing. A concurrent decision with the same
 // idempotency key fails the unique index, which undoes the count too.
-const STATEMENT = statement(
-  "decision_write",
-  `
-with counted as (
-  select 1 where count_usage($1, $2::bigint)
+function writeText(claimed: boolean): string {
+  return `
+with ${claimed ? CLAIM_GUARD : ""} counted as (
+  select 1 ${claimed ? "from guard" : ""} where count_usage($1, $2::bigint)
 ), action as (
   insert into protected_actions (
     id, organization_id, agent_id, api_key_id, tool_id, tool_name, action, execution, environment, status, decision_code,
     arguments_digest, request_fingerprint, idempotency_key, amount, currency,
     policy_id, policy_version_id, policy_version, policy_digest, rule_id, policy_effect, enforcement,
     agent_explanation, explanation, delegation_id, approval_request_id, task_object_id, proposal_object_id, receipt_id, expires_at,
-    decision_detail, observe_window_id, relaxed, gateway_instance_id, gateway_language_revision, binding_digest)
+    decision_detail, observe_window_id, relaxed, gateway_instance_id, gateway_language_revision, binding_digest,
+    execution_object_id, execution_deadline)
   select (a->>'id')::uuid, $1, (a->>'agentId')::uuid, (a->>'apiKeyId')::uuid, (a->>'toolId')::uuid, a->>'toolName', a->>'action',
-         a->>'execution', a->>'environment', a->>'status', a->>'decisionCode',
+         a->>'execution', a->>'environment', ${claimed ? "'executing'" : "a->>'status'"}, a->>'decisionCode',
          a->>'argumentsDigest', a->>'requestFingerprint', a->>'idempotencyKey', (a->>'amount')::numeric, a->>'currency',
          (a->'policy'->>'policyId')::uuid, (a->'policy'->>'versionId')::uuid, (a->'policy'->>'version')::int,
          a->'policy'->>'digest', a->'policy'->>'ruleId', a->'policy'->>'effect', a->'policy'->>'enforcement',
          a->'agentExplanation', a->'explanation', (a->>'delegationId')::uuid, ($4::jsonb->>'id')::uuid,
          a->>'taskObjectId', a->>'proposalObjectId', ($5::jsonb->>'id')::uuid, (a->>'expiresAt')::timestamptz,
          a->>'decisionDetail', (a->>'observeWindowId')::uuid, (a->>'relaxed')::boolean, a->>'gatewayInstanceId',
-         (a->>'gatewayLanguageRevision')::smallint, a->>'bindingDigest'
+         (a->>'gatewayLanguageRevision')::smallint, a->>'bindingDigest',
+         ${claimed ? "$9, $10::timestamptz" : "null, null"}
     from counted, (select $3::jsonb as a) x
   returning id
 ), approval as (
@@ -96,8 +116,26 @@ with counted as (
   select $1, e->>'type', e->'data' from action, jsonb_array_elements($8::jsonb) e
   returning 1
 )
-select (select count(*) from action) as recorded`,
-);
+select (select count(*) from action) as recorded${claimed ? ", (select count(*) from guard) as guarded" : ""}`;
+}
+
+// A claim made with the decision re-checks, under share locks on the delegation and the policy
+// (as the claim of an already recorded decision does, core/src/execution/claim.ts), what the
+// context said: the delegation unrevoked and unexpired, the policy not stopped and its active
+// version the one that decided, no rollback covering the call, the tool enabled and still bound,
+// and authorized, as decided, its server active. When one of them changed, nothing is written.
+const CLAIM_GUARD = `guard as (
+  select 1 from delegations d, policies p, tools t join mcp_servers s on s.id = t.mcp_server_id
+   where d.id = $11::uuid and d.revoked_at is null and d.expires_at > now()
+     and p.id = $12::uuid and p.emergency_stopped_at is null and p.active_version_id = $13::uuid
+     and not covered_by_supersession(p.id, $14::int, now(), false)
+     and t.id = $15::uuid and t.enabled and s.status = 'active'
+     and t.authorized_binding = t.binding and t.binding = $16::jsonb
+   for share of d, p
+),`;
+
+const STATEMENT = statement("decision_write", writeText(false));
+const CLAIMED = statement("decision_write_claimed", writeText(true));
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: string }).code === "23505";
@@ -117,19 +155,33 @@ export async function recordDecision(db: Queryable, w: DecisionWrite): Promise<R
 }
 
 async function writeDecision(db: Queryable, w: DecisionWrite): Promise<RecordOutcome> {
-  try {
-    const { rows } = await db.query<{ recorded: string }>(
-      STATEMENT.with([
-        w.action.organizationId,
-        w.monthlyLimit,
-        JSON.stringify(w.action),
-        JSON.stringify(w.approval),
-        JSON.stringify(w.receipt ? { ...w.receipt, bundle: undefined } : null),
-        JSON.stringify(w.objects),
-        w.receipt?.bundle ?? null,
-        JSON.stringify(w.events),
-      ]),
+  const params: unknown[] = [
+    w.action.organizationId,
+    w.monthlyLimit,
+    JSON.stringify(w.action),
+    JSON.stringify(w.approval),
+    JSON.stringify(w.receipt ? { ...w.receipt, bundle: undefined } : null),
+    JSON.stringify(w.objects),
+    w.receipt?.bundle ?? null,
+    JSON.stringify(w.events),
+  ];
+  const c = w.claim;
+  if (c)
+    params.push(
+      c.executionObjectId,
+      c.deadline,
+      c.delegationId,
+      c.policyId,
+      c.policyVersionId,
+      c.policyVersion,
+      c.toolId,
+      JSON.stringify(c.binding),
     );
+  try {
+    const { rows } = await db.query<{ recorded: string; guarded?: string }>(
+      (c ? CLAIMED : STATEMENT).with(params),
+    );
+    if (c && Number(rows[0]?.guarded) !== 1) return "claim_refused";
     return Number(rows[0]?.recorded) === 1 ? "recorded" : "plan_limit";
   } catch (err) {
     if (

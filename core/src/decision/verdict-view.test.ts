@@ -52,6 +52,7 @@ function context(
       bindingAuthorized: true,
       binding: null,
       amountMapping: { amount_path: "amount", currency: "EUR" },
+      server: null,
     },
     policy: {
       id: "p",

@@ -10,6 +10,7 @@ import {
   timestamp,
   type BodyOf,
   type IdentityDocument,
+  type Kid,
   type SignedObject,
   type StepBody,
 } from "@countersign/protocol/evidence";
@@ -242,22 +243,14 @@ export function claimExecution(pool: Pool, identity: GatewayIdentity, c: ClaimIn
     if (server && !server.ok)
       return { ok: false, code: server.code, detail: server.detail, state: "approved" };
 
-    const parent = (approval ?? proposal) as SignedObject<StepBody>;
-    const execution = signObject(
-      followingOwnStep(parent, {
-        type: "EXECUTION",
-        actor: identity.signer.kid,
-        on_behalf_of: task.body.on_behalf_of,
-        delegations: task.body.delegations,
-        issued_at: timestamp(c.now),
-        payload: {
-          call: proposal.body.payload.call,
-          upstream_tool: a.upstream_name,
-          server_kid: a.server_kid ?? null,
-        },
-      }) as BodyOf<"EXECUTION">,
-      identity.signer,
-    );
+    const execution = signExecution(identity, {
+      task,
+      proposal,
+      approval,
+      upstreamTool: a.upstream_name,
+      serverKid: a.server_kid ?? null,
+      now: c.now,
+    });
     const path = [task, proposal, ...(approval ? [approval] : []), execution] as SignedObject<StepBody>[];
     const signerKids = [task.body.on_behalf_of!, ...(approval ? [approval.body.actor] : [])];
     const identityLogs = logsOf(signerKids);
@@ -300,4 +293,34 @@ export function claimExecution(pool: Pool, identity: GatewayIdentity, c: ClaimIn
       },
     };
   });
+}
+
+/** The Gateway's EXECUTION, following the person's APPROVAL when there is one, else the PROPOSAL. */
+export function signExecution(
+  identity: GatewayIdentity,
+  e: {
+    task: SignedObject<BodyOf<"TASK">>;
+    proposal: SignedObject<BodyOf<"PROPOSAL">>;
+    approval?: SignedObject<BodyOf<"APPROVAL">>;
+    upstreamTool: string;
+    serverKid: string | null;
+    now: Date;
+  },
+): SignedObject<BodyOf<"EXECUTION">> {
+  const parent = (e.approval ?? e.proposal) as SignedObject<StepBody>;
+  return signObject(
+    followingOwnStep(parent, {
+      type: "EXECUTION",
+      actor: identity.signer.kid,
+      on_behalf_of: e.task.body.on_behalf_of,
+      delegations: e.task.body.delegations,
+      issued_at: timestamp(e.now),
+      payload: {
+        call: e.proposal.body.payload.call,
+        upstream_tool: e.upstreamTool,
+        server_kid: e.serverKid as Kid | null,
+      },
+    }) as BodyOf<"EXECUTION">,
+    identity.signer,
+  );
 }

@@ -33,7 +33,8 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-function findBinDir(): string {
+/** Where the PostgreSQL binaries are (PATH first, then the newest /usr/lib/postgresql/<version>/bin). */
+export function findBinDir(): string {
   const onPath = (process.env.PATH ?? "").split(":").find((d) => d && existsSync(path.join(d, "initdb")));
   if (onPath) return path.dirname(path.resolve(onPath, "initdb"));
   const root = "/usr/lib/postgresql";

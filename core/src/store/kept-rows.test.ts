@@ -1,6 +1,8 @@
 /**
  * The decision's rows point at organizations, agents, tools, gateway keys,
- * delegations and observe windows without foreign keys (migration 0019):
+ * delegations and observe windows without foreign keys (migration 0019), and
+ * a decision's objects, receipt and approval request at their protected
+ * action likewise (migration 0025):
  * the product never deletes those rows, it disables, revokes or ends them.
  * This keeps it so: no production source may delete them.
  */
@@ -10,7 +12,15 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
-const kept = ["organizations", "agents", "tools", "api_keys", "delegations", "observe_windows"];
+const kept = [
+  "organizations",
+  "agents",
+  "tools",
+  "api_keys",
+  "delegations",
+  "observe_windows",
+  "protected_actions",
+];
 const deleting = new RegExp(
   `\\b(delete\\s+from|truncate(\\s+table)?)\\s+(only\\s+)?(${kept.join("|")})\\b`,
   "i",

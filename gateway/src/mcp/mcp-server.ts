@@ -10,6 +10,7 @@ import { isDatabaseUnavailable } from "@countersign/core/store";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { GatewayContext, McpContext } from "../context.js";
 import { unavailableDetails, unavailableRpcError } from "../http/unavailable.js";
+import type { AdmittedContext } from "./call-intent.js";
 import { refusalResult } from "./results.js";
 import { callTool } from "./tools-call.js";
 import { listTools } from "./tools-list.js";
@@ -37,7 +38,11 @@ function unavailableAsRefusal(err: unknown): CallToolResult {
 // Server per request; it validates nothing with it (no elicitation), so one serves them all.
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
-export function gatewayMcpServer(ctx: GatewayContext & { mcp: McpContext }, key: AuthenticatedKey): Server {
+export function gatewayMcpServer(
+  ctx: GatewayContext & { mcp: McpContext },
+  key: AuthenticatedKey,
+  admitted?: AdmittedContext,
+): Server {
   const server = new Server(
     { name: "countersign-gateway", version: "0.1.0" },
     { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator },
@@ -49,7 +54,7 @@ export function gatewayMcpServer(ctx: GatewayContext & { mcp: McpContext }, key:
   );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     inSpan("mcp.tools_call", () =>
-      callTool(ctx, key, request.params as Parameters<typeof callTool>[2], extra.signal),
+      callTool(ctx, key, request.params as Parameters<typeof callTool>[2], extra.signal, admitted),
     ).catch(unavailableAsRefusal),
   );
   return server;

@@ -6,6 +6,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { GatewayContext, McpContext } from "../context.js";
 import { checkGatewayKey } from "../http/key-check.js";
 import { edgeRefusal, otherMethods, rpcError } from "../http/edge.js";
+import { callIntentOf } from "./call-intent.js";
 import { refuseKeyCheck } from "./key-refusal.js";
 import { refuseText } from "./text-refusal.js";
 import { guardHandlers } from "./handler-errors.js";
@@ -50,9 +51,14 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
     const messages = Array.isArray(request.body) ? Math.max(1, request.body.length) : 1;
-    const access = await checkGatewayKey(ctx, request, messages);
+    const intent = callIntentOf(request.body);
+    const access = await checkGatewayKey(ctx, request, messages, intent);
     if (!access.ok) return refuseKeyCheck(request, reply, access);
-    const server = gatewayMcpServer(ctx, access.key);
+    const server = gatewayMcpServer(
+      ctx,
+      access.key,
+      intent ? { intent, context: access.context } : undefined,
+    );
     guardHandlers(server, request.id, request.log);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -13,6 +13,7 @@ import { inSpan } from "@countersign/core/telemetry";
 import { callUpstreamTool } from "@countersign/core/upstream";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayContext, McpContext } from "../context.js";
+import { contextFor, type AdmittedContext } from "./call-intent.js";
 import { callMeta } from "./meta.js";
 import { completedResult, recordedRefusalResult, refusalResult } from "./results.js";
 
@@ -33,6 +34,7 @@ export async function callTool(
   key: AuthenticatedKey,
   call: ToolCall,
   signal: AbortSignal,
+  admitted?: AdmittedContext,
 ): Promise<CallToolResult> {
   const meta = callMeta(call._meta);
   if (!meta.ok) return refusalResult("INVALID_META", meta.detail);
@@ -59,6 +61,8 @@ export async function callTool(
       slot,
       signal,
       execution: "gateway",
+      claimWithDecision: ctx.mcp.claimWithDecision,
+      context: contextFor(admitted, call.name, meta.idempotencyKey),
     });
     const result = await answer(ctx, decided, args, slot);
     const service = (result.structuredContent as { service?: { status: string; code: string } } | undefined)
@@ -87,6 +91,7 @@ async function answer(
   slot: { release(): void },
 ): Promise<CallToolResult> {
   if (decided.kind === "unrecorded") return refusalResult(decided.code, decided.detail);
+  if (decided.claimed) return run(ctx, decided.view, decided.claimed, args, slot);
   const view = decided.view;
   switch (view.status) {
     case "approved":
@@ -160,9 +165,20 @@ async function execute(
       );
     return replay(view);
   }
+  return run(ctx, view, claim.plan, args, slot);
+}
+
+/** Call the upstream for a claimed action and record its RESULT. */
+async function run(
+  ctx: GatewayContext & { mcp: McpContext },
+  view: ActionView,
+  plan: ExecutionPlan,
+  args: Record<string, unknown>,
+  slot: { release(): void },
+): Promise<CallToolResult> {
+  const m = ctx.mcp;
   // SPEC 8.2: a call waiting for its upstream does not hold the organization's slot.
   slot.release();
-  const plan: ExecutionPlan = claim.plan;
   const started = process.hrtime.bigint();
   const outcome = await inSpan("upstream.call", (span) => {
     span.setAttribute("countersign.upstream_tool", plan.upstream.tool);

@@ -1,4 +1,3 @@
-import canonicalize from "canonicalize";
 import { scaledAmount, type CompiledPolicy } from "../compile.js";
 import type { Condition, Effect } from "../document/schema.js";
 import { policyLimits } from "../document/limits.js";
@@ -119,7 +118,9 @@ export function fullExplanation(
     })),
     amount_band,
   };
-  if (utf8Length(canonicalize(full) ?? "") > policyLimits.explanationBytes) {
+  // The canonical text's length without building it: RFC 8785 differs from JSON.stringify only in
+  // the order of members (this runs for every decision).
+  if (utf8Length(JSON.stringify(full)) > policyLimits.explanationBytes) {
     return { ...core, minimal: true, reason: "too_large" };
   }
   return full;
