@@ -25,6 +25,8 @@ export interface McpContext {
   sessions: UpstreamSessions;
   /** SPEC 8.4: 30 s; tests shorten it. */
   upstreamTimeoutMs?: number;
+  /** A single tools/call is answered without an SDK server per request (mcp/direct-tools-call.ts); tests turn it off to compare. */
+  directToolsCall: boolean;
   /** Claims an allowed call in its decision's write (one commit fewer before the upstream call). */
   claimWithDecision: ClaimWithDecisionFn;
 }

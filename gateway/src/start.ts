@@ -42,6 +42,8 @@ export interface GatewayOptions {
   upstreamTimeoutMs?: number;
   /** How often interrupted executions are looked for (ms). */
   recoveryEveryMs?: number;
+  /** Default true; false sends every /mcp request through the SDK's server (tests compare the answers). */
+  directToolsCall?: boolean;
 }
 
 export interface RunningGateway extends RunningServer {
@@ -101,6 +103,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       ca: opts.upstreamCa,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
       sessions,
+      directToolsCall: opts.directToolsCall ?? true,
       claimWithDecision: claimWithDecision(identity, opts.credentialKey),
     },
   };

@@ -2,7 +2,7 @@
  * Approvals, roles and cancellation in Chromium against the real services: what a viewer and an
  * approver are shown, the refusals of a decision (missing identity, ALREADY_DECIDED, an expired
  * request, POLICY_VERSION_REPLACED), and an action cancelled with the principal key whose closure
- * receipt verifies in the browser.
+ * receipt verifies in the browser; a request decided by keyboard alone.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -168,6 +168,37 @@ describe("organization", () => {
             )?.role,
         )
         .toBe("viewer");
+    },
+  );
+});
+
+describe("keyboard", () => {
+  it(
+    "decides a request by keyboard alone: from the queue to the request with Enter, to Approve with Tab, Enter",
+    { timeout: 60_000 },
+    async () => {
+      const { approvalId } = await heldRequest("R-keyboard");
+      await approver.goto(`/orgs/${orgId}/approvals`);
+      const row = approver.locator(`a[href$="/approvals/${approvalId}"]`);
+      await row.focus();
+      await approver.keyboard.press("Enter");
+      await approver.getByTestId("call-details").getByText("payments.refund").waitFor();
+      expect(new URL(approver.url()).pathname).toBe(`/orgs/${orgId}/approvals/${approvalId}`);
+      // From the top of the page, Tab by Tab: the skip link, the navigation, then the decision.
+      await approver.locator("body").focus();
+      const focusedText = () =>
+        approver.evaluate(() => (document.activeElement as HTMLElement | null)?.innerText?.trim() ?? "");
+      let presses = 0;
+      while ((await focusedText()) !== "Approve" && presses < 60) {
+        await approver.keyboard.press("Tab");
+        presses++;
+      }
+      expect(await focusedText()).toBe("Approve");
+      await approver.keyboard.press("Enter");
+      await approver.getByTestId("approval-status").getByText("approved").waitFor();
+      expect(
+        (await sessionRequest(owner, "GET", `/orgs/${orgId}/approvals/${approvalId}`)).approval.status,
+      ).toBe("approved");
     },
   );
 });

@@ -20,7 +20,7 @@ import {
   startDashboardWorld,
   type DashboardWorld,
 } from "../fixtures/dashboard.js";
-import { configureDecisionOnlyRefunds, sessionRequest } from "./setup-refunds.js";
+import { policyTab, refundsOrganization, sessionRequest, typeDocument } from "./setup-refunds.js";
 
 let world: DashboardWorld;
 let dir: string;
@@ -65,60 +65,12 @@ async function joinAs(role: "developer" | "viewer"): Promise<Page> {
   return page;
 }
 
-/** Replaces the editor's text by keyboard, as a person would (select all, then type). */
-async function typeDocument(page: Page, text: string) {
-  const editor = page.getByRole("textbox", { name: "Policy document" });
-  await editor.focus();
-  await page.keyboard.press("Control+A");
-  await page.keyboard.insertText(text);
-}
-
 const stageOf = (page: Page) => page.getByTestId("rollout-stage").getAttribute("data-stage");
-const policyTab = (page: Page, name: string) =>
-  page.getByRole("navigation", { name: "Policy" }).getByRole("link", { name, exact: true }).click();
 
 beforeAll(async () => {
   world = await startDashboardWorld();
   dir = mkdtempSync(join(tmpdir(), "countersign-policies-"));
-  owner = (await world.person()).page;
-  await signUpInBrowser(world, owner, newEmail("owner"));
-  await owner.getByLabel("Name").fill("Policies Inc");
-  await owner.getByRole("button", { name: "Create" }).click();
-  await owner.getByRole("button", { name: "Create the principal" }).click();
-  await owner.getByRole("link", { name: "Download the key backup" }).click();
-  await owner.getByRole("button", { name: "Register the principal" }).click();
-  await owner.getByTestId("principal-held").waitFor();
-  orgId = new URL(owner.url()).pathname.split("/")[2]!;
-  ({ policyId } = await configureDecisionOnlyRefunds(owner, orgId));
-  const agent = (
-    await sessionRequest(owner, "POST", `/orgs/${orgId}/agents`, { name: "refund-bot", policy_id: policyId })
-  ).agent;
-  gatewayKey = (
-    await sessionRequest(owner, "POST", `/orgs/${orgId}/api-keys`, {
-      name: "bot",
-      kind: "gateway",
-      agent_id: agent.id,
-    })
-  ).secret;
-  await owner.goto(`/orgs/${orgId}/agents/${agent.id}`);
-  await owner.getByLabel(/^Permissions/).fill("payments.*");
-  await owner.getByRole("button", { name: "Sign and grant" }).click();
-  await owner.getByTestId("delegations").getByText("payments.*").waitFor();
-  // The owner's signing key, so requests held for an owner's approval have an approver.
-  await owner.goto("/account");
-  await owner.getByRole("button", { name: "Make and bind a key in this browser" }).click();
-  await owner.getByTestId("identities").getByText("in this browser").waitFor();
-  // A few recorded calls for the shadow report, the simulation and the impact preview.
-  for (const [order, amount] of [
-    ["P-1", 50],
-    ["P-2", 500],
-    ["P-3", 5000],
-  ] as const)
-    await world.gateway.authorize(gatewayKey, {
-      tool: "refund_payment",
-      arguments: { amount, order },
-      idempotency_key: order,
-    });
+  ({ owner, orgId, policyId, gatewayKey } = await refundsOrganization(world, "Policies Inc"));
 }, 240_000);
 afterAll(async () => {
   await world?.close();

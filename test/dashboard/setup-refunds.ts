@@ -4,6 +4,7 @@
  * csrf token, as the dashboard's requests are.
  */
 import type { Page } from "playwright-core";
+import { newEmail, signUpInBrowser, type DashboardWorld } from "../fixtures/dashboard.js";
 
 /** A Cloud API request with the page's own session cookie, Origin and csrf token; throws on an error status. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -12,7 +13,12 @@ export async function sessionRequest(page: Page, method: string, path: string, b
   const session = await (await page.request.get(`${origin}/api/v1/auth/session`)).json();
   const res = await page.request.fetch(`${origin}/api/v1${path}`, {
     method,
-    headers: { origin, "x-service-csrf": session.session.csrf_token, "content-type": "application/json" },
+    headers: {
+      origin,
+      "x-service-csrf": session.session.csrf_token,
+      // Without a body there is no JSON to announce (the Cloud API refuses an empty JSON body).
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     data: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -75,3 +81,72 @@ export async function configureDecisionOnlyRefunds(
   );
   return { policyName, policyId: created.policy.id };
 }
+
+export interface RefundsOrganization {
+  owner: Page;
+  ownerEmail: string;
+  orgId: string;
+  policyId: string;
+  gatewayKey: string;
+}
+
+/**
+ * An owner signed up in the browser with an organization named `name` and its principal (backup
+ * downloaded), the refunds policy active, agent refund-bot under it with a gateway key and a
+ * delegation of payments.* signed in the browser, the owner's signing key bound in the browser (so
+ * calls held for an owner's approval have an approver), and three calls recorded through the
+ * Gateway for the reports and impact previews: 50 EUR (allowed), 500 and 5000 EUR (held).
+ */
+export async function refundsOrganization(world: DashboardWorld, name: string): Promise<RefundsOrganization> {
+  const ownerEmail = newEmail("owner");
+  const owner = (await world.person()).page;
+  await signUpInBrowser(world, owner, ownerEmail);
+  await owner.getByLabel("Name").fill(name);
+  await owner.getByRole("button", { name: "Create" }).click();
+  await owner.getByRole("button", { name: "Create the principal" }).click();
+  await owner.getByRole("link", { name: "Download the key backup" }).click();
+  await owner.getByRole("button", { name: "Register the principal" }).click();
+  await owner.getByTestId("principal-held").waitFor();
+  const orgId = new URL(owner.url()).pathname.split("/")[2]!;
+  const { policyId } = await configureDecisionOnlyRefunds(owner, orgId);
+  const agent = (
+    await sessionRequest(owner, "POST", `/orgs/${orgId}/agents`, { name: "refund-bot", policy_id: policyId })
+  ).agent;
+  const gatewayKey: string = (
+    await sessionRequest(owner, "POST", `/orgs/${orgId}/api-keys`, {
+      name: "bot",
+      kind: "gateway",
+      agent_id: agent.id,
+    })
+  ).secret;
+  await owner.goto(`/orgs/${orgId}/agents/${agent.id}`);
+  await owner.getByLabel(/^Permissions/).fill("payments.*");
+  await owner.getByRole("button", { name: "Sign and grant" }).click();
+  await owner.getByTestId("delegations").getByText("payments.*").waitFor();
+  await owner.goto("/account");
+  await owner.getByRole("button", { name: "Make and bind a key in this browser" }).click();
+  await owner.getByTestId("identities").getByText("in this browser").waitFor();
+  for (const [order, amount] of [
+    ["P-1", 50],
+    ["P-2", 500],
+    ["P-3", 5000],
+  ] as const)
+    await world.gateway.authorize(gatewayKey, {
+      tool: "refund_payment",
+      arguments: { amount, order },
+      idempotency_key: order,
+    });
+  return { owner, ownerEmail, orgId, policyId, gatewayKey };
+}
+
+/** Replaces the policy editor's text by keyboard, as a person would (select all, then type). */
+export async function typeDocument(page: Page, text: string): Promise<void> {
+  const editor = page.getByRole("textbox", { name: "Policy document" });
+  await editor.focus();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.insertText(text);
+}
+
+/** Opens one tab of a policy's page. */
+export const policyTab = (page: Page, name: string) =>
+  page.getByRole("navigation", { name: "Policy" }).getByRole("link", { name, exact: true }).click();

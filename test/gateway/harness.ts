@@ -35,6 +35,7 @@ export async function startTestGateway(
     defaultPlan?: "developer" | "enterprise";
     credentialKey?: Buffer;
     upstreamTimeoutMs?: number;
+    directToolsCall?: boolean;
   } = {},
 ): Promise<TestGateway> {
   const keyHashSecret = opts.keyHashSecret ?? randomBytes(32);
@@ -53,6 +54,7 @@ export async function startTestGateway(
     credentialKey: opts.credentialKey,
     allowLoopbackUrls: true,
     upstreamTimeoutMs: opts.upstreamTimeoutMs,
+    directToolsCall: opts.directToolsCall,
     // Tests run recovery themselves, with a clock of their choosing.
     recoveryEveryMs: 3_600_000,
   });

@@ -13,6 +13,7 @@ import { nodeSigner } from "../../../protocol/src/evidence/index.js";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
 import { startCloudApi, type CloudApi } from "../../../test/fixtures/cloud-api.js";
 import {
+  configurationSnapshot,
   expectRefusedUnchanged,
   orgWithOwner,
   type OrgWithOwner,
@@ -47,11 +48,12 @@ afterAll(async () => {
 
 const echo = () => ({ content: [{ type: "text" as const, text: "ok" }] });
 
-async function serviceAwareUpstream(seed?: Uint8Array) {
+async function serviceAwareUpstream(seed?: Uint8Array, hold?: () => Promise<void>) {
   const up = await startServiceAwareUpstream({
     gateways: [],
     tls: ca,
     seed,
+    hold,
     tools: { refund: { run: echo } },
   });
   closing.push(up);
@@ -207,6 +209,45 @@ describe("registering a server identity asks the server what it declares", () =>
     const res = await patch(o, id, { url: plain.url, server_identity: null });
     expect(res.status).toBe(200);
     expect(res.body.mcp_server).toMatchObject({ url: plain.url, server_kid: null });
+  });
+});
+
+describe("a change made while the server was asked", () => {
+  it("CONFLICT (CHANGED_MEANWHILE): the address changed while the declaration was read; the identity is not registered", async () => {
+    // The upstream holds its answers until the test lets them go.
+    let asked!: () => void;
+    const reached = new Promise<void>((r) => (asked = r));
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const up = await serviceAwareUpstream(undefined, async () => {
+      asked();
+      await released;
+    });
+    const plain = await plainUpstream();
+    const o = await orgWithOwner(api);
+    const id = await createServer(o, up.url);
+    const registering = patch(o, id, { server_identity: up.identity(o.org, id) });
+    await reached;
+    // Another writer points the server elsewhere while the first one waits for the declaration.
+    const moved = await patch(o, id, { url: plain.url });
+    expect(moved.status).toBe(200);
+    const before = await configurationSnapshot(db.pool);
+    release();
+    const res = await registering;
+    expect({ status: res.status, code: res.body.error?.code }).toEqual({ status: 409, code: "CONFLICT" });
+    expect(res.body.error.details).toEqual({ reason: "CHANGED_MEANWHILE" });
+    expect(await configurationSnapshot(db.pool)).toEqual(before);
+    const now = await o.owner.get(`/orgs/${o.org}/mcp-servers/${id}`);
+    expect(now.body.mcp_server).toMatchObject({ url: plain.url, server_kid: null });
+    const { rows } = await db.pool.query("select 1 from identities where kid = $1", [up.kid]);
+    expect(rows).toEqual([]);
+    // Asked again, the server at the address it now has declares nothing: refused as such.
+    await expectRefusedUnchanged(
+      db.pool,
+      () => patch(o, id, { server_identity: up.identity(o.org, id) }),
+      422,
+      "UPSTREAM_REFUSED",
+    );
   });
 });
 

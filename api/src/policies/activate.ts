@@ -1,5 +1,6 @@
 import { ServiceError } from "@countersign/protocol/errors";
 import { runExamples, type CompiledPolicy, type ExamplesReport } from "@countersign/protocol/policy";
+import type { PolicyActivate } from "@countersign/protocol/wire";
 import { inTransaction, type Pool } from "@countersign/core/store";
 import type { Actor } from "../audit/record.js";
 import { impactPreview, type Impact } from "./impact.js";
@@ -9,14 +10,7 @@ import { recordActivation } from "./record-activation.js";
 import { compiledVersion, loadPolicy, loadVersion, versionsById, type VersionRow } from "./store.js";
 
 /** The body of POST .../versions/<version_id>/activate (SPEC 4.5). */
-export interface ActivateRequest {
-  expected_active_version_id?: string | null;
-  shadow_version_id?: string | null;
-  note?: string;
-  acknowledge_failing_examples?: boolean;
-  max_loosened?: number;
-  simulation_id?: string;
-}
+export type ActivateRequest = PolicyActivate;
 
 export interface Activation {
   version: VersionRow;

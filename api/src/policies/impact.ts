@@ -1,4 +1,5 @@
 import { simulate, type CompiledPolicy } from "@countersign/protocol/policy";
+import type { Impact } from "@countersign/protocol/wire";
 import type { Queryable } from "@countersign/core/store";
 import { recordedInputs } from "./recorded-inputs.js";
 
@@ -11,17 +12,7 @@ import { recordedInputs } from "./recorded-inputs.js";
  */
 export const impactBounds = { decisions: 2000, days: 7, budgetMs: 1500 } as const;
 
-export interface Impact {
-  computed: boolean;
-  /** Why it was not computed (`time_budget_exceeded`); absent when computed. */
-  reason?: string;
-  decisions?: number;
-  less_restricted?: number;
-  more_restricted?: number;
-  same?: number;
-  not_evaluable?: number;
-  argument_dependent?: number;
-}
+export type { Impact };
 
 export async function impactPreview(
   db: Queryable,

@@ -1,3 +1,4 @@
+import type { LanguageGate } from "@countersign/protocol/wire";
 import type { Queryable } from "@countersign/core/store";
 
 /**
@@ -14,14 +15,7 @@ import type { Queryable } from "@countersign/core/store";
 export const RECENT_SECONDS = 60;
 export const OLDER_DECISIONS_MINUTES = 30;
 
-export type LanguageGate =
-  | { open: true; gateways: number }
-  | {
-      open: false;
-      reason: "no_recent_gateway" | "outdated_gateway_running" | "older_gateway_decided_recently";
-      gateways: number;
-      outdated_instances?: string[];
-    };
+export type { LanguageGate };
 
 export async function languageGate(db: Queryable, organizationId: string, now: Date): Promise<LanguageGate> {
   const { rows } = await db.query<{ recent: string; outdated: string[] | null; older_decisions: boolean }>(

@@ -8,65 +8,43 @@ import type {
   PolicyExample,
 } from "@countersign/protocol/policy";
 import {
+  activationAnswerSchema,
   pageSchema,
+  policyActivateSchema,
+  policyCreateSchema,
+  policyDetailSchema,
+  policyDocumentInputSchema,
+  policyFromTemplateSchema,
+  policyPatchSchema,
+  policyRollbackSchema,
   policySchema,
   policyStatusItemSchema,
   policyVersionSchema,
+  policyVersionCreateSchema,
   rollbackAnswerSchema,
+  shadowSetSchema,
 } from "@countersign/protocol/wire";
-import { nameSchema, objectOf } from "../http/shared.js";
-import type { Impact } from "./impact.js";
-import type { LanguageGate } from "./language-gate.js";
+import { objectOf } from "../http/shared.js";
 import type { runSimulation } from "./simulation.js";
 
-/** Request shapes shared by the policy routes (SPEC 4.5). */
+/** Request shapes of the policy routes (SPEC 4.5): the bodies are the protocol's. */
 export const policyParams = z.strictObject({ org_id: z.uuid(), policy_id: z.uuid() });
 export const versionParams = z.strictObject({ org_id: z.uuid(), policy_id: z.uuid(), version_id: z.uuid() });
 
-/** A note on a version or an activation: one paragraph of text. */
-export const noteSchema = z.string().min(1).max(2000);
-export const disclosureSchema = z.enum(["inherit", "none", "rule", "conditions"]);
 /** A document is validated by the policy engine, which reports every issue at once. */
-export const documentInput = z.record(z.string(), z.unknown());
+export const documentInput = policyDocumentInputSchema;
 
-export const createPolicyBody = z.strictObject({
-  name: nameSchema,
-  document: documentInput.optional(),
-  note: noteSchema.optional(),
-  agent_disclosure: disclosureSchema.optional(),
-});
-
-export const fromTemplateBody = z.strictObject({
-  template_id: z.string().min(1).max(200),
-  name: nameSchema,
-  note: noteSchema.optional(),
-});
-
-export const versionBody = z.union([
-  z.strictObject({ document: documentInput, note: noteSchema.optional() }),
-  z.strictObject({ require_approval_copy_of: z.uuid(), note: noteSchema.optional() }),
-]);
+export const createPolicyBody = policyCreateSchema;
+export const fromTemplateBody = policyFromTemplateSchema;
+export const versionBody = policyVersionCreateSchema;
+export const patchBody = policyPatchSchema;
+export const shadowBody = shadowSetSchema;
 
 /** A body that may be left out entirely (POST without content): read as `{}`. */
 export const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v) => v ?? {}, schema);
 
-export const activateBody = optionalBody(
-  z.strictObject({
-    expected_active_version_id: z.uuid().nullable().optional(),
-    shadow_version_id: z.uuid().nullable().optional(),
-    note: noteSchema.optional(),
-    acknowledge_failing_examples: z.boolean().optional(),
-    max_loosened: z.number().int().min(0).optional(),
-    simulation_id: z.uuid().optional(),
-  }),
-);
-
-export const rollbackBody = z.strictObject({
-  expected_active_version_id: z.uuid().nullable(),
-  to_version_id: z.uuid().optional(),
-  note: noteSchema.optional(),
-  open_actions: z.enum(["keep", "supersede_pending", "supersede_all"]).default("keep"),
-});
+export const activateBody = optionalBody(policyActivateSchema);
+export const rollbackBody = policyRollbackSchema;
 
 const hypotheticalCall = z.strictObject({
   tool: z.string().min(1).max(128),
@@ -123,11 +101,7 @@ export const templatesAnswer = z.strictObject({
 });
 const lint = objectOf<LintResult>("the lint result");
 export const policyAnswer = z.strictObject({ policy: policySchema });
-export const policyDetail = z.strictObject({
-  policy: policySchema,
-  versions: z.array(policyVersionSchema),
-  examples: z.array(objectOf<PolicyExample>("an example")),
-});
+export const policyDetail = policyDetailSchema;
 export const validateAnswer = z.strictObject({
   valid: z.literal(true),
   language_revision: z.number().int(),
@@ -140,14 +114,7 @@ export const createdPolicy = z.strictObject({
   lint: lint.nullable(),
 });
 export const createdVersion = z.strictObject({ version: policyVersionSchema, lint });
-export const activationAnswer = z.strictObject({
-  version: policyVersionSchema,
-  previous_version_id: z.uuid().nullable(),
-  shadow_cleared: z.boolean(),
-  examples: objectOf<ExamplesReport>("the examples report").nullable(),
-  impact: objectOf<Impact>("the impact preview").nullable(),
-  language_gate: objectOf<LanguageGate>("the language gate").nullable(),
-});
+export const activationAnswer = activationAnswerSchema;
 export const rollbackAnswer = rollbackAnswerSchema;
 export const emergencyAnswer = z.strictObject({
   emergency_stopped_at: z.string(),

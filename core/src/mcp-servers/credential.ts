@@ -1,3 +1,4 @@
+import { AUTHORIZATION_PATTERN, MAX_AUTHORIZATION_LENGTH } from "@countersign/protocol/wire";
 import { decryptCredential, encryptCredential } from "../credentials/index.js";
 
 /**
@@ -8,9 +9,8 @@ import { decryptCredential, encryptCredential } from "../credentials/index.js";
  */
 export const mcpCredentialContext = (serverId: string) => `mcp_server:${serverId}`;
 
-/** A header value: visible ASCII and spaces, no line breaks (RFC 9110 field-value, what fetch accepts). */
-export const AUTHORIZATION_PATTERN = /^[\x21-\x7e][\x20-\x7e]*$/;
-export const MAX_AUTHORIZATION_LENGTH = 8192;
+// What a header value may be is the wire's rule (the Cloud API checks it on the request).
+export { AUTHORIZATION_PATTERN, MAX_AUTHORIZATION_LENGTH };
 
 export function encryptMcpCredential(key: Buffer, serverId: string, authorization: string): Buffer {
   return encryptCredential(key, authorization, mcpCredentialContext(serverId));

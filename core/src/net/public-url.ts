@@ -1,9 +1,10 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { MAX_URL_LENGTH } from "@countersign/protocol/wire";
 import { judgeReceiverAddress, type AddressRefusal } from "./address-judgement.js";
 
-/** At most this many characters in a receiver URL (SPEC 6.4). */
-export const MAX_URL_LENGTH = 2048;
+// The wire's limit, checked here too for URLs that did not come through a request body.
+export { MAX_URL_LENGTH };
 
 /** Why a URL is refused: a URL rule, an unresolvable host, or the first refused address. */
 export type UrlRefusal =

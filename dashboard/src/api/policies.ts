@@ -11,6 +11,11 @@ import type {
   SimulationReport,
 } from "@countersign/protocol/policy";
 import type {
+  Activation,
+  Impact,
+  LanguageGate,
+  PolicyActivate,
+  PolicyDetail,
   PolicyDisclosure,
   OpenActionsChoice,
   Policy,
@@ -19,7 +24,17 @@ import type {
 } from "@countersign/protocol/wire";
 import { api, apiDownload } from "./client.js";
 
-export type { Policy, PolicyVersion, PolicyStatusItem, OpenActionsChoice, PolicyDisclosure };
+export type {
+  Activation,
+  Impact,
+  LanguageGate,
+  Policy,
+  PolicyDetail,
+  PolicyVersion,
+  PolicyStatusItem,
+  OpenActionsChoice,
+  PolicyDisclosure,
+};
 export type DocumentJson = Record<string, unknown>;
 
 export interface LintReport {
@@ -31,11 +46,6 @@ export interface Validation {
   language_revision: 1 | 2;
   digest: string;
   lint: LintReport;
-}
-export interface PolicyDetail {
-  policy: Policy;
-  versions: PolicyVersion[];
-  examples: PolicyExample[];
 }
 export interface Template {
   id: string;
@@ -67,34 +77,6 @@ export interface SavedSimulation {
   created_at: string;
   expires_at: string;
   report?: SimulationReport;
-}
-export interface Impact {
-  computed: boolean;
-  reason?: string;
-  decisions?: number;
-  less_restricted?: number;
-  more_restricted?: number;
-  same?: number;
-}
-export interface LanguageGate {
-  open: boolean;
-  reason?: "no_recent_gateway" | "outdated_gateway_running" | "older_gateway_decided_recently";
-  gateways: number;
-  outdated_instances?: string[];
-}
-export interface ActivateRequest {
-  expected_active_version_id: string | null;
-  note?: string;
-  acknowledge_failing_examples?: boolean;
-  max_loosened?: number;
-}
-export interface Activation {
-  version: PolicyVersion;
-  previous_version_id: string | null;
-  shadow_cleared: boolean;
-  examples: ExamplesReport | null;
-  impact: Impact | null;
-  language_gate: LanguageGate | null;
 }
 export interface Rollback {
   version: PolicyVersion;
@@ -158,7 +140,7 @@ export const policies = {
     api.delete<{ policy: Policy }>(`${one(orgId, policyId)}/shadow`),
   shadowReport: (orgId: string, policyId: string, windowDays: number) =>
     api.get<ShadowReport>(`${one(orgId, policyId)}/shadow/report?window_days=${windowDays}`),
-  activate: (orgId: string, policyId: string, versionId: string, body: ActivateRequest) =>
+  activate: (orgId: string, policyId: string, versionId: string, body: PolicyActivate) =>
     api.post<Activation>(`${one(orgId, policyId)}/versions/${versionId}/activate`, body),
   rollback: (
     orgId: string,

@@ -18,24 +18,34 @@ export function guardHandlers(server: Server, requestId: string, log: FastifyBas
   const handlers = (server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
   if (!(handlers instanceof Map))
     throw new Error("the MCP SDK's request handlers are not where guardHandlers expects them");
-  for (const [method, handler] of handlers) {
-    handlers.set(method, async (request, extra) => {
-      try {
-        return await handler(request, extra);
-      } catch (err) {
-        if (err instanceof McpError) throw err;
-        const issues = (err as { issues?: { path?: PropertyKey[] }[] })?.issues;
-        if (Array.isArray(issues)) {
-          const where = [
-            ...new Set(issues.map((i) => (i.path ?? []).map(String).join(".") || "(the request)")),
-          ]
-            .slice(0, 10)
-            .join(", ");
-          throw new McpError(ErrorCode.InvalidParams, `invalid params of ${method}: ${where}`);
-        }
-        log.error({ err, method }, "mcp handler failed");
-        throw new McpError(ErrorCode.InternalError, `internal error; request id ${requestId}`);
-      }
-    });
+  for (const [method, handler] of handlers)
+    handlers.set(method, (request, extra) => guarded(method, () => handler(request, extra), requestId, log));
+}
+
+/**
+ * One handler's run with its errors in SPEC 7.3's shape: an McpError as it is,
+ * a schema's issues as -32602 naming the members, anything else logged and
+ * answered -32603 naming the request id. The direct tools/call path runs its
+ * handler through this too, so both paths fail alike.
+ */
+export async function guarded<T>(
+  method: string,
+  run: () => Promise<T>,
+  requestId: string,
+  log: FastifyBaseLogger,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof McpError) throw err;
+    const issues = (err as { issues?: { path?: PropertyKey[] }[] })?.issues;
+    if (Array.isArray(issues)) {
+      const where = [...new Set(issues.map((i) => (i.path ?? []).map(String).join(".") || "(the request)"))]
+        .slice(0, 10)
+        .join(", ");
+      throw new McpError(ErrorCode.InvalidParams, `invalid params of ${method}: ${where}`);
+    }
+    log.error({ err, method }, "mcp handler failed");
+    throw new McpError(ErrorCode.InternalError, `internal error; request id ${requestId}`);
   }
 }

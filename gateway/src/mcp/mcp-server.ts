@@ -4,6 +4,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { isDatabaseUnavailable } from "@countersign/core/store";
@@ -29,6 +30,9 @@ function unavailableAsRefusal(err: unknown): CallToolResult {
   return refusalResult("DATABASE_UNAVAILABLE", unavailableDetails.DATABASE_UNAVAILABLE);
 }
 
+/** The SDK's transport on /mcp: stateless, each answer one JSON body (no SSE stream). */
+export const transportOptions = { sessionIdGenerator: undefined, enableJsonResponse: true } as const;
+
 /**
  * The MCP server the agent talks to, for one HTTP request (the endpoint is
  * stateless, SPEC 4.2): the SDK handles initialize, ping and the JSON-RPC
@@ -53,9 +57,20 @@ export function gatewayMcpServer(
     ),
   );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    inSpan("mcp.tools_call", () =>
-      callTool(ctx, key, request.params as Parameters<typeof callTool>[2], extra.signal, admitted),
-    ).catch(unavailableAsRefusal),
+    answerToolsCall(ctx, key, request.params, extra.signal, admitted),
   );
   return server;
+}
+
+/** tools/call's handler, for the SDK's server and for the direct path (direct-tools-call.ts) alike. */
+export function answerToolsCall(
+  ctx: GatewayContext & { mcp: McpContext },
+  key: AuthenticatedKey,
+  params: CallToolRequest["params"],
+  signal: AbortSignal,
+  admitted: AdmittedContext | undefined,
+): Promise<CallToolResult> {
+  return inSpan("mcp.tools_call", () =>
+    callTool(ctx, key, params as Parameters<typeof callTool>[2], signal, admitted),
+  ).catch(unavailableAsRefusal);
 }

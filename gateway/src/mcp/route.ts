@@ -1,16 +1,18 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isRequestTextError } from "@countersign/core/server";
 import { jsonRpcErrors } from "@countersign/protocol/errors";
-import { inSpan } from "@countersign/core/telemetry";
+import type { AuthenticatedKey } from "@countersign/core/keys";
+import { inSpan, type Span } from "@countersign/core/telemetry";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { GatewayContext, McpContext } from "../context.js";
 import { checkGatewayKey } from "../http/key-check.js";
 import { edgeRefusal, otherMethods, rpcError } from "../http/edge.js";
-import { callIntentOf } from "./call-intent.js";
+import { callIntentOf, type AdmittedContext } from "./call-intent.js";
 import { refuseKeyCheck } from "./key-refusal.js";
 import { refuseText } from "./text-refusal.js";
 import { guardHandlers } from "./handler-errors.js";
-import { gatewayMcpServer } from "./mcp-server.js";
+import { gatewayMcpServer, transportOptions } from "./mcp-server.js";
+import { answerDirectly, directToolsCall } from "./direct-tools-call.js";
 
 /**
  * POST /mcp (SPEC 4.2, 7.3): JSON-RPC 2.0 over Streamable HTTP, stateless,
@@ -43,27 +45,34 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
   });
 
   app.post("/mcp", (request, reply) =>
-    inSpan("POST /mcp", () => handle(request, reply), {
+    inSpan("POST /mcp", (span) => handle(request, reply, span), {
       "http.route": "/mcp",
       "http.request.method": "POST",
     }),
   );
 
-  async function handle(request: FastifyRequest, reply: FastifyReply) {
+  async function handle(request: FastifyRequest, reply: FastifyReply, span: Span) {
     const messages = Array.isArray(request.body) ? Math.max(1, request.body.length) : 1;
     const intent = callIntentOf(request.body);
     const access = await checkGatewayKey(ctx, request, messages, intent);
     if (!access.ok) return refuseKeyCheck(request, reply, access);
-    const server = gatewayMcpServer(
-      ctx,
-      access.key,
-      intent ? { intent, context: access.context } : undefined,
-    );
+    const admitted = intent ? { intent, context: access.context } : undefined;
+    const direct = ctx.mcp.directToolsCall ? directToolsCall(request) : undefined;
+    span.setAttribute("countersign.mcp_dispatch", direct ? "direct" : "sdk");
+    if (direct) return answerDirectly(ctx, access.key, admitted, direct, request, reply);
+    return answerWithSdk(request, reply, access.key, admitted);
+  }
+
+  /** Everything but a single tools/call: a server and a transport of the SDK for this one request. */
+  async function answerWithSdk(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: AuthenticatedKey,
+    admitted: AdmittedContext | undefined,
+  ) {
+    const server = gatewayMcpServer(ctx, key, admitted);
     guardHandlers(server, request.id, request.log);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
+    const transport = new StreamableHTTPServerTransport(transportOptions);
     await server.connect(transport);
     reply.raw.setHeader("x-request-id", request.id);
     reply.hijack();

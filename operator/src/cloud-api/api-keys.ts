@@ -1,6 +1,6 @@
 // Gateway keys: the secret leaves the Cloud API once, in the creation answer, and the operator puts
 // it straight into the agent's Secret.
-import type { ApiKey } from "@countersign/protocol/wire";
+import type { ApiKey, ApiKeyInput } from "@countersign/protocol/wire";
 import { allPages } from "./pages.js";
 import type { CloudApiClient } from "./client.js";
 
@@ -14,9 +14,9 @@ export function apiKeys(client: CloudApiClient) {
     },
     createGatewayKey(
       o: string,
-      input: { name: string; agent_id: string; environment: ApiKey["environment"] },
+      input: Omit<Extract<ApiKeyInput, { kind: "gateway" }>, "kind">,
     ): Promise<{ api_key: ApiKey; secret: string }> {
-      return client.post(base(o), { kind: "gateway", ...input });
+      return client.post(base(o), { kind: "gateway", ...input } satisfies ApiKeyInput);
     },
     async revoke(o: string, id: string): Promise<ApiKey> {
       return (await client.post<{ api_key: ApiKey }>(`${base(o)}/${encodeURIComponent(id)}/revoke`)).api_key;

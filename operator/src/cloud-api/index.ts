@@ -17,10 +17,10 @@ export {
 } from "./client.js";
 export type { Agent, AgentInput, Delegation } from "./agents.js";
 export type { ApiKey } from "./api-keys.js";
-export type { McpServer, McpServerCreate, McpServerUpdate } from "./mcp-servers.js";
+export type { McpServer, McpServerCreate, McpServerPatch } from "./mcp-servers.js";
 export type { Organization, OrganizationUpdate, Principal } from "./organizations.js";
 export type { Policy, PolicyExampleWire, PolicyStatusItem, PolicyVersion } from "./policies.js";
-export type { AmountMapping, Tool, ToolFields } from "./tools.js";
+export type { AmountMapping, Tool, ToolFields, ToolPatch } from "./tools.js";
 export type { WebhookDelivery, WebhookEndpoint, WebhookEndpointInput } from "./webhooks.js";
 
 /** The Cloud API as the operator uses it, one property per resource. */

@@ -1,19 +1,9 @@
 // MCP servers and decision-only integrations (SPEC 2.3, 4.4). The credential is write-only.
 import type { CloudApiClient } from "./client.js";
 import { allPages } from "./pages.js";
-import type { McpServer } from "@countersign/protocol/wire";
+import type { McpServer, McpServerCreate, McpServerPatch } from "@countersign/protocol/wire";
 
-export type { McpServer };
-
-export type McpServerCreate =
-  | { kind: "mcp"; name: string; url: string; authorization?: string }
-  | { kind: "decision_only"; name: string };
-
-export interface McpServerUpdate {
-  name?: string;
-  url?: string;
-  authorization?: string | null;
-}
+export type { McpServer, McpServerCreate, McpServerPatch };
 
 export function mcpServers(client: CloudApiClient) {
   const base = (org: string) => `/orgs/${encodeURIComponent(org)}/mcp-servers`;
@@ -29,7 +19,7 @@ export function mcpServers(client: CloudApiClient) {
     async create(org: string, body: McpServerCreate): Promise<McpServer> {
       return (await client.post<{ mcp_server: McpServer }>(base(org), body)).mcp_server;
     },
-    async update(org: string, id: string, body: McpServerUpdate): Promise<McpServer> {
+    async update(org: string, id: string, body: McpServerPatch): Promise<McpServer> {
       return (await client.patch<{ mcp_server: McpServer }>(one(org, id), body)).mcp_server;
     },
     async delete(org: string, id: string): Promise<void> {

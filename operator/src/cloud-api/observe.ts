@@ -1,6 +1,6 @@
 // Observe windows of agents (SPEC 3.9; api/src/routes/observe): one open window per agent, never
 // extended; started by an admin (the operator when bound as admin), ended by the end call or expiry.
-import type { ObserveWindow } from "@countersign/protocol/wire";
+import type { ObserveStart, ObserveWindow } from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 
 export type { ObserveWindow };
@@ -18,11 +18,7 @@ export function observeWindows(client: CloudApiClient) {
       return client.get(`${agent(org, agentId)}/observe`);
     },
     /** 409 OBSERVE_ACTIVE when the agent has an open window already (it is never extended). */
-    async start(
-      org: string,
-      agentId: string,
-      body: { hours: number; confirmation: string; reason?: string },
-    ): Promise<ObserveWindow> {
+    async start(org: string, agentId: string, body: ObserveStart): Promise<ObserveWindow> {
       return (await client.post<{ observe_window: ObserveWindow }>(`${agent(org, agentId)}/observe`, body))
         .observe_window;
     },

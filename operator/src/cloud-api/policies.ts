@@ -1,29 +1,33 @@
 // Policies, versions, examples, activation and shadow (SPEC 2.4, 3.3-3.5, 4.4, 4.5;
 // docs/policy-rollout.md).
 import type { ExampleResult, PolicyExample } from "@countersign/protocol/policy";
-import type { Policy, PolicyStatusItem, PolicyVersion, Rollback } from "@countersign/protocol/wire";
+import type {
+  Activation,
+  Policy,
+  PolicyActivate,
+  PolicyCreate,
+  PolicyDetail,
+  PolicyPatch,
+  PolicyRollback,
+  PolicyStatusItem,
+  PolicyVersion,
+  PolicyVersionCreate,
+  Rollback,
+  ShadowSet,
+} from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 
 /** A saved example as the Cloud API takes and answers it: the policy engine's own type. */
 export type PolicyExampleWire = PolicyExample;
 export type { ExampleResult };
 
-/** The answer of POST .../activate: the version and what the gates found. */
-export interface Activation {
-  version: PolicyVersion;
-  examples: { failed: number; results: ExampleResult[] } | null;
-}
-
-export type { Policy, PolicyVersion, PolicyStatusItem, Rollback };
+export type { Activation, Policy, PolicyDetail, PolicyVersion, PolicyStatusItem, Rollback };
 
 export function policies(client: CloudApiClient) {
   const base = (org: string) => `/orgs/${encodeURIComponent(org)}/policies`;
   const one = (org: string, id: string) => `${base(org)}/${encodeURIComponent(id)}`;
   return {
-    get(
-      org: string,
-      id: string,
-    ): Promise<{ policy: Policy; versions: PolicyVersion[]; examples: PolicyExampleWire[] }> {
+    get(org: string, id: string): Promise<PolicyDetail> {
       return client.get(one(org, id));
     },
     async findByName(org: string, name: string): Promise<Policy | undefined> {
@@ -38,17 +42,10 @@ export function policies(client: CloudApiClient) {
       } while (cursor);
       return undefined;
     },
-    async create(
-      org: string,
-      body: { name: string; agent_disclosure: Policy["agent_disclosure"] },
-    ): Promise<Policy> {
+    async create(org: string, body: PolicyCreate): Promise<Policy> {
       return (await client.post<{ policy: Policy }>(base(org), body)).policy;
     },
-    update(
-      org: string,
-      id: string,
-      body: { agent_disclosure: Policy["agent_disclosure"] },
-    ): Promise<unknown> {
+    update(org: string, id: string, body: PolicyPatch): Promise<unknown> {
       return client.patch(one(org, id), body);
     },
     /** The document's digest as the Cloud API computes it; 422 POLICY_INVALID when invalid. */
@@ -70,35 +67,21 @@ export function policies(client: CloudApiClient) {
         await client.post<{ version: PolicyVersion }>(`${one(org, id)}/versions`, {
           require_approval_copy_of: sourceVersionId,
           note,
-        })
+        } satisfies PolicyVersionCreate)
       ).version;
     },
     /** A rollback (SPEC 3.6): a new version copying a superseded one, activated without the gates. */
-    rollback(
-      org: string,
-      id: string,
-      body: {
-        expected_active_version_id: string | null;
-        to_version_id: string;
-        note: string;
-        open_actions: Rollback["open_actions"];
-      },
-    ): Promise<Rollback> {
+    rollback(org: string, id: string, body: PolicyRollback): Promise<Rollback> {
       return client.post<Rollback>(`${one(org, id)}/rollback`, body);
     },
-    activate(
-      org: string,
-      id: string,
-      versionId: string,
-      body: { acknowledge_failing_examples: boolean; expected_active_version_id: string | null },
-    ) {
+    activate(org: string, id: string, versionId: string, body: PolicyActivate) {
       return client.post<Activation>(
         `${one(org, id)}/versions/${encodeURIComponent(versionId)}/activate`,
         body,
       );
     },
     setShadow(org: string, id: string, versionId: string) {
-      return client.put(`${one(org, id)}/shadow`, { version_id: versionId });
+      return client.put(`${one(org, id)}/shadow`, { version_id: versionId } satisfies ShadowSet);
     },
     clearShadow(org: string, id: string) {
       return client.delete(`${one(org, id)}/shadow`);

@@ -2,17 +2,19 @@
 // tool goes with its server, or is disabled.
 import { allPages } from "./pages.js";
 import type { CloudApiClient } from "./client.js";
-import type { AmountMapping, Tool } from "@countersign/protocol/wire";
+import type { AmountMapping, Tool, ToolCreate, ToolPatch } from "@countersign/protocol/wire";
 
-export type { AmountMapping, Tool };
+export type { AmountMapping, Tool, ToolPatch };
 
-export interface ToolFields {
-  exposed_name: string;
-  upstream_name: string;
-  action: string;
-  input_schema?: Record<string, unknown>;
-  amount_mapping: AmountMapping | null;
-}
+/**
+ * The members of POST .../tools the operator always gives and compares for drift: the upstream
+ * name and amount mapping explicitly (never left to defaults), the input schema only when the
+ * resource gives one (else the one discovered upstream).
+ */
+export type ToolFields = Required<
+  Pick<ToolCreate, "exposed_name" | "upstream_name" | "action" | "amount_mapping">
+> &
+  Pick<ToolCreate, "input_schema">;
 
 export function tools(client: CloudApiClient) {
   const base = (org: string) => `/orgs/${encodeURIComponent(org)}/tools`;
@@ -31,20 +33,15 @@ export function tools(client: CloudApiClient) {
     },
     /** Created as a disabled draft: enabling needs a signed-in owner or admin (SPEC 4.4). */
     async create(org: string, serverId: string, fields: ToolFields): Promise<Tool> {
-      return (
-        await client.post<{ tool: Tool }>(base(org), { mcp_server_id: serverId, ...fields, enabled: false })
-      ).tool;
+      const body: ToolCreate = { mcp_server_id: serverId, ...fields, enabled: false };
+      return (await client.post<{ tool: Tool }>(base(org), body)).tool;
     },
     /** Authorizes the binding shown by `digest` (BINDING_CHANGED if it moved meanwhile). */
     async authorize(org: string, id: string, digest: string): Promise<Tool> {
       return (await client.post<{ tool: Tool }>(`${one(org, id)}/authorize`, { binding_digest: digest }))
         .tool;
     },
-    async update(
-      org: string,
-      id: string,
-      fields: Partial<ToolFields> & { enabled?: boolean },
-    ): Promise<Tool> {
+    async update(org: string, id: string, fields: ToolPatch): Promise<Tool> {
       return (await client.patch<{ tool: Tool }>(one(org, id), fields)).tool;
     },
   };

@@ -2,14 +2,8 @@
 // digest (the Cloud API's, from POST policies/validate), so a resync never creates a second version
 // of the same document, and a require-approval copy by the version it was made from. Keeps the
 // policy's detail (GET policies/<id>) fresh after every change it makes.
-import { CloudApiError, type CloudApi, type PolicyExampleWire } from "../cloud-api/index.js";
-import type { Policy, PolicyVersion } from "../cloud-api/policies.js";
-
-export interface PolicyDetail {
-  policy: Policy;
-  versions: PolicyVersion[];
-  examples: PolicyExampleWire[];
-}
+import { CloudApiError, type CloudApi } from "../cloud-api/index.js";
+import type { PolicyDetail, PolicyVersion } from "../cloud-api/policies.js";
 
 export class PolicyVersions {
   private constructor(

@@ -7,7 +7,7 @@
 // its MCP server).
 import { isDeepStrictEqual } from "node:util";
 import type { KubeConfig } from "@kubernetes/client-node";
-import { type AmountMapping, type Tool, type ToolFields } from "../cloud-api/index.js";
+import { type AmountMapping, type Tool, type ToolFields, type ToolPatch } from "../cloud-api/index.js";
 import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import { kindDefinition } from "../crds/kinds.js";
@@ -103,7 +103,7 @@ export function toolReconciler(deps: Deps): Reconciler<ToolObject> {
             `Tool ${tool.id} created as a disabled draft`,
           );
         } else {
-          const update: Partial<ToolFields> & { enabled?: boolean } = toolDrift(want, tool);
+          const update: ToolPatch = toolDrift(want, tool);
           // The operator may disable a tool, never enable one.
           if (!spec.enabled && tool.enabled) update.enabled = false;
           if (Object.keys(update).length > 0) {

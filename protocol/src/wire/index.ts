@@ -80,5 +80,6 @@ export {
 } from "./receipts.js";
 export * from "./mcp-servers.js";
 export * from "./tools.js";
+export * from "./urls.js";
 export * from "./observe.js";
 export * from "./policies.js";

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { managedBySchema } from "./managed-by.js";
+import { nameSchema } from "./names.js";
+import { MAX_URL_LENGTH } from "./urls.js";
 
 export const mcpServerKinds = ["mcp", "decision_only"] as const;
 export const mcpServerStatuses = ["active", "disabled"] as const;
@@ -25,6 +27,44 @@ export const mcpServerSchema = z.strictObject({
 export type McpServer = z.infer<typeof mcpServerSchema>;
 
 export const mcpServerAnswerSchema = z.strictObject({ mcp_server: mcpServerSchema });
+
+/** A header value: visible ASCII and spaces, no line breaks (RFC 9110 field-value, what fetch accepts). */
+export const AUTHORIZATION_PATTERN = /^[\x21-\x7e][\x20-\x7e]*$/;
+export const MAX_AUTHORIZATION_LENGTH = 8192;
+
+const status = z.enum(mcpServerStatuses);
+const url = z.string().min(1).max(MAX_URL_LENGTH);
+/** The whole Authorization header value the Gateway sends upstream, e.g. `Bearer ...`. */
+const authorization = z
+  .string()
+  .min(1)
+  .max(MAX_AUTHORIZATION_LENGTH)
+  .regex(AUTHORIZATION_PATTERN, "a header value on one line");
+
+/** POST .../mcp-servers: an MCP server at a URL, or a decision-only integration. */
+export const mcpServerCreateSchema = z.discriminatedUnion("kind", [
+  z.strictObject({
+    kind: z.literal("mcp"),
+    name: nameSchema,
+    url,
+    authorization: authorization.optional(),
+    status: status.default("active"),
+  }),
+  z.strictObject({ kind: z.literal("decision_only"), name: nameSchema, status: status.default("active") }),
+]);
+export type McpServerCreate = z.input<typeof mcpServerCreateSchema>;
+
+/** PATCH .../mcp-servers/<id>: any of the members; null removes the credential or the identity. */
+export const mcpServerPatchSchema = z
+  .strictObject({
+    name: nameSchema,
+    status,
+    url,
+    authorization: authorization.nullable(),
+    server_identity: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .partial();
+export type McpServerPatch = z.infer<typeof mcpServerPatchSchema>;
 
 /** POST .../mcp-servers/<id>/discover: the server's tools as listed upstream, matched to configured tools. */
 export const discoveryAnswerSchema = z.strictObject({

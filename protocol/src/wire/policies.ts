@@ -1,5 +1,7 @@
 import { z } from "zod";
+import type { ExamplesReport, PolicyExample } from "../policy/index.js";
 import { managedBySchema } from "./managed-by.js";
+import { nameSchema } from "./names.js";
 
 export const policyDisclosures = ["inherit", "none", "rule", "conditions"] as const;
 export const versionStatuses = ["draft", "active", "superseded"] as const;
@@ -86,3 +88,120 @@ export const rollbackAnswerSchema = z.strictObject({
   ),
 });
 export type Rollback = z.infer<typeof rollbackAnswerSchema>;
+
+// Requests (SPEC 4.5). A document is validated by the policy engine, which reports every issue at
+// once (422 POLICY_INVALID), so the body only says it is an object.
+
+/** A note on a version or an activation: one paragraph of text. */
+export const policyNoteSchema = z.string().min(1).max(2000);
+export const policyDocumentInputSchema = z.record(z.string(), z.unknown());
+
+/** POST .../policies: a policy, with its first version when a document is given. */
+export const policyCreateSchema = z.strictObject({
+  name: nameSchema,
+  document: policyDocumentInputSchema.optional(),
+  note: policyNoteSchema.optional(),
+  agent_disclosure: z.enum(policyDisclosures).optional(),
+});
+export type PolicyCreate = z.infer<typeof policyCreateSchema>;
+
+/** POST .../policies/from-template. */
+export const policyFromTemplateSchema = z.strictObject({
+  template_id: z.string().min(1).max(200),
+  name: nameSchema,
+  note: policyNoteSchema.optional(),
+});
+
+/** PATCH .../policies/<id>: the agent disclosure, the one setting changed without a version. */
+export const policyPatchSchema = z.strictObject({ agent_disclosure: z.enum(policyDisclosures) });
+export type PolicyPatch = z.infer<typeof policyPatchSchema>;
+
+/** POST .../policies/<id>/versions: a document, or the require-approval copy of a version (SPEC 3.5). */
+export const policyVersionCreateSchema = z.union([
+  z.strictObject({ document: policyDocumentInputSchema, note: policyNoteSchema.optional() }),
+  z.strictObject({ require_approval_copy_of: z.uuid(), note: policyNoteSchema.optional() }),
+]);
+export type PolicyVersionCreate = z.infer<typeof policyVersionCreateSchema>;
+
+/** POST .../versions/<id>/activate (the body may be left out): what the person reviewed, checked again. */
+export const policyActivateSchema = z.strictObject({
+  expected_active_version_id: z.uuid().nullable().optional(),
+  shadow_version_id: z.uuid().nullable().optional(),
+  note: policyNoteSchema.optional(),
+  acknowledge_failing_examples: z.boolean().optional(),
+  max_loosened: z.number().int().min(0).optional(),
+  simulation_id: z.uuid().optional(),
+});
+export type PolicyActivate = z.infer<typeof policyActivateSchema>;
+
+/** POST .../policies/<id>/rollback (SPEC 3.6). */
+export const policyRollbackSchema = z.strictObject({
+  expected_active_version_id: z.uuid().nullable(),
+  to_version_id: z.uuid().optional(),
+  note: policyNoteSchema.optional(),
+  open_actions: z.enum(openActionsChoices).default("keep"),
+});
+export type PolicyRollback = z.input<typeof policyRollbackSchema>;
+
+/** PUT .../policies/<id>/shadow: refused SHADOW_CHANGED when the expected shadow is given and differs. */
+export const shadowSetSchema = z.strictObject({
+  version_id: z.uuid(),
+  expected_shadow_version_id: z.uuid().nullable().optional(),
+});
+export type ShadowSet = z.infer<typeof shadowSetSchema>;
+
+// Answers with what the policy engine computes: typed by the engine, the wire says they are objects.
+const engineObject = <T>(what: string) =>
+  z.custom<T>((v) => typeof v === "object" && v !== null && !Array.isArray(v), `${what} (an object)`);
+
+/** GET .../policies/<id>: the policy, its versions (with their documents) and its saved examples. */
+export const policyDetailSchema = z.strictObject({
+  policy: policySchema,
+  versions: z.array(policyVersionSchema),
+  examples: z.array(engineObject<PolicyExample>("an example")),
+});
+export type PolicyDetail = z.infer<typeof policyDetailSchema>;
+
+/**
+ * The impact preview of an activation (SPEC 3.4 step 4): recent calls replayed under the candidate
+ * and the active version; not computed (`reason`) when over its time budget.
+ */
+export const impactSchema = z.strictObject({
+  computed: z.boolean(),
+  reason: z.enum(["time_budget_exceeded", "report_too_large"]).optional(),
+  decisions: z.number().int().optional(),
+  less_restricted: z.number().int().optional(),
+  more_restricted: z.number().int().optional(),
+  same: z.number().int().optional(),
+  not_evaluable: z.number().int().optional(),
+  argument_dependent: z.number().int().optional(),
+});
+export type Impact = z.infer<typeof impactSchema>;
+
+export const languageGateReasons = [
+  "no_recent_gateway",
+  "outdated_gateway_running",
+  "older_gateway_decided_recently",
+] as const;
+/** The language gate (SPEC 3.4 step 2): whether every Gateway is confirmed to read revision 2. */
+export const languageGateSchema = z.union([
+  z.strictObject({ open: z.literal(true), gateways: z.number().int() }),
+  z.strictObject({
+    open: z.literal(false),
+    reason: z.enum(languageGateReasons),
+    gateways: z.number().int(),
+    outdated_instances: z.array(z.string()).optional(),
+  }),
+]);
+export type LanguageGate = z.infer<typeof languageGateSchema>;
+
+/** POST .../versions/<id>/activate: the version now active and what each gate found. */
+export const activationAnswerSchema = z.strictObject({
+  version: policyVersionSchema,
+  previous_version_id: z.uuid().nullable(),
+  shadow_cleared: z.boolean(),
+  examples: engineObject<ExamplesReport>("the examples report").nullable(),
+  impact: impactSchema.nullable(),
+  language_gate: languageGateSchema.nullable(),
+});
+export type Activation = z.infer<typeof activationAnswerSchema>;

@@ -69,3 +69,37 @@ export const toolSchema = z.strictObject({
 export type Tool = z.infer<typeof toolSchema>;
 
 export const toolAnswerSchema = z.strictObject({ tool: toolSchema });
+
+const oneLine = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, "one line without control characters");
+/** The members a tool is written with; the exposed name is unique within the organization, 1 to 128 characters. */
+const toolFields = {
+  exposed_name: oneLine(128),
+  upstream_name: oneLine(512),
+  action: oneLine(200),
+  description: z.string().max(4096).nullable(),
+  input_schema: z.record(z.string(), z.unknown()),
+  amount_mapping: amountMappingSchema.nullable(),
+  enabled: z.boolean(),
+};
+
+/** POST .../tools: the upstream name defaults to the exposed one, the input schema to the discovered one. */
+export const toolCreateSchema = z.strictObject({ mcp_server_id: z.uuid(), ...toolFields }).partial({
+  upstream_name: true,
+  description: true,
+  input_schema: true,
+  amount_mapping: true,
+  enabled: true,
+});
+export type ToolCreate = z.input<typeof toolCreateSchema>;
+
+/** PATCH .../tools/<id>: any of the members. */
+export const toolPatchSchema = z.strictObject(toolFields).partial();
+export type ToolPatch = z.infer<typeof toolPatchSchema>;
+
+/** POST .../tools/<id>/authorize: the binding the admin saw, refused BINDING_CHANGED if it moved. */
+export const toolAuthorizeSchema = z.strictObject({ binding_digest: digest });

@@ -48,7 +48,7 @@ import {
   fromTemplateBody,
   policyParams,
   versionBody,
-  disclosureSchema,
+  patchBody,
   documentInput,
 } from "../schemas.js";
 
@@ -272,7 +272,7 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     {
       schema: {
         params: policyParams,
-        body: z.strictObject({ agent_disclosure: disclosureSchema }),
+        body: patchBody,
         response: { 200: policyAnswer },
       },
     },

@@ -31,6 +31,7 @@ import {
   policyStatusAnswer,
   rollbackAnswer,
   rollbackBody,
+  shadowBody,
   shadowSetAnswer,
   supersededAnswer,
   versionParams,
@@ -159,10 +160,7 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
     {
       schema: {
         params: policyParams,
-        body: z.strictObject({
-          version_id: z.uuid(),
-          expected_shadow_version_id: z.uuid().nullable().optional(),
-        }),
+        body: shadowBody,
         response: { 200: shadowSetAnswer },
       },
     },

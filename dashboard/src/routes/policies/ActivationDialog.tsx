@@ -13,7 +13,7 @@ import { DashboardError } from "../../api/errors.js";
 import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
-const gateReasons: Record<NonNullable<LanguageGate["reason"]>, string> = {
+const gateReasons: Record<Extract<LanguageGate, { open: false }>["reason"], string> = {
   no_recent_gateway:
     "No Gateway reported in the last minute, so none is confirmed to support language revision 2.",
   outdated_gateway_running: "These Gateways still run without language revision 2; upgrade them first:",
@@ -53,6 +53,10 @@ export function ActivationDialog({
   const [error, setError] = useState<unknown>(null);
   const [gate, setGate] = useState<LanguageGate | null>(null);
   const [changedTo, setChangedTo] = useState<string | null | undefined>(undefined);
+  // The service's count of less-restricted calls when it refused IMPACT_CHANGED, and a bump that
+  // runs the preview again once the person chooses to review the new impact.
+  const [impactNow, setImpactNow] = useState<number | null>(null);
+  const [previewRun, setPreviewRun] = useState(0);
 
   const numberOf = (id: string | null) =>
     id ? `version ${versions.find((v) => v.id === id)?.number ?? "?"}` : "no version";
@@ -70,7 +74,7 @@ export function ActivationDialog({
         examples: true,
       })
       .then((r) => setPreview(r.simulation), setPreviewError);
-  }, [orgId, policy.id, version.id, expected]);
+  }, [orgId, policy.id, version.id, expected, previewRun]);
 
   // The service's own answer wins when the examples changed after the preview ran.
   const [refusedFailing, setRefusedFailing] = useState<ExampleResult[] | null>(null);
@@ -100,6 +104,16 @@ export function ActivationDialog({
       if (err instanceof DashboardError && err.code === "ACTIVE_VERSION_CHANGED") {
         setChangedTo((err.details?.active_version_id as string | null | undefined) ?? null);
         await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
+      }
+      const impact = err instanceof DashboardError ? err.details?.impact : undefined;
+      if (
+        err instanceof DashboardError &&
+        err.code === "IMPACT_CHANGED" &&
+        typeof (impact as { less_restricted?: unknown } | undefined)?.less_restricted === "number"
+      ) {
+        // Told in the impact gate, where it names what changed.
+        setImpactNow((impact as { less_restricted: number }).less_restricted);
+        return;
       }
       setError(err);
     } finally {
@@ -154,6 +168,21 @@ export function ActivationDialog({
           {preview && lessRestricted! > 0 && (
             <span className="warning-text"> Calls that were held or denied would go through.</span>
           )}
+          {impactNow !== null && (
+            <div className="error" role="alert" data-testid="impact-changed" data-code="IMPACT_CHANGED">
+              The impact changed meanwhile: {impactNow} recent call(s) would now be less restricted, not the{" "}
+              {lessRestricted} you reviewed. Nothing was activated. Review the new impact and confirm again.{" "}
+              <button
+                type="button"
+                onClick={() => {
+                  setImpactNow(null);
+                  setPreviewRun((n) => n + 1);
+                }}
+              >
+                Review the new impact
+              </button>
+            </div>
+          )}
         </li>
         <li data-gate="language">
           <strong>Language. </strong>
@@ -162,7 +191,7 @@ export function ActivationDialog({
             : "Revision 2: every running Gateway must support it; checked as you activate."}
           {gate && !gate.open && (
             <div className="error" data-testid="language-gate">
-              {gate.reason ? gateReasons[gate.reason] : ""}
+              {gateReasons[gate.reason]}
               {gate.outdated_instances && (
                 <ul>
                   {gate.outdated_instances.map((g) => (
@@ -207,7 +236,7 @@ export function ActivationDialog({
           type="button"
           className="primary"
           onClick={activate}
-          disabled={blocked || busy || changedTo !== undefined}
+          disabled={blocked || busy || changedTo !== undefined || impactNow !== null}
         >
           Activate version {version.number}
         </button>

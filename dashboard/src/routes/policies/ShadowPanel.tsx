@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { policies, type PolicyDetail } from "../../api/client.js";
+import { DashboardError } from "../../api/errors.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { SimulationReport } from "./SimulationReport.js";
 
@@ -17,6 +18,8 @@ export function ShadowPanel({
   const { policy, versions } = detail;
   const queryClient = useQueryClient();
   const [error, setError] = useState<unknown>(null);
+  // What the shadow became when someone else changed it between this page's reading and the request.
+  const [changedTo, setChangedTo] = useState<string | null | undefined>(undefined);
   const [windowDays, setWindowDays] = useState(7);
   const shadow = versions.find((v) => v.id === policy.shadow_version_id) ?? null;
   const candidates = versions.filter((v) => v.id !== policy.active_version_id);
@@ -34,13 +37,23 @@ export function ShadowPanel({
 
   async function act(f: () => Promise<unknown>) {
     setError(null);
+    setChangedTo(undefined);
     try {
       await f();
       await refresh();
     } catch (err) {
+      if (err instanceof DashboardError && err.code === "SHADOW_CHANGED") {
+        setChangedTo((err.details?.shadow_version_id as string | null | undefined) ?? null);
+        await refresh();
+        return;
+      }
       setError(err);
     }
   }
+  const numberOf = (id: string | null) => {
+    const n = versions.find((v) => v.id === id)?.number;
+    return id === null ? "no version is shadowed" : `it is now version ${n ?? "?"}`;
+  };
 
   return (
     <section aria-labelledby="shadow-heading">
@@ -78,6 +91,12 @@ export function ShadowPanel({
         </div>
       )}
       <ErrorNotice error={error} />
+      {changedTo !== undefined && (
+        <p className="error" role="alert" data-testid="shadow-changed" data-code="SHADOW_CHANGED">
+          Someone changed the shadow meanwhile: {numberOf(changedTo)}. Nothing was changed; look at it and
+          choose again. <span className="code">(SHADOW_CHANGED)</span>
+        </p>
+      )}
       {shadow && (
         <>
           <label className="inline">

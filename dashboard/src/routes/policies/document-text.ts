@@ -16,10 +16,11 @@ export function parseText(text: string): ParsedText {
   const error = doc.errors[0];
   if (error) {
     const [from, to] = error.pos;
-    const line = error.linePos?.[0]?.line;
+    // Counted here: the parser sets linePos only with prettyErrors, which rewrites the message.
+    const line = text.slice(0, from).split("\n").length;
     return {
       ok: false,
-      message: `Not valid ${line ? `(line ${line})` : ""}: ${error.message.split("\n")[0]}`,
+      message: `Not valid (line ${line}): ${error.message.split("\n")[0]}`,
       from,
       to: Math.max(to, from),
     };
