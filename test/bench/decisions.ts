@@ -13,7 +13,7 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -471,7 +471,8 @@ if (unexpected.length > 0) {
 function walFlushMs(dir: string): string {
   try {
     const out = execFileSync(
-      path.join(findBinDir(), "pg_test_fsync"),
+      // initdb on PATH may be a link into the PostgreSQL installation, which holds pg_test_fsync.
+      path.join(path.dirname(realpathSync(path.join(findBinDir(), "initdb"))), "pg_test_fsync"),
       ["-s", "1", "-f", path.join(dir, "fsync.test")],
       { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] },
     );

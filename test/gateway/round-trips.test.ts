@@ -47,7 +47,7 @@ function countingPool(url: string): { pool: pg.Pool; sent: Sent[] } {
 
 // A replica reports itself every 15 s on the same pool; that is not a call's work.
 const ofCalls = (sent: Sent[]) => sent.filter((s) => !s.text.includes("gateway_instances"));
-const writes = (s: Sent) => /\b(insert|update|delete)\b|take_tokens/i.test(s.text);
+const writes = (s: Sent) => /\b(insert|update|delete)\b/i.test(s.text);
 /** Commits that wait for the WAL flush: explicit commits and writing autocommit statements not made asynchronous. */
 function synchronousCommits(sent: Sent[]): number {
   let count = 0;
