@@ -44,6 +44,12 @@ export function createGatewayMetrics() {
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),
+    admissions: new Counter({
+      name: "countersign_gateway_admissions_total",
+      help: "Calls past the key check by how they were admitted: read (one round trip), warm (none: decided from what this process read before, re-checked by the decision's write), stale (a warm decision whose write did not hold, decided again from a read)",
+      labelNames: ["admission"] as const,
+      registers: [registry],
+    }),
     refusedRequests: new Counter({
       name: "countersign_gateway_http_refusals_total",
       help: "Requests refused before any decision (401, 429, 503)",

@@ -229,7 +229,18 @@ interface Cost {
   decisions: number;
   gatewayCpuMs: number;
   postgresCpuMs: number;
+  /** Of postgresCpuMs, the part spent outside the connections' backends (WAL writer, checkpointer, autovacuum...). */
+  postgresBackgroundCpuMs: number;
   walBytes: number;
+}
+
+/** Whether a PostgreSQL process serves a client connection (its title names the client's address). */
+function isBackend(pid: number): boolean {
+  try {
+    return /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8"));
+  } catch {
+    return true;
+  }
 }
 
 /** The cost per decision of a loaded run at the Gateway processes: CPU in them and in PostgreSQL, WAL bytes. */
@@ -239,10 +250,11 @@ async function costOf(
 ): Promise<{ result: LoadResult; cost: Cost }> {
   const pgPids = postgresPids();
   const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
-  const [g0, p0, w0] = [sum(gatewayPids), sum(pgPids), await walLsn()];
+  const background = (pids: number[]) => sum(pids.filter((p) => !isBackend(p)));
+  const [g0, p0, b0, w0] = [sum(gatewayPids), sum(pgPids), background(pgPids), await walLsn()];
   const result = await run();
   const pgNow = postgresPids();
-  const [g1, p1, w1] = [sum(gatewayPids), sum(pgNow), await walLsn()];
+  const [g1, p1, b1, w1] = [sum(gatewayPids), sum(pgNow), background(pgNow), await walLsn()];
   const wal = (await pool.query<{ n: string }>("select pg_wal_lsn_diff($1, $2)::bigint as n", [w1, w0]))
     .rows[0]!.n;
   const n = Math.max(1, result.requests);
@@ -253,6 +265,7 @@ async function costOf(
       decisions: result.requests,
       gatewayCpuMs: ((g1 - g0) * 1000) / n,
       postgresCpuMs: ((p1 - p0) * 1000) / n,
+      postgresBackgroundCpuMs: ((b1 - b0) * 1000) / n,
       walBytes: Number(wal) / n,
     },
   };
@@ -423,7 +436,7 @@ console.log(
 
 for (const c of costs) {
   console.log(
-    `\nCost per decision, ${c.label} (1 process, ${CONNECTIONS} conns, ${c.decisions} decisions): server (Node) CPU ${f(c.gatewayCpuMs, 3)} ms, PostgreSQL CPU ${f(c.postgresCpuMs, 3)} ms, WAL ${f(c.walBytes / 1024, 1)} KiB`,
+    `\nCost per decision, ${c.label} (1 process, ${CONNECTIONS} conns, ${c.decisions} decisions): server (Node) CPU ${f(c.gatewayCpuMs, 3)} ms, PostgreSQL CPU ${f(c.postgresCpuMs, 3)} ms (${f(c.postgresBackgroundCpuMs, 3)} of it in background processes), WAL ${f(c.walBytes / 1024, 1)} KiB`,
   );
 }
 const unexpected = rows.flatMap((r) =>

@@ -1,52 +1,24 @@
 /**
  * The hot path's cost in database work, counted so that it cannot grow
  * unnoticed: every statement a Gateway sends goes through a counting wrapper
- * around its pool's clients. A decision-only call is two round trips (the
- * admission read and the decision write), both named prepared statements,
- * and waits for one synchronous commit; a tools/call is counted likewise.
+ * around its pool's clients. A decision-only call is one round trip once the
+ * process holds its key and context (the warm decision write, which re-checks
+ * the configuration revision and takes the tokens), two the first time (the
+ * admission read and the decision write), all named prepared statements, and
+ * waits for one synchronous commit; a tools/call is counted likewise.
  */
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPool } from "../../core/src/store/index.js";
+import { countingPool, ofCalls, type Sent } from "../fixtures/counting-pool.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import {
   createAuthorizationWorld,
+  createGatewayKey,
   createMcpTool,
   type AuthorizationWorld,
 } from "../fixtures/authorization.js";
 import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
 import { startTestGateway, type TestGateway } from "./harness.js";
 
-interface Sent {
-  name: string | undefined;
-  text: string;
-  /** The statement ran outside an explicit transaction: it is its own transaction and commit. */
-  autocommit: boolean;
-}
-
-/** A pool whose clients report every statement they send. */
-function countingPool(url: string): { pool: pg.Pool; sent: Sent[] } {
-  const sent: Sent[] = [];
-  const pool = createPool(url, { applicationName: "counting", max: 10 });
-  pool.on("connect", (client) => {
-    let inTransaction = false;
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-      const text = typeof config === "string" ? config : (config as { text: string }).text;
-      const name =
-        typeof config === "object" && config !== null ? (config as { name?: string }).name : undefined;
-      const word = text.trim().toLowerCase();
-      if (word === "begin") inTransaction = true;
-      sent.push({ name, text, autocommit: !inTransaction });
-      if (word === "commit" || word === "rollback") inTransaction = false;
-      return query(config, ...rest);
-    };
-  });
-  return { pool, sent };
-}
-
-// A replica reports itself every 15 s on the same pool; that is not a call's work.
-const ofCalls = (sent: Sent[]) => sent.filter((s) => !s.text.includes("gateway_instances"));
 const writes = (s: Sent) => /\b(insert|update|delete)\b/i.test(s.text);
 /** Commits that wait for the WAL flush: explicit commits and writing autocommit statements not made asynchronous. */
 function synchronousCommits(sent: Sent[]): number {
@@ -95,35 +67,64 @@ async function countedAuthorize(body: unknown) {
 }
 
 describe("round trips and commits per call", () => {
-  it("an allowed decision: two named statements (admission, write), one synchronous commit", async () => {
+  it("an allowed decision: two named statements (admission, write) the first time, one synchronous commit", async () => {
     await gw.authorize(world.key, { tool: world.tool, arguments: { amount: 5 }, idempotency_key: "warm-up" });
-    const { res, sent } = await countedAuthorize({
-      tool: world.tool,
-      arguments: { amount: 5 },
-      idempotency_key: "counted",
-    });
+    // A key this process never saw: its call is admitted by a read.
+    const fresh = await createGatewayKey(
+      db.pool,
+      gw.keyHashSecret,
+      world.organizationId,
+      world.agentId,
+      world.ownerId,
+    );
+    counting.sent.length = 0;
+    const res = await gw.authorize(fresh.key, { tool: world.tool, arguments: { amount: 5 } });
+    const sent = ofCalls(counting.sent);
     expect(res.body.status).toBe("authorized");
     expect(sent.map((s) => s.name)).toEqual(["gateway_admission", "decision_write"]);
     expect(transactions(sent)).toBe(2);
     expect(synchronousCommits(sent)).toBe(1);
   });
 
-  it("a denied decision and a repeat of a recorded one cost no more", async () => {
+  it("an allowed decision with a key and context already read: one named statement, one synchronous commit", async () => {
+    // Read again since the new key moved the organization's configuration revision.
+    await gw.authorize(world.key, { tool: world.tool, arguments: { amount: 5 } });
+    const { res, sent } = await countedAuthorize({
+      tool: world.tool,
+      arguments: { amount: 5 },
+      idempotency_key: "counted",
+    });
+    expect(res.body.status).toBe("authorized");
+    expect(sent.map((s) => s.name)).toEqual(["decision_write_warm"]);
+    expect(transactions(sent)).toBe(1);
+    expect(synchronousCommits(sent)).toBe(1);
+  });
+
+  it("a denied decision costs no more; a repeat of a recorded one is read fresh after its write fails", async () => {
     const denied = await countedAuthorize({ tool: world.tool, arguments: { amount: 50_000 } });
     expect(denied.res.body.status).toBe("denied");
-    expect(denied.sent.map((s) => s.name)).toEqual(["gateway_admission", "decision_write"]);
+    expect(denied.sent.map((s) => s.name)).toEqual(["decision_write_warm"]);
     const repeat = await countedAuthorize({
       tool: world.tool,
       arguments: { amount: 5 },
       idempotency_key: "counted",
     });
     expect(repeat.res.body.status).toBe("authorized");
-    // The admission finds the recorded action; the repeat reads its view and writes nothing.
-    expect(repeat.sent.map((s) => s.name)).toEqual(["gateway_admission", "action_view"]);
-    expect(synchronousCommits(repeat.sent)).toBe(0);
+    // The warm write meets the recorded action's idempotency key and writes nothing; the fresh
+    // admission finds the action, and the repeat reads its view.
+    expect(repeat.sent.map((s) => s.name)).toEqual([
+      "decision_write_warm",
+      "gateway_admission",
+      "action_view",
+    ]);
+    expect(synchronousCommits(repeat.sent.slice(1))).toBe(0);
+    const { rows } = await db.pool.query(
+      "select count(*)::int as n from protected_actions where idempotency_key = 'counted'",
+    );
+    expect(rows[0].n).toBe(1);
   });
 
-  it("a tools/call: three named statements (admission with the context, decision with its claim, RESULT), two synchronous commits", async () => {
+  it("a tools/call: two named statements once warm (decision with its claim, RESULT), two synchronous commits", async () => {
     const tool = (
       await createMcpTool(db.pool, world.organizationId, {
         url: up.url,
@@ -155,14 +156,10 @@ describe("round trips and commits per call", () => {
     const sent = ofCalls(counting.sent);
     const statements = sent.filter((s) => !["begin", "commit"].includes(s.text.trim().toLowerCase()));
     expect(statements.every((s) => s.name !== undefined)).toBe(true);
-    // The key check reads the call's context (one tools/call in the POST); the claim is made in
-    // the decision's write, with no transaction of its own.
-    expect(statements.map((s) => s.name)).toEqual([
-      "gateway_admission",
-      "decision_write_claimed",
-      "execution_result",
-    ]);
-    expect(sent).toHaveLength(3);
+    // The key and the call's context were read by the first call (one tools/call in the POST);
+    // the claim is made in the decision's write, with no transaction of its own.
+    expect(statements.map((s) => s.name)).toEqual(["decision_write_claimed_warm", "execution_result"]);
+    expect(sent).toHaveLength(2);
     expect(synchronousCommits(sent)).toBe(2);
   });
 });

@@ -24,7 +24,8 @@ import {
 import type { Queryable } from "../store/queryable.js";
 import { identityLogOf } from "../identities/index.js";
 import { parseKey } from "../keys/index.js";
-import { admitGatewayCall, BUCKET } from "./admission.js";
+import { admitGatewayCall } from "./admission.js";
+import { BUCKET } from "./bucket.js";
 import { ContextCache } from "./context-cache.js";
 
 let db: TestDatabase;

@@ -11,9 +11,8 @@ import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
 import { contextOf, contextQuery, type DecisionContext } from "./context.js";
 import { heldParameters, NOTHING_HELD, type ContextCache } from "./context-cache.js";
-
-/** The per-key token bucket of SPEC 8.2, shared by every replica (taken in the admission statement). */
-export const BUCKET = { burst: 120, refillPerSecond: 20 } as const;
+import { BUCKET, bucketTake } from "./bucket.js";
+import type { WarmAdmissions } from "./warm-admission.js";
 
 /** What a call's decision is about, when the Gateway already knows it at the key check. */
 export interface CallIntent {
@@ -37,12 +36,10 @@ export interface Admission {
 // columns (measured: the Gateway parses it faster than some thirty plain
 // columns, for a few microseconds more in PostgreSQL).
 //
-// The bucket is exact across replicas: ON CONFLICT DO UPDATE locks the
-// bucket's row before it computes the new values, so the clock is read after
-// any wait for the lock (read once, fenced by OFFSET 0), and refilled_at never
-// moves back: every second of refill is credited once, whichever replica
-// asks. `wait` is 0 when the tokens were taken, else the seconds until there
-// are enough. The key's last-used time is touched at most once a minute.
+// The bucket is exact across replicas (bucket.ts). The key's last-used time
+// is touched at most once a minute. With the context comes the organization's
+// configuration revision it was read at (migration 0026), for the process's
+// warm admissions (warm-admission.ts).
 //
 // The statement is its own transaction, committed without waiting for the WAL
 // flush (synchronous_commit off for it alone): the decision's write, the
@@ -54,24 +51,25 @@ export interface Admission {
 const ADMIT = statement(
   "gateway_admission",
   `with presented as (
-     select ${KEY_COLUMNS}, k.secret_hmac = $2 as genuine from ${KEY_FROM} where k.prefix = $1
+     select ${KEY_COLUMNS}, k.expires_at, k.secret_hmac = $2 as genuine from ${KEY_FROM} where k.prefix = $1
    ), bucket as (
-     insert into rate_limit_buckets as b (api_key_id, tokens, refilled_at, wait)
-     select presented.id, case when $4::integer >= $3::integer then $4::integer - $3::integer else $4::integer end, clock_timestamp(),
-            case when $4::integer >= $3::integer then 0 else ($3::integer - $4::integer) / $5::float8 end
-       from presented where presented.genuine
-     on conflict (api_key_id) do update set (tokens, refilled_at, wait) = (
-       select case when r.t >= $3::integer then r.t - $3::integer else r.t end, r.ts,
-              case when r.t >= $3::integer then 0 else ($3::integer - r.t) / $5::float8 end
-         from (select least($4::integer, b.tokens + extract(epoch from s.ts - b.refilled_at) * $5::float8) as t, s.ts
-                 from (select greatest(clock_timestamp(), b.refilled_at) as ts offset 0) s offset 0) r)
+     ${bucketTake({
+       keyId: "presented.id",
+       from: "presented where presented.genuine",
+       cost: "$3::integer",
+       burst: "$4::integer",
+       refill: "$5::float8",
+       onlyWhenEnough: false,
+     })}
      returning api_key_id, refilled_at, wait, set_config('synchronous_commit', 'off', true)
    ), touched as (
      update api_keys k set last_used_at = bucket.refilled_at from bucket
       where k.id = bucket.api_key_id
         and (k.last_used_at is null or k.last_used_at < bucket.refilled_at - interval '1 minute')
    )
-   select presented.*, (select wait from bucket) as wait, context.row as context
+   select presented.*, (select wait from bucket) as wait, context.row as context,
+          (select r.revision::text from configuration_revisions r
+            where r.organization_id = presented.organization_id and context.row is not null) as configuration_revision
      from presented
      left join lateral (
        select row_to_json(c) as row from (${contextQuery({
@@ -86,7 +84,12 @@ const ADMIT = statement(
      ) context on presented.genuine and $9::boolean`,
 );
 
-type AdmissionRow = KeyRow & { wait: number | null; context: unknown };
+type AdmissionRow = KeyRow & {
+  expires_at: Date | null;
+  wait: number | null;
+  context: unknown;
+  configuration_revision: string | null;
+};
 
 /**
  * The Gateway's key check (SPEC 5.4) and rate limit (8.2) in one round trip,
@@ -94,6 +97,12 @@ type AdmissionRow = KeyRow & { wait: number | null; context: unknown };
  * read and one write. Refusals keep their order: an unusable key is refused
  * before the rate limit is told. `cache` is the process's held evidence
  * (context-cache.ts): what it holds is not sent again, and it learns what was.
+ *
+ * `warm`: the process's warm admissions. With `use`, a call whose key and
+ * context they hold at the organization's current revision is admitted with
+ * no round trip at all, its decision made in one write that re-checks the
+ * revision and takes the tokens (a context with a WarmTicket); a fresh
+ * admission teaches them what it read.
  */
 export async function admitGatewayCall(
   db: Queryable,
@@ -102,10 +111,20 @@ export async function admitGatewayCall(
   cost: number,
   intent: CallIntent | null,
   cache?: ContextCache,
+  warm?: { admissions: WarmAdmissions; use: boolean },
 ): Promise<Admission> {
   const parsed = parseKey(text);
   if (!parsed) return { check: { ok: false, reason: "malformed" }, waitSeconds: 0, context: undefined };
   const hmac = hashSecret(hashKey, parsed.secret);
+  if (intent && warm?.use) {
+    const hit = warm.admissions.admit(parsed, hmac, cost, intent);
+    if (hit)
+      return {
+        check: { ok: true, key: hit.key },
+        waitSeconds: 0,
+        context: { ...hit.context, warm: hit.ticket },
+      };
+  }
   const held = intent && cache ? cache.heldForKey(parsed.prefix) : NOTHING_HELD;
   const { rows } = await db.query<AdmissionRow>(
     ADMIT.with([
@@ -126,9 +145,16 @@ export async function admitGatewayCall(
   if (!check.ok) return { check, waitSeconds: 0, context: undefined };
   const key = check.key;
   if (row!.context && cache) cache.rememberKey(parsed.prefix, key.organizationId, key.agentId!);
-  return {
-    check,
-    waitSeconds: row!.wait ?? 0,
-    context: row!.context ? contextOf(key.organizationId, row!.context, held, cache) : undefined,
-  };
+  const context = row!.context ? contextOf(key.organizationId, row!.context, held, cache) : undefined;
+  if (context && intent && warm && row!.configuration_revision !== null)
+    warm.admissions.remember(
+      parsed.prefix,
+      hmac,
+      key,
+      row!.expires_at,
+      row!.configuration_revision,
+      intent,
+      context,
+    );
+  return { check, waitSeconds: row!.wait ?? 0, context };
 }

@@ -20,6 +20,11 @@ export interface AuthorizeCall {
   signal?: AbortSignal;
   /** The decision context read with the key check (admission.ts); read again when absent. */
   context?: DecisionContext;
+  /**
+   * This is the fresh run of a request whose warm decision lost its write to another request
+   * with the same idempotency key (warm-admission.ts StaleAdmission): a repeat found now raced.
+   */
+  raced?: boolean;
 }
 
 export interface AuthorizeAnswer {
@@ -28,12 +33,16 @@ export interface AuthorizeAnswer {
 }
 
 export interface AuthorizeService {
-  /** The key check and rate limit, with the context of the call's tool when it is known (one round trip). */
+  /**
+   * The key check and rate limit, with the context of the call's tool when it is known (one round
+   * trip, or none when admitted warm; `fresh`: read, after a StaleAdmission).
+   */
   admit(
     hashKey: Buffer,
     keyText: string,
     cost: number,
     intent: { tool: string; idempotencyKey: string | null } | null,
+    fresh?: boolean,
   ): Promise<Admission>;
   authorize(call: AuthorizeCall): Promise<AuthorizeAnswer>;
 }

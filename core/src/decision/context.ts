@@ -2,6 +2,7 @@ import type { IdentityDocument, SignedObject } from "@countersign/protocol/evide
 import { identityLogOf } from "../identities/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
+import type { WarmTicket } from "./warm-admission.js";
 import { heldParameters, NOTHING_HELD, type ContextCache, type HeldEvidence } from "./context-cache.js";
 
 /**
@@ -62,6 +63,12 @@ export interface DecisionContext {
   observeWindow: { id: string; endsAt: string; live: boolean } | null;
   /** An action recorded earlier under the call's idempotency key. */
   existingActionId: string | null;
+  /**
+   * Set when the context comes from this process's warm admissions
+   * (warm-admission.ts), not from a read for this call: the decision's write
+   * must hold at this ticket's configuration revision and takes its tokens.
+   */
+  warm?: WarmTicket;
 }
 
 /**

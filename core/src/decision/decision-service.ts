@@ -24,6 +24,7 @@ import { recordDecision } from "./record.js";
 import { verdictOutcome, verdictView } from "./verdict-view.js";
 import { WaitLimits } from "./wait-limits.js";
 import { decisionWrite, idsOf } from "./write/index.js";
+import { StaleAdmission, WarmAdmissions } from "./warm-admission.js";
 
 const unrecorded = (code: GatewayCode, detail: string): Decided => ({ kind: "unrecorded", code, detail });
 
@@ -39,6 +40,11 @@ export interface DecisionServiceOptions {
   now?: () => Date;
   /** Told when the number of held approval waits changes (metrics). */
   onWaitsChanged?: (waiting: number) => void;
+  /**
+   * Decide calls from the keys and contexts this process read before, each
+   * decision one write that re-checks them (warm-admission.ts). Default on.
+   */
+  warmAdmissions?: boolean;
 }
 
 /**
@@ -53,6 +59,7 @@ export class DecisionService implements AuthorizeService {
   private readonly now: () => Date;
   /** The principal's log and the delegations' objects this process already holds (context-cache.ts). */
   private readonly held = new ContextCache();
+  private readonly warm = new WarmAdmissions();
 
   constructor(private readonly opts: DecisionServiceOptions) {
     this.pool = opts.pool;
@@ -66,6 +73,7 @@ export class DecisionService implements AuthorizeService {
     keyText: string,
     cost: number,
     intent: { tool: string; idempotencyKey: string | null } | null,
+    fresh = false,
   ): Promise<Admission> {
     return admitGatewayCall(
       this.pool,
@@ -74,6 +82,7 @@ export class DecisionService implements AuthorizeService {
       cost,
       intent && { ...intent, defaultPlan: this.opts.defaultPlan },
       this.held,
+      { admissions: this.warm, use: !fresh && this.opts.warmAdmissions !== false },
     );
   }
 
@@ -121,8 +130,14 @@ export class DecisionService implements AuthorizeService {
       return unrecorded("UNAUTHORIZED", "the key stopped working while the request ran");
     if (ctx.existingActionId) {
       const existing = ctx.existingActionId;
-      return inSpan("decision.resume", () => this.resume(existing, fingerprint, call));
+      return inSpan("decision.resume", () => this.resume(existing, fingerprint, call, call.raced ?? false));
     }
+    // A warm decision is answered only when its write held: anything else is decided again, fresh.
+    const warm = ctx.warm;
+    const stale = (why: "stale" | "repeat" | "raced" = "stale"): never => {
+      if (why === "stale") this.warm.forget(ctx.organization.id);
+      throw new StaleAdmission(why === "raced");
+    };
 
     const now = this.now();
     const versionId = ctx.policy?.versionId;
@@ -144,7 +159,7 @@ export class DecisionService implements AuthorizeService {
       span.setAttribute("countersign.verdict", v.kind);
       return v;
     });
-    if (verdict.kind === "refused") return unrecorded(verdict.code, verdict.detail);
+    if (verdict.kind === "refused") return warm ? stale() : unrecorded(verdict.code, verdict.detail);
 
     let approvers: string[] = [];
     if (verdict.kind === "approval") {
@@ -175,8 +190,11 @@ export class DecisionService implements AuthorizeService {
     const claimed = call.claimWithDecision?.({ ctx, write, now }) ?? null;
     let stored = await inSpan("decision.record", (span) => {
       span.setAttribute("countersign.status", claimed ? "executing" : write.action.status);
-      return recordDecision(this.pool, claimed ? claimed.write : write);
+      const w = claimed ? claimed.write : write;
+      return recordDecision(this.pool, warm ? { ...w, warm } : w);
     });
+    if (warm && stored !== "recorded" && stored !== "plan_limit")
+      stale(stored === "repeat" ? "repeat" : stored === "idempotency_conflict" ? "raced" : "stale");
     // What the claim re-checks changed since the context was read: record the decision alone, and
     // let the claim of the recorded decision find the change and close the call with its code.
     const claimedWritten = claimed !== null && stored === "recorded";

@@ -19,7 +19,9 @@ export {
   type ApproverResolution,
 } from "./approvers.js";
 export { loadDecisionContext, type DecisionContext } from "./context.js";
-export { admitGatewayCall, BUCKET, type Admission, type CallIntent } from "./admission.js";
+export { admitGatewayCall, type Admission, type CallIntent } from "./admission.js";
+export { BUCKET } from "./bucket.js";
+export { StaleAdmission, WarmAdmissions, type WarmTicket } from "./warm-admission.js";
 export {
   decideCall,
   type CallInput,

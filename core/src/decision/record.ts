@@ -1,6 +1,8 @@
 import { receiptInsert, type ActionRecord, type ReceiptRecord } from "../actions/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
+import { BUCKET, bucketTake } from "./bucket.js";
+import type { WarmTicket } from "./warm-admission.js";
 
 export interface ObjectRecord {
   objectId: string;
@@ -34,6 +36,12 @@ export interface DecisionWrite {
    * among `objects`): recorded executing, and only while what the claim re-checks still holds.
    */
   claim?: ClaimWithDecision;
+  /**
+   * Decided from a warm admission (warm-admission.ts): the write holds only at
+   * the ticket's configuration revision and when the key's bucket has the
+   * tokens, which it takes; else nothing is written ("stale").
+   */
+  warm?: WarmTicket;
 }
 
 /** What a claim made with the decision re-checks under its share locks, and what it records. */
@@ -49,18 +57,30 @@ export interface ClaimWithDecision {
   binding: unknown;
 }
 
-/** `claim_refused`: something the claim re-checks changed since the context was read; nothing was written. */
-export type RecordOutcome = "recorded" | "plan_limit" | "idempotency_conflict" | "claim_refused";
+/**
+ * `claim_refused`: something the claim re-checks changed since the context was read; nothing was written.
+ * `stale`: a warm write found the configuration moved or the bucket short (or, claimed, a re-check
+ * failed); `repeat`: a warm write found an action recorded under the call's idempotency key; nothing
+ * was written or taken.
+ */
+export type RecordOutcome =
+  "recorded" | "plan_limit" | "idempotency_conflict" | "claim_refused" | "stale" | "repeat";
 
 // One statement: the usage count first (count_usage, migration 0014: exact at
 // a limited plan's limit without one row every decision queues on), and
 // every row only when the count was taken, so "over the limit" records nothing
 // and "recorded" is all or nothing. A concurrent decision with the same
 // idempotency key fails the unique index, which undoes the count too.
-function writeText(claimed: boolean): string {
+function writeText(claimed: boolean, warm: boolean): string {
+  // A warm write's own parameters follow the claim's, when there is one.
+  const w = (n: number) => `$${(claimed ? 16 : 8) + n}`;
+  const counted = warm
+    ? `${warmAdmission(claimed ? "admitted, guard" : "admitted", w)} counted as (
+  select 1 from bucket where count_usage($1, $2::bigint)`
+    : `counted as (
+  select 1 ${claimed ? "from guard" : ""} where count_usage($1, $2::bigint)`;
   return `
-with ${claimed ? CLAIM_GUARD : ""} counted as (
-  select 1 ${claimed ? "from guard" : ""} where count_usage($1, $2::bigint)
+with ${claimed ? CLAIM_GUARD : ""} ${counted}
 ), action as (
   insert into protected_actions (
     id, organization_id, agent_id, api_key_id, tool_id, tool_name, action, execution, environment, status, decision_code,
@@ -116,7 +136,41 @@ with ${claimed ? CLAIM_GUARD : ""} counted as (
   select $1, e->>'type', e->'data' from action, jsonb_array_elements($8::jsonb) e
   returning 1
 )
-select (select count(*) from action) as recorded${claimed ? ", (select count(*) from guard) as guarded" : ""}`;
+select (select count(*) from action) as recorded${claimed ? ", (select count(*) from guard) as guarded" : ""}${
+    warm ? ", (select count(*) from bucket) as admitted, (select count(*) from repeat) as repeated" : ""
+  }`;
+}
+
+// A warm decision (warm-admission.ts) was made without reading: the
+// organization's configuration revision must still be the one its key and
+// context were read at, no action may be recorded under the call's
+// idempotency key yet (a repeat, which a fresh admission finds and resumes;
+// one recorded after this statement's snapshot fails the unique index, a
+// race, as in a fresh decision), and the key's bucket must hold the call's tokens,
+// taken here (the exact bucket of bucket.ts, locked until this commit). The
+// key's last-used time is touched at most once a minute, as the admission does.
+function warmAdmission(from: string, w: (n: number) => string): string {
+  return `repeat as (
+  select 1 from protected_actions pa
+   where pa.agent_id = ($3::jsonb->>'agentId')::uuid and pa.idempotency_key = $3::jsonb->>'idempotencyKey'
+), admitted as (
+  select 1 from configuration_revisions r
+   where r.organization_id = $1 and r.revision = ${w(1)}::bigint and not exists (select 1 from repeat)
+), bucket as (
+  ${bucketTake({
+    keyId: `${w(2)}::uuid`,
+    from,
+    cost: `${w(3)}::integer`,
+    burst: `${w(4)}::integer`,
+    refill: `${w(5)}::float8`,
+    onlyWhenEnough: true,
+  })}
+  returning api_key_id, refilled_at
+), touched as (
+  update api_keys k set last_used_at = bucket.refilled_at from bucket
+   where k.id = bucket.api_key_id
+     and (k.last_used_at is null or k.last_used_at < bucket.refilled_at - interval '1 minute')
+),`;
 }
 
 // A claim made with the decision re-checks, under share locks on the delegation and the policy
@@ -134,8 +188,12 @@ const CLAIM_GUARD = `guard as (
    for share of d, p
 ),`;
 
-const STATEMENT = statement("decision_write", writeText(false));
-const CLAIMED = statement("decision_write_claimed", writeText(true));
+const STATEMENTS = {
+  plain: statement("decision_write", writeText(false, false)),
+  claimed: statement("decision_write_claimed", writeText(true, false)),
+  warm: statement("decision_write_warm", writeText(false, true)),
+  warmClaimed: statement("decision_write_claimed_warm", writeText(true, true)),
+};
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: string }).code === "23505";
@@ -177,10 +235,24 @@ async function writeDecision(db: Queryable, w: DecisionWrite): Promise<RecordOut
       c.toolId,
       JSON.stringify(c.binding),
     );
+  const warm = w.warm;
+  if (warm) params.push(warm.revision, warm.apiKeyId, warm.cost, BUCKET.burst, BUCKET.refillPerSecond);
+  const text = warm
+    ? c
+      ? STATEMENTS.warmClaimed
+      : STATEMENTS.warm
+    : c
+      ? STATEMENTS.claimed
+      : STATEMENTS.plain;
   try {
-    const { rows } = await db.query<{ recorded: string; guarded?: string }>(
-      (c ? CLAIMED : STATEMENT).with(params),
-    );
+    const { rows } = await db.query<{
+      recorded: string;
+      guarded?: string;
+      admitted?: string;
+      repeated?: string;
+    }>(text.with(params));
+    if (warm && Number(rows[0]?.repeated) > 0) return "repeat";
+    if (warm && Number(rows[0]?.admitted) !== 1) return "stale";
     if (c && Number(rows[0]?.guarded) !== 1) return "claim_refused";
     return Number(rows[0]?.recorded) === 1 ? "recorded" : "plan_limit";
   } catch (err) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { inSpan } from "@countersign/core/telemetry";
 import { isDatabaseUnavailable } from "@countersign/core/store";
-import { checkArguments } from "@countersign/core/decision";
+import { checkArguments, StaleAdmission } from "@countersign/core/decision";
 import type { GatewayContext } from "../context.js";
 import { checkGatewayKey } from "../http/key-check.js";
 import { otherMethods } from "../http/edge.js";
@@ -32,7 +32,11 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
     }),
   );
 
-  async function handle(request: FastifyRequest, reply: FastifyReply) {
+  async function handle(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    rerun?: { raced: boolean },
+  ): Promise<FastifyReply> {
     const started = process.hrtime.bigint();
     // The body is parsed first only so that the key check's round trip can read the decision
     // context of its tool too; its refusals still come after the key's and the rate limit's.
@@ -43,7 +47,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
     const intent = parsed?.success
       ? { tool: parsed.data.tool, idempotencyKey: parsed.data.idempotency_key ?? null }
       : null;
-    const access = await checkGatewayKey(ctx, request, 1, intent);
+    const access = await checkGatewayKey(ctx, request, 1, intent, rerun !== undefined);
     if (!access.ok) return refuseKeyCheck(reply, access);
     const key = access.key;
 
@@ -70,6 +74,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
       if (!reply.raw.writableEnded) gone.abort();
     };
     reply.raw.once("close", onClose);
+    let stale: StaleAdmission;
     try {
       const answer = await ctx.decisions.authorize({
         key,
@@ -81,6 +86,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
         slot,
         signal: gone.signal,
         context: access.context,
+        raced: rerun?.raced,
       });
       ctx.metrics.decisions.inc({
         mode: "caller",
@@ -96,13 +102,17 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
       if (answer.http === 503) reply.header("retry-after", "5");
       return reply.code(answer.http).send(answer.body);
     } catch (err) {
-      if (isDatabaseUnavailable(err))
+      // Decided from a warm admission whose write did not hold: nothing was recorded or sent.
+      if (err instanceof StaleAdmission && !rerun) stale = err;
+      else if (isDatabaseUnavailable(err))
         return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot decide now; retry the same call");
-      throw err;
+      else throw err;
     } finally {
       reply.raw.off("close", onClose);
       slot.release();
       ctx.metrics.queueDepth.set(ctx.queue.depth);
     }
+    ctx.metrics.admissions.inc({ admission: "stale" });
+    return handle(request, reply, { raced: stale.raced });
   }
 }

@@ -11,6 +11,8 @@ export interface CallIntent {
 export interface AdmittedContext {
   intent: CallIntent;
   context: DecisionContext | undefined;
+  /** The run after a StaleAdmission whose warm write lost to another request with the same idempotency key. */
+  raced?: boolean;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayContext, McpContext } from "../context.js";
+import { StaleAdmission } from "@countersign/core/decision";
 import type { AdmittedContext } from "./call-intent.js";
 import { guarded } from "./handler-errors.js";
 import { answerToolsCall, transportOptions } from "./mcp-server.js";
@@ -108,7 +109,7 @@ export async function answerDirectly(
   call: DirectToolsCall,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<void> {
+): Promise<StaleAdmission | undefined> {
   const res = reply.raw;
   res.setHeader("x-request-id", request.id);
   reply.hijack();
@@ -125,6 +126,8 @@ export async function answerDirectly(
     );
     response = { result, jsonrpc: "2.0", id: call.id };
   } catch (err) {
+    // Decided from a warm admission whose write did not hold: nothing was recorded; run it again.
+    if (err instanceof StaleAdmission) return err;
     const e = err as { code?: unknown; message?: string; data?: unknown };
     response = {
       jsonrpc: "2.0",

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { StaleAdmission } from "@countersign/core/decision";
 
 type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
 
@@ -37,7 +38,8 @@ export async function guarded<T>(
   try {
     return await run();
   } catch (err) {
-    if (err instanceof McpError) throw err;
+    // Nothing to answer: the endpoint runs the request again, fresh (core/src/decision/warm-admission.ts).
+    if (err instanceof McpError || err instanceof StaleAdmission) throw err;
     const issues = (err as { issues?: { path?: PropertyKey[] }[] })?.issues;
     if (Array.isArray(issues)) {
       const where = [...new Set(issues.map((i) => (i.path ?? []).map(String).join(".") || "(the request)"))]

@@ -6,6 +6,7 @@ import { inSpan, type Span } from "@countersign/core/telemetry";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { GatewayContext, McpContext } from "../context.js";
 import { checkGatewayKey } from "../http/key-check.js";
+import { StaleAdmission } from "@countersign/core/decision";
 import { edgeRefusal, otherMethods, rpcError } from "../http/edge.js";
 import { callIntentOf, type AdmittedContext } from "./call-intent.js";
 import { refuseKeyCheck } from "./key-refusal.js";
@@ -51,15 +52,29 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
     }),
   );
 
-  async function handle(request: FastifyRequest, reply: FastifyReply, span: Span) {
+  async function handle(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    span: Span,
+    rerun?: { raced: boolean },
+  ): Promise<unknown> {
     const messages = Array.isArray(request.body) ? Math.max(1, request.body.length) : 1;
     const intent = callIntentOf(request.body);
-    const access = await checkGatewayKey(ctx, request, messages, intent);
-    if (!access.ok) return refuseKeyCheck(request, reply, access);
-    const admitted = intent ? { intent, context: access.context } : undefined;
     const direct = ctx.mcp.directToolsCall ? directToolsCall(request) : undefined;
+    // Admitted warm only where a StaleAdmission can be answered by running the request again:
+    // on the direct path, which sends nothing before its decision's write held.
+    const access = await checkGatewayKey(ctx, request, messages, intent, !direct || rerun !== undefined);
+    if (!access.ok) return refuseKeyCheck(request, reply, access);
+    const admitted = intent ? { intent, context: access.context, raced: rerun?.raced } : undefined;
     span.setAttribute("countersign.mcp_dispatch", direct ? "direct" : "sdk");
-    if (direct) return answerDirectly(ctx, access.key, admitted, direct, request, reply);
+    if (direct) {
+      const answered = await answerDirectly(ctx, access.key, admitted, direct, request, reply);
+      if (answered instanceof StaleAdmission) {
+        ctx.metrics.admissions.inc({ admission: "stale" });
+        return handle(request, reply, span, { raced: answered.raced });
+      }
+      return;
+    }
     return answerWithSdk(request, reply, access.key, admitted);
   }
 

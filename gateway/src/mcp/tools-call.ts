@@ -63,6 +63,7 @@ export async function callTool(
       execution: "gateway",
       claimWithDecision: ctx.mcp.claimWithDecision,
       context: contextFor(admitted, call.name, meta.idempotencyKey),
+      raced: admitted?.raced,
     });
     const result = await answer(ctx, decided, args, slot);
     const service = (result.structuredContent as { service?: { status: string; code: string } } | undefined)
