@@ -12,9 +12,12 @@
 -- end) are judged by the clock at each call, not by the revision.
 --
 -- The value is taken from a sequence after the row's lock is held, so it
--- only grows in commit order and a value names one state. No foreign key:
--- an organization's deletion cascades to its agents, whose triggers still
--- bump the (then orphan, harmless) row.
+-- only grows in commit order and a value names one state. The triggers are
+-- deferred to the commit: the organization's revision row is the last lock a
+-- changing transaction takes, so two transactions changing the same
+-- organization's rows in different orders cannot deadlock on it. No foreign
+-- key: an organization's deletion cascades to its agents, whose triggers
+-- still bump the (then orphan, harmless) row.
 
 create sequence configuration_revision_seq;
 
@@ -47,33 +50,33 @@ begin
   return null;
 end $$;
 
-create trigger organizations_configuration after insert or update or delete on organizations
-  for each row execute function configuration_changed('id');
-create trigger agents_configuration after insert or update or delete on agents
-  for each row execute function configuration_changed('organization_id');
-create trigger tools_configuration after insert or update or delete on tools
-  for each row execute function configuration_changed('organization_id');
-create trigger mcp_servers_configuration after insert or update or delete on mcp_servers
-  for each row execute function configuration_changed('organization_id');
-create trigger policies_configuration after insert or update or delete on policies
-  for each row execute function configuration_changed('organization_id');
-create trigger policy_versions_configuration after insert or update or delete on policy_versions
-  for each row execute function configuration_changed('organization_id');
-create trigger identities_configuration after insert or update or delete on identities
-  for each row execute function configuration_changed('organization_id');
-create trigger delegations_configuration after insert or update or delete on delegations
-  for each row execute function configuration_changed('organization_id');
-create trigger observe_windows_configuration after insert or update or delete on observe_windows
-  for each row execute function configuration_changed('organization_id');
-create trigger memberships_configuration after insert or update or delete on memberships
-  for each row execute function configuration_changed('organization_id');
+create constraint trigger organizations_configuration after insert or update or delete on organizations
+  deferrable initially deferred for each row execute function configuration_changed('id');
+create constraint trigger agents_configuration after insert or update or delete on agents
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
+create constraint trigger tools_configuration after insert or update or delete on tools
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
+create constraint trigger mcp_servers_configuration after insert or update or delete on mcp_servers
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
+create constraint trigger policies_configuration after insert or update or delete on policies
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
+create constraint trigger policy_versions_configuration after insert or update or delete on policy_versions
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
+create constraint trigger identities_configuration after insert or update or delete on identities
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
+create constraint trigger delegations_configuration after insert or update or delete on delegations
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
+create constraint trigger observe_windows_configuration after insert or update or delete on observe_windows
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
+create constraint trigger memberships_configuration after insert or update or delete on memberships
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
 -- Every column but last_used_at, which the Gateway touches once a minute.
-create trigger api_keys_configuration after insert or delete on api_keys
-  for each row execute function configuration_changed('organization_id');
-create trigger api_keys_configuration_update
+create constraint trigger api_keys_configuration after insert or delete on api_keys
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
+create constraint trigger api_keys_configuration_update
   after update of organization_id, kind, environment, prefix, secret_hmac, name, agent_id, scopes, created_by,
                   created_at, expires_at, revoked_at, revoked_reason on api_keys
-  for each row execute function configuration_changed('organization_id');
+  deferrable initially deferred for each row execute function configuration_changed('organization_id');
 
 -- A person is in no organization's rows: their disabling or deletion moves
 -- the revision of every organization they are a member of (a key they
@@ -85,5 +88,5 @@ begin
   return null;
 end $$;
 
-create trigger users_configuration after update of disabled_at, deleted_at on users
-  for each row execute function person_changed();
+create constraint trigger users_configuration after update of disabled_at, deleted_at on users
+  deferrable initially deferred for each row execute function person_changed();

@@ -109,6 +109,27 @@ describe("the configuration revision", () => {
     expect(await revision(other.organizationId)).toBe(untouched);
   });
 
+  it("moves at commit: two transactions changing one organization's rows in opposite orders do not deadlock on it", async () => {
+    const before = await revision(w.organizationId);
+    const [a, b] = [await db.pool.connect(), await db.pool.connect()];
+    try {
+      await a.query("begin");
+      await b.query("begin");
+      await a.query("update agents set name = name || '-a' where id = $1", [w.agentId]);
+      await b.query("update tools set description = description where id = $1", [w.toolId]);
+      // a waits for b's tool row; b then commits, which bumps the revision: neither waits on the other's bump.
+      const waiting = a.query("update tools set description = description where id = $1", [w.toolId]);
+      await new Promise((r) => setTimeout(r, 100));
+      await b.query("commit");
+      await waiting;
+      await a.query("commit");
+    } finally {
+      a.release();
+      b.release();
+    }
+    expect(await revision(w.organizationId)).toBeGreaterThan(before);
+  });
+
   it("is there for an organization created after the migration", async () => {
     const { rows } = await db.pool.query(
       "insert into organizations (name, slug) values ('late', 'late-' || md5(random()::text)) returning id",
