@@ -381,14 +381,22 @@ const classify = (code: number, text: string) => {
 };
 const mcpTarget = { path: "/mcp", classify };
 const [gatewayForMcp] = await startGateways(1, { COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true" });
-const viaGateway = await measure(
-  [gatewayForMcp!.url],
-  (i) => ({
-    headers: { ...mcpHeaders, authorization: `Bearer ${unlimited.keys[i % unlimited.keys.length]}` },
-    body: rpc(mcpTool.name),
-  }),
-  mcpTarget,
+const mcpRequest = (i: number) => ({
+  headers: { ...mcpHeaders, authorization: `Bearer ${unlimited.keys[i % unlimited.keys.length]}` },
+  body: rpc(mcpTool.name),
+});
+const viaGateway = await measure([gatewayForMcp!.url], mcpRequest, mcpTarget);
+// What a tools/call costs in the Gateway and in PostgreSQL (the upstream's own CPU is the direct call's too).
+const mcpCost = await costOf([gatewayForMcp!.pid], () =>
+  runLoad({ urls: [gatewayForMcp!.url], ...mcpTarget, request: mcpRequest }, CONNECTIONS, seconds),
 );
+costs.push({ label: "tools/call through the Gateway", ...mcpCost.cost });
+rows.push({
+  label: "tools/call, cost run",
+  processes: 1,
+  result: { unloaded: mcpCost.result, loaded: mcpCost.result },
+  expected: ["ok"],
+});
 await gatewayForMcp!.stop();
 const direct = await measure(
   [new URL(upstream.url).origin],
