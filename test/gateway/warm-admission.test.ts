@@ -186,6 +186,11 @@ describe("a change committed after a process read a key and a context is never d
       w.keyId,
     ]);
     expect(rows[0].tokens).toBe(0);
+    // While it is out of tokens, the key's calls are refused by the admission read before any decision.
+    const again = await counted(w.key, small(w));
+    expect(again.names).toEqual(["gateway_admission"]);
+    expect(again.res.status).toBe(429);
+    expect(await actions(w)).toBe(before);
   });
 
   it("tools/call: a tool disabled since the process read it is refused from a read; the upstream is not called", async () => {

@@ -134,8 +134,10 @@ export class DecisionService implements AuthorizeService {
     }
     // A warm decision is answered only when its write held: anything else is decided again, fresh.
     const warm = ctx.warm;
-    const stale = (why: "stale" | "repeat" | "raced" = "stale"): never => {
+    const stale = (why: "stale" | "repeat" | "raced" | "bucket_short" = "stale"): never => {
       if (why === "stale") this.warm.forget(ctx.organization.id);
+      // A key out of tokens is refused by the admission read, cheaply, until it has some again.
+      if (why === "bucket_short") this.warm.cool(warm!.apiKeyId);
       throw new StaleAdmission(why === "raced");
     };
 
@@ -194,7 +196,13 @@ export class DecisionService implements AuthorizeService {
       return recordDecision(this.pool, warm ? { ...w, warm } : w);
     });
     if (warm && stored !== "recorded" && stored !== "plan_limit")
-      stale(stored === "repeat" ? "repeat" : stored === "idempotency_conflict" ? "raced" : "stale");
+      stale(
+        stored === "repeat" || stored === "bucket_short"
+          ? stored
+          : stored === "idempotency_conflict"
+            ? "raced"
+            : "stale",
+      );
     // What the claim re-checks changed since the context was read: record the decision alone, and
     // let the claim of the recorded decision find the change and close the call with its code.
     const claimedWritten = claimed !== null && stored === "recorded";

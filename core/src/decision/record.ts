@@ -59,12 +59,12 @@ export interface ClaimWithDecision {
 
 /**
  * `claim_refused`: something the claim re-checks changed since the context was read; nothing was written.
- * `stale`: a warm write found the configuration moved or the bucket short (or, claimed, a re-check
- * failed); `repeat`: a warm write found an action recorded under the call's idempotency key; nothing
- * was written or taken.
+ * A warm write that does not hold writes and takes nothing: `stale`, the configuration moved (or,
+ * claimed, a re-check failed); `repeat`, an action is recorded under the call's idempotency key;
+ * `bucket_short`, the key's bucket lacks the call's tokens.
  */
 export type RecordOutcome =
-  "recorded" | "plan_limit" | "idempotency_conflict" | "claim_refused" | "stale" | "repeat";
+  "recorded" | "plan_limit" | "idempotency_conflict" | "claim_refused" | "stale" | "repeat" | "bucket_short";
 
 // One statement: the usage count first (count_usage, migration 0014: exact at
 // a limited plan's limit without one row every decision queues on), and
@@ -137,7 +137,10 @@ with ${claimed ? CLAIM_GUARD : ""} ${counted}
   returning 1
 )
 select (select count(*) from action) as recorded${claimed ? ", (select count(*) from guard) as guarded" : ""}${
-    warm ? ", (select count(*) from bucket) as admitted, (select count(*) from repeat) as repeated" : ""
+    warm
+      ? `, (select count(*) from admitted) as current, (select count(*) from bucket) as admitted,
+         (select count(*) from repeat) as repeated`
+      : ""
   }`;
 }
 
@@ -248,13 +251,17 @@ async function writeDecision(db: Queryable, w: DecisionWrite): Promise<RecordOut
     const { rows } = await db.query<{
       recorded: string;
       guarded?: string;
+      current?: string;
       admitted?: string;
       repeated?: string;
     }>(text.with(params));
-    if (warm && Number(rows[0]?.repeated) > 0) return "repeat";
-    if (warm && Number(rows[0]?.admitted) !== 1) return "stale";
-    if (c && Number(rows[0]?.guarded) !== 1) return "claim_refused";
-    return Number(rows[0]?.recorded) === 1 ? "recorded" : "plan_limit";
+    const row = rows[0];
+    if (warm && Number(row?.repeated) > 0) return "repeat";
+    if (warm && Number(row?.current) !== 1) return "stale";
+    if (warm && c && Number(row?.guarded) !== 1) return "stale";
+    if (warm && Number(row?.admitted) !== 1) return "bucket_short";
+    if (c && Number(row?.guarded) !== 1) return "claim_refused";
+    return Number(row?.recorded) === 1 ? "recorded" : "plan_limit";
   } catch (err) {
     if (
       isUniqueViolation(err) &&

@@ -38,6 +38,9 @@ export class StaleAdmission extends Error {
 // another replica, a clock that jumped) is re-read at least this often.
 const MAX_AGE_MS = 30_000;
 const MAX_ENTRIES = 10_000;
+// How long a key whose bucket a warm write found short is admitted by reads only: a key calling
+// over its allowance is refused by the admission, before any decision is made and signed for it.
+const COOL_MS = 1_000;
 
 interface KeyEntry {
   hmac: Buffer;
@@ -82,6 +85,8 @@ export class WarmAdmissions {
   private readonly keys = new Bounded<string, KeyEntry>(MAX_ENTRIES);
   private readonly contexts = new Bounded<string, ContextEntry>(MAX_ENTRIES);
   private readonly revisions = new Bounded<string, string>(MAX_ENTRIES);
+  /** Keys admitted by reads only until then (ms), by key id. */
+  private readonly cooled = new Bounded<string, number>(MAX_ENTRIES);
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -112,6 +117,11 @@ export class WarmAdmissions {
     this.revisions.set(organizationId, "");
   }
 
+  /** A warm write found the key's bucket short: its calls are admitted by reads for a while. */
+  cool(apiKeyId: string): void {
+    this.cooled.set(apiKeyId, this.clock() + COOL_MS);
+  }
+
   /**
    * The key and the context of a call, when this process holds both at the
    * organization's current revision as it last saw it, the presented secret
@@ -131,6 +141,7 @@ export class WarmAdmissions {
     if (!entry || now - entry.at > MAX_AGE_MS) return undefined;
     const key = entry.key;
     if (this.revisions.get(key.organizationId) !== entry.revision) return undefined;
+    if ((this.cooled.get(key.id) ?? 0) > now) return undefined;
     if (!hmacMatches(hmac, entry.hmac) || key.environment !== parsed.environment) return undefined;
     if (entry.expiresAt !== null && entry.expiresAt <= now) return undefined;
     const held = this.contexts.get(contextKey(key.agentId!, intent.tool, intent.defaultPlan));
