@@ -193,6 +193,25 @@ describe("a change committed after a process read a key and a context is never d
     expect(await actions(w)).toBe(before);
   });
 
+  it("a repeat of an action another process recorded: the warm write finds its key and writes nothing; the answer is the action's", async () => {
+    const w = await warmWorld();
+    const other = await startTestGateway(db, { keyHashSecret: gw.keyHashSecret, defaultPlan: "enterprise" });
+    try {
+      const body = { ...small(w), idempotency_key: "recorded-elsewhere" };
+      const first = await other.authorize(w.key, body);
+      expect(first.body.status).toBe("authorized");
+      const before = await actions(w);
+      const { res, names } = await counted(w.key, body);
+      expect(names).toEqual(["decision_write_warm", "gateway_admission", "action_view"]);
+      expect(res.body).toEqual(first.body);
+      expect(await actions(w)).toBe(before);
+      // Known to this process now: a further repeat is read at once.
+      expect((await counted(w.key, body)).names).toEqual(["gateway_admission", "action_view"]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("tools/call: a tool disabled since the process read it is refused from a read; the upstream is not called", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const tool = await createMcpTool(db.pool, w.organizationId, {

@@ -128,6 +128,7 @@ export class DecisionService implements AuthorizeService {
     const ctx = call.context ?? (await inSpan("decision.context", load));
     if (!ctx || ctx.agent.status !== "active")
       return unrecorded("UNAUTHORIZED", "the key stopped working while the request ran");
+    if (call.idempotencyKey !== null) this.warm.sawIdempotencyKey(ctx.agent.id, call.idempotencyKey);
     if (ctx.existingActionId) {
       const existing = ctx.existingActionId;
       return inSpan("decision.resume", () => this.resume(existing, fingerprint, call, call.raced ?? false));

@@ -87,6 +87,8 @@ export class WarmAdmissions {
   private readonly revisions = new Bounded<string, string>(MAX_ENTRIES);
   /** Keys admitted by reads only until then (ms), by key id. */
   private readonly cooled = new Bounded<string, number>(MAX_ENTRIES);
+  /** Idempotency keys of calls this process decided or resumed, by agent. */
+  private readonly idempotencyKeys = new Bounded<string, true>(MAX_ENTRIES);
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -117,6 +119,15 @@ export class WarmAdmissions {
     this.revisions.set(organizationId, "");
   }
 
+  /**
+   * A call under this idempotency key came to this process: a later call repeating it (an agent
+   * asking again for the outcome, or for a person's decision) is admitted by a read, which finds
+   * the recorded action, instead of being decided warm only for its write to find the key taken.
+   */
+  sawIdempotencyKey(agentId: string, idempotencyKey: string): void {
+    this.idempotencyKeys.set(`${agentId}\u0000${idempotencyKey}`, true);
+  }
+
   /** A warm write found the key's bucket short: its calls are admitted by reads for a while. */
   cool(apiKeyId: string): void {
     this.cooled.set(apiKeyId, this.clock() + COOL_MS);
@@ -134,7 +145,7 @@ export class WarmAdmissions {
     parsed: ParsedKey,
     hmac: Buffer,
     cost: number,
-    intent: { tool: string; defaultPlan: string },
+    intent: { tool: string; defaultPlan: string; idempotencyKey: string | null },
   ): { key: AuthenticatedKey; context: DecisionContext; ticket: WarmTicket } | undefined {
     const now = this.clock();
     const entry = this.keys.get(parsed.prefix);
@@ -142,6 +153,11 @@ export class WarmAdmissions {
     const key = entry.key;
     if (this.revisions.get(key.organizationId) !== entry.revision) return undefined;
     if ((this.cooled.get(key.id) ?? 0) > now) return undefined;
+    if (
+      intent.idempotencyKey !== null &&
+      this.idempotencyKeys.get(`${key.agentId}\u0000${intent.idempotencyKey}`)
+    )
+      return undefined;
     if (!hmacMatches(hmac, entry.hmac) || key.environment !== parsed.environment) return undefined;
     if (entry.expiresAt !== null && entry.expiresAt <= now) return undefined;
     const held = this.contexts.get(contextKey(key.agentId!, intent.tool, intent.defaultPlan));
