@@ -1,4 +1,5 @@
 import type { IdentityDocument, SignedObject } from "@countersign/protocol/evidence";
+import { Bounded } from "./bounded.js";
 
 /**
  * The evidence a Gateway already holds for one decision context: the
@@ -25,20 +26,6 @@ export const heldParameters = (held: HeldEvidence): [string | null, string[]] =>
 
 // Bounds of the cache: organizations, agents and gateway keys a process keeps evidence for.
 const MAX_ENTRIES = 10_000;
-
-/** A Map that forgets its least recently written entries beyond a bound. */
-class Bounded<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(key: K): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
-}
 
 /** One Gateway process's held evidence, by organization and agent, and which agent a key prefix acts for. */
 export class ContextCache {

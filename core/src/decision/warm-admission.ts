@@ -1,5 +1,6 @@
 import { hmacMatches, type AuthenticatedKey, type ParsedKey } from "../keys/index.js";
 import type { DecisionContext } from "./context.js";
+import { Bounded } from "./bounded.js";
 
 /**
  * A decision made from what this process read before, not from a fresh
@@ -54,20 +55,6 @@ interface ContextEntry {
   context: DecisionContext;
   revision: string;
   at: number;
-}
-
-/** A Map that forgets its least recently written entries beyond a bound. */
-class Bounded<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(key: K): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
 }
 
 const contextKey = (agentId: string, tool: string, defaultPlan: string) =>
