@@ -168,6 +168,26 @@ describe("a change committed after a process read a key and a context is never d
     expect(await actions(w)).toBe(before);
   });
 
+  it("an observe window past its end by the clock no longer relaxes a warm decision, though nothing changed", async () => {
+    const w = await warmWorld();
+    await db.pool.query(
+      `insert into observe_windows (organization_id, agent_id, hours, ends_at, live)
+       values ($1, $2, 1, clock_timestamp() + interval '1500 milliseconds', true)`,
+      [w.organizationId, w.agentId],
+    );
+    // Held for a person by the policy, relaxed while the window is open.
+    const held = { tool: w.tool, arguments: { amount: 500 } };
+    expect((await counted(w.key, held)).res.body.status).toBe("authorized");
+    const relaxed = await counted(w.key, held);
+    expect(relaxed.names).toEqual(["decision_write_warm"]);
+    expect(relaxed.res.body).toMatchObject({ status: "authorized", policy: { relaxed: true } });
+    await new Promise((r) => setTimeout(r, 1600));
+    const after = await counted(w.key, held);
+    // Still warm (the held call reads its approvers), and no longer relaxed.
+    expect(after.names).toEqual(["approvers", "decision_write_warm"]);
+    expect(after.res.body.status).toBe("approval_pending");
+  });
+
   it("an empty bucket found by the warm write: 429 with Retry-After, nothing recorded or taken twice", async () => {
     const w = await warmWorld();
     const before = await actions(w);
