@@ -157,7 +157,8 @@ describe("MCP servers", () => {
       const notDeclared = newIdentity("mcp_server", { organization_id: orgId, id: ledger.id });
       await documentField.fill(JSON.stringify(notDeclared.documents[0]));
       await register.click();
-      await alert(owner, "UPSTREAM_IDENTITY_UNKNOWN").waitFor();
+      // The registration's refusal (the discovery's, with the same code, may still be shown beside it).
+      await alert(owner, "UPSTREAM_IDENTITY_UNKNOWN").filter({ hasText: "another KID" }).waitFor();
       expect(
         (await sessionRequest(owner, "GET", `/orgs/${orgId}/mcp-servers/${ledger.id}`)).mcp_server.server_kid,
       ).toBe(null);
