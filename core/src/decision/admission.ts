@@ -11,7 +11,7 @@ import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
 import { contextOf, contextQuery, type DecisionContext } from "./context.js";
 import { heldParameters, NOTHING_HELD, type ContextCache } from "./context-cache.js";
-import { BUCKET, bucketTake } from "./bucket.js";
+import { BUCKET, bucketTake, touchLastUsed } from "./bucket.js";
 import type { WarmAdmissions } from "./warm-admission.js";
 
 /** What a call's decision is about, when the Gateway already knows it at the key check. */
@@ -63,9 +63,7 @@ const ADMIT = statement(
      })}
      returning api_key_id, refilled_at, wait, set_config('synchronous_commit', 'off', true)
    ), touched as (
-     update api_keys k set last_used_at = bucket.refilled_at from bucket
-      where k.id = bucket.api_key_id
-        and (k.last_used_at is null or k.last_used_at < bucket.refilled_at - interval '1 minute')
+  ${touchLastUsed("bucket")}
    )
    select presented.*, (select wait from bucket) as wait, context.row as context,
           (select r.revision::text from configuration_revisions r

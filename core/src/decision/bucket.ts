@@ -22,13 +22,15 @@ export function bucketTake(p: {
   burst: string;
   refill: string;
   onlyWhenEnough: boolean;
+  /** A condition on `from`'s rows: only those are taken for (a batch's warm rows, record-batch.ts). */
+  where?: string;
 }): string {
   const { cost, burst, refill } = p;
   const refilled = `least(${burst}, b.tokens + extract(epoch from s.ts - b.refilled_at) * ${refill})`;
   return `insert into rate_limit_buckets as b (api_key_id, tokens, refilled_at, wait)
      select ${p.keyId}, case when ${burst} >= ${cost} then ${burst} - ${cost} else ${burst} end, clock_timestamp(),
             case when ${burst} >= ${cost} then 0 else (${cost} - ${burst}) / ${refill} end
-       from ${p.from}${p.onlyWhenEnough ? ` where ${burst} >= ${cost}` : ""}
+       from ${p.from}${where(p.where, p.onlyWhenEnough ? `${burst} >= ${cost}` : undefined)}
      on conflict (api_key_id) do update set (tokens, refilled_at, wait) = (
        select case when r.t >= ${cost} then r.t - ${cost} else r.t end, r.ts,
               case when r.t >= ${cost} then 0 else (${cost} - r.t) / ${refill} end
@@ -39,4 +41,20 @@ export function bucketTake(p: {
       where (select ${refilled} >= ${cost} from (select greatest(clock_timestamp(), b.refilled_at) as ts) s)`
                      : ""
                  }`;
+}
+
+function where(...conditions: Array<string | undefined>): string {
+  const all = conditions.filter((c) => c !== undefined);
+  return all.length ? ` where ${all.join(" and ")}` : "";
+}
+
+/**
+ * The key's last-used time, touched by the statement that took its tokens
+ * (`bucket`: a CTE returning `api_key_id, refilled_at`), at most once a minute
+ * so a busy key's row is not rewritten on every call.
+ */
+export function touchLastUsed(bucket: string): string {
+  return `update api_keys k set last_used_at = ${bucket}.refilled_at from ${bucket}
+   where k.id = ${bucket}.api_key_id
+     and (k.last_used_at is null or k.last_used_at < ${bucket}.refilled_at - interval '1 minute')`;
 }

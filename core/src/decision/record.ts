@@ -1,7 +1,14 @@
-import { receiptInsert, type ActionRecord, type ReceiptRecord } from "../actions/index.js";
+import type { ActionRecord, ReceiptRecord } from "../actions/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
-import { BUCKET, bucketTake } from "./bucket.js";
+import { BUCKET, bucketTake, touchLastUsed } from "./bucket.js";
+import {
+  actionInsert,
+  approvalInsert,
+  decisionReceiptInsert,
+  eventsInsert,
+  objectsInsert,
+} from "./record-rows.js";
 import type { WarmTicket } from "./warm-admission.js";
 
 export interface ObjectRecord {
@@ -82,58 +89,33 @@ function writeText(claimed: boolean, warm: boolean): string {
   return `
 with ${claimed ? CLAIM_GUARD : ""} ${counted}
 ), action as (
-  insert into protected_actions (
-    id, organization_id, agent_id, api_key_id, tool_id, tool_name, action, execution, environment, status, decision_code,
-    arguments_digest, request_fingerprint, idempotency_key, amount, currency,
-    policy_id, policy_version_id, policy_version, policy_digest, rule_id, policy_effect, enforcement,
-    agent_explanation, explanation, delegation_id, approval_request_id, task_object_id, proposal_object_id, receipt_id, expires_at,
-    decision_detail, observe_window_id, relaxed, gateway_instance_id, gateway_language_revision, binding_digest,
-    execution_object_id, execution_deadline)
-  select (a->>'id')::uuid, $1, (a->>'agentId')::uuid, (a->>'apiKeyId')::uuid, (a->>'toolId')::uuid, a->>'toolName', a->>'action',
-         a->>'execution', a->>'environment', ${claimed ? "'executing'" : "a->>'status'"}, a->>'decisionCode',
-         a->>'argumentsDigest', a->>'requestFingerprint', a->>'idempotencyKey', (a->>'amount')::numeric, a->>'currency',
-         (a->'policy'->>'policyId')::uuid, (a->'policy'->>'versionId')::uuid, (a->'policy'->>'version')::int,
-         a->'policy'->>'digest', a->'policy'->>'ruleId', a->'policy'->>'effect', a->'policy'->>'enforcement',
-         a->'agentExplanation', a->'explanation', (a->>'delegationId')::uuid, ($4::jsonb->>'id')::uuid,
-         a->>'taskObjectId', a->>'proposalObjectId', ($5::jsonb->>'id')::uuid, (a->>'expiresAt')::timestamptz,
-         a->>'decisionDetail', (a->>'observeWindowId')::uuid, (a->>'relaxed')::boolean, a->>'gatewayInstanceId',
-         (a->>'gatewayLanguageRevision')::smallint, a->>'bindingDigest',
-         ${claimed ? "$9, $10::timestamptz" : "null, null"}
-    from counted, (select $3::jsonb as a) x
+  ${actionInsert({
+    a: "a",
+    organizationId: "$1",
+    status: claimed ? "'executing'" : "a->>'status'",
+    approvalRequestId: "($4::jsonb->>'id')::uuid",
+    receiptId: "($5::jsonb->>'id')::uuid",
+    claim: claimed ? "$9, $10::timestamptz" : "null, null",
+    from: "counted, (select $3::jsonb as a) x",
+  })}
   returning id
 ), approval as (
-  insert into approval_requests (id, organization_id, protected_action_id, roles, approver_count, approver_kids, expires_at)
-  select (r->>'id')::uuid, $1, action.id, array(select jsonb_array_elements_text(r->'roles')), (r->>'approverCount')::int,
-         array(select jsonb_array_elements_text(r->'approverKids')), (r->>'expiresAt')::timestamptz
-    from action, (select $4::jsonb as r) x where r is not null and r <> 'null'::jsonb
+  ${approvalInsert({ r: "r", organizationId: "$1", actionId: "action.id", from: "action, (select $4::jsonb as r) x" })}
   returning 1
 ), objects as (
-  insert into signed_objects (object_id, organization_id, protected_action_id, type, object)
-  select o->>'objectId', $1, action.id, o->>'type', o->'object'
-    from action, jsonb_array_elements($6::jsonb) o
+  ${objectsInsert({ objects: "$6::jsonb", organizationId: "$1", actionId: "action.id", from: "action" })}
   returning 1
 ), receipt as (
-  ${receiptInsert(
-    {
-      id: "(r->>'id')::uuid",
-      organizationId: "$1",
-      protectedActionId: "action.id",
-      kind: "r->>'kind'",
-      receiptObjectId: "r->>'receiptObjectId'",
-      threadId: "r->>'threadId'",
-      headObjectId: "r->>'headObjectId'",
-      outcome: "r->>'outcome'",
-      issuerKid: "r->>'issuerKid'",
-      bundle: "$7",
-      bundleSha256: "r->>'bundleSha256'",
-      verifiedAtIssuance: "(r->>'verifiedAtIssuance')::boolean",
-    },
-    "from action, (select $5::jsonb as r) x where r is not null and r <> 'null'::jsonb",
-  )}
+  ${decisionReceiptInsert({
+    r: "r",
+    bundle: "$7",
+    organizationId: "$1",
+    actionId: "action.id",
+    from: "action, (select $5::jsonb as r) x",
+  })}
   returning 1
 ), events as (
-  insert into events (organization_id, type, data)
-  select $1, e->>'type', e->'data' from action, jsonb_array_elements($8::jsonb) e
+  ${eventsInsert({ events: "$8::jsonb", organizationId: "$1", from: "action" })}
   returning 1
 )
 select (select count(*) from action) as recorded${claimed ? ", (select count(*) from guard) as guarded" : ""}${
@@ -170,9 +152,7 @@ function warmAdmission(from: string, w: (n: number) => string): string {
   })}
   returning api_key_id, refilled_at
 ), touched as (
-  update api_keys k set last_used_at = bucket.refilled_at from bucket
-   where k.id = bucket.api_key_id
-     and (k.last_used_at is null or k.last_used_at < bucket.refilled_at - interval '1 minute')
+  ${touchLastUsed("bucket")}
 ),`;
 }
 
