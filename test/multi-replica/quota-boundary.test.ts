@@ -17,7 +17,8 @@ import {
 } from "../fixtures/authorization.js";
 import { authorizeAt, startGatewayProcess, type GatewayProcess } from "./gateway-process.js";
 
-const LIMIT = quotas.developer.protectedActionsPerMonth!;
+// A plan whose limit lies beyond the margin, so the count can cross from the shards into it.
+const LIMIT = quotas.growth.protectedActionsPerMonth!;
 const MONTH = "date_trunc('month', now() at time zone 'utc')::date";
 
 let db: TestDatabase;
@@ -32,10 +33,8 @@ beforeAll(async () => {
   gateways = await Promise.all(
     [0, 1].map(() => startGatewayProcess({ databaseUrl: db.url, keyHashSecret, signingKey })),
   );
-  world = await createAuthorizationWorld(db.pool, keyHashSecret, { plan: "developer" });
-  const { rows } = await db.pool.query(
-    "select current_setting('max_connections')::int + current_setting('max_prepared_transactions')::int + 1 as margin",
-  );
+  world = await createAuthorizationWorld(db.pool, keyHashSecret, { plan: "growth" });
+  const { rows } = await db.pool.query("select usage_margin()::int as margin");
   margin = rows[0].margin;
 }, 120_000);
 afterAll(async () => {
@@ -63,14 +62,23 @@ async function usage(): Promise<number> {
   return rows[0].n;
 }
 
-/** `n` different calls at once, alternating between the two processes, on a fresh key. */
+/**
+ * `n` different calls at once, alternating between the two processes, on five fresh keys: a
+ * process writes the decisions of different keys that queue in one batch (record-batcher.ts),
+ * so one transaction holds several counts of the organization.
+ */
 async function race(n: number, tag: string) {
-  const key = (
-    await createGatewayKey(db.pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId)
-  ).key;
+  const keys = await Promise.all(
+    Array.from(
+      { length: 5 },
+      async () =>
+        (await createGatewayKey(db.pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId))
+          .key,
+    ),
+  );
   return Promise.all(
     Array.from({ length: n }, (_, i) =>
-      authorizeAt(gateways[i % 2]!.url, key, {
+      authorizeAt(gateways[i % 2]!.url, keys[i % 5]!, {
         tool: world.tool,
         arguments: { amount: 5 },
         idempotency_key: `${tag}-${i}`,

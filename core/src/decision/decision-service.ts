@@ -21,6 +21,7 @@ import { handOutApproved } from "./hand-out.js";
 import { decideCall, type Verdict } from "./pipeline.js";
 import { PolicyCache } from "./policy-cache.js";
 import { recordDecision } from "./record.js";
+import { DecisionWriter } from "./record-batcher.js";
 import { verdictOutcome, verdictView } from "./verdict-view.js";
 import { WaitLimits } from "./wait-limits.js";
 import { decisionWrite, idsOf } from "./write/index.js";
@@ -60,9 +61,12 @@ export class DecisionService implements AuthorizeService {
   /** The principal's log and the delegations' objects this process already holds (context-cache.ts). */
   private readonly held = new ContextCache();
   private readonly warm = new WarmAdmissions();
+  /** Decision writes, batched when they queue (record-batcher.ts). */
+  private readonly writer: DecisionWriter;
 
   constructor(private readonly opts: DecisionServiceOptions) {
     this.pool = opts.pool;
+    this.writer = new DecisionWriter(opts.pool);
     this.waits = opts.waits ?? new WaitLimits();
     this.policies = opts.policies ?? new PolicyCache();
     this.now = opts.now ?? (() => new Date());
@@ -194,7 +198,7 @@ export class DecisionService implements AuthorizeService {
     let stored = await inSpan("decision.record", (span) => {
       span.setAttribute("countersign.status", claimed ? "executing" : write.action.status);
       const w = claimed ? claimed.write : write;
-      return recordDecision(this.pool, warm ? { ...w, warm } : w);
+      return this.writer.record(warm ? { ...w, warm } : w);
     });
     if (warm && stored !== "recorded" && stored !== "plan_limit")
       stale(

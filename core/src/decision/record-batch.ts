@@ -1,0 +1,158 @@
+import type { Queryable } from "../store/queryable.js";
+import { statement } from "../store/statement.js";
+import { BUCKET, bucketTake, touchLastUsed } from "./bucket.js";
+import type { DecisionWrite, RecordOutcome } from "./record.js";
+import {
+  actionInsert,
+  approvalInsert,
+  decisionReceiptInsert,
+  eventsInsert,
+  objectsInsert,
+} from "./record-rows.js";
+
+/**
+ * Most decisions one transaction writes: a far-path usage count of a limited
+ * plan can be in flight this many times per transaction, which count_usage's
+ * margin allows for (migration 0027, `usage_counts_per_transaction()`; a test
+ * holds the two equal).
+ */
+export const MAX_BATCH = 32;
+
+/**
+ * Whether a write can share a batch: not a call claimed with its decision (its
+ * re-checks are the single statement's), and a warm write only for one token
+ * (the batch takes one per key).
+ */
+export function batchable(w: DecisionWrite): boolean {
+  return !w.claim && (!w.warm || w.warm.cost === 1);
+}
+
+/**
+ * The batch's key, for what may not appear twice in one batch: a key's bucket
+ * row is changed once per statement, and two writes with one idempotency key
+ * would fail the unique index for both.
+ */
+export function batchKeys(w: DecisionWrite): string[] {
+  const keys = [`key:${w.action.apiKeyId}`];
+  if (w.action.idempotencyKey !== null) keys.push(`idem:${w.action.agentId}:${w.action.idempotencyKey}`);
+  return keys;
+}
+
+// The single write of record.ts for many decisions: each input row carries one
+// DecisionWrite (and, when warm, its ticket), and every condition of the
+// single statement holds row by row (a warm row: its organization's revision,
+// no action under its idempotency key, its key's bucket; every row: its usage
+// count), so each row's outcome is the one the single statement would give it.
+// Rows come sorted by organization and key (record-batcher.ts): concurrent
+// batches lock buckets and count usage in one order.
+const BATCH = statement(
+  "decision_write_batch",
+  `with input as materialized (
+  select e.ord::int as n, e.d from jsonb_array_elements($1::jsonb) with ordinality e(d, ord)
+), repeat as (
+  select i.n from input i join protected_actions pa
+    on pa.agent_id = (i.d->'action'->>'agentId')::uuid and pa.idempotency_key = i.d->'action'->>'idempotencyKey'
+   where i.d->'warm' <> 'null'::jsonb
+), admitted as materialized (
+  select i.n, i.d from input i
+   where i.d->'warm' = 'null'::jsonb
+      or (exists (select 1 from configuration_revisions r
+                   where r.organization_id = (i.d->'action'->>'organizationId')::uuid
+                     and r.revision = (i.d->'warm'->>'revision')::bigint)
+          and not exists (select 1 from repeat p where p.n = i.n))
+), bucket as (
+  ${bucketTake({
+    keyId: "(a.d->'warm'->>'apiKeyId')::uuid",
+    from: "admitted a",
+    where: "a.d->'warm' <> 'null'::jsonb",
+    cost: "1",
+    burst: "$3::integer",
+    refill: "$4::float8",
+    onlyWhenEnough: true,
+  })}
+  returning api_key_id, refilled_at
+), touched as (
+  ${touchLastUsed("bucket")}
+), taken as materialized (
+  select a.n, a.d from admitted a where a.d->'warm' = 'null'::jsonb
+  union all
+  select a.n, a.d from admitted a join bucket b on b.api_key_id = (a.d->'warm'->>'apiKeyId')::uuid
+), counted as materialized (
+  select t.n, t.d from (select * from taken order by n offset 0) t
+   where count_usage((t.d->'action'->>'organizationId')::uuid, (t.d->>'monthlyLimit')::bigint)
+), action as (
+  ${actionInsert({
+    a: "c.d->'action'",
+    organizationId: "(c.d->'action'->>'organizationId')::uuid",
+    status: "c.d->'action'->>'status'",
+    approvalRequestId: "(c.d->'approval'->>'id')::uuid",
+    receiptId: "(c.d->'receipt'->>'id')::uuid",
+    claim: "null, null",
+    from: "counted c",
+  })}
+  returning id, organization_id
+), recorded as materialized (
+  select c.n, c.d, action.id as action_id, action.organization_id
+    from counted c join action on action.id = (c.d->'action'->>'id')::uuid
+), approval as (
+  ${approvalInsert({ r: "c.d->'approval'", organizationId: "c.organization_id", actionId: "c.action_id", from: "recorded c" })}
+), objects as (
+  ${objectsInsert({ objects: "c.d->'objects'", organizationId: "c.organization_id", actionId: "c.action_id", from: "recorded c" })}
+), receipt as (
+  ${decisionReceiptInsert({
+    r: "c.d->'receipt'",
+    bundle: "($2::bytea[])[c.n]",
+    organizationId: "c.organization_id",
+    actionId: "c.action_id",
+    from: "recorded c",
+  })}
+), events as (
+  ${eventsInsert({ events: "c.d->'events'", organizationId: "c.organization_id", from: "recorded c" })}
+)
+select i.n,
+       exists (select 1 from recorded r where r.n = i.n) as recorded,
+       exists (select 1 from repeat p where p.n = i.n) as repeated,
+       exists (select 1 from admitted a where a.n = i.n) as current,
+       exists (select 1 from taken t where t.n = i.n) as admitted
+  from input i order by i.n`,
+);
+
+interface BatchRow {
+  n: number;
+  recorded: boolean;
+  repeated: boolean;
+  current: boolean;
+  admitted: boolean;
+}
+
+/**
+ * Writes `writes` (each `batchable`, no two sharing a `batchKeys` entry) in
+ * one statement and one commit, and says each one's outcome as
+ * recordDecision would have. Throws when the statement fails (an idempotency
+ * race, a count that must go to the exact path, a lost connection): nothing of
+ * the batch was written, and the caller writes them one by one.
+ */
+export async function recordDecisions(db: Queryable, writes: DecisionWrite[]): Promise<RecordOutcome[]> {
+  const input = writes.map((w) => ({
+    action: w.action,
+    approval: w.approval,
+    receipt: w.receipt ? { ...w.receipt, bundle: undefined } : null,
+    objects: w.objects,
+    events: w.events,
+    monthlyLimit: w.monthlyLimit,
+    warm: w.warm ?? null,
+  }));
+  const bundles = writes.map((w) => w.receipt?.bundle ?? null);
+  const { rows } = await db.query<BatchRow>(
+    BATCH.with([JSON.stringify(input), bundles, BUCKET.burst, BUCKET.refillPerSecond]),
+  );
+  return writes.map((w, i) => {
+    const row = rows[i]!;
+    if (w.warm) {
+      if (row.repeated) return "repeat";
+      if (!row.current) return "stale";
+      if (!row.admitted) return "bucket_short";
+    }
+    return row.recorded ? "recorded" : "plan_limit";
+  });
+}
