@@ -7,6 +7,7 @@ import type {
 import type { AddressRules } from "@countersign/core/net";
 import type { UpstreamSessions } from "@countersign/core/upstream";
 import type { ClaimWithDecisionFn } from "@countersign/core/execution";
+import type { ResultWriter } from "@countersign/core/actions";
 import type { Pool } from "@countersign/core/store";
 import type { OrganizationQueue } from "./limits/organization-queue.js";
 import type { GatewayMetrics } from "./metrics.js";
@@ -23,6 +24,8 @@ export interface McpContext {
   ca?: string[];
   /** One persistent MCP session per upstream server for this process. */
   sessions: UpstreamSessions;
+  /** This process's RESULT writes, batched when they queue (core/src/actions/finish-batch.ts). */
+  results: ResultWriter;
   /** SPEC 8.4: 30 s; tests shorten it. */
   upstreamTimeoutMs?: number;
   /** A single tools/call is answered without an SDK server per request (mcp/direct-tools-call.ts); tests turn it off to compare. */

@@ -4,7 +4,7 @@ import {
   registerGatewayIdentity,
   type GatewayIdentity,
 } from "@countersign/core/decision";
-import { ACTION_CHANNEL } from "@countersign/core/actions";
+import { ACTION_CHANNEL, ResultWriter } from "@countersign/core/actions";
 import { claimWithDecision, startRecovery } from "@countersign/core/execution";
 import type { Plan } from "@countersign/core/plans";
 import { listeningUrl, type Logger, type RunningServer } from "@countersign/core/server";
@@ -103,6 +103,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       ca: opts.upstreamCa,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
       sessions,
+      results: new ResultWriter(opts.pool),
       directToolsCall: opts.directToolsCall ?? true,
       claimWithDecision: claimWithDecision(identity, opts.credentialKey),
     },

@@ -28,6 +28,8 @@ export {
   type FinishedAction,
   type GrantedReceipt,
 } from "./transitions.js";
+/** RESULT writes of many executions at once (the Gateway's group commit). */
+export { finishMany, ResultWriter } from "./finish-batch.js";
 export { lockOpenActions, supersedeCovered, type Coverage, type SupersedeScope } from "./supersede.js";
 export { markEvidenceDeleted } from "./retention.js";
 export { ACTION_CHANNEL, wakeWaiters } from "./wake.js";

@@ -14,7 +14,8 @@ import {
 } from "../../../test/fixtures/authorization.js";
 import { countingPool, ofCalls } from "../../../test/fixtures/counting-pool.js";
 import { BUCKET } from "./bucket.js";
-import { recordDecision, type DecisionWrite } from "./record.js";
+import { recordDecision } from "./record.js";
+import { claimed, claimTarget, decision } from "../../../test/fixtures/decision-write.js";
 import { MAX_BATCH, recordDecisions } from "./record-batch.js";
 import { DecisionWriter } from "./record-batcher.js";
 
@@ -45,81 +46,6 @@ async function revision(organizationId: string): Promise<string> {
 async function newKey(world: AuthorizationWorld): Promise<string> {
   return (await createGatewayKey(db.pool, keyHashSecret, world.organizationId, world.agentId, world.ownerId))
     .id;
-}
-
-/** A decision's write as the Gateway makes it, with ids of its own. */
-function decision(
-  world: AuthorizationWorld,
-  apiKeyId: string,
-  opts: { idempotencyKey?: string; monthlyLimit?: number; warm?: string; approval?: boolean } = {},
-): DecisionWrite {
-  const id = randomUUID();
-  const task = `ko_${randomBytes(16).toString("hex")}`;
-  const proposal = `ko_${randomBytes(16).toString("hex")}`;
-  return {
-    action: {
-      id,
-      organizationId: world.organizationId,
-      agentId: world.agentId,
-      apiKeyId,
-      toolId: world.toolId,
-      toolName: world.tool,
-      action: "payments.refund",
-      execution: "caller",
-      environment: "live",
-      status: opts.approval ? "pending_approval" : "authorized",
-      decisionCode: null,
-      decisionDetail: null,
-      argumentsDigest: `sha256:${"a".repeat(64)}`,
-      requestFingerprint: `sha256:${"b".repeat(64)}`,
-      idempotencyKey: opts.idempotencyKey ?? null,
-      amount: "5",
-      currency: "EUR",
-      policy: null,
-      agentExplanation: null,
-      explanation: null,
-      delegationId: world.delegationId,
-      taskObjectId: task,
-      proposalObjectId: proposal,
-      expiresAt: new Date(Date.now() + 86_400_000),
-      observeWindowId: null,
-      relaxed: false,
-      gatewayInstanceId: "test",
-      gatewayLanguageRevision: 2,
-      bindingDigest: null,
-    },
-    objects: [
-      { objectId: task, type: "TASK", object: { id: task, n: 1 } },
-      { objectId: proposal, type: "PROPOSAL", object: { id: proposal, n: 2 } },
-    ],
-    receipt: {
-      id: randomUUID(),
-      kind: "authorization",
-      receiptObjectId: `ko_${randomBytes(16).toString("hex")}`,
-      threadId: task,
-      headObjectId: proposal,
-      outcome: "pending",
-      issuerKid: "kid",
-      bundle: Buffer.from(JSON.stringify({ bundle: id })),
-      bundleSha256: `sha256:${"c".repeat(64)}`,
-      verifiedAtIssuance: null,
-    },
-    approval: opts.approval
-      ? {
-          id: randomUUID(),
-          roles: ["admin"],
-          approverCount: 1,
-          approverKids: ["kid-1"],
-          expiresAt: new Date(Date.now() + 3_600_000),
-        }
-      : null,
-    events: [
-      { type: "action.authorized", data: { protected_action_id: id } },
-      { type: "receipt.created", data: { protected_action_id: id } },
-    ],
-    monthlyLimit: opts.monthlyLimit ?? null,
-    ...(opts.warm !== undefined ? { warm: { revision: opts.warm, apiKeyId, cost: 1 } } : {}),
-  };
 }
 
 /** What is stored for an action: its row, objects, receipt (with bundle), events, approval request. */
@@ -247,6 +173,35 @@ describe("the batch write", () => {
       [growth.organizationId],
     );
     expect(rows[0].n).toBe(3);
+  });
+
+  it("claims calls with their decisions row by row: only those whose re-checks hold are recorded, executing", async () => {
+    const target = await claimTarget(db.pool, w);
+    const keys = await Promise.all(Array.from({ length: 4 }, () => newKey(w)));
+    const current = await revision(w.organizationId);
+    const moved = { ...(target.binding as object), url: "http://127.0.0.1:10/mcp" };
+    const writes = [
+      claimed(decision(w, keys[0]!), target),
+      claimed(decision(w, keys[1]!), target, moved),
+      claimed(decision(w, keys[2]!, { warm: current }), target),
+      claimed(decision(w, keys[3]!, { warm: current }), target, moved),
+    ];
+    expect(await recordDecisions(db.pool, writes)).toEqual([
+      "recorded",
+      "claim_refused",
+      "recorded",
+      "stale",
+    ]);
+    const status = async (id: string) =>
+      (await db.pool.query("select status, execution_object_id from protected_actions where id = $1", [id]))
+        .rows[0];
+    expect(await status(writes[0]!.action.id)).toEqual({
+      status: "executing",
+      execution_object_id: writes[0]!.claim.executionObjectId,
+    });
+    expect(await status(writes[1]!.action.id)).toBeUndefined();
+    expect((await status(writes[2]!.action.id))?.status).toBe("executing");
+    expect(await status(writes[3]!.action.id)).toBeUndefined();
   });
 
   it("allows as many far-path counts per transaction as the migration's margin assumes", async () => {

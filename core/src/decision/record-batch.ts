@@ -5,6 +5,7 @@ import type { DecisionWrite, RecordOutcome } from "./record.js";
 import {
   actionInsert,
   approvalInsert,
+  claimGuard,
   decisionReceiptInsert,
   eventsInsert,
   objectsInsert,
@@ -18,13 +19,9 @@ import {
  */
 export const MAX_BATCH = 32;
 
-/**
- * Whether a write can share a batch: not a call claimed with its decision (its
- * re-checks are the single statement's), and a warm write only for one token
- * (the batch takes one per key).
- */
+/** Whether a write can share a batch: a warm write only for one token (the batch takes one per key). */
 export function batchable(w: DecisionWrite): boolean {
-  return !w.claim && (!w.warm || w.warm.cost === 1);
+  return !w.warm || w.warm.cost === 1;
 }
 
 /**
@@ -41,8 +38,9 @@ export function batchKeys(w: DecisionWrite): string[] {
 // The single write of record.ts for many decisions: each input row carries one
 // DecisionWrite (and, when warm, its ticket), and every condition of the
 // single statement holds row by row (a warm row: its organization's revision,
-// no action under its idempotency key, its key's bucket; every row: its usage
-// count), so each row's outcome is the one the single statement would give it.
+// no action under its idempotency key, its key's bucket; a claimed row: the
+// claim's re-checks; every row: its usage count), so each row's outcome is the
+// one the single statement would give it.
 // Rows come sorted by organization and key (record-batcher.ts): concurrent
 // batches lock buckets and count usage in one order.
 const BATCH = statement(
@@ -53,13 +51,27 @@ const BATCH = statement(
   select i.n from input i join protected_actions pa
     on pa.agent_id = (i.d->'action'->>'agentId')::uuid and pa.idempotency_key = i.d->'action'->>'idempotencyKey'
    where i.d->'warm' <> 'null'::jsonb
-), admitted as materialized (
+), unchanged as materialized (
   select i.n, i.d from input i
    where i.d->'warm' = 'null'::jsonb
       or (exists (select 1 from configuration_revisions r
                    where r.organization_id = (i.d->'action'->>'organizationId')::uuid
                      and r.revision = (i.d->'warm'->>'revision')::bigint)
           and not exists (select 1 from repeat p where p.n = i.n))
+), guard as materialized (
+  ${claimGuard({
+    select: "i.n",
+    from: "input i",
+    delegationId: "(i.d->'claim'->>'delegationId')::uuid",
+    policyId: "(i.d->'claim'->>'policyId')::uuid",
+    policyVersionId: "(i.d->'claim'->>'policyVersionId')::uuid",
+    policyVersion: "(i.d->'claim'->>'policyVersion')::int",
+    toolId: "(i.d->'claim'->>'toolId')::uuid",
+    binding: "i.d->'claim'->'binding'",
+  })}
+), admitted as materialized (
+  select c.n, c.d from unchanged c
+   where c.d->'claim' = 'null'::jsonb or exists (select 1 from guard g where g.n = c.n)
 ), bucket as (
   ${bucketTake({
     keyId: "(a.d->'warm'->>'apiKeyId')::uuid",
@@ -84,10 +96,10 @@ const BATCH = statement(
   ${actionInsert({
     a: "c.d->'action'",
     organizationId: "(c.d->'action'->>'organizationId')::uuid",
-    status: "c.d->'action'->>'status'",
+    status: "case when c.d->'claim' = 'null'::jsonb then c.d->'action'->>'status' else 'executing' end",
     approvalRequestId: "(c.d->'approval'->>'id')::uuid",
     receiptId: "(c.d->'receipt'->>'id')::uuid",
-    claim: "null, null",
+    claim: "c.d->'claim'->>'executionObjectId', (c.d->'claim'->>'deadline')::timestamptz",
     from: "counted c",
   })}
   returning id, organization_id
@@ -112,7 +124,8 @@ const BATCH = statement(
 select i.n,
        exists (select 1 from recorded r where r.n = i.n) as recorded,
        exists (select 1 from repeat p where p.n = i.n) as repeated,
-       exists (select 1 from admitted a where a.n = i.n) as current,
+       exists (select 1 from unchanged c where c.n = i.n) as current,
+       exists (select 1 from guard g where g.n = i.n) as guarded,
        exists (select 1 from taken t where t.n = i.n) as admitted
   from input i order by i.n`,
 );
@@ -122,6 +135,7 @@ interface BatchRow {
   recorded: boolean;
   repeated: boolean;
   current: boolean;
+  guarded: boolean;
   admitted: boolean;
 }
 
@@ -141,6 +155,7 @@ export async function recordDecisions(db: Queryable, writes: DecisionWrite[]): P
     events: w.events,
     monthlyLimit: w.monthlyLimit,
     warm: w.warm ?? null,
+    claim: w.claim ?? null,
   }));
   const bundles = writes.map((w) => w.receipt?.bundle ?? null);
   const { rows } = await db.query<BatchRow>(
@@ -151,8 +166,10 @@ export async function recordDecisions(db: Queryable, writes: DecisionWrite[]): P
     if (w.warm) {
       if (row.repeated) return "repeat";
       if (!row.current) return "stale";
+      if (w.claim && !row.guarded) return "stale";
       if (!row.admitted) return "bucket_short";
     }
+    if (w.claim && !row.guarded) return "claim_refused";
     return row.recorded ? "recorded" : "plan_limit";
   });
 }

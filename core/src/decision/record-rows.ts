@@ -99,3 +99,30 @@ export function eventsInsert(p: { events: string; organizationId: string; from: 
   return `insert into events (organization_id, type, data)
   select ${p.organizationId}, e->>'type', e->'data' from ${p.from}, jsonb_array_elements(${p.events}) e`;
 }
+
+/**
+ * The re-checks of a call claimed with its decision (as the claim of an already recorded
+ * decision makes them, core/src/execution/claim.ts), under share locks on the delegation and
+ * the policy: the delegation unrevoked and unexpired, the policy not stopped and its active
+ * version the one that decided, no rollback covering the call, the tool enabled and still bound,
+ * and authorized, as decided, its server active. Given the SQL of each ClaimWithDecision field;
+ * `select` is what a row that holds yields.
+ */
+export function claimGuard(p: {
+  select: string;
+  from?: string;
+  delegationId: string;
+  policyId: string;
+  policyVersionId: string;
+  policyVersion: string;
+  toolId: string;
+  binding: string;
+}): string {
+  return `select ${p.select} from ${p.from ? `${p.from}, ` : ""}delegations d, policies p, tools t join mcp_servers s on s.id = t.mcp_server_id
+   where d.id = ${p.delegationId} and d.revoked_at is null and d.expires_at > now()
+     and p.id = ${p.policyId} and p.emergency_stopped_at is null and p.active_version_id = ${p.policyVersionId}
+     and not covered_by_supersession(p.id, ${p.policyVersion}, now(), false)
+     and t.id = ${p.toolId} and t.enabled and s.status = 'active'
+     and t.authorized_binding = t.binding and t.binding = ${p.binding}
+   for share of d, p`;
+}

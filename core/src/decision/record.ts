@@ -5,6 +5,7 @@ import { BUCKET, bucketTake, touchLastUsed } from "./bucket.js";
 import {
   actionInsert,
   approvalInsert,
+  claimGuard,
   decisionReceiptInsert,
   eventsInsert,
   objectsInsert,
@@ -156,19 +157,17 @@ function warmAdmission(from: string, w: (n: number) => string): string {
 ),`;
 }
 
-// A claim made with the decision re-checks, under share locks on the delegation and the policy
-// (as the claim of an already recorded decision does, core/src/execution/claim.ts), what the
-// context said: the delegation unrevoked and unexpired, the policy not stopped and its active
-// version the one that decided, no rollback covering the call, the tool enabled and still bound,
-// and authorized, as decided, its server active. When one of them changed, nothing is written.
+// A claim made with the decision: its re-checks (record-rows.ts) hold, or nothing is written.
 const CLAIM_GUARD = `guard as (
-  select 1 from delegations d, policies p, tools t join mcp_servers s on s.id = t.mcp_server_id
-   where d.id = $11::uuid and d.revoked_at is null and d.expires_at > now()
-     and p.id = $12::uuid and p.emergency_stopped_at is null and p.active_version_id = $13::uuid
-     and not covered_by_supersession(p.id, $14::int, now(), false)
-     and t.id = $15::uuid and t.enabled and s.status = 'active'
-     and t.authorized_binding = t.binding and t.binding = $16::jsonb
-   for share of d, p
+  ${claimGuard({
+    select: "1",
+    delegationId: "$11::uuid",
+    policyId: "$12::uuid",
+    policyVersionId: "$13::uuid",
+    policyVersion: "$14::int",
+    toolId: "$15::uuid",
+    binding: "$16::jsonb",
+  })}
 ),`;
 
 const STATEMENTS = {

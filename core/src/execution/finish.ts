@@ -16,7 +16,7 @@ import {
 } from "@countersign/protocol/evidence";
 import type { Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
-import { finish } from "../actions/index.js";
+import { finish, type FinishedAction, type ResultWriter } from "../actions/index.js";
 import type { ExecutionPlan } from "./claim.js";
 import type { ServiceAwareCall } from "./service-aware.js";
 
@@ -88,6 +88,7 @@ export async function finishExecution(
   plan: ExecutionPlan,
   outcome: ExecutionOutcome,
   now: Date,
+  results?: ResultWriter,
 ): Promise<Finish> {
   const finished = await recordResult(
     pool,
@@ -96,6 +97,7 @@ export async function finishExecution(
     factsOf(outcome),
     now,
     outcome.kind === "result" ? outcome.attestation : undefined,
+    results,
   );
   return finished ? { recorded: true, finished } : { recorded: false, code: "RESULT_NOT_RECORDED" };
 }
@@ -105,7 +107,10 @@ export type RecordedPlan = Omit<ExecutionPlan, "serviceAware"> & {
   serviceAware?: Pick<ServiceAwareCall, "serverKid" | "serverIdentities">;
 };
 
-/** The RESULT, receipt and event of an execution still executing; undefined when it no longer was. */
+/**
+ * The RESULT, receipt and event of an execution still executing; undefined when it no longer was.
+ * `results`: the process's batched RESULT writes (the Gateway's calls), else one statement on `db`.
+ */
 export async function recordResult(
   db: Queryable,
   identity: GatewayIdentity,
@@ -113,6 +118,7 @@ export async function recordResult(
   facts: ResultFacts,
   now: Date,
   attestation?: SignedObject,
+  results?: ResultWriter,
 ): Promise<FinishedExecution | undefined> {
   const execution = plan.path[plan.path.length - 1]!;
   const result = signObject(
@@ -146,7 +152,7 @@ export async function recordResult(
     outcome: receipt.outcome,
     bundle_sha256: receipt.bundleSha256,
   });
-  const recorded = await finish(db, {
+  const finished: FinishedAction = {
     actionId: plan.actionId,
     organizationId: plan.organizationId,
     status: facts.status,
@@ -155,7 +161,8 @@ export async function recordResult(
     resultObject: { id: result.id, json: JSON.stringify(result) },
     receipt: receiptRecord(receiptId, receipt, identity.signer.kid),
     receiptCreated: event.data,
-  });
+  };
+  const recorded = await (results ? results.finish(finished) : finish(db, finished));
   if (!recorded) return undefined;
   return {
     status: facts.status,

@@ -209,7 +209,7 @@ async function run(
   ctx.metrics.upstreamSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
   ctx.metrics.upstreamCalls.inc({ outcome: code });
   const finished = await inSpan("execution.finish", () =>
-    finishExecution(ctx.pool, m.identity, plan, accepted, new Date()),
+    finishExecution(ctx.pool, m.identity, plan, accepted, new Date(), m.results),
   );
   if (!finished.recorded) {
     return refusalResult(
