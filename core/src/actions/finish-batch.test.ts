@@ -110,6 +110,17 @@ describe("the batched RESULT write", () => {
       events: 0,
     });
     expect((await stored(c)).receipts).toBe(1);
+    for (const [id, item] of [
+      [a, items[0]!],
+      [c, items[2]!],
+    ] as const) {
+      const { rows } = await db.pool.query(
+        "select r.bundle, o.object from receipts r, signed_objects o where r.protected_action_id = $1 and r.kind = 'execution' and o.object_id = $2",
+        [id, item.resultObject.id],
+      );
+      expect(rows[0].bundle.equals(item.receipt.bundle)).toBe(true);
+      expect(rows[0].object).toEqual(JSON.parse(item.resultObject.json));
+    }
   });
 
   it("batches finishes that queue, each answered with its own outcome", async () => {

@@ -108,6 +108,13 @@ describe("the batch write", () => {
     expect(await stored(writes[3]!.action.id)).toEqual(none);
     expect(await stored(writes[4]!.action.id)).toEqual(none);
     expect(await stored(writes[5]!.action.id)).toEqual({ ...full, approvals: 1 });
+    // Each receipt holds its own bundle's bytes (the batch sends them as one parameter, sliced).
+    for (const x of [writes[0]!, writes[1]!, writes[5]!]) {
+      const { rows } = await db.pool.query("select bundle from receipts where protected_action_id = $1", [
+        x.action.id,
+      ]);
+      expect(rows[0].bundle.equals(x.receipt!.bundle)).toBe(true);
+    }
     // Counted: the three recorded, nothing for the others.
     expect(await usage(w.organizationId)).toBe(usageBefore + 3);
     // The warm row took its key's token; the short and stale keys kept theirs.
