@@ -1,3 +1,4 @@
+import { canonicalJson, sealCanonical } from "@countersign/protocol/canonical";
 import type { IdentityDocument, SignedObject } from "@countersign/protocol/evidence";
 import { Bounded } from "./bounded.js";
 
@@ -23,6 +24,10 @@ export const heldParameters = (held: HeldEvidence): [string | null, string[]] =>
   held.principal?.revision ?? null,
   [...held.delegations.keys()],
 ];
+
+// A held document goes into the bundle of every decision that uses it: its canonical text is
+// taken once, when it is first held (it is never changed: it came from the database as it is).
+const seal = (document: object) => sealCanonical(document, canonicalJson(document));
 
 // Bounds of the cache: organizations, agents and gateway keys a process keeps evidence for.
 const MAX_ENTRIES = 10_000;
@@ -63,11 +68,15 @@ export class ContextCache {
     principal: { revision: string; documents: IdentityDocument[] } | null,
     delegations: Array<{ id: string; object: SignedObject }>,
   ): void {
-    if (principal && this.principals.get(organizationId)?.revision !== principal.revision)
+    if (principal && this.principals.get(organizationId)?.revision !== principal.revision) {
+      principal.documents.forEach(seal);
       this.principals.set(organizationId, principal);
+    }
     const held = this.delegations.get(agentId);
     // Kept as read: a revoked or expired delegation leaves the cache with its row.
-    if (!held || held.size !== delegations.length || delegations.some((d) => held.get(d.id) !== d.object))
+    if (!held || held.size !== delegations.length || delegations.some((d) => held.get(d.id) !== d.object)) {
+      for (const d of delegations) if (held?.get(d.id) !== d.object) seal(d.object);
       this.delegations.set(agentId, new Map(delegations.map((d) => [d.id, d.object])));
+    }
   }
 }

@@ -42,6 +42,17 @@ describe("signed objects", () => {
     expect(signed.body.parent).toBe(proposal.id);
   });
 
+  it("serialize, sealed, exactly as a fresh copy walked member by member", () => {
+    const signed = signObject(approvalBody, k.person);
+    const copy = JSON.parse(JSON.stringify(signed)) as SignedObject;
+    expect(canonicalJson(signed)).toBe(canonicalJson(copy));
+    expect(canonicalJson({ z: [signed], a: signed.body })).toBe(canonicalJson({ z: [copy], a: copy.body }));
+    for (const name of scenarioNames) {
+      const b = buildScenario(name);
+      expect(serializeBundle(b)).toBe(canonicalJson(JSON.parse(JSON.stringify(b))));
+    }
+  });
+
   it("are byte-identical whether node:crypto or noble signed them", () => {
     const byNoble = signObject(approvalBody, nobleSigner(scenarioSeeds.person));
     expect(byNoble).toEqual(signObject(approvalBody, k.person));

@@ -1,4 +1,5 @@
 import type { Ed25519Verify, Signer } from "./ed25519.js";
+import { canonicalJson, sealCanonical } from "../canonical/index.js";
 import { fromBase64url, toBase64url } from "./encoding.js";
 import type { ObjectId } from "./fields.js";
 import { protocolVersion } from "./fields.js";
@@ -55,11 +56,23 @@ export function followingStep<B extends StepInput>(
 export const followingOwnStep = <B extends StepInput>(parent: SignedObject<StepBody>, input: B) =>
   followingStep(parent, input, ownBody);
 
-/** Signs a body: one canonicalization, one SHA-256 for the id, one Ed25519 signature. */
+/**
+ * Signs a body: one canonicalization, one SHA-256 for the id, one Ed25519 signature. The body
+ * and the signed object are sealed with their canonical text (canonical/json.ts): a bundle that
+ * holds the object serializes it without walking it again. Neither may change afterwards (a
+ * changed body would not match its signature anyway).
+ */
 export function signObject<B extends ObjectBody>(body: B, signer: Signer): SignedObject<B> {
   if (body.actor !== signer.kid) throw new Error("the signer must be the body's actor");
-  const bytes = signingInput(body);
-  return { id: objectIdOfBytes(bytes), body, signature: toBase64url(signer.sign(bytes)) };
+  const text = canonicalJson(body);
+  const bytes = new TextEncoder().encode(text);
+  const signed = { id: objectIdOfBytes(bytes), body, signature: toBase64url(signer.sign(bytes)) };
+  sealCanonical(body, text);
+  sealCanonical(
+    signed,
+    `{"body":${text},"id":${JSON.stringify(signed.id)},"signature":${JSON.stringify(signed.signature)}}`,
+  );
+  return signed;
 }
 
 /** Puts together a body and a signature made elsewhere (a browser); verify it before trusting it. */
