@@ -50,6 +50,13 @@ export function createGatewayMetrics() {
       labelNames: ["admission"] as const,
       registers: [registry],
     }),
+    writeBatches: new Histogram({
+      name: "countersign_gateway_write_batch_size",
+      help: "Decisions (write=decision) or tools/call results (write=result) written by one statement and commit: writes that queue while two are in flight go together",
+      labelNames: ["write"] as const,
+      buckets: [1, 2, 4, 8, 16, 32],
+      registers: [registry],
+    }),
     refusedRequests: new Counter({
       name: "countersign_gateway_http_refusals_total",
       help: "Requests refused before any decision (401, 429, 503)",

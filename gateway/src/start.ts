@@ -82,6 +82,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     hub,
     policies,
     onWaitsChanged: (n) => metrics.approvalWaits.set(n),
+    onWriteBatch: (n) => metrics.writeBatches.observe({ write: "decision" }, n),
   });
   const sessions = new UpstreamSessions();
   if (opts.allowLoopbackUrls)
@@ -103,7 +104,9 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       ca: opts.upstreamCa,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
       sessions,
-      results: new ResultWriter(opts.pool),
+      results: new ResultWriter(opts.pool, {
+        onBatch: (n) => metrics.writeBatches.observe({ write: "result" }, n),
+      }),
       directToolsCall: opts.directToolsCall ?? true,
       claimWithDecision: claimWithDecision(identity, opts.credentialKey),
     },

@@ -845,6 +845,8 @@ describe("HTTP-level answers (7.3)", () => {
     expect(text).toContain("countersign_decision_duration_seconds_bucket");
     expect(text).toContain("countersign_approval_waits");
     expect(text).toContain("countersign_queue_depth");
+    // Every decision written, alone or batched, is counted in the batch sizes.
+    expect(text).toMatch(/countersign_gateway_write_batch_size_count\{write="decision"\} [1-9]/);
   });
 });
 

@@ -529,5 +529,6 @@ describe("HTTP-level answers of /mcp (SPEC 7.3)", () => {
     expect(text).toMatch(/countersign_upstream_calls_total\{outcome="ok"\} [1-9]/);
     expect(text).toMatch(/countersign_upstream_calls_total\{outcome="UPSTREAM_TIMEOUT"\} 1/);
     expect(text).toContain("countersign_upstream_duration_seconds_bucket");
+    expect(text).toMatch(/countersign_gateway_write_batch_size_count\{write="result"\} [1-9]/);
   });
 });

@@ -126,7 +126,7 @@ describe("the batched RESULT write", () => {
   it("batches finishes that queue, each answered with its own outcome", async () => {
     const { pool, sent } = countingPool(db.url);
     pools.push(pool);
-    const writer = new ResultWriter(pool, 1);
+    const writer = new ResultWriter(pool, { inFlight: 1 });
     const ids = await Promise.all(Array.from({ length: 6 }, () => executing()));
     expect(await Promise.all(ids.map((id) => writer.finish(finished(id))))).toEqual(Array(6).fill(true));
     expect(ofCalls(sent).map((s) => s.name)).toEqual(["execution_result", "execution_results"]);
@@ -136,7 +136,7 @@ describe("the batched RESULT write", () => {
   it("writes a failed batch again one at a time: the sound finish recorded, the broken one refused", async () => {
     const { pool, sent } = countingPool(db.url);
     pools.push(pool);
-    const writer = new ResultWriter(pool, 1);
+    const writer = new ResultWriter(pool, { inFlight: 1 });
     const [first, sound, broken] = [await executing(), await executing(), await executing()];
     const taken = finished(first);
     // A RESULT object id already stored makes the batch's insert fail, and the lone write too.

@@ -92,14 +92,15 @@ const MAX_BATCH = 32;
 export class ResultWriter {
   private readonly batches: GroupCommit<FinishedAction, boolean>;
 
-  constructor(db: Queryable, inFlight = IN_FLIGHT) {
+  constructor(db: Queryable, opts: { inFlight?: number; onBatch?: (size: number) => void } = {}) {
     this.batches = new GroupCommit({
       one: (f) => finish(db, f),
       many: (fs) => finishMany(db, fs),
       keys: (f) => [f.actionId],
       order: (f) => f.actionId,
       max: MAX_BATCH,
-      inFlight,
+      inFlight: opts.inFlight ?? IN_FLIGHT,
+      onBatch: opts.onBatch,
     });
   }
 

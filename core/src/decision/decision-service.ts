@@ -41,6 +41,8 @@ export interface DecisionServiceOptions {
   now?: () => Date;
   /** Told when the number of held approval waits changes (metrics). */
   onWaitsChanged?: (waiting: number) => void;
+  /** Told the size of every batch of decision writes (record-batcher.ts). */
+  onWriteBatch?: (size: number) => void;
   /**
    * Decide calls from the keys and contexts this process read before, each
    * decision one write that re-checks them (warm-admission.ts). Default on.
@@ -66,7 +68,7 @@ export class DecisionService implements AuthorizeService {
 
   constructor(private readonly opts: DecisionServiceOptions) {
     this.pool = opts.pool;
-    this.writer = new DecisionWriter(opts.pool);
+    this.writer = new DecisionWriter(opts.pool, { onBatch: opts.onWriteBatch });
     this.waits = opts.waits ?? new WaitLimits();
     this.policies = opts.policies ?? new PolicyCache();
     this.now = opts.now ?? (() => new Date());

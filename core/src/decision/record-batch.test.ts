@@ -230,7 +230,7 @@ describe("the decision writer", () => {
   it("batches writes that queue, and answers each with its own outcome", async () => {
     const { pool, sent } = countingPool(db.url);
     pools.push(pool);
-    const writer = new DecisionWriter(pool, 1);
+    const writer = new DecisionWriter(pool, { inFlight: 1 });
     const keys = await Promise.all(Array.from({ length: 12 }, () => newKey(w)));
     const writes = keys.map((k) => decision(w, k));
     const outcomes = await Promise.all(writes.map((x) => writer.record(x)));
@@ -244,7 +244,7 @@ describe("the decision writer", () => {
   it("keeps one key's writes in separate batches (its bucket is taken once per statement)", async () => {
     const { pool, sent } = countingPool(db.url);
     pools.push(pool);
-    const writer = new DecisionWriter(pool, 1);
+    const writer = new DecisionWriter(pool, { inFlight: 1 });
     const key = await newKey(w);
     const current = await revision(w.organizationId);
     const writes = Array.from({ length: 3 }, () => decision(w, key, { warm: current }));
@@ -259,7 +259,7 @@ describe("the decision writer", () => {
   it("writes a failed batch again one at a time: one decision recorded, its racer told of the conflict", async () => {
     const { pool, sent } = countingPool(db.url);
     pools.push(pool);
-    const writer = new DecisionWriter(pool, 1);
+    const writer = new DecisionWriter(pool, { inFlight: 1 });
     const keys = await Promise.all(Array.from({ length: 4 }, () => newKey(w)));
     const first = decision(w, keys[0]!);
     const racers = [

@@ -24,7 +24,7 @@ export class DecisionWriter {
 
   constructor(
     private readonly db: Queryable,
-    inFlight = IN_FLIGHT,
+    opts: { inFlight?: number; onBatch?: (size: number) => void } = {},
   ) {
     this.batches = new GroupCommit({
       one: (w) => recordDecision(db, w),
@@ -33,7 +33,8 @@ export class DecisionWriter {
       // Concurrent batches take buckets and usage counts in one order.
       order: (w) => `${w.action.organizationId}\u0000${w.action.apiKeyId}`,
       max: MAX_BATCH,
-      inFlight,
+      inFlight: opts.inFlight ?? IN_FLIGHT,
+      onBatch: opts.onBatch,
     });
   }
 

@@ -22,6 +22,8 @@ export interface GroupCommitOptions<T, R> {
   max: number;
   /** How many statements may be in flight at once. */
   inFlight: number;
+  /** Told the size of every batch sent (1: a write that went alone). */
+  onBatch?: (size: number) => void;
 }
 
 interface Pending<T, R> {
@@ -76,6 +78,7 @@ export class GroupCommit<T, R> {
   }
 
   private async send(batch: Array<Pending<T, R>>): Promise<void> {
+    this.opts.onBatch?.(batch.length);
     if (batch.length > 1) {
       let answers: R[] | null = null;
       try {
