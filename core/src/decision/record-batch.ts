@@ -40,7 +40,9 @@ export function batchKeys(w: DecisionWrite): string[] {
 // single statement holds row by row (a warm row: its organization's revision,
 // no action under its idempotency key, its key's bucket; a claimed row: the
 // claim's re-checks; every row: its usage count), so each row's outcome is the
-// one the single statement would give it.
+// one the single statement would give it. The rows of unlimited plans are
+// counted once per organization (count_shard, migration 0028: the same shard
+// count_usage would use); a limited plan's, one by one at its limit.
 // Each row's lookups (its idempotency key, its organization's revision, its
 // claim's rows) are subqueries correlated to the row, so they are index scans
 // whatever the planner estimates for the batch: a join could hash every
@@ -100,8 +102,14 @@ const BATCH = statement(
   select a.n, a.d from admitted a where a.d->'warm' = 'null'::jsonb
   union all
   select a.n, a.d from admitted a join bucket b on b.api_key_id = (a.d->'warm'->>'apiKeyId')::uuid
+), shard_counts as materialized (
+  select count_shard(o.organization_id, o.decisions) from (
+    select (t.d->'action'->>'organizationId')::uuid as organization_id, count(*)::int as decisions
+      from taken t where t.d->'monthlyLimit' = 'null'::jsonb group by 1 order by 1) o
 ), counted as materialized (
-  select t.n, t.d from (select * from taken order by n offset 0) t
+  select t.n, t.d from taken t where t.d->'monthlyLimit' = 'null'::jsonb
+  union all
+  select t.n, t.d from (select * from taken where d->'monthlyLimit' <> 'null'::jsonb order by n offset 0) t
    where count_usage((t.d->'action'->>'organizationId')::uuid, (t.d->>'monthlyLimit')::bigint)
 ), action as (
   ${actionInsert({
@@ -137,7 +145,8 @@ select i.n,
        exists (select 1 from repeat p where p.n = i.n) as repeated,
        exists (select 1 from unchanged c where c.n = i.n) as current,
        exists (select 1 from guard g where g.n = i.n) as guarded,
-       exists (select 1 from taken t where t.n = i.n) as admitted
+       exists (select 1 from taken t where t.n = i.n) as admitted,
+       (select count(*) from shard_counts) as organizations_counted
   from input i order by i.n`,
 );
 
