@@ -4,7 +4,7 @@
  * the recorded ones; the writer (record-batcher.ts) batches writes that
  * queue and writes a failed batch again one decision at a time.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
 import {

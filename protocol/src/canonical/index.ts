@@ -1,3 +1,9 @@
 /** RFC 8785 canonical JSON and the `sha256:<hex>` digests built on it. */
-export { canonicalJson, canonicalBytes, hasLoneSurrogate, sealCanonical, CanonicalJsonError } from "./json.js";
+export {
+  canonicalJson,
+  canonicalBytes,
+  hasLoneSurrogate,
+  sealCanonical,
+  CanonicalJsonError,
+} from "./json.js";
 export { digestOf, sha256Digest, sha256Hex, isDigest, digestPattern, type Sha256Digest } from "./digest.js";
