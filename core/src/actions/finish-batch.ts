@@ -81,8 +81,7 @@ export async function finishMany(db: Queryable, items: FinishedAction[]): Promis
   return answers.map((r) => r.recorded);
 }
 
-/** How many RESULT writes one process has in flight; see record-batcher.ts for why two. */
-const IN_FLIGHT = 2;
+/** The most RESULTs one statement writes. */
 const MAX_BATCH = 32;
 
 /**
@@ -99,7 +98,7 @@ export class ResultWriter {
       keys: (f) => [f.actionId],
       order: (f) => f.actionId,
       max: MAX_BATCH,
-      inFlight: opts.inFlight ?? IN_FLIGHT,
+      inFlight: opts.inFlight,
       onBatch: opts.onBatch,
     });
   }

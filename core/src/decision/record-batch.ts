@@ -41,7 +41,7 @@ export function batchKeys(w: DecisionWrite): string[] {
 // no action under its idempotency key, its key's bucket; a claimed row: the
 // claim's re-checks; every row: its usage count), so each row's outcome is the
 // one the single statement would give it. The rows of unlimited plans are
-// counted once per organization (count_shard, migration 0028: the same shard
+// counted once per organization (count_shard, migration 0027: the same shard
 // count_usage would use); a limited plan's, one by one at its limit.
 // Each row's lookups (its idempotency key, its organization's revision, its
 // claim's rows) are subqueries correlated to the row, so they are index scans

@@ -4,16 +4,6 @@ import { recordDecision, type DecisionWrite, type RecordOutcome } from "./record
 import { batchable, batchKeys, MAX_BATCH, recordDecisions } from "./record-batch.js";
 
 /**
- * How many decision writes one process has in flight at once; the ones that
- * arrive meanwhile go together in the next (store/group-commit.ts). Two
- * measured best on a 2-core machine (`make bench`: about 1,250 decisions/s at
- * 50 connections against 1,050 with four, 900 with eight and 690 without
- * batches): each batch in flight holds a PostgreSQL backend busy, and more
- * of them only split the same work into smaller batches.
- */
-const IN_FLIGHT = 2;
-
-/**
  * The Gateway's decision writes, batched when they queue (record-batch.ts).
  * Every write is answered with the outcome recordDecision would give it; a
  * batch whose statement fails (an idempotency race, a lost connection) wrote
@@ -33,7 +23,7 @@ export class DecisionWriter {
       // Concurrent batches take buckets and usage counts in one order.
       order: (w) => `${w.action.organizationId}\u0000${w.action.apiKeyId}`,
       max: MAX_BATCH,
-      inFlight: opts.inFlight ?? IN_FLIGHT,
+      inFlight: opts.inFlight,
       onBatch: opts.onBatch,
     });
   }
