@@ -86,3 +86,63 @@ describe("persistent upstream sessions", () => {
     expect(up.initialized - before.initialized).toBe(1);
   });
 });
+
+// Many real servers answer every POST as an SSE stream (the SDK server's default); the Gateway reads
+// those as a stream, and JSON answers (above) whole, each within the call's 1 MiB.
+describe("an upstream answering with SSE streams", () => {
+  let sse: StatefulUpstream;
+  let sseTool: string;
+  beforeAll(async () => {
+    sse = await startStatefulUpstream("refund", { sse: true });
+    sseTool = (
+      await createMcpTool(db.pool, world.organizationId, {
+        url: sse.url,
+        upstreamName: "refund",
+        amountMapping: { amount_path: "amount", currency: "EUR" },
+      })
+    ).name;
+  });
+  afterAll(() => sse?.close());
+
+  const callSse = (args: Record<string, unknown>) =>
+    agent.callTool({
+      name: sseTool,
+      arguments: args,
+      _meta: { "service/idempotency-key": `sse-${randomBytes(4).toString("hex")}` },
+    }) as Promise<CallToolResult>;
+
+  it("runs calls on one session and answers the upstream's result", async () => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await callSse({ amount: 5 });
+      expect(ran(answer)).toBe(true);
+      expect(answer.structuredContent).toMatchObject({ echoed: { amount: 5 } });
+    }
+    expect(sse.calls).toBe(3);
+    expect(sse.initialized).toBe(1);
+  });
+
+  it("an SSE answer over 1 MiB is UPSTREAM_RESPONSE_TOO_LARGE, recorded as failed", async () => {
+    const answer = await callSse({ amount: 5, huge: true });
+    const service = (answer.structuredContent as { service: { status: string; code: string } }).service;
+    expect(service).toMatchObject({ status: "upstream_error", code: "UPSTREAM_RESPONSE_TOO_LARGE" });
+    const { rows } = await db.pool.query("select status, error_code from protected_actions where id = $1", [
+      actionOf(answer),
+    ]);
+    expect(rows[0]).toEqual({ status: "failed", error_code: "UPSTREAM_RESPONSE_TOO_LARGE" });
+    // The broken exchange dropped the session; the next call opens a new one and runs.
+    expect(ran(await callSse({ amount: 5 }))).toBe(true);
+  });
+});
+
+describe("a JSON answer over 1 MiB on a session", () => {
+  it("is UPSTREAM_RESPONSE_TOO_LARGE, and the next call runs", async () => {
+    const answer = (await agent.callTool({
+      name: tool,
+      arguments: { amount: 5, huge: true },
+      _meta: { "service/idempotency-key": `huge-${randomBytes(4).toString("hex")}` },
+    })) as CallToolResult;
+    const service = (answer.structuredContent as { service: { status: string; code: string } }).service;
+    expect(service).toMatchObject({ status: "upstream_error", code: "UPSTREAM_RESPONSE_TOO_LARGE" });
+    expect(ran(await call("after-huge"))).toBe(true);
+  });
+});

@@ -342,6 +342,18 @@ describe("discovery", () => {
       502,
       "DISCOVERY_TOO_LARGE",
     );
+    // The same pages as SSE streams: the stream is cut at the budget and the discovery ends at once
+    // (the SDK only reports a broken stream; without the cut it waited for the 30 s timeout).
+    const streamed = await createServer(
+      o,
+      (await upstream({ list: pagedTools(200, 20, bulky), sse: true })).url,
+    );
+    await expectRefusedUnchanged(
+      db.pool,
+      () => o.owner.post(`/orgs/${o.org}/mcp-servers/${streamed.id}/discover`),
+      502,
+      "DISCOVERY_TOO_LARGE",
+    );
   });
 
   it("reports tools whose schema is not an MCP object schema without hiding the others", async () => {

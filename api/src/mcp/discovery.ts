@@ -93,6 +93,7 @@ async function withUpstream<T>(
       budget,
       signal: abort.signal,
       failure,
+      abort: () => abort.abort(),
     }),
     requestInit: server.authorization ? { headers: { authorization: server.authorization } } : undefined,
   });

@@ -112,6 +112,7 @@ export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome
       budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes),
       signal: abort.signal,
       failure,
+      abort: () => abort.abort(),
     }),
     requestInit: c.authorization ? { headers: { authorization: c.authorization } } : undefined,
   });
@@ -148,6 +149,7 @@ async function callInSession(c: UpstreamCall, sessions: UpstreamSessions): Promi
     budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes),
     signal: abort.signal,
     failure: {} as { first?: UpstreamFailure },
+    abort: () => abort.abort(),
   };
   const timer = setTimeout(() => {
     state.failure.first ??= { kind: "timeout" };

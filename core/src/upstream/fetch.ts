@@ -57,6 +57,12 @@ export interface UpstreamFetchOptions {
   signal: AbortSignal;
   /** The first failure, whatever the MCP SDK wraps it in, so the caller answers with the right code. */
   failure: { first?: UpstreamFailure };
+  /**
+   * Ends the call at once when an answer passes the budget. The SDK rejects
+   * its request when a JSON answer breaks, but only reports an SSE stream's
+   * error and keeps waiting for the answer, which would then end as a timeout.
+   */
+  abort?: () => void;
 }
 
 /**
@@ -108,6 +114,7 @@ export function upstreamFetch(options: UpstreamFetchOptions | (() => UpstreamFet
               if (o.budget.used > o.budget.max) {
                 fail({ kind: "too_large" });
                 cb(new TooLarge("the upstream's answers exceed the budget"));
+                o.abort?.();
               } else cb(null, chunk);
             },
           });
