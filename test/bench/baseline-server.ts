@@ -7,9 +7,15 @@
  *   same rows, and no other logic (no key check, rate limit, context, policy);
  * - BENCH_SIDE=minimal: the minimal durable signed decision, the ceiling:
  *   parse, the key's HMAC, canonical JSON + SHA-256, the signatures, one
- *   insert of the same bytes, synchronous commit.
+ *   insert of the same bytes, synchronous commit. With UPSTREAM_URL, it also
+ *   answers the minimal durable signed tools/call on POST /mcp: that
+ *   decision, written and committed before the upstream is called (the
+ *   exactly-once claim), the call forwarded over a kept-alive connection,
+ *   then the RESULT and its receipt signed, written and committed before the
+ *   answer. Every tools/call through the Gateway pays at least this.
  */
 import { createHmac, randomUUID } from "node:crypto";
+import { Agent, request as httpRequest } from "node:http";
 import { canonicalJson, sha256Digest } from "../../protocol/src/canonical/index.js";
 import { recordDecision, type DecisionWrite } from "../../core/src/decision/record.js";
 import { generateSeed, nodeSigner } from "../../protocol/src/evidence/index.js";
@@ -36,18 +42,17 @@ const app = createServer({
   unreadableRequestBody: (message) => ({ message }),
 });
 const minimal = process.env.BENCH_SIDE === "minimal";
+/** The upstream's own name for the tool the minimal tools/call forwards to. */
+const upstreamTool = process.env.UPSTREAM_TOOL ?? "";
 const hmacKey = Buffer.alloc(32, 7);
 const MINIMAL_INSERT = {
   name: "bench_minimal",
   text: "insert into bench_minimal_decisions (id, record) values ($1, $2)",
 };
 
-app.post("/v1/authorize", async (request) => {
-  const body = request.body as { arguments?: unknown };
-  const id = randomUUID();
-  const argumentsDigest = sha256Digest(canonicalJson(body.arguments ?? {}));
-  // The action's id in every body, as a real decision's TASK carries it: each object id is unique.
-  const signed = [template.task, template.proposal, template.receipt].map((b) => {
+/** Signed objects over these bodies, each carrying the action's id, so every object id is unique. */
+function signAll(bodies: unknown[], id: string) {
+  return bodies.map((b) => {
     const bytes = Buffer.from(
       canonicalJson({ ...(b as object), issued_at: new Date().toISOString(), protected_action_id: id }),
     );
@@ -57,14 +62,28 @@ app.post("/v1/authorize", async (request) => {
       body: b,
     };
   });
+}
+
+/** The minimal durable decision: the key's HMAC, the signatures, one insert, synchronous commit. */
+async function minimalDecision(authorization: unknown, id: string) {
+  createHmac("sha256", hmacKey).update(String(authorization)).digest();
+  const signed = signAll([template.task, template.proposal, template.receipt], id);
+  await pool.query({
+    ...MINIMAL_INSERT,
+    values: [id, Buffer.from(JSON.stringify({ signed, bundle: template.bundle }))],
+  });
+  return signed;
+}
+
+app.post("/v1/authorize", async (request) => {
+  const body = request.body as { arguments?: unknown };
+  const id = randomUUID();
+  const argumentsDigest = sha256Digest(canonicalJson(body.arguments ?? {}));
   if (minimal) {
-    createHmac("sha256", hmacKey).update(String(request.headers.authorization)).digest();
-    await pool.query({
-      ...MINIMAL_INSERT,
-      values: [id, Buffer.from(JSON.stringify({ signed, bundle: template.bundle }))],
-    });
+    const signed = await minimalDecision(request.headers.authorization, id);
     return { allowed: true, status: "authorized", protected_action_id: id, receipt_object_id: signed[2]!.id };
   }
+  const signed = signAll([template.task, template.proposal, template.receipt], id);
   const write: DecisionWrite = {
     action: {
       id,
@@ -120,6 +139,59 @@ app.post("/v1/authorize", async (request) => {
   await recordDecision(pool, write);
   return { allowed: true, status: "authorized", protected_action_id: id, receipt_object_id: signed[2]!.id };
 });
+const upstream = process.env.UPSTREAM_URL ? new URL(process.env.UPSTREAM_URL) : undefined;
+const upstreamAgent = new Agent({ keepAlive: true });
+const RESULT_INSERT = {
+  name: "bench_minimal_result",
+  text: "insert into bench_minimal_decisions (id, record) values ($1, $2)",
+};
+
+/** One JSON-RPC POST to the upstream on a kept-alive connection; its answer parsed. */
+function forward(text: string): Promise<{ result?: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: upstream!.hostname,
+        port: upstream!.port,
+        path: upstream!.pathname,
+        method: "POST",
+        agent: upstreamAgent,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(text);
+  });
+}
+
+if (minimal && upstream)
+  app.post("/mcp", async (request) => {
+    const call = request.body as { id: number | string; params: { arguments?: unknown } };
+    const id = randomUUID();
+    sha256Digest(canonicalJson(call.params.arguments ?? {}));
+    await minimalDecision(request.headers.authorization, id);
+    const answer = await forward(JSON.stringify({ ...call, params: { ...call.params, name: upstreamTool } }));
+    // The RESULT and its receipt: the result's digest in signed bodies, one insert, synchronous commit.
+    const resultDigest = sha256Digest(canonicalJson(answer.result ?? null));
+    const signed = signAll(
+      [
+        { ...(template.proposal as object), result_digest: resultDigest },
+        { ...(template.receipt as object), result_digest: resultDigest },
+      ],
+      id,
+    );
+    await pool.query({
+      ...RESULT_INSERT,
+      values: [randomUUID(), Buffer.from(JSON.stringify({ signed, id }))],
+    });
+    return { jsonrpc: "2.0", id: call.id, result: answer.result };
+  });
 await app.listen({ host: "127.0.0.1", port: Number(process.env.PORT) });
 process.on(
   "SIGTERM",
