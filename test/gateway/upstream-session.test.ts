@@ -24,18 +24,22 @@ let up: StatefulUpstream;
 let agent: Client;
 let tool: string;
 
+/** The name of a new tool running the upstream's `refund`. */
+const refundToolAt = async (url: string) =>
+  (
+    await createMcpTool(db.pool, world.organizationId, {
+      url,
+      upstreamName: "refund",
+      amountMapping: { amount_path: "amount", currency: "EUR" },
+    })
+  ).name;
+
 beforeAll(async () => {
   db = await createTestDatabase();
   gw = await startTestGateway(db);
   world = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
   up = await startStatefulUpstream("refund");
-  tool = (
-    await createMcpTool(db.pool, world.organizationId, {
-      url: up.url,
-      upstreamName: "refund",
-      amountMapping: { amount_path: "amount", currency: "EUR" },
-    })
-  ).name;
+  tool = await refundToolAt(up.url);
   agent = await mcpAgent(gw.gateway.url, world.key);
 });
 afterAll(async () => {
@@ -88,19 +92,13 @@ describe("persistent upstream sessions", () => {
 });
 
 // Many real servers answer every POST as an SSE stream (the SDK server's default); the Gateway reads
-// those as a stream, and JSON answers (above) whole, each within the call's 1 MiB.
+// those within the call's 1 MiB as it reads JSON answers.
 describe("an upstream answering with SSE streams", () => {
   let sse: StatefulUpstream;
   let sseTool: string;
   beforeAll(async () => {
     sse = await startStatefulUpstream("refund", { sse: true });
-    sseTool = (
-      await createMcpTool(db.pool, world.organizationId, {
-        url: sse.url,
-        upstreamName: "refund",
-        amountMapping: { amount_path: "amount", currency: "EUR" },
-      })
-    ).name;
+    sseTool = await refundToolAt(sse.url);
   });
   afterAll(() => sse?.close());
 
