@@ -22,15 +22,13 @@ export function pureSha256Hex(data: Uint8Array | string): string {
 
 /**
  * Lowercase hex SHA-256 of bytes or of a string's UTF-8 encoding. On Node.js
- * the one-shot `crypto.hash` (20.12+): unlike `createHash`, it leaves no Hash
+ * the one-shot `crypto.hash`: unlike `createHash`, it leaves no Hash
  * object behind, each of which is a weak handle every young-generation GC
- * must visit (with about ten digests per decision, they were half of each
- * scavenge's pause in the Gateway).
+ * must visit (with about ten digests per decision, they were a quarter of
+ * each scavenge's pause in the Gateway).
  */
 export const sha256Hex: (data: Uint8Array | string) => string = nodeCrypto
-  ? typeof nodeCrypto.hash === "function"
-    ? (data) => nodeCrypto.hash("sha256", data, "hex")
-    : (data) => nodeCrypto.createHash("sha256").update(data).digest("hex")
+  ? (data) => nodeCrypto.hash("sha256", data, "hex")
   : pureSha256Hex;
 
 /**
