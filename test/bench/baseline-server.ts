@@ -64,9 +64,10 @@ function signAll(bodies: unknown[], id: string) {
   });
 }
 
-/** The minimal durable decision: the key's HMAC, the signatures, one insert, synchronous commit. */
-async function minimalDecision(authorization: unknown, id: string) {
+/** The minimal durable decision: the key's HMAC, the arguments' digest, the signatures, one insert, synchronous commit. */
+async function minimalDecision(authorization: unknown, args: unknown, id: string) {
   createHmac("sha256", hmacKey).update(String(authorization)).digest();
+  sha256Digest(canonicalJson(args ?? {}));
   const signed = signAll([template.task, template.proposal, template.receipt], id);
   await pool.query({
     ...MINIMAL_INSERT,
@@ -78,11 +79,11 @@ async function minimalDecision(authorization: unknown, id: string) {
 app.post("/v1/authorize", async (request) => {
   const body = request.body as { arguments?: unknown };
   const id = randomUUID();
-  const argumentsDigest = sha256Digest(canonicalJson(body.arguments ?? {}));
   if (minimal) {
-    const signed = await minimalDecision(request.headers.authorization, id);
+    const signed = await minimalDecision(request.headers.authorization, body.arguments, id);
     return { allowed: true, status: "authorized", protected_action_id: id, receipt_object_id: signed[2]!.id };
   }
+  const argumentsDigest = sha256Digest(canonicalJson(body.arguments ?? {}));
   const signed = signAll([template.task, template.proposal, template.receipt], id);
   const write: DecisionWrite = {
     action: {
@@ -141,10 +142,6 @@ app.post("/v1/authorize", async (request) => {
 });
 const upstream = process.env.UPSTREAM_URL ? new URL(process.env.UPSTREAM_URL) : undefined;
 const upstreamAgent = new Agent({ keepAlive: true });
-const RESULT_INSERT = {
-  name: "bench_minimal_result",
-  text: "insert into bench_minimal_decisions (id, record) values ($1, $2)",
-};
 
 /** One JSON-RPC POST to the upstream on a kept-alive connection; its answer parsed. */
 function forward(text: string): Promise<{ result?: unknown }> {
@@ -174,8 +171,7 @@ if (minimal && upstream)
   app.post("/mcp", async (request) => {
     const call = request.body as { id: number | string; params: { arguments?: unknown } };
     const id = randomUUID();
-    sha256Digest(canonicalJson(call.params.arguments ?? {}));
-    await minimalDecision(request.headers.authorization, id);
+    await minimalDecision(request.headers.authorization, call.params.arguments, id);
     const answer = await forward(JSON.stringify({ ...call, params: { ...call.params, name: upstreamTool } }));
     // The RESULT and its receipt: the result's digest in signed bodies, one insert, synchronous commit.
     const resultDigest = sha256Digest(canonicalJson(answer.result ?? null));
@@ -187,7 +183,7 @@ if (minimal && upstream)
       id,
     );
     await pool.query({
-      ...RESULT_INSERT,
+      ...MINIMAL_INSERT,
       values: [randomUUID(), Buffer.from(JSON.stringify({ signed, id }))],
     });
     return { jsonrpc: "2.0", id: call.id, result: answer.result };
