@@ -88,7 +88,7 @@ function rawConnection(url: URL, path: string): { send: Send; close: () => void 
   const connect = () => {
     const s = net.connect({ host: url.hostname, port: Number(url.port) });
     s.setNoDelay(true);
-    let buffered = Buffer.alloc(0);
+    let buffered: Buffer = Buffer.alloc(0);
     s.on("data", (chunk: Buffer) => {
       buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
       let parsed;
