@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { Duplex } from "node:stream";
 import Fastify, {
-  LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
 } from "fastify";
+import { AccessLog } from "./access-log.js";
 import { health } from "./health.js";
 import { lifecycle } from "./lifecycle.js";
 import { requestIdOf } from "./request-id.js";
@@ -42,7 +42,7 @@ export function createServer(opts: ServerOptions): FastifyInstance {
     loggerInstance: opts.logger,
     genReqId: requestIdOf,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: "request_id" }),
+    logController: new AccessLog(),
     bodyLimit: opts.bodyLimit,
     // Our lifecycle answers requests that arrive while closing, in the server's
     // own error shape; fastify's generic 503 would not be.

