@@ -164,10 +164,17 @@ async function startReference(
   });
 }
 
+// The Gateway runs at its default log level (info: one access line per request), as deployed.
 const startGateways = (n: number, env?: Record<string, string>) =>
   Promise.all(
     Array.from({ length: n }, () =>
-      startGatewayProcess({ databaseUrl: pg.url, keyHashSecret, signingKey, built: true, env }),
+      startGatewayProcess({
+        databaseUrl: pg.url,
+        keyHashSecret,
+        signingKey,
+        built: true,
+        env: { COUNTERSIGN_LOG_LEVEL: "info", ...env },
+      }),
     ),
   );
 const stopAll = (xs: Array<{ stop(): Promise<void> }>) => Promise.all(xs.map((x) => x.stop()));
@@ -431,7 +438,7 @@ const line = (r: LoadResult) =>
 const find = (label: string, processes = 1) =>
   rows.find((r) => r.label === label && r.processes === processes)!.result;
 console.log(
-  `\nDecision paths over loopback, synchronous commit, ${seconds} s per loaded run, ${CONNECTIONS} connections (this machine: ${os.cpus().length} cores, load ${os
+  `\nDecision paths over loopback, synchronous commit, ${seconds} s per loaded run, ${CONNECTIONS} connections, the Gateway logging at info (this machine: ${os.cpus().length} cores, load ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(" ")})`,
