@@ -80,8 +80,10 @@ describe("SPEC 3.2: (none) → authorized", () => {
       approval_request_id: null,
       policy: null,
     });
-    expect(b.protected_action_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(b.receipt_id).toMatch(/^[0-9a-f-]{36}$/);
+    // Time-ordered ids (UUID version 7, core/src/store/row-id.ts): new rows land on their indexes' last pages.
+    const version7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    expect(b.protected_action_id).toMatch(version7);
+    expect(b.receipt_id).toMatch(version7);
     for (const m of ["task_object_id", "proposal_object_id", "receipt_object_id"])
       expect(b[m]).toMatch(/^ko_[0-9a-f]{64}$/);
     expect(b.arguments_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -112,10 +114,11 @@ describe("SPEC 3.2: (none) → authorized", () => {
       currency: "EUR",
     });
     const events = await db.pool.query(
-      "select type, data from events where data->>'protected_action_id' = $1 order by type",
+      "select id, type, data from events where data->>'protected_action_id' = $1 order by type",
       [b.protected_action_id],
     );
     expect(events.rows.map((e) => e.type)).toEqual(["action.authorized", "receipt.created"]);
+    for (const e of events.rows) expect(e.id).toMatch(version7);
     const receiptEvent = events.rows[1].data;
     expect(Object.keys(receiptEvent).sort()).toEqual([
       "bundle_sha256",

@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { workflowId } from "@countersign/protocol/evidence";
 import type { IssuedReceipt } from "../decision/evidence.js";
 import { receiptCreated } from "../decision/events.js";
 import type { Queryable } from "../store/queryable.js";
+import { newRowId } from "../store/row-id.js";
 
 /** A receipt as a decision write carries it (SPEC 2.8); its workflow is always `workflowId`. */
 export interface ReceiptRecord {
@@ -77,7 +77,7 @@ export async function insertReceipt(
   db: Queryable,
   r: { organizationId: string; actionId: string; issuerKid: string; issued: IssuedReceipt },
 ): Promise<string> {
-  const id = randomUUID();
+  const id = newRowId();
   const { issued } = r;
   const event = receiptCreated({
     receipt_id: id,

@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { BodyOf, SignedObject, StepBody } from "@countersign/protocol/evidence";
-import { inTransaction, type Pool } from "../store/index.js";
+import { inTransaction, newRowId, type Pool } from "../store/index.js";
 import { authorizeApproved, deny, expire, readActionView, type ActionView } from "../actions/index.js";
 import { issueStoredReceipt, receiptRecord } from "./evidence.js";
 import { actionAuthorized, receiptCreated } from "./events.js";
@@ -105,7 +104,7 @@ export async function handOutApproved(
       logs,
       now,
     );
-    const receiptId = randomUUID();
+    const receiptId = newRowId();
     const eventAction = {
       protected_action_id: actionId,
       agent: { id: a.agent_id, name: a.agent_name },

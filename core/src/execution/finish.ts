@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { canonicalJson, digestOf, sha256Digest } from "@countersign/protocol/canonical";
 import { issueStoredReceipt, receiptRecord } from "../decision/evidence.js";
 import { receiptCreated } from "../decision/events.js";
@@ -14,7 +13,7 @@ import {
   type SignedObject,
   type StepBody,
 } from "@countersign/protocol/evidence";
-import type { Pool } from "../store/index.js";
+import { newRowId, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { finish, type FinishedAction, type ResultWriter } from "../actions/index.js";
 import type { ExecutionPlan } from "./claim.js";
@@ -143,7 +142,7 @@ export async function recordResult(
     now,
     server ? [server.serverKid as Kid] : [],
   );
-  const receiptId = randomUUID();
+  const receiptId = newRowId();
   const event = receiptCreated({
     receipt_id: receiptId,
     protected_action_id: plan.actionId,

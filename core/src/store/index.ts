@@ -17,3 +17,4 @@ export { databaseReadiness } from "./readiness.js";
 export { type Queryable } from "./queryable.js";
 export { NotificationHub } from "./notifications.js";
 export { statement, preparedStatements, MAX_STATEMENTS, type Statement } from "./statement.js";
+export { newRowId } from "./row-id.js";

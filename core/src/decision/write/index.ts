@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { quotas, type Plan } from "../../plans/index.js";
+import { newRowId } from "../../store/row-id.js";
 import type { DecisionCall } from "../authorize-call.js";
 import type { DecisionContext } from "../context.js";
 import { receiptRecord } from "../evidence.js";
@@ -35,7 +35,7 @@ const objectRecord = (o: { id: string; body: { type: string } }): ObjectRecord =
  * (record.ts): the action's row, what the Gateway signs, and the events.
  */
 export function decisionWrite(w: DecisionWriteInput): DecisionWrite {
-  const id = randomUUID();
+  const id = newRowId();
   const { ctx, call, verdict, outcome } = w;
   const action = actionRecord({ id, ...w, instanceId: w.instanceId });
   const signed = signDecision(w.identity, {
@@ -45,12 +45,12 @@ export function decisionWrite(w: DecisionWriteInput): DecisionWrite {
     verdict,
     argumentsDigest: w.argumentsDigest,
     expiresAt: outcome.expiresAt,
-    approvalId: randomUUID,
+    approvalId: newRowId,
     now: w.now,
   });
   action.taskObjectId = signed.task?.id ?? null;
   action.proposalObjectId = signed.proposal?.id ?? null;
-  const receipt = signed.receipt && receiptRecord(randomUUID(), signed.receipt, w.identity.signer.kid);
+  const receipt = signed.receipt && receiptRecord(newRowId(), signed.receipt, w.identity.signer.kid);
   return {
     action,
     objects: [signed.task, signed.proposal].filter((o) => o !== null).map(objectRecord),
