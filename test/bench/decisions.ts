@@ -261,24 +261,33 @@ async function costOf(
   gatewayPids: number[],
   run: () => Promise<LoadResult>,
 ): Promise<{ result: LoadResult; cost: Cost }> {
-  const pgPids = postgresPids();
   const sum = (pids: number[]) => pids.reduce((a, p) => a + cpuSeconds(p), 0);
-  const background = (pids: number[]) => sum(pids.filter((p) => !isBackend(p)));
-  const [g0, p0, b0, w0] = [sum(gatewayPids), sum(pgPids), background(pgPids), await walLsn()];
+  // CPU seconds per PostgreSQL process, and whether it serves a connection.
+  const snapshot = () =>
+    new Map(postgresPids().map((p) => [p, { cpu: cpuSeconds(p), backend: isBackend(p) }] as const));
+  const [g0, pg0, w0] = [sum(gatewayPids), snapshot(), await walLsn()];
   const result = await run();
-  const pgNow = postgresPids();
-  const [g1, p1, b1, w1] = [sum(gatewayPids), sum(pgNow), background(pgNow), await walLsn()];
+  const [g1, pg1, w1] = [sum(gatewayPids), snapshot(), await walLsn()];
+  // What each process alive at the end used during the run (one that started meanwhile from zero).
+  // A process that ended during the run is left out: its CPU of the run is unknown, and subtracting
+  // its whole life (the previous side's backends closing as the run began) understated the figure.
+  let postgres = 0;
+  let background = 0;
+  for (const [pid, end] of pg1) {
+    const used = end.cpu - (pg0.get(pid)?.cpu ?? 0);
+    postgres += used;
+    if (!end.backend) background += used;
+  }
   const wal = (await pool.query<{ n: string }>("select pg_wal_lsn_diff($1, $2)::bigint as n", [w1, w0]))
     .rows[0]!.n;
   const n = Math.max(1, result.requests);
-  // Backends that started during the run are counted from zero; ones that ended are left out (few).
   return {
     result,
     cost: {
       decisions: result.requests,
       gatewayCpuMs: ((g1 - g0) * 1000) / n,
-      postgresCpuMs: ((p1 - p0) * 1000) / n,
-      postgresBackgroundCpuMs: ((b1 - b0) * 1000) / n,
+      postgresCpuMs: (postgres * 1000) / n,
+      postgresBackgroundCpuMs: (background * 1000) / n,
       walBytes: Number(wal) / n,
     },
   };
