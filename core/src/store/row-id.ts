@@ -1,4 +1,4 @@
-import { v7 } from "uuid";
+import { randomUUID } from "node:crypto";
 
 /**
  * A new id for a row the hot path writes (an action, its receipts, an
@@ -11,8 +11,17 @@ import { v7 } from "uuid";
  * row table after a checkpoint, 2.62 KiB of WAL per insert against 0.26).
  * The ids stay unguessable (74 random bits) and any replica mints them
  * without a round trip; the database's own default is `uuid_v7()`
- * (migration 0029). Ids within one process increase strictly.
+ * (migration 0029), built the same way.
+ *
+ * A version 4 UUID from node:crypto with the Unix time in milliseconds over
+ * its first 48 bits and the version nibble set to 7 (the variant bits are
+ * already RFC 9562's): `randomUUID` draws from a pool of random bytes, where
+ * the `uuid` package's v7 makes a `getRandomValues` call per id (0.6 against
+ * 1.4 µs an id in a loop, and the call showed in the Gateway's profile).
+ * Ids of one millisecond are in random order; across milliseconds they increase.
  */
 export function newRowId(): string {
-  return v7();
+  const random = randomUUID();
+  const millis = Date.now().toString(16).padStart(12, "0");
+  return `${millis.slice(0, 8)}-${millis.slice(8)}-7${random.slice(15)}`;
 }
