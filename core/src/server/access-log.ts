@@ -3,9 +3,10 @@ import { LogController, type FastifyReply, type FastifyRequest } from "fastify";
 /**
  * One access line per request, written when it ends, with its method, path,
  * status and time: fastify's default is two (`incoming request` and `request
- * completed`), and on the Gateway, where every decision is a request, the
- * second line was a tenth of the process's CPU at the default level (`info`)
- * with no fact the first did not have. Error lines stay fastify's own.
+ * completed`), and the first holds no fact the second lacks. On the Gateway,
+ * where every decision is a request, logging at the default level (`info`)
+ * cost 0.05–0.065 ms of CPU per decision with two lines, about a tenth.
+ * Error lines stay fastify's own.
  */
 export class AccessLog extends LogController {
   constructor() {

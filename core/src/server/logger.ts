@@ -41,10 +41,10 @@ function censorMembers(value: Record<string, unknown>): Record<string, unknown> 
 /**
  * The line's object with sensitive members censored at its top level and one
  * level down. This does what pino's `redact` did with `name` and `*.name`
- * paths, at a fraction of its cost: the wildcard paths cost 8 µs per line and
- * 1.3 µs per request's child logger (measured with pino 10), about a tenth of
- * the Gateway's CPU per decision at the default level. Objects the caller
- * passed are copied, never changed.
+ * paths, at a fraction of its cost: with pino 10 a line cost 11 µs with those
+ * paths and 3.4 µs with this, and each request's child logger 1.5 µs against
+ * 0.2 µs (measured in a loop; the Gateway answers every decision as a
+ * request). Objects the caller passed are copied, never changed.
  */
 export function censorLine(line: Record<string, unknown>): Record<string, unknown> {
   let out = censorMembers(line);

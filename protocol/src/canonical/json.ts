@@ -52,16 +52,19 @@ export function sealCanonical(value: object, text: string): void {
 }
 
 // Member names repeat across every body of a kind ("type", "id", "issued_at"...): their
-// text is computed once. Bounded, so names from callers' arguments cannot grow it forever.
+// text is computed once. Bounded in number and in length, so names from callers' arguments
+// can neither grow it forever nor fill it with long strings.
 const memberNames = new Map<string, string>();
 const MEMBER_NAMES_KEPT = 4096;
+const MEMBER_NAME_KEPT_LENGTH = 64;
 
 /** A member name's canonical text followed by its colon. */
 function memberName(name: string): string {
   let text = memberNames.get(name);
   if (text === undefined) {
     text = `${serializeString(name)}:`;
-    if (memberNames.size < MEMBER_NAMES_KEPT) memberNames.set(name, text);
+    if (name.length <= MEMBER_NAME_KEPT_LENGTH && memberNames.size < MEMBER_NAMES_KEPT)
+      memberNames.set(name, text);
   }
   return text;
 }
