@@ -94,7 +94,11 @@ describe("several api processes", () => {
     expect(rows[0]).toEqual({ n: String(total), max: 1 });
     // What the two processes sent adds up to every delivery once. (How the work splits between
     // them depends on who polls first: one may take it all, so the split is not asserted.)
-    const sentBy = [a!, b!].map((p) => (p.output().match(/"msg":"webhook attempt"/g) ?? []).length);
+    // A process logs an attempt after recording it, so its line may still be in the pipe: wait for it
+    // (a duplicate attempt would make the sum overshoot, which the assertion below still catches).
+    const logged = () => [a!, b!].map((p) => (p.output().match(/"msg":"webhook attempt"/g) ?? []).length);
+    await until("every attempt logged", async () => logged()[0]! + logged()[1]! >= total);
+    const sentBy = logged();
     expect(sentBy[0]! + sentBy[1]!).toBe(total);
     // Their metrics count what each sent (a counter never incremented prints no line, so ask one that sent).
     const busy = sentBy[0]! > 0 ? 0 : 1;
