@@ -156,6 +156,14 @@ describe("canonical JSON properties", () => {
     );
   });
 
+  it("orders objects of any width as the canonicalize package does (small ones are sorted in place)", () => {
+    fc.assert(
+      fc.property(fc.dictionary(text, fc.nat(), { minKeys: 0, maxKeys: 60 }), (value) => {
+        expect(canonicalJson(value)).toBe(canonicalize(value));
+      }),
+    );
+  });
+
   it("writes whole numbers within ±(2^53-1) as plain decimal digits", () => {
     fc.assert(
       fc.property(wholeNumber, (n) => {

@@ -69,6 +69,27 @@ function memberName(name: string): string {
   return text;
 }
 
+// Array.prototype.sort copies its array into a work array first: for the few members of a
+// body that was a sixth of the Gateway's allocation per decision (sampling heap profile under
+// `make bench`'s unloaded run), and every allocation brings the next young-generation pause
+// closer. Small lists are sorted in place, by insertion; large ones (callers' arguments) by sort.
+const SORTED_IN_PLACE = 24;
+
+/** `names` in UTF-16 code unit order (RFC 8785 3.2.3), the order of `<` on strings. */
+function sortedNames(names: string[]): string[] {
+  if (names.length > SORTED_IN_PLACE) return names.sort();
+  for (let i = 1; i < names.length; i++) {
+    const name = names[i]!;
+    let j = i - 1;
+    while (j >= 0 && names[j]! > name) {
+      names[j + 1] = names[j]!;
+      j--;
+    }
+    names[j + 1] = name;
+  }
+  return names;
+}
+
 // The text is built by concatenation rather than by joining arrays of parts: with the names'
 // text kept, 29 -> 17 µs for a 2 kB signed object (measured in a loop of 20,000).
 function serialize(value: unknown, open: Set<object>): string {
@@ -109,7 +130,7 @@ function serialize(value: unknown, open: Set<object>): string {
     // default string comparison of JavaScript. Undefined members are left out,
     // as JSON.stringify does, so optional fields can be written as undefined.
     const record = value as Record<string, unknown>;
-    const names = Object.keys(record).sort();
+    const names = sortedNames(Object.keys(record));
     let text = "{";
     for (const name of names) {
       const member = record[name];
