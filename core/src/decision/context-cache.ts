@@ -1,4 +1,4 @@
-import { canonicalJson, sealCanonical } from "@countersign/protocol/canonical";
+import { sealStored } from "@countersign/protocol/canonical";
 import type { IdentityDocument, SignedObject } from "@countersign/protocol/evidence";
 import { Bounded } from "./bounded.js";
 
@@ -27,7 +27,7 @@ export const heldParameters = (held: HeldEvidence): [string | null, string[]] =>
 
 // A held document goes into the bundle of every decision that uses it: its canonical text is
 // taken once, when it is first held (it is never changed: it came from the database as it is).
-const seal = (document: object) => sealCanonical(document, canonicalJson(document));
+const seal = (document: { body: object }) => sealStored(document);
 
 // Bounds of the cache: organizations, agents and gateway keys a process keeps evidence for.
 const MAX_ENTRIES = 10_000;

@@ -6,6 +6,7 @@ import {
   type IdentityDocument,
   type Signer,
 } from "@countersign/protocol/evidence";
+import { sealStored } from "@countersign/protocol/canonical";
 import type { Queryable } from "../store/queryable.js";
 import { identityLogOf } from "../identities/index.js";
 
@@ -46,5 +47,8 @@ export async function registerGatewayIdentity(
   const { rows } = await db.query<{ document: unknown }>("select document from identities where kid = $1", [
     signer.kid,
   ]);
-  return { signer, documents: identityLogOf(rows[0]!.document) };
+  const documents = identityLogOf(rows[0]!.document);
+  // Carried, and its digest named, in every receipt: its canonical text is taken once.
+  documents.forEach(sealStored);
+  return { signer, documents };
 }

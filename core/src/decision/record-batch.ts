@@ -1,7 +1,7 @@
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
 import { BUCKET, bucketTake, touchLastUsed } from "./bucket.js";
-import type { DecisionWrite, RecordOutcome } from "./record.js";
+import { objectsJson, type DecisionWrite, type RecordOutcome } from "./record.js";
 import {
   actionInsert,
   approvalInsert,
@@ -190,7 +190,7 @@ export async function recordDecisions(db: Queryable, writes: DecisionWrite[]): P
   const { rows } = await db.query<BatchRow>(
     BATCH.with([
       JSON.stringify(input),
-      JSON.stringify(writes.map((w) => w.objects)),
+      objectsJson(writes.map((w) => w.objects)),
       JSON.stringify(writes.map((w) => w.events)),
       Buffer.concat(bundles),
       BUCKET.burst,

@@ -1,3 +1,4 @@
+import { canonicalJson } from "@countersign/protocol/canonical";
 import type { ActionRecord, ReceiptRecord } from "../actions/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
@@ -16,6 +17,15 @@ export interface ObjectRecord {
   objectId: string;
   type: string;
   object: unknown;
+}
+
+/**
+ * The objects as the JSON the write reads. A signed object carries its canonical text (the
+ * protocol's signObject seals it), which canonicalJson returns as it is: the objects are not
+ * serialized a second time for the write (JSON.stringify walked them again).
+ */
+export function objectsJson(objects: ObjectRecord[] | ObjectRecord[][]): string {
+  return canonicalJson(objects);
 }
 
 export interface ApprovalRecord {
@@ -201,7 +211,7 @@ async function writeDecision(db: Queryable, w: DecisionWrite): Promise<RecordOut
     JSON.stringify(w.action),
     JSON.stringify(w.approval),
     JSON.stringify(w.receipt ? { ...w.receipt, bundle: undefined } : null),
-    JSON.stringify(w.objects),
+    objectsJson(w.objects),
     w.receipt?.bundle ?? null,
     JSON.stringify(w.events),
   ];

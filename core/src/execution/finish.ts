@@ -157,7 +157,8 @@ export async function recordResult(
     status: facts.status,
     errorCode: facts.errorCode,
     result: facts.stored === null ? null : JSON.stringify(facts.stored),
-    resultObject: { id: result.id, json: JSON.stringify(result) },
+    // The signed RESULT's sealed canonical text, not a second walk of it.
+    resultObject: { id: result.id, json: canonicalJson(result) },
     receipt: receiptRecord(receiptId, receipt, identity.signer.kid),
     receiptCreated: event.data,
   };

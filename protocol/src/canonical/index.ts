@@ -4,6 +4,8 @@ export {
   canonicalBytes,
   hasLoneSurrogate,
   sealCanonical,
+  sealedText,
+  sealStored,
   CanonicalJsonError,
 } from "./json.js";
 export { digestOf, sha256Digest, sha256Hex, isDigest, digestPattern, type Sha256Digest } from "./digest.js";

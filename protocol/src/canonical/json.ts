@@ -51,6 +51,22 @@ export function sealCanonical(value: object, text: string): void {
   sealed.set(value, text);
 }
 
+/** The canonical text `value` was sealed with, if it was. */
+export function sealedText(value: object): string | undefined {
+  return sealed.get(value);
+}
+
+/**
+ * Seals a document read from storage and its body (an identity document, a stored signed
+ * object), which the caller will never change: what signObject does for what it signs.
+ * A bundle then serializes it, and a digest is taken of its body, without walking it again.
+ */
+export function sealStored(document: { body: object }): void {
+  if (sealed.has(document)) return;
+  sealCanonical(document.body, canonicalJson(document.body));
+  sealCanonical(document, canonicalJson(document));
+}
+
 // Member names repeat across every body of a kind ("type", "id", "issued_at"...): their
 // text is computed once. Bounded in number and in length, so names from callers' arguments
 // can neither grow it forever nor fill it with long strings.
