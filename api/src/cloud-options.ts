@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Plan } from "@countersign/core/plans";
 import type { CloudApiOptions } from "./context.js";
@@ -22,7 +21,10 @@ export interface CloudSettings {
   /** Webhooks (docs/webhooks.md): without a credential key no endpoint can be created and no worker runs. */
   credentialKey?: Buffer | undefined;
   allowLoopbackUrls?: boolean;
-  webhookCaFile?: string | undefined;
+  /** COUNTERSIGN_WEBHOOK_CA_FILE's certificates (PEM), trusted for webhook receivers besides the public roots. */
+  webhookCaFile?: string[] | undefined;
+  /** COUNTERSIGN_UPSTREAM_CA_FILE's certificates (PEM), trusted for MCP servers besides the public roots. */
+  upstreamCaFile?: string[] | undefined;
   /** COUNTERSIGN_GATEWAY_SIGNING_KEY: signs closure receipts (docs/evidence-api.md). */
   gatewaySigningKey?: Uint8Array | undefined;
 }
@@ -48,11 +50,15 @@ export function cloudOptionsFrom(s: CloudSettings, announce: (line: string) => v
       ? {
           credentialKey: s.credentialKey,
           allowLoopbackUrls: s.allowLoopbackUrls ?? false,
-          ca: s.webhookCaFile ? [readFileSync(s.webhookCaFile, "utf8")] : undefined,
+          ca: s.webhookCaFile,
         }
       : undefined,
     // MCP servers (docs/configuration-api.md): the same credential key encrypts their authorization headers.
-    mcp: { credentialKey: s.credentialKey, allowLoopbackUrls: s.allowLoopbackUrls ?? false },
+    mcp: {
+      credentialKey: s.credentialKey,
+      allowLoopbackUrls: s.allowLoopbackUrls ?? false,
+      ca: s.upstreamCaFile,
+    },
     evidence: { gatewaySigningKey: s.gatewaySigningKey },
   };
 }

@@ -1,4 +1,12 @@
-import { commonSettings, ed25519Seed, httpUrl, key32, port, setting } from "@countersign/core/config";
+import {
+  caCertificates,
+  commonSettings,
+  ed25519Seed,
+  httpUrl,
+  key32,
+  port,
+  setting,
+} from "@countersign/core/config";
 import { z } from "zod";
 
 /** Settings of the Cloud API server (docs/configuration.md lists them all). */
@@ -14,7 +22,11 @@ export const apiSettings = {
     "an Ed25519 seed: 32 bytes as base64url",
   ),
   /** PEM file of extra CA certificates webhook receivers may chain to (private CAs, tests). */
-  webhookCaFile: setting("COUNTERSIGN_WEBHOOK_CA_FILE", z.string().min(1).optional(), "a PEM file"),
+  webhookCaFile: setting(
+    "COUNTERSIGN_WEBHOOK_CA_FILE",
+    caCertificates.optional(),
+    "a readable file of PEM CA certificates",
+  ),
   /** The plan of organizations without a subscription (DESIGN "Plans in a self-hosted installation"). */
   defaultPlan: setting(
     "COUNTERSIGN_DEFAULT_PLAN",

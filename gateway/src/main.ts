@@ -11,7 +11,7 @@ const config = loadConfigOrExit(gatewaySettings);
 const logger = createLogger("gateway", config.logLevel);
 const stopTelemetry = startTelemetry("countersign-gateway", config.otlpEndpoint);
 const pool = createPool(config.databaseUrl, { applicationName: "countersign-gateway", genericPlans: true });
-const server = await startGateway({ pool, logger, ...config });
+const server = await startGateway({ pool, logger, ...config, upstreamCa: config.upstreamCaFile });
 logger.info({ kid: server.identity.signer.kid, instance: server.instanceId }, "gateway identity registered");
 runUntilSignal(
   async () => {

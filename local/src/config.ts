@@ -1,4 +1,5 @@
 import {
+  caCertificates,
   commonSettings,
   ed25519Seed,
   flag,
@@ -41,7 +42,11 @@ export const localSettings = {
   /** Webhook and MCP server receivers on this machine are the point of a local run. */
   allowLoopbackUrls: setting("COUNTERSIGN_ALLOW_LOOPBACK_URLS", flag(true), "true or false"),
   /** PEM file of extra CA certificates webhook receivers may chain to (a receiver on this machine with its own CA). */
-  webhookCaFile: setting("COUNTERSIGN_WEBHOOK_CA_FILE", z.string().min(1).optional(), "a PEM file"),
+  webhookCaFile: setting(
+    "COUNTERSIGN_WEBHOOK_CA_FILE",
+    caCertificates.optional(),
+    "a readable file of PEM CA certificates",
+  ),
   dataDir: setting("COUNTERSIGN_DATA_DIR", z.string().min(1).default(".data"), "a folder"),
   apiPort: setting("COUNTERSIGN_API_PORT", port(8080), "a port number 0-65535"),
   gatewayPort: setting("COUNTERSIGN_GATEWAY_PORT", port(8081), "a port number 0-65535"),

@@ -19,6 +19,7 @@ import { createTestDatabase } from "../../test/setup/database.js";
 import { Browser } from "../../test/fixtures/cloud-api.js";
 import { verifyBundle } from "@countersign/protocol/evidence";
 import { createTestCa, startReceiver } from "../../test/fixtures/https-receiver.js";
+import { simpleTool, startMcpServer } from "../../test/fixtures/mcp-server.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "cs-local-"));
@@ -289,7 +290,7 @@ describe("make run (local/src/main.ts)", () => {
   });
 
   it(
-    "trusts the CA named by COUNTERSIGN_WEBHOOK_CA_FILE for webhook receivers on this machine",
+    "trusts the CAs named by COUNTERSIGN_WEBHOOK_CA_FILE for webhook receivers and COUNTERSIGN_UPSTREAM_CA_FILE for MCP servers on this machine",
     { timeout: 120_000 },
     async () => {
       const db = await createTestDatabase({ migrate: false });
@@ -297,11 +298,13 @@ describe("make run (local/src/main.ts)", () => {
       chmodSync(otherDir, 0o755);
       const ca = createTestCa();
       const rx = await startReceiver(ca);
+      const mcp = await startMcpServer(ca, { list: () => ({ tools: [simpleTool("refund")] }) });
       try {
         const { run, apiPort } = await startAndCheck({
           DATABASE_URL: db.url,
           COUNTERSIGN_DATA_DIR: otherDir,
           COUNTERSIGN_WEBHOOK_CA_FILE: ca.caFile,
+          COUNTERSIGN_UPSTREAM_CA_FILE: ca.caFile,
         });
         const demo = JSON.parse(readFileSync(path.join(otherDir, "demo.json"), "utf8"));
         const base = `http://127.0.0.1:${apiPort}`;
@@ -338,8 +341,21 @@ describe("make run (local/src/main.ts)", () => {
         });
         expect(delivery?.state).toBe("delivered");
         expect(rx.requests.filter((r) => r.path === "/local")).toHaveLength(1);
+        // Discovery reaches an MCP server whose certificate chains to the upstream CA.
+        const server = await owner.post(`/orgs/${demo.org_id}/mcp-servers`, {
+          kind: "mcp",
+          name: "private-ca",
+          url: mcp.url,
+        });
+        expect(server.status, JSON.stringify(server.body)).toBe(201);
+        const found = await owner.post(
+          `/orgs/${demo.org_id}/mcp-servers/${server.body.mcp_server.id}/discover`,
+        );
+        expect(found.status, JSON.stringify(found.body)).toBe(200);
+        expect(found.body.tools.map((t: { name: string }) => t.name)).toEqual(["refund"]);
         await stop(run);
       } finally {
+        await mcp.close();
         await rx.close();
         ca.dispose();
         await db.drop();

@@ -61,6 +61,7 @@ const cloud = cloudOptionsFrom(
     // Receivers on this machine are the point of a local run.
     allowLoopbackUrls: config.allowLoopbackUrls,
     webhookCaFile: config.webhookCaFile,
+    upstreamCaFile: config.upstreamCaFile,
     // Closure receipts of rejections and cancellations are signed with the Gateway's identity.
     gatewaySigningKey,
   },
@@ -91,6 +92,7 @@ const gateway = await startGateway({
   credentialKey,
   // The sample upstream listens on loopback.
   allowLoopbackUrls: config.allowLoopbackUrls,
+  upstreamCa: config.upstreamCaFile,
 });
 
 const {

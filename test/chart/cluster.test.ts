@@ -370,6 +370,8 @@ describe("the servers as the chart runs them", () => {
         DATABASE_URL: db.url,
         COUNTERSIGN_TOKENREVIEW_URL: plane.server,
         NODE_EXTRA_CA_CERTS: caFile,
+        // The upstream CA bundle's ConfigMap, mounted: a CA certificate at hand stands in for it.
+        COUNTERSIGN_UPSTREAM_CA_FILE: caFile,
         COUNTERSIGN_HOST: "127.0.0.1",
         COUNTERSIGN_API_PORT: String(apiPort),
         OTEL_EXPORTER_OTLP_ENDPOINT: "",
@@ -384,10 +386,13 @@ describe("the servers as the chart runs them", () => {
 
     const gateway = await chartContainer("countersign-gateway");
     expect(gateway.env.COUNTERSIGN_GATEWAY_SIGNING_KEY).toBe(api.env.COUNTERSIGN_GATEWAY_SIGNING_KEY);
+    for (const env of [api.env, gateway.env])
+      expect(env.COUNTERSIGN_UPSTREAM_CA_FILE).toBe("/etc/countersign/upstream-ca/bundle.pem");
     const gatewayPort = await freePort();
     servers.push(
       startServer(gateway.args, {
         ...gateway.env,
+        COUNTERSIGN_UPSTREAM_CA_FILE: caFile,
         DATABASE_URL: db.url,
         COUNTERSIGN_HOST: "127.0.0.1",
         COUNTERSIGN_GATEWAY_PORT: String(gatewayPort),

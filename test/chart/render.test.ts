@@ -199,6 +199,30 @@ describe("helm template", () => {
       "operator",
     );
   });
+
+  it("hands the api and the gateway the upstream CA bundle's file from its ConfigMap, and nothing by default", () => {
+    for (const deployment of ["countersign-api", "countersign-gateway"]) {
+      const pod = find(allOn, "Deployment", deployment).spec.template.spec;
+      const container = pod.containers[0];
+      const file = container.env.find(
+        (e: { name: string }) => e.name === "COUNTERSIGN_UPSTREAM_CA_FILE",
+      ).value;
+      const mount = container.volumeMounts.find((m: { name: string }) => m.name === "upstream-ca");
+      const volume = pod.volumes.find((v: { name: string }) => v.name === "upstream-ca");
+      expect(mount.readOnly).toBe(true);
+      expect(volume.configMap).toEqual({
+        name: "internal-ca-bundle",
+        items: [{ key: "bundle.pem", path: "bundle.pem" }],
+      });
+      // The file the server reads is the ConfigMap's key, where the volume puts it.
+      expect(file).toBe(path.posix.join(mount.mountPath, volume.configMap.items[0].path));
+      const plain = find(defaults, "Deployment", deployment).spec.template.spec;
+      expect(plain.containers[0].env.map((e: { name: string }) => e.name)).not.toContain(
+        "COUNTERSIGN_UPSTREAM_CA_FILE",
+      );
+      expect(plain.volumes.map((v: { name: string }) => v.name)).not.toContain("upstream-ca");
+    }
+  });
 });
 
 describe("the Grafana dashboard and the alerts", () => {

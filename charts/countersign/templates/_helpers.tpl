@@ -88,6 +88,33 @@ app.kubernetes.io/component: {{ .component }}
     sizeLimit: 64Mi
 {{- end -}}
 
+{{/* COUNTERSIGN_UPSTREAM_CA_FILE from the upstreamCa ConfigMap: its env, mount and volume (api and gateway). */}}
+{{- define "countersign.upstreamCaEnv" -}}
+{{- if .Values.upstreamCa.configMap }}
+- name: COUNTERSIGN_UPSTREAM_CA_FILE
+  value: /etc/countersign/upstream-ca/{{ .Values.upstreamCa.key }}
+{{- end }}
+{{- end -}}
+
+{{- define "countersign.upstreamCaMount" -}}
+{{- if .Values.upstreamCa.configMap }}
+- name: upstream-ca
+  mountPath: /etc/countersign/upstream-ca
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "countersign.upstreamCaVolume" -}}
+{{- if .Values.upstreamCa.configMap }}
+- name: upstream-ca
+  configMap:
+    name: {{ .Values.upstreamCa.configMap }}
+    items:
+      - key: {{ .Values.upstreamCa.key }}
+        path: {{ .Values.upstreamCa.key }}
+{{- end }}
+{{- end -}}
+
 {{- define "countersign.tmpMount" -}}
 - name: tmp
   mountPath: /tmp

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { caCertificates } from "./certificates.js";
 import { key32, secretBytes } from "./secrets.js";
 import { flag, httpUrl, logLevel, postgresUrl, seconds, setting } from "./setting.js";
 
@@ -29,4 +30,14 @@ export const commonSettings = {
   metricsEnabled: setting("COUNTERSIGN_METRICS", flag(true), "true or false"),
   /** Lets webhook and MCP server URLs point at loopback (only loopback, never private ranges): local runs and tests. */
   allowLoopbackUrls: setting("COUNTERSIGN_ALLOW_LOOPBACK_URLS", flag(false), "true or false"),
+  /**
+   * Extra CA certificates an MCP server's certificate may chain to, besides the public roots (a
+   * server on a public address whose certificate comes from the organization's own CA): the
+   * Gateway's calls and the api's discovery and identity checks trust them.
+   */
+  upstreamCaFile: setting(
+    "COUNTERSIGN_UPSTREAM_CA_FILE",
+    caCertificates.optional(),
+    "a readable file of PEM CA certificates",
+  ),
 };

@@ -19,3 +19,4 @@ export {
 } from "./setting.js";
 export { commonSettings } from "./common-settings.js";
 export { secretBytes, ed25519Seed, key32 } from "./secrets.js";
+export { caCertificates } from "./certificates.js";

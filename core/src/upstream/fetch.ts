@@ -1,13 +1,13 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { Readable, Transform } from "node:stream";
-import { rootCertificates } from "node:tls";
 import {
   AddressNotAllowedError,
   connectTarget,
   type AddressRules,
   type ConnectTarget,
 } from "../net/index.js";
+import { upstreamAgent } from "./trust.js";
 
 const LOOPBACK_HOSTS: Record<string, { address: string; family: 4 | 6 }> = {
   "127.0.0.1": { address: "127.0.0.1", family: 4 },
@@ -51,8 +51,8 @@ class TooLarge extends Error {}
 
 export interface UpstreamFetchOptions {
   rules: AddressRules;
-  /** Extra CA certificates besides the usual roots (tests, private CAs). */
-  ca?: string[];
+  /** Extra CA certificates besides the usual roots (COUNTERSIGN_UPSTREAM_CA_FILE, tests): see trust.ts. */
+  ca?: readonly string[];
   budget: ByteBudget;
   signal: AbortSignal;
   /** The first failure, whatever the MCP SDK wraps it in, so the caller answers with the right code. */
@@ -74,14 +74,12 @@ export interface UpstreamFetchOptions {
  */
 export function upstreamFetch(options: UpstreamFetchOptions | (() => UpstreamFetchOptions)) {
   const fixed = typeof options === "function" ? undefined : options;
-  const ca = fixed?.ca?.length ? [...rootCertificates, ...fixed.ca] : undefined;
   return async (input: string | URL, init: RequestInit = {}): Promise<Response> => {
     // A session shared by many calls reads the exchange state of the call it is serving now.
     const o = fixed ?? (options as () => UpstreamFetchOptions)();
     const fail = (f: UpstreamFailure) => {
       o.failure.first ??= f;
     };
-    const roots = fixed ? ca : o.ca?.length ? [...rootCertificates, ...o.ca] : undefined;
     let target: ConnectTarget;
     try {
       target = await upstreamTarget(String(input), o.rules);
@@ -101,7 +99,7 @@ export function upstreamFetch(options: UpstreamFetchOptions | (() => UpstreamFet
           host: target.address,
           family: target.family,
           port: target.port,
-          ...(plain ? {} : { servername: target.servername, ca: roots }),
+          ...(plain ? {} : { servername: target.servername, agent: upstreamAgent(o.ca) }),
           path: `${target.url.pathname}${target.url.search}`,
           method: init.method ?? "GET",
           headers,
