@@ -108,7 +108,7 @@ function sortedNames(names: string[]): string[] {
 
 // The text is built by concatenation rather than by joining arrays of parts: with the names'
 // text kept, 29 -> 17 µs for a 2 kB signed object (measured in a loop of 20,000).
-function serialize(value: unknown, open: Set<object>): string {
+function serialize(value: unknown, open: object[]): string {
   switch (typeof value) {
     case "string":
       return serializeString(value);
@@ -124,9 +124,9 @@ function serialize(value: unknown, open: Set<object>): string {
   if (value === null) return "null";
   const known = sealed.get(value);
   if (known !== undefined) return known;
-  if (open.has(value)) throw new CanonicalJsonError("cyclic structure");
+  if (open.includes(value)) throw new CanonicalJsonError("cyclic structure");
   if (value instanceof Date) return serializeString(value.toISOString());
-  open.add(value);
+  open.push(value);
   try {
     if (Array.isArray(value)) {
       // Arrays keep their order; holes and undefined are refused, not turned into null.
@@ -155,13 +155,16 @@ function serialize(value: unknown, open: Set<object>): string {
     }
     return `${text}}`;
   } finally {
-    open.delete(value);
+    open.pop();
   }
 }
 
 /** The RFC 8785 canonical text of a JSON value. Throws CanonicalJsonError for anything else. */
 export function canonicalJson(value: unknown): string {
-  return serialize(value, new Set());
+  // The objects being serialized, outermost first: a value met again among them is a cycle. An
+  // array rather than a Set: a body is a few levels deep, and a Set's table (made per call, and
+  // shrunk again as its members left) was a twentieth of the Gateway's allocation per decision.
+  return serialize(value, []);
 }
 
 /** The canonical text as UTF-8 bytes: what is hashed and signed. */
