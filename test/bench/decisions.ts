@@ -58,6 +58,11 @@ const bundle = (name: string) => {
 const referenceFile = bundle("baseline-server");
 const upstreamFile = bundle("upstream-server");
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+// Each side's warm-up at 50 connections before its unloaded run: JIT, pools, prepared statements,
+// caches. Two seconds left a Gateway partly cold (V8 still optimizing): its unloaded p50 and p99
+// were 2.13-2.16 and 7.3-8.2 ms after 2 s, 1.86-1.91 and 5.4-6.0 ms after 10-40 s (one Gateway,
+// 6 s unloaded runs), as a pod that has served for a while is.
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 const CONNECTIONS = 50;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "cs-bench-"));
 chmodSync(dataDir, 0o755);
@@ -106,7 +111,7 @@ async function measure(
   target: { path: string; classify?: (code: number, text: string) => string } = { path: "/v1/authorize" },
 ): Promise<Measured> {
   const t = { urls, request, ...target };
-  await runLoad(t, CONNECTIONS, 2); // warm-up: JIT, pools, prepared statements, caches
+  await runLoad(t, CONNECTIONS, warmupSeconds);
   const unloaded = await runLoad(t, 1, Math.max(3, seconds / 2));
   const loaded = await runLoad(t, CONNECTIONS, seconds);
   return { unloaded, loaded };
@@ -447,7 +452,7 @@ const line = (r: LoadResult) =>
 const find = (label: string, processes = 1) =>
   rows.find((r) => r.label === label && r.processes === processes)!.result;
 console.log(
-  `\nDecision paths over loopback, synchronous commit, ${seconds} s per loaded run, ${CONNECTIONS} connections, the Gateway logging at info (this machine: ${os.cpus().length} cores, load ${os
+  `\nDecision paths over loopback, synchronous commit, ${seconds} s per loaded run after ${warmupSeconds} s of warm-up, ${CONNECTIONS} connections, the Gateway logging at info (this machine: ${os.cpus().length} cores, load ${os
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(" ")})`,
