@@ -3,7 +3,8 @@
  * walk: a policy written in the editor's YAML mode, saved and activated; and the conflicts a person
  * meets when someone else acts between reading a page and confirming on it, each provoked for real
  * by a second session of the same owner (or a new call through the Gateway): DRAFT_EXISTS,
- * SHADOW_CHANGED, IMPACT_CHANGED, and IN_USE for an integration whose tool has recorded actions.
+ * SHADOW_CHANGED (setting a shadow, and activating), IMPACT_CHANGED, and IN_USE for an
+ * integration whose tool has recorded actions.
  * Each refusal is shown as a message naming what changed, and nothing was changed by it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -276,6 +277,66 @@ describe("conflicts with someone acting meanwhile", () => {
       await activate.click();
       await owner.getByTestId("notice").getByText(`Version ${v5.number} is active.`).waitFor();
       expect((await detailOf()).policy.active_version_id).toBe(v5.id);
+    },
+  );
+
+  it(
+    "SHADOW_CHANGED on activation: a shadow set by another session while the dialog is open is named; nothing is activated until reviewed against it",
+    { timeout: 90_000 },
+    async () => {
+      await forgetAnalyses();
+      const create = async (upTo: string) =>
+        (
+          await sessionRequest(other, "POST", `/orgs/${orgId}/policies/${policyId}/versions`, {
+            document: refundsUpTo(upTo),
+          })
+        ).version;
+      const chosen = await create("250");
+      const shadowed = await create("260");
+      await owner.goto(`/orgs/${orgId}/policies/${policyId}/versions`);
+      await owner.getByRole("button", { name: `Activate version ${chosen.number}` }).click();
+      const dialog = owner.getByRole("dialog");
+      await expect
+        .poll(() => dialog.locator('[data-gate="impact"]').getAttribute("data-less-restricted"), {
+          timeout: 20_000,
+        })
+        .not.toBe("");
+      await dialog
+        .locator('[data-gate="shadow"]')
+        .getByText("Activation is refused if a version is shadowed before you confirm.")
+        .waitFor();
+
+      // The other session shadows a version while this dialog still shows none.
+      await sessionRequest(other, "PUT", `/orgs/${orgId}/policies/${policyId}/shadow`, {
+        version_id: shadowed.id,
+        expected_shadow_version_id: null,
+      });
+      const before = await detailOf();
+      const activate = dialog.getByRole("button", { name: `Activate version ${chosen.number}` });
+      await activate.click();
+      const changed = dialog.getByTestId("activation-shadow-changed");
+      await changed.waitFor();
+      await expect(changed.textContent()).resolves.toContain(
+        `The shadow changed meanwhile: it is now version ${shadowed.number}. Nothing was activated.`,
+      );
+      await expect(activate.isDisabled()).resolves.toBe(true);
+      expect(await seriousViolations(owner)).toEqual([]);
+      const unchanged = await detailOf();
+      expect(unchanged.policy).toEqual(before.policy);
+      expect(versionNumbered(unchanged, chosen.number).status).toBe("draft");
+
+      // Reviewed against the shadow as it is: the activation goes through.
+      await dialog.getByRole("button", { name: "Review against the shadow as it is" }).click();
+      await dialog
+        .locator('[data-gate="shadow"]')
+        .getByText(
+          `Activation is refused if version ${shadowed.number} is no longer the shadow when you confirm.`,
+        )
+        .waitFor();
+      await activate.click();
+      await owner.getByTestId("notice").getByText(`Version ${chosen.number} is active.`).waitFor();
+      expect((await detailOf()).policy.active_version_id).toBe(chosen.id);
+      await sessionRequest(other, "DELETE", `/orgs/${orgId}/policies/${policyId}/shadow`);
     },
   );
 

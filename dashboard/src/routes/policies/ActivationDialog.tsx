@@ -25,7 +25,8 @@ const gateReasons: Record<Extract<LanguageGate, { open: false }>["reason"], stri
  * Activation through the gates of SPEC 3.4, each shown as the person meets it: the saved examples
  * run against the version (failures block until acknowledged), the impact preview (calls that
  * would be less restricted, sent back as max_loosened so a change meanwhile is refused), the
- * language gate, and the active version expected, which the service checks when it activates.
+ * language gate, and the active and shadow versions expected, which the service checks when it
+ * activates.
  */
 export function ActivationDialog({
   orgId,
@@ -53,6 +54,11 @@ export function ActivationDialog({
   const [error, setError] = useState<unknown>(null);
   const [gate, setGate] = useState<LanguageGate | null>(null);
   const [changedTo, setChangedTo] = useState<string | null | undefined>(undefined);
+  // The shadow version the person saw, sent so that a shadow set or cleared meanwhile refuses the
+  // activation (SHADOW_CHANGED) rather than passing under a report they did not read; and the
+  // shadow the service named when it refused.
+  const [shadowSeen, setShadowSeen] = useState(policy.shadow_version_id);
+  const [shadowNow, setShadowNow] = useState<string | null | undefined>(undefined);
   // The service's count of less-restricted calls when it refused IMPACT_CHANGED, and a bump that
   // runs the preview again once the person chooses to review the new impact.
   const [impactNow, setImpactNow] = useState<number | null>(null);
@@ -89,6 +95,7 @@ export function ActivationDialog({
     try {
       const a = await policies.activate(orgId, policy.id, version.id, {
         expected_active_version_id: expected,
+        shadow_version_id: shadowSeen,
         ...(note.trim() ? { note: note.trim() } : {}),
         ...(acknowledged ? { acknowledge_failing_examples: true } : {}),
         ...(lessRestricted !== undefined ? { max_loosened: lessRestricted } : {}),
@@ -101,6 +108,12 @@ export function ActivationDialog({
         setRefusedFailing((err.details?.failing as ExampleResult[] | undefined) ?? []);
       if (err instanceof DashboardError && err.code === "GATEWAYS_NOT_UPGRADED")
         setGate(err.details?.language_gate as LanguageGate);
+      if (err instanceof DashboardError && err.code === "SHADOW_CHANGED") {
+        // Told in the shadow gate, where it names the shadow as it is now.
+        setShadowNow((err.details?.shadow_version_id as string | null | undefined) ?? null);
+        await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
+        return;
+      }
       if (err instanceof DashboardError && err.code === "ACTIVE_VERSION_CHANGED") {
         setChangedTo((err.details?.active_version_id as string | null | undefined) ?? null);
         await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
@@ -202,6 +215,32 @@ export function ActivationDialog({
             </div>
           )}
         </li>
+        <li data-gate="shadow">
+          <strong>Shadow. </strong>
+          {shadowNow === undefined ? (
+            shadowSeen ? (
+              `Activation is refused if ${numberOf(shadowSeen)} is no longer the shadow when you confirm.`
+            ) : (
+              "Activation is refused if a version is shadowed before you confirm."
+            )
+          ) : (
+            <span data-testid="activation-shadow-changed" role="alert" data-code="SHADOW_CHANGED">
+              The shadow changed meanwhile:{" "}
+              {shadowNow ? `it is now ${numberOf(shadowNow)}` : "no version is shadowed"}. Nothing was
+              activated.{" "}
+              <button
+                type="button"
+                onClick={() => {
+                  setShadowSeen(shadowNow);
+                  setShadowNow(undefined);
+                  setError(null);
+                }}
+              >
+                Review against the shadow as it is
+              </button>
+            </span>
+          )}
+        </li>
         <li data-gate="expected-active">
           <strong>Active version. </strong>
           {changedTo === undefined ? (
@@ -236,7 +275,9 @@ export function ActivationDialog({
           type="button"
           className="primary"
           onClick={activate}
-          disabled={blocked || busy || changedTo !== undefined || impactNow !== null}
+          disabled={
+            blocked || busy || changedTo !== undefined || impactNow !== null || shadowNow !== undefined
+          }
         >
           Activate version {version.number}
         </button>
