@@ -26,8 +26,7 @@ export const heldParameters = (held: HeldEvidence): [string | null, string[]] =>
 ];
 
 // A held document goes into the bundle of every decision that uses it: its canonical text is
-// taken once, when it is first held (it is never changed: it came from the database as it is).
-const seal = (document: { body: object }) => sealStored(document);
+// taken once, when it is first held (sealStored: it is never changed, it came from the database).
 
 // Bounds of the cache: organizations, agents and gateway keys a process keeps evidence for.
 const MAX_ENTRIES = 10_000;
@@ -69,13 +68,13 @@ export class ContextCache {
     delegations: Array<{ id: string; object: SignedObject }>,
   ): void {
     if (principal && this.principals.get(organizationId)?.revision !== principal.revision) {
-      principal.documents.forEach(seal);
+      principal.documents.forEach(sealStored);
       this.principals.set(organizationId, principal);
     }
     const held = this.delegations.get(agentId);
     // Kept as read: a revoked or expired delegation leaves the cache with its row.
     if (!held || held.size !== delegations.length || delegations.some((d) => held.get(d.id) !== d.object)) {
-      for (const d of delegations) if (held?.get(d.id) !== d.object) seal(d.object);
+      for (const d of delegations) if (held?.get(d.id) !== d.object) sealStored(d.object);
       this.delegations.set(agentId, new Map(delegations.map((d) => [d.id, d.object])));
     }
   }
