@@ -4,12 +4,14 @@
  * are, not moved out of line into TOAST rows, which cost two more heap rows
  * and index entries per decision. Checked on what a real Gateway writes for an
  * allowed decision and for a tools/call's RESULT, whose values are longer than
- * PostgreSQL's default toasting threshold (2032 bytes).
+ * PostgreSQL's default toasting threshold (2032 bytes), and after the evidence
+ * worker verified the receipts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { createAuthorizationWorld, createMcpTool, type AuthorizationWorld } from "../fixtures/authorization.js";
 import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
+import { verifyNewReceipts } from "../../api/src/receipts/issuance-verifier.js";
 import { startTestGateway, type TestGateway } from "./harness.js";
 
 let db: TestDatabase;
@@ -97,5 +99,15 @@ describe("a decision's rows stay in their tables' pages", () => {
       [world.organizationId],
     );
     expect(intact.rows.map((r) => r.ok)).toEqual([true, true]);
+
+    // The evidence worker's verification is a row of its own (migration 0031): an update of the
+    // receipt would copy its bundle and, the report making the row too long, move it to TOAST.
+    while ((await verifyNewReceipts(db.pool, new Date())) > 0);
+    const verified = await db.pool.query<{ valid: boolean }>(
+      "select valid from receipt_verifications where organization_id = $1",
+      [world.organizationId],
+    );
+    expect(verified.rows.map((r) => r.valid)).toEqual([true, true]);
+    expect(await toastRows("receipts")).toBe(0);
   });
 });

@@ -15,7 +15,6 @@ export interface ReceiptRecord {
   issuerKid: string;
   bundle: Buffer;
   bundleSha256: string;
-  verifiedAtIssuance: boolean | null;
 }
 
 /** For each column of a receipt row, the SQL expression that gives it in the statement it is part of. */
@@ -32,8 +31,6 @@ export interface ReceiptValues {
   /** The bundle's bytes; `bundle_size` is their length. */
   bundle: string;
   bundleSha256: string;
-  /** Left null (the evidence worker verifies later) unless given. */
-  verifiedAtIssuance?: string;
 }
 
 /**
@@ -44,10 +41,9 @@ export interface ReceiptValues {
  */
 export function receiptInsert(v: ReceiptValues, from = ""): string {
   return `insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
-                      workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size, verified_at_issuance)
+                      workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
   select ${v.id}, ${v.organizationId}, ${v.protectedActionId}, ${v.kind}, ${v.receiptObjectId}, ${v.threadId}, ${v.headObjectId},
-         '${workflowId}', ${v.outcome}, ${v.issuerKid}, ${v.bundle}::bytea, ${v.bundleSha256}, octet_length(${v.bundle}::bytea),
-         ${v.verifiedAtIssuance ?? "null::boolean"}
+         '${workflowId}', ${v.outcome}, ${v.issuerKid}, ${v.bundle}::bytea, ${v.bundleSha256}, octet_length(${v.bundle}::bytea)
   ${from}`;
 }
 
