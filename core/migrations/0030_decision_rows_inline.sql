@@ -1,20 +1,24 @@
--- A decision's action and receipt rows kept whole in their table's page
--- instead of partly in TOAST. PostgreSQL toasts a row longer than its table's
--- toast_tuple_target (2032 bytes by default): it compresses the largest values
--- and, when the row is still longer, moves them out of line, each into rows
--- of the TOAST table and entries of its index. A decision's receipt (its
--- bundle: ~6.5 kB, ~2.8 kB with lz4; a tools/call's ~9.3 kB, ~3.4 kB) and its
--- action (the explanations: ~2.7 kB) were both moved out of line: two more
--- heap rows and index entries per decision, the receipt's split in chunks,
--- about a tenth of PostgreSQL's CPU per decision (perf, `make bench`'s allow
--- path). Marking the values MAIN instead does not help: PostgreSQL then
--- moves the row's small text values (ids, digests) out of line, one TOAST
--- row each.
+-- A receipt's row kept whole in its table's page instead of partly in TOAST.
+-- PostgreSQL toasts a row longer than its table's toast_tuple_target (2032
+-- bytes by default): it compresses the largest values and, when the row is
+-- still longer, moves them out of line, in chunks, into rows of the TOAST
+-- table and entries of its index. A receipt's bundle (~6.5 kB for a decision,
+-- ~2.8 kB with lz4; a tools/call's ~9.3 kB, ~3.4 kB) went out of line in two
+-- chunks: two more heap rows and index entries per decision, which with the
+-- explanation's (below) were about a tenth of PostgreSQL's CPU per decision
+-- on `make bench`'s allow path (perf). Marking the bundle MAIN instead does
+-- not help: PostgreSQL then moves the row's small text values (ids, digests)
+-- out of line, one TOAST row each.
 --
 -- 4080 bytes is the longest row two of which fit one 8 kB page: a row up to
 -- that stays as it is, a longer one is compressed first and kept inline when
 -- its compressed form fits, as both kinds of receipt do. Only a row still
--- longer (a large upstream result, a long thread's bundle) goes to TOAST, as
--- before. Rows already stored stay as they are.
-alter table protected_actions set (toast_tuple_target = 4080);
+-- longer (a long thread's bundle) goes to TOAST, as before. A receipt row is
+-- never updated but by retention (0031), so the bundle is written once.
+--
+-- protected_actions keeps the default although its explanations (~2.7 kB
+-- rows) go out of line too: a tools/call's RESULT updates its action, and an
+-- update writes the whole row again, so an explanation kept inline was
+-- written twice (+2 KiB of WAL per tools/call, 16.5 -> 18.4 KiB), where its
+-- TOAST pointer is shared by both versions. Rows already stored stay as they are.
 alter table receipts set (toast_tuple_target = 4080);
