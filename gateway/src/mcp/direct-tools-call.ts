@@ -113,9 +113,13 @@ export async function answerDirectly(
   const res = reply.raw;
   res.setHeader("x-request-id", request.id);
   reply.hijack();
-  // The SDK aborts a handler when its transport closes, which the route does when the response closes.
+  // The SDK aborts a handler when its transport closes, which the route does when the response
+  // closes before its answer (as the authorize route does): an abort after the answer told no one
+  // anything and made a DOMException, with its stack, for every call.
   const closed = new AbortController();
-  res.once("close", () => closed.abort());
+  res.once("close", () => {
+    if (!res.writableEnded) closed.abort();
+  });
   let response: unknown;
   try {
     const result = await guarded(
