@@ -128,6 +128,7 @@ app.post("/v1/authorize", async (request) => {
       issuerKid: signer.kid,
       bundle: Buffer.from(template.bundle),
       bundleSha256: sha256Digest(template.bundle),
+      verifiedAtIssuance: null,
     },
     approval: null,
     events: [

@@ -7,11 +7,9 @@ export const VERIFY_BATCH = 50;
 /**
  * `verification_at_issuance` (SPEC 2.8; docs/evidence-api.md): the Gateway
  * stores receipts unverified (verifying on the hot path would cost more than
- * the decision), each queued in receipts_to_verify by the database (migration
- * 0031), and this verifies each new bundle once, soon after, storing the
- * report and its `valid` (`verified_at_issuance`) in receipt_verifications:
- * the receipt row itself is never written again. Claimed with SKIP LOCKED so
- * several api processes share the work; returns how many it did.
+ * the decision), and this verifies each new bundle once, soon after, storing
+ * the report and `verified_at_issuance` = its `valid`. Claimed with SKIP
+ * LOCKED so several api processes share the work; returns how many it did.
  */
 export async function verifyNewReceipts(pool: Pool, now: Date, batch = VERIFY_BATCH): Promise<number> {
   return inTransaction(pool, async (db) => {
@@ -22,11 +20,9 @@ export async function verifyNewReceipts(pool: Pool, now: Date, batch = VERIFY_BA
       bundle_sha256: string;
       bundle_size: number;
     }>(
-      // The receipt's row is locked too: retention, which deletes a bundle and its report, waits for the report.
-      `select r.id, r.organization_id, r.bundle, r.bundle_sha256, r.bundle_size
-         from receipts_to_verify q join receipts r on r.id = q.receipt_id
-        where r.evidence_deleted_at is null and r.bundle is not null
-        order by q.receipt_id limit $1 for update skip locked`,
+      `select id, organization_id, bundle, bundle_sha256, bundle_size from receipts
+        where verification_at_issuance is null and evidence_deleted_at is null and bundle is not null
+        order by created_at limit $1 for update skip locked`,
       [batch],
     );
     for (const r of rows) {
@@ -46,12 +42,17 @@ export async function verifyNewReceipts(pool: Pool, now: Date, batch = VERIFY_BA
             valid: false,
             notes: [...report.notes, "the stored bytes do not match bundle_sha256"],
           };
+      const issuedAt = (parsed as { receipt?: { body?: { issued_at?: unknown } } } | undefined)?.receipt?.body
+        ?.issued_at;
       await db.query(
-        `with verified as (
-           insert into receipt_verifications (receipt_id, organization_id, report, valid) values ($1, $2, $3, $4)
-         )
-         delete from receipts_to_verify where receipt_id = $1`,
-        [r.id, r.organization_id, JSON.stringify(stored), stored.valid],
+        `update receipts set verification_at_issuance = $2, verified_at_issuance = $3,
+                issued_at = coalesce(issued_at, $4::timestamptz) where id = $1`,
+        [
+          r.id,
+          JSON.stringify(stored),
+          stored.valid,
+          typeof issuedAt === "string" && !Number.isNaN(Date.parse(issuedAt)) ? issuedAt : null,
+        ],
       );
     }
     return rows.length;

@@ -21,10 +21,8 @@ export interface ReceiptRow extends ActionRow {
 }
 
 export const RECEIPT_COLUMNS = `r.id as r_id, r.kind, r.receipt_object_id, r.thread_id, r.head_object_id, r.workflow, r.outcome, r.issuer_kid,
-  r.bundle_sha256, r.bundle_size, v.valid as verified_at_issuance, r.created_at as r_created_at, r.evidence_deleted_at as r_evidence_deleted_at, ${ACTION_COLUMNS}`;
-// The evidence worker's verification, once it ran, is a row of its own (migration 0031).
-export const RECEIPT_FROM = `receipts r join ${ACTION_FROM} on pa.id = r.protected_action_id
-  left join receipt_verifications v on v.receipt_id = r.id`;
+  r.bundle_sha256, r.bundle_size, r.verified_at_issuance, r.created_at as r_created_at, r.evidence_deleted_at as r_evidence_deleted_at, ${ACTION_COLUMNS}`;
+export const RECEIPT_FROM = `receipts r join ${ACTION_FROM} on pa.id = r.protected_action_id`;
 
 export async function readReceipt(db: Queryable, organizationId: string, id: string): Promise<ReceiptRow> {
   const { rows } = await db.query<ReceiptRow>(
@@ -108,11 +106,9 @@ export async function vouchedBundle(db: Queryable, r: ReceiptRow): Promise<Vouch
     issued_at: Date | null;
     evidence_deleted_at: Date | null;
     verification_at_issuance: unknown;
-  }>(
-    `select r.bundle, r.issued_at, r.evidence_deleted_at, v.report as verification_at_issuance
-       from receipts r left join receipt_verifications v on v.receipt_id = r.id where r.id = $1`,
-    [r.r_id],
-  );
+  }>("select bundle, issued_at, evidence_deleted_at, verification_at_issuance from receipts where id = $1", [
+    r.r_id,
+  ]);
   const row = rows[0];
   if (row?.evidence_deleted_at) {
     throw evidenceExpired(

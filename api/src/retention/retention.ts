@@ -64,23 +64,11 @@ async function deleteBatch(
           await db.query(
             `update receipts
                 set issued_at = coalesce(issued_at, (convert_from(bundle, 'UTF8')::jsonb #>> '{receipt,body,issued_at}')::timestamptz),
-                    bundle = null, evidence_deleted_at = $2
+                    bundle = null, verification_at_issuance = null, verified_at_issuance = null, evidence_deleted_at = $2
               where protected_action_id = any($1::uuid[]) and evidence_deleted_at is null`,
             [ids, now],
           )
         ).rowCount ?? 0;
-      // The stored verification reports and the receipts' places in the worker's queue (migration
-      // 0031), in a statement of their own: the update above waits for a worker verifying one of
-      // these receipts, and only a later statement sees the report that worker committed.
-      await db.query(
-        `with reports as (
-           delete from receipt_verifications v using receipts r
-            where r.protected_action_id = any($1::uuid[]) and v.receipt_id = r.id
-         )
-         delete from receipts_to_verify q using receipts r
-          where r.protected_action_id = any($1::uuid[]) and q.receipt_id = r.id`,
-        [ids],
-      );
       await markEvidenceDeleted(db, ids, now);
     }
     const { rows: ev } = await db.query<{ events: number; deliveries: number }>(

@@ -15,6 +15,7 @@ export interface ReceiptRecord {
   issuerKid: string;
   bundle: Buffer;
   bundleSha256: string;
+  verifiedAtIssuance: boolean | null;
 }
 
 /** For each column of a receipt row, the SQL expression that gives it in the statement it is part of. */
@@ -31,6 +32,8 @@ export interface ReceiptValues {
   /** The bundle's bytes; `bundle_size` is their length. */
   bundle: string;
   bundleSha256: string;
+  /** Left null (the evidence worker verifies later) unless given. */
+  verifiedAtIssuance?: string;
 }
 
 /**
@@ -41,9 +44,10 @@ export interface ReceiptValues {
  */
 export function receiptInsert(v: ReceiptValues, from = ""): string {
   return `insert into receipts (id, organization_id, protected_action_id, kind, receipt_object_id, thread_id, head_object_id,
-                      workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size)
+                      workflow, outcome, issuer_kid, bundle, bundle_sha256, bundle_size, verified_at_issuance)
   select ${v.id}, ${v.organizationId}, ${v.protectedActionId}, ${v.kind}, ${v.receiptObjectId}, ${v.threadId}, ${v.headObjectId},
-         '${workflowId}', ${v.outcome}, ${v.issuerKid}, ${v.bundle}::bytea, ${v.bundleSha256}, octet_length(${v.bundle}::bytea)
+         '${workflowId}', ${v.outcome}, ${v.issuerKid}, ${v.bundle}::bytea, ${v.bundleSha256}, octet_length(${v.bundle}::bytea),
+         ${v.verifiedAtIssuance ?? "null::boolean"}
   ${from}`;
 }
 

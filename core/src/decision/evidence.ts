@@ -136,6 +136,7 @@ export function receiptRecord(id: string, issued: IssuedReceipt, issuerKid: stri
     issuerKid,
     bundle: issued.file,
     bundleSha256: issued.bundleSha256,
+    verifiedAtIssuance: null,
   };
 }
 

@@ -88,6 +88,7 @@ export function decisionReceiptInsert(p: {
       issuerKid: `${r}->>'issuerKid'`,
       bundle: p.bundle,
       bundleSha256: `${r}->>'bundleSha256'`,
+      verifiedAtIssuance: `(${r}->>'verifiedAtIssuance')::boolean`,
     },
     `from ${p.from} where ${r} is not null and ${r} <> 'null'::jsonb`,
   );
