@@ -64,6 +64,13 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 // 6 s unloaded runs), as a pod that has served for a while is.
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 10);
 const CONNECTIONS = 50;
+// The throughput ratios of the goals, measured paired as well: the sides compared run at once and
+// are loaded in turns (BENCH_PAIRED_ROUNDS turns of BENCH_PAIRED_SECONDS each), so each round's
+// ratio compares runs seconds apart. On this shared machine a side's throughput moved by a third
+// between runs minutes apart (the minimal path: 2,218 to 3,516/s), which a ratio of two runs
+// minutes apart carries whole.
+const pairedRounds = Number(process.env.BENCH_PAIRED_ROUNDS ?? 5);
+const pairedSeconds = Number(process.env.BENCH_PAIRED_SECONDS ?? 4);
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "cs-bench-"));
 chmodSync(dataDir, 0o755);
 const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "pg") });
@@ -116,6 +123,46 @@ async function measure(
   const loaded = await runLoad(t, CONNECTIONS, seconds);
   return { unloaded, loaded };
 }
+
+interface Paired {
+  /** Each side's loaded runs, one per round, in the order of the sides given. */
+  runs: LoadResult[][];
+  /** Per round, each side's throughput over the first side's. */
+  ratios: number[][];
+}
+
+/** Loads the sides (already warm) in turns, `pairedRounds` times: see pairedRounds. */
+async function paired(sides: Array<Parameters<typeof runLoad>[0]>): Promise<Paired> {
+  const runs: LoadResult[][] = sides.map(() => []);
+  const ratios: number[][] = [];
+  for (let round = 0; round < pairedRounds; round++) {
+    const results: LoadResult[] = [];
+    for (const side of sides) results.push(await runLoad(side, CONNECTIONS, pairedSeconds));
+    results.forEach((r, i) => runs[i]!.push(r));
+    ratios.push(results.map((r) => r.perSecond / results[0]!.perSecond));
+  }
+  return { runs, ratios };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** Every answer of a side's paired runs, for the check of unexpected answers. */
+const pooled = (results: LoadResult[]): LoadResult => {
+  const statuses: Record<string, number> = {};
+  for (const r of results)
+    for (const [k, n] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + n;
+  const requests = results.reduce((a, r) => a + r.requests, 0);
+  return { requests, perSecond: median(results.map((r) => r.perSecond)), p50ms: NaN, p99ms: NaN, statuses };
+};
+
+/** A paired side as a row: its answers counted once (its runs have no unloaded part). */
+const pairedResult = (results: LoadResult[]): Measured => ({
+  unloaded: { requests: 0, perSecond: 0, p50ms: NaN, p99ms: NaN, statuses: {} },
+  loaded: pooled(results),
+});
 
 function startProcess(
   file: string,
@@ -378,6 +425,26 @@ for (const processes of [1, 2]) {
   await stopAll(gateways);
 }
 
+// The allow path against the minimal path, paired (one process each, both running, loaded in turns).
+const pairedMinimal = await startReference("minimal", template);
+const [pairedGateway] = await startGateways(1);
+const allowSides = [pairedMinimal.url, pairedGateway!.url].map((url) => ({
+  urls: [url],
+  path: "/v1/authorize",
+  request: authorizeRequest(unlimited),
+}));
+for (const side of allowSides) await runLoad(side, CONNECTIONS, warmupSeconds);
+const allowPaired = await paired(allowSides);
+await stopAll([pairedMinimal, pairedGateway!]);
+["paired: minimal path", "paired: Gateway, unlimited plan"].forEach((label, i) =>
+  rows.push({
+    label,
+    processes: 0,
+    result: pairedResult(allowPaired.runs[i]!),
+    expected: ["authorized"],
+  }),
+);
+
 // tools/call through the Gateway (decision, claim, upstream exchange, RESULT, receipt) against the
 // same call made directly to the upstream, which runs in its own process; one Gateway process.
 const upstream = await startProcess(upstreamFile, {});
@@ -424,7 +491,6 @@ rows.push({
   result: { unloaded: mcpCost.result, loaded: mcpCost.result },
   expected: ["ok"],
 });
-await gatewayForMcp!.stop();
 const direct = await measure(
   [new URL(upstream.url).origin],
   () => ({ headers: mcpHeaders, body: rpc(SAMPLE_TOOL) }),
@@ -440,6 +506,26 @@ const viaMinimal = await measure(
   () => ({ headers: mcpHeaders, body: rpc(SAMPLE_TOOL) }),
   mcpTarget,
 );
+// tools/call paired: the direct call first, then through the Gateway and the minimal path (all warm).
+const mcpPaired = await paired([
+  {
+    urls: [new URL(upstream.url).origin],
+    ...mcpTarget,
+    request: () => ({ headers: mcpHeaders, body: rpc(SAMPLE_TOOL) }),
+  },
+  { urls: [gatewayForMcp!.url], ...mcpTarget, request: mcpRequest },
+  { urls: [minimalMcp.url], ...mcpTarget, request: () => ({ headers: mcpHeaders, body: rpc(SAMPLE_TOOL) }) },
+]);
+["paired: tools/call direct", "paired: tools/call via Gateway", "paired: tools/call minimal path"].forEach(
+  (label, i) =>
+    rows.push({
+      label,
+      processes: 0,
+      result: pairedResult(mcpPaired.runs[i]!),
+      expected: ["ok"],
+    }),
+);
+await gatewayForMcp!.stop();
 await minimalMcp.stop();
 await upstream.stop();
 rows.push({ label: "tools/call via Gateway", processes: 1, result: viaGateway, expected: ["ok"] });
@@ -484,6 +570,20 @@ console.log(
   `  minimal   unloaded ${line(viaMinimal.unloaded)}   ${CONNECTIONS} conns ${line(viaMinimal.loaded)}   answers ${JSON.stringify(viaMinimal.loaded.statuses)}`,
 );
 
+const ratioList = (p: Paired, side: number) => p.ratios.map((r) => f(r[side]!, 2)).join(" ");
+console.log(
+  `\nPaired runs: the sides running at once, loaded in turns of ${pairedSeconds} s at ${CONNECTIONS} connections, ${pairedRounds} rounds (each round's ratio, then the median)`,
+);
+console.log(
+  `  allow path / minimal path:           ${ratioList(allowPaired, 1)}   median ${f(median(allowPaired.ratios.map((r) => r[1]!)), 2)}   (minimal ${allowPaired.runs[0]!.map((r) => f(r.perSecond)).join(" ")}/s; allow ${allowPaired.runs[1]!.map((r) => f(r.perSecond)).join(" ")}/s)`,
+);
+console.log(
+  `  tools/call via Gateway / direct:     ${ratioList(mcpPaired, 1)}   median ${f(median(mcpPaired.ratios.map((r) => r[1]!)), 2)}   (direct ${mcpPaired.runs[0]!.map((r) => f(r.perSecond)).join(" ")}/s; Gateway ${mcpPaired.runs[1]!.map((r) => f(r.perSecond)).join(" ")}/s)`,
+);
+console.log(
+  `  tools/call minimal path / direct:    ${ratioList(mcpPaired, 2)}   median ${f(median(mcpPaired.ratios.map((r) => r[2]!)), 2)}   (minimal ${mcpPaired.runs[2]!.map((r) => f(r.perSecond)).join(" ")}/s)`,
+);
+
 for (const c of costs) {
   console.log(
     `\nCost per decision, ${c.label} (1 process, ${CONNECTIONS} conns, ${c.decisions} decisions): server (Node) CPU ${f(c.gatewayCpuMs, 3)} ms, PostgreSQL CPU ${f(c.postgresCpuMs, 3)} ms (${f(c.postgresBackgroundCpuMs, 3)} of it in background processes), WAL ${f(c.walBytes / 1024, 1)} KiB`,
@@ -502,7 +602,7 @@ console.log(
   `  allow path unloaded:                 p50 ${f(gw1.unloaded.p50ms, 2)} ms (goal <= 1), p99 ${f(gw1.unloaded.p99ms, 2)} ms (goal <= 5)`,
 );
 console.log(
-  `  allow path / minimal path:           ${f(gw1.loaded.perSecond / find("minimal path").loaded.perSecond, 2)} (goal >= 0.50)`,
+  `  allow path / minimal path:           ${f(gw1.loaded.perSecond / find("minimal path").loaded.perSecond, 2)} (goal >= 0.50); paired: median ${f(median(allowPaired.ratios.map((r) => r[1]!)), 2)}`,
 );
 // The same ratio for the minimal path says what two processes cost on this machine whatever they do
 // (on 2 cores they share the CPU with PostgreSQL and the load generator).
@@ -520,10 +620,10 @@ console.log(
   `  tools/call added p50 (unloaded):     +${f(viaGateway.unloaded.p50ms - direct.unloaded.p50ms, 2)} ms (goal <= 1.5; the minimal path: +${f(viaMinimal.unloaded.p50ms - direct.unloaded.p50ms, 2)} ms)`,
 );
 console.log(
-  `  tools/call throughput / direct:      ${f(viaGateway.loaded.perSecond / direct.loaded.perSecond, 2)} (goal >= 0.50; the minimal path: ${f(viaMinimal.loaded.perSecond / direct.loaded.perSecond, 2)})`,
+  `  tools/call throughput / direct:      ${f(viaGateway.loaded.perSecond / direct.loaded.perSecond, 2)} (goal >= 0.50; the minimal path: ${f(viaMinimal.loaded.perSecond / direct.loaded.perSecond, 2)}); paired: median ${f(median(mcpPaired.ratios.map((r) => r[1]!)), 2)} (the minimal path: ${f(median(mcpPaired.ratios.map((r) => r[2]!)), 2)})`,
 );
 console.log(
-  `  tools/call / minimal tools/call:     ${f(viaGateway.loaded.perSecond / viaMinimal.loaded.perSecond, 2)}`,
+  `  tools/call / minimal tools/call:     ${f(viaGateway.loaded.perSecond / viaMinimal.loaded.perSecond, 2)}; paired: median ${f(median(mcpPaired.ratios.map((r) => r[1]! / r[2]!)), 2)}`,
 );
 console.log(
   `  unexpected answers:                  ${unexpected.length === 0 ? "0" : unexpected.join("; ")}`,
