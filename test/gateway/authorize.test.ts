@@ -5,7 +5,6 @@
  * counted.
  */
 import { randomUUID } from "node:crypto";
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { supersedeCovered } from "../../core/src/actions/index.js";
 import { decideApproval } from "../../core/src/approvals/index.js";
@@ -19,7 +18,7 @@ import {
   type AuthorizationWorld,
 } from "../fixtures/authorization.js";
 import { createMember } from "../fixtures/organization.js";
-import { recorded, startTestGateway, type TestGateway } from "./harness.js";
+import { heldThenLeft, recorded, startTestGateway, type TestGateway } from "./harness.js";
 import { forceActionStatus, shiftActionTimes } from "../../core/src/actions/fixtures.test-support.js";
 
 let db: TestDatabase;
@@ -348,35 +347,10 @@ describe("SPEC 3.2: approvals", () => {
       idempotency_key: key(),
       wait_seconds: 60,
     });
-    const url = new URL(`${gw.gateway.url}/v1/authorize`);
-    const req = request({
-      host: url.hostname,
-      port: url.port,
-      path: url.pathname,
-      method: "POST",
-      agent: false,
-      headers: {
-        "content-type": "application/json",
-        authorization: `Bearer ${world.key}`,
-        "content-length": String(Buffer.byteLength(body)),
-      },
+    expect(await heldThenLeft(gw, "/v1/authorize", body, { authorization: `Bearer ${world.key}` })).toEqual({
+      held: 1,
+      left: 0,
     });
-    req.on("error", () => undefined);
-    req.end(body);
-    await waitForMetric(gw, "countersign_approval_waits", 1);
-    req.destroy();
-    // Held for 60 s unless the leave stopped it: the poll fails after 10 s.
-    const deadline = Date.now() + 10_000;
-    let waits = 1;
-    while (waits !== 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-      waits = Number(
-        /^countersign_approval_waits (\d+)/m.exec(
-          await (await fetch(`${gw.gateway.url}/metrics`)).text(),
-        )?.[1],
-      );
-    }
-    expect(waits).toBe(0);
   });
 
   it("the first request with wait_seconds waits too, and a rejection wakes it as rejected", async () => {

@@ -4,6 +4,7 @@
  * not recorded.
  */
 import { randomBytes } from "node:crypto";
+import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { generateSeed } from "../../protocol/src/evidence/index.js";
@@ -111,4 +112,55 @@ export async function recorded(db: Queryable, organizationId: string): Promise<R
     [organizationId],
   );
   return rows[0] as Recorded;
+}
+
+/** `countersign_approval_waits` of a Gateway: its calls held waiting for a person's decision. */
+export async function approvalWaits(gateway: TestGateway): Promise<number> {
+  const text = await (await fetch(`${gateway.gateway.url}/metrics`)).text();
+  return Number(/^countersign_approval_waits (\d+)/m.exec(text)?.[1]);
+}
+
+/**
+ * Polls approvalWaits until it is `value` or 10 s have passed, and returns the last reading: a
+ * wait that a caller's leave did not stop is held for 60 s, so it reads as still held.
+ */
+export async function approvalWaitsWhen(gateway: TestGateway, value: number): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  let n = await approvalWaits(gateway);
+  while (n !== value && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    n = await approvalWaits(gateway);
+  }
+  return n;
+}
+
+/**
+ * A caller that sends a POST held for a person's decision and leaves before the answer: sends it,
+ * waits until the Gateway holds it (approvalWaitsWhen), closes the connection, and returns how many
+ * calls the Gateway still holds after that (0 when the leave stopped the wait).
+ */
+export async function heldThenLeft(
+  gateway: TestGateway,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ held: number; left: number }> {
+  const url = new URL(`${gateway.gateway.url}${path}`);
+  const req = request({
+    host: url.hostname,
+    port: url.port,
+    path: url.pathname,
+    method: "POST",
+    agent: false,
+    headers: {
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(body)),
+      ...headers,
+    },
+  });
+  req.on("error", () => undefined);
+  req.end(body);
+  const held = await approvalWaitsWhen(gateway, 1);
+  req.destroy();
+  return { held, left: await approvalWaitsWhen(gateway, 0) };
 }
