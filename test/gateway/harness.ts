@@ -115,7 +115,7 @@ export async function recorded(db: Queryable, organizationId: string): Promise<R
 }
 
 /** `countersign_approval_waits` of a Gateway: its calls held waiting for a person's decision. */
-export async function approvalWaits(gateway: TestGateway): Promise<number> {
+async function approvalWaits(gateway: TestGateway): Promise<number> {
   const text = await (await fetch(`${gateway.gateway.url}/metrics`)).text();
   return Number(/^countersign_approval_waits (\d+)/m.exec(text)?.[1]);
 }
@@ -124,7 +124,7 @@ export async function approvalWaits(gateway: TestGateway): Promise<number> {
  * Polls approvalWaits until it is `value` or 10 s have passed, and returns the last reading: a
  * wait that a caller's leave did not stop is held for 60 s, so it reads as still held.
  */
-export async function approvalWaitsWhen(gateway: TestGateway, value: number): Promise<number> {
+async function approvalWaitsWhen(gateway: TestGateway, value: number): Promise<number> {
   const deadline = Date.now() + 10_000;
   let n = await approvalWaits(gateway);
   while (n !== value && Date.now() < deadline) {
