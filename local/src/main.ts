@@ -18,6 +18,7 @@ import { startInboxPage } from "./mail-catcher/inbox-page.js";
 import { startSmtpCatcher } from "./mail-catcher/smtp-catcher.js";
 import { sampleUpstreamSeed, startSampleUpstream } from "./sample-upstream.js";
 import { nodeSigner } from "@countersign/protocol/evidence";
+import { StartedParts, startupFailure } from "./startup-failure.js";
 
 const config = loadConfigOrExit(localSettings);
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -31,9 +32,34 @@ const database = await openDatabase({
   process.stderr.write(`cannot start the embedded PostgreSQL: ${err.message}\n`);
   process.exit(1);
 });
+
+// From here a start that fails part-way (a port another program holds) stops what it started, the
+// embedded PostgreSQL included, and says why in one line instead of a stack trace.
+const parts = new StartedParts();
+parts.add(database.stop);
+const ports = {
+  COUNTERSIGN_API_PORT: config.apiPort,
+  COUNTERSIGN_GATEWAY_PORT: config.gatewayPort,
+  COUNTERSIGN_SAMPLE_UPSTREAM_PORT: config.sampleUpstreamPort,
+  COUNTERSIGN_SMTP_PORT: config.smtpPort,
+  COUNTERSIGN_INBOX_PORT: config.inboxPort,
+};
+async function started<T>(part: Promise<T>, stop?: (value: T) => Promise<void>): Promise<T> {
+  const value = await part.catch(async (err: unknown) => {
+    await parts.stopAll().catch(() => undefined);
+    process.stderr.write(`cannot start Countersign: ${startupFailure(err, ports)}\n`);
+    process.exit(1);
+  });
+  if (stop) parts.add(() => stop(value));
+  return value;
+}
+
 const apiPool = createPool(database.url, { applicationName: "countersign-api" });
 const gatewayPool = createPool(database.url, { applicationName: "countersign-gateway", genericPlans: true });
-const migrated = await migrate(apiPool);
+parts.add(async () => {
+  await Promise.all([apiPool.end(), gatewayPool.end()]);
+});
+const migrated = await started(migrate(apiPool));
 
 const common = { host: config.host, shutdownGraceSeconds: config.shutdownGraceSeconds };
 // Accounts and keys need the installation secret; without one, it is generated once into the data folder.
@@ -44,8 +70,8 @@ const gatewaySigningKey = config.gatewaySigningKey ?? secrets!.gatewaySigningKey
 // Webhook signing secrets are stored under this key; generated once like the others.
 const credentialKey = config.credentialKey ?? loadOrCreateSecrets(config.dataDir).credentialKey;
 // Account e-mails go over real SMTP to a catcher on this machine; a person reads them on its inbox page.
-const smtp = await startSmtpCatcher(config.host, config.smtpPort);
-const inbox = await startInboxPage(smtp, config.host, config.inboxPort);
+const smtp = await started(startSmtpCatcher(config.host, config.smtpPort), (s) => s.close());
+const inbox = await started(startInboxPage(smtp, config.host, config.inboxPort), (i) => i.close());
 const dashboardOrigin = `http://${config.host}:${config.apiPort}`;
 const cloud = cloudOptionsFrom(
   {
@@ -68,43 +94,54 @@ const cloud = cloudOptionsFrom(
   say,
 );
 // The sample upstream is service-aware: it trusts this Gateway's identity and signs with its own.
-const upstream = await startSampleUpstream("127.0.0.1", config.sampleUpstreamPort, {
-  seed: sampleUpstreamSeed(gatewaySigningKey),
-  gateway: nodeSigner(gatewaySigningKey).kid,
-});
-const api = await startApi({
-  ...common,
-  pool: apiPool,
-  logger: createLogger("api", config.logLevel),
-  port: config.apiPort,
-  cloud,
-  dashboardDir: path.resolve(config.dashboardDir),
-});
-const gateway = await startGateway({
-  ...common,
-  pool: gatewayPool,
-  logger: createLogger("gateway", config.logLevel),
-  port: config.gatewayPort,
-  databaseUrl: database.url,
-  keyHashSecret,
-  signingKey: gatewaySigningKey,
-  defaultPlan: "enterprise",
-  credentialKey,
-  // The sample upstream listens on loopback.
-  allowLoopbackUrls: config.allowLoopbackUrls,
-  upstreamCa: config.upstreamCaFile,
-});
+const upstream = await started(
+  startSampleUpstream("127.0.0.1", config.sampleUpstreamPort, {
+    seed: sampleUpstreamSeed(gatewaySigningKey),
+    gateway: nodeSigner(gatewaySigningKey).kid,
+  }),
+  (u) => u.stop(),
+);
+const api = await started(
+  startApi({
+    ...common,
+    pool: apiPool,
+    logger: createLogger("api", config.logLevel),
+    port: config.apiPort,
+    cloud,
+    dashboardDir: path.resolve(config.dashboardDir),
+  }),
+  (a) => a.stop(),
+);
+const gateway = await started(
+  startGateway({
+    ...common,
+    pool: gatewayPool,
+    logger: createLogger("gateway", config.logLevel),
+    port: config.gatewayPort,
+    databaseUrl: database.url,
+    keyHashSecret,
+    signingKey: gatewaySigningKey,
+    defaultPlan: "enterprise",
+    credentialKey,
+    // The sample upstream listens on loopback.
+    allowLoopbackUrls: config.allowLoopbackUrls,
+    upstreamCa: config.upstreamCaFile,
+  }),
+  (g) => g.stop(),
+);
 
 const {
   demo,
   file: demoFile,
   created,
-} = await ensureDemo(apiPool, config.dataDir, keyHashSecret, {
-  api_url: `${api.url}/api/v1`,
-  gateway_url: gateway.url,
-  upstream_url: upstream.url,
-  upstream_identity: upstream.identity,
-});
+} = await started(
+  ensureDemo(apiPool, config.dataDir, keyHashSecret, {
+    api_url: `${api.url}/api/v1`,
+    gateway_url: gateway.url,
+    upstream_url: upstream.url,
+    upstream_identity: upstream.identity,
+  }),
+);
 
 say(`Countersign is running.`);
 say(`  Dashboard: ${api.url}/   (sign up there; the Cloud API serves it on its own origin)`);
@@ -123,12 +160,8 @@ say(`  Try an authorization:`);
 say(`    ${demoCurl(demo)}`);
 say(`Press Ctrl-C to stop.`);
 
+// Newest first: the Gateway and the API drain, then the upstream, the mail catcher, the pools, PostgreSQL.
 runUntilSignal(async () => {
-  await Promise.all([gateway.stop(), api.stop()]);
-  await upstream.stop();
-  await inbox.close();
-  await smtp.close();
-  await Promise.all([apiPool.end(), gatewayPool.end()]);
-  await database.stop();
+  await parts.stopAll();
   say("Countersign stopped.");
 }, say);
