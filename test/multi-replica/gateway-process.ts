@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../core/src/store/index.js";
+import { onFreePort } from "../fixtures/free-port.js";
 import type { JsonBody } from "../fixtures/json.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -33,7 +33,13 @@ export async function startGatewayProcess(opts: {
   /** Extra node options before the entry point (`make profile`: --cpu-prof). */
   nodeArgs?: string[];
 }): Promise<GatewayProcess> {
-  const port = await freePort();
+  return onFreePort((port) => startGatewayProcessAt(port, opts));
+}
+
+async function startGatewayProcessAt(
+  port: number,
+  opts: Parameters<typeof startGatewayProcess>[0],
+): Promise<GatewayProcess> {
   const args = [
     ...(opts.nodeArgs ?? []),
     ...(opts.built

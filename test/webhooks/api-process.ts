@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../core/src/store/index.js";
+import { onFreePort } from "../fixtures/free-port.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -23,7 +23,13 @@ export async function startApiProcess(opts: {
   caFile?: string;
   keyHashSecret?: Buffer;
 }): Promise<ApiProcess> {
-  const port = await freePort();
+  return onFreePort((port) => startApiProcessAt(port, opts));
+}
+
+async function startApiProcessAt(
+  port: number,
+  opts: Parameters<typeof startApiProcess>[0],
+): Promise<ApiProcess> {
   const child: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
     ["--conditions=countersign-source", "--import", "tsx", "api/src/main.ts"],
