@@ -4,8 +4,10 @@
  * with pg_stat_statements, loaded with POST /v1/authorize (allow path), then
  * with MCP tools/call against an upstream in its own process. For each path
  * it prints PostgreSQL's statements (calls, execution and planning time per
- * decision) and the Gateway's CPU by module and by function. The profiles
- * stay in .cache/bench/profiles/ for Chrome DevTools. Asserts nothing.
+ * decision) and the Gateway's CPU by module and by function, then, from a
+ * second Gateway process at one connection, how long each stage of a request
+ * took by its OpenTelemetry spans. The profiles stay in
+ * .cache/bench/profiles/ for Chrome DevTools. Asserts nothing.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -21,6 +23,7 @@ import { SAMPLE_TOOL } from "../../local/src/sample-upstream.js";
 import { startGatewayProcess } from "../multi-replica/gateway-process.js";
 import { runLoad } from "./load.js";
 import { summarize } from "./cpu-profile.js";
+import { startSpanCollector } from "./span-collector.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -96,6 +99,7 @@ const paths = {
 };
 
 const ms = (n: number) => n.toFixed(3).padStart(9);
+const spans = await startSpanCollector();
 for (const [name, target] of Object.entries(paths)) {
   const dir = path.join(profiles, name);
   mkdirSync(dir, { recursive: true });
@@ -147,11 +151,47 @@ for (const [name, target] of Object.entries(paths)) {
     );
   }
   const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
-  if (!file) {
-    console.log("(no CPU profile written)");
-    continue;
-  }
-  const summary = summarize(path.join(dir, file));
+  if (file) printProfile(path.join(dir, file), n);
+  else console.log("(no CPU profile written)");
+
+  // Where one request's latency goes, unloaded: the Gateway's own spans, from a process of its own
+  // (exporting spans costs CPU the profile above should not count).
+  const traced = await startGatewayProcess({
+    databaseUrl: pg.url,
+    keyHashSecret,
+    signingKey,
+    built: true,
+    env: {
+      COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true",
+      OTEL_EXPORTER_OTLP_ENDPOINT: spans.endpoint,
+      // Spans leave the process within 0.1 s, so a warm-up's are received before they are forgotten.
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+    },
+  });
+  const tracedLoad = { ...load, urls: [traced.url] };
+  await runLoad(tracedLoad, connections, 2);
+  await runLoad(tracedLoad, 1, 2);
+  await new Promise((r) => setTimeout(r, 1000));
+  spans.reset();
+  const unloaded = await runLoad(tracedLoad, 1, seconds);
+  await traced.stop(); // flushes the spans still buffered
+  console.log(
+    `\n  stages of one request at 1 connection (spans; ${unloaded.requests} requests, p50 ${unloaded.p50ms.toFixed(2)} ms as the client saw it): per request, p50 and p90 ms`,
+  );
+  for (const stage of spans.stages(unloaded.requests))
+    console.log(
+      `  ${stage.name.padEnd(22)} ${stage.perRequest.toFixed(2).padStart(5)} ${ms(stage.p50ms)} ${ms(stage.p90ms)}`,
+    );
+}
+await spans.close();
+upstream.stop();
+await pool.end();
+await pg.stop();
+rmSync(dataDir, { recursive: true, force: true });
+console.log(`\nProfiles: ${profiles} (open in Chrome DevTools, Performance tab)`);
+
+function printProfile(file: string, n: number): void {
+  const summary = summarize(file);
   const busy = summary.totalMs - summary.idleMs;
   console.log(
     `\nGateway CPU: ${busy.toFixed(0)} ms busy of ${summary.totalMs.toFixed(0)} ms sampled (warm-up and start included); per request ≈ ${(busy / n).toFixed(3)} ms`,
@@ -163,8 +203,3 @@ for (const [name, target] of Object.entries(paths)) {
   console.log(`\n  our functions (inclusive ms per request)`);
   for (const [k, v] of summary.byTotal) console.log(`  ${ms(v / n)}  ${k}`);
 }
-upstream.stop();
-await pool.end();
-await pg.stop();
-rmSync(dataDir, { recursive: true, force: true });
-console.log(`\nProfiles: ${profiles} (open in Chrome DevTools, Performance tab)`);

@@ -161,7 +161,7 @@ describe("the batch write", () => {
     expect((await stored(writes[0]!.action.id)).actions).toBe(0);
   });
 
-  it("counts a batch that crosses from the shards into the margin of the limit, every one exactly", async () => {
+  it("counts a batch far from the limit at once in its connection's shard, though it ends inside the margin", async () => {
     const growth = await createAuthorizationWorld(db.pool, keyHashSecret, { plan: "growth" });
     const limit = 250_000;
     const margin = Number((await db.pool.query("select usage_margin() as m")).rows[0].m);
@@ -174,12 +174,55 @@ describe("the batch write", () => {
     const writes = keys.map((k) => decision(growth, k, { monthlyLimit: limit }));
     expect(await recordDecisions(db.pool, writes)).toEqual(Array(5).fill("recorded"));
     expect(await usage(growth.organizationId)).toBe(limit - margin + 3);
-    // The first two counted in the connection's shard, the rest on the exact path (shard 0).
-    const { rows } = await db.pool.query(
-      "select coalesce(sum(protected_actions), 0)::int as n from usage_counters where organization_id = $1 and shard = 0",
-      [growth.organizationId],
+    // One far-path count of five (the margin allows a transaction that many in flight): nothing on
+    // the exact path (shard 0).
+    const exact = async () =>
+      (
+        await db.pool.query(
+          "select coalesce(sum(protected_actions), 0)::int as n from usage_counters where organization_id = $1 and shard = 0",
+          [growth.organizationId],
+        )
+      ).rows[0].n;
+    expect(await exact()).toBe(0);
+    // The next batch starts inside the margin: counted one by one on the exact path, all of them.
+    const more = await Promise.all(Array.from({ length: 3 }, () => newKey(growth)));
+    const next = more.map((k) => decision(growth, k, { monthlyLimit: limit }));
+    expect(await recordDecisions(db.pool, next)).toEqual(Array(3).fill("recorded"));
+    expect(await usage(growth.organizationId)).toBe(limit - margin + 6);
+    expect(await exact()).toBe(3);
+  });
+
+  it("counts each organization of a batch once, the first rows first when only some fit", async () => {
+    const a = await createAuthorizationWorld(db.pool, keyHashSecret, { plan: "developer" });
+    const b = await createAuthorizationWorld(db.pool, keyHashSecret, { plan: "developer" });
+    const margin = Number((await db.pool.query("select usage_margin() as m")).rows[0].m);
+    const limit = margin + 1_000;
+    // a one short of its limit (the exact path), b far from it (its connection's shard).
+    await db.pool.query(
+      `insert into usage_counters (organization_id, month, shard, protected_actions)
+       values ($1, date_trunc('month', now() at time zone 'utc')::date, 3, $2)`,
+      [a.organizationId, limit - 1],
     );
-    expect(rows[0].n).toBe(3);
+    const writes = [
+      ...(await Promise.all(Array.from({ length: 3 }, () => newKey(a)))).map((k) =>
+        decision(a, k, { monthlyLimit: limit }),
+      ),
+      ...(await Promise.all(Array.from({ length: 3 }, () => newKey(b)))).map((k) =>
+        decision(b, k, { monthlyLimit: limit }),
+      ),
+    ];
+    // Sorted by organization as the batcher sends them.
+    writes.sort((x, y) => x.action.organizationId.localeCompare(y.action.organizationId));
+    const outcomes = await recordDecisions(db.pool, writes);
+    const of = (org: string) => outcomes.filter((_, i) => writes[i]!.action.organizationId === org);
+    expect(of(a.organizationId)).toEqual(["recorded", "plan_limit", "plan_limit"]);
+    expect(of(b.organizationId)).toEqual(["recorded", "recorded", "recorded"]);
+    expect(await usage(a.organizationId)).toBe(limit);
+    expect(await usage(b.organizationId)).toBe(3);
+    // The one of a that fits is the first of its rows.
+    expect(
+      (await stored(writes.find((w) => w.action.organizationId === a.organizationId)!.action.id)).actions,
+    ).toBe(1);
   });
 
   it("claims calls with their decisions row by row: only those whose re-checks hold are recorded, executing", async () => {

@@ -42,7 +42,9 @@ export function batchKeys(w: DecisionWrite): string[] {
 // claim's re-checks; every row: its usage count), so each row's outcome is the
 // one the single statement would give it. The rows of unlimited plans are
 // counted once per organization (count_shard, migration 0027: the same shard
-// count_usage would use); a limited plan's, one by one at its limit.
+// count_usage would use), and a limited plan's once per organization too
+// (count_usage_many, migration 0030: all of them far from the limit, as many
+// as fit within its margin, the first rows first).
 // Each row's lookups (its idempotency key, its organization's revision, its
 // claim's rows) are subqueries correlated to the row, so they are index scans
 // whatever the planner estimates for the batch: a join could hash every
@@ -106,11 +108,20 @@ const BATCH = statement(
   select count_shard(o.organization_id, o.decisions) from (
     select (t.d->'action'->>'organizationId')::uuid as organization_id, count(*)::int as decisions
       from taken t where t.d->'monthlyLimit' = 'null'::jsonb group by 1 order by 1) o
+), usage_counts as materialized (
+  select o.organization_id, o.monthly_limit, count_usage_many(o.organization_id, o.monthly_limit, o.decisions) as counted from (
+    select (t.d->'action'->>'organizationId')::uuid as organization_id, (t.d->>'monthlyLimit')::bigint as monthly_limit,
+           count(*)::int as decisions
+      from taken t where t.d->'monthlyLimit' <> 'null'::jsonb group by 1, 2 order by 1) o
 ), counted as materialized (
   select t.n, t.d from taken t where t.d->'monthlyLimit' = 'null'::jsonb
   union all
-  select t.n, t.d from (select * from taken where d->'monthlyLimit' <> 'null'::jsonb order by n offset 0) t
-   where count_usage((t.d->'action'->>'organizationId')::uuid, (t.d->>'monthlyLimit')::bigint)
+  select t.n, t.d from (
+    select t.n, t.d, row_number() over (partition by t.d->'action'->>'organizationId' order by t.n) as rank
+      from taken t where t.d->'monthlyLimit' <> 'null'::jsonb) t
+    join usage_counts u
+      on u.organization_id = (t.d->'action'->>'organizationId')::uuid and u.monthly_limit = (t.d->>'monthlyLimit')::bigint
+   where t.rank <= u.counted
 ), action as (
   ${actionInsert({
     a: "c.d->'action'",
