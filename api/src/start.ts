@@ -6,6 +6,7 @@ import { DeliveryWorker } from "./webhooks/delivery-worker.js";
 import { startSupersedeWorker } from "./policies/supersede-worker.js";
 import { startObserveCloser } from "./observe/closer.js";
 import { startEvidenceWorker } from "./evidence/worker.js";
+import { startUsageFold } from "./billing/usage-fold.js";
 
 export async function startApi(opts: {
   pool: Pool;
@@ -40,6 +41,8 @@ export async function startApi(opts: {
   const supersedeWorker = startSupersedeWorker(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
   // Ends observe windows that ran out (SPEC 3.9), in every api process.
   const observeCloser = startObserveCloser(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
+  // Keeps each organization's monthly count in few rows (core/src/plans/usage-shards.ts), in every api process.
+  const usageFold = startUsageFold(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
   // Verifies new receipts and applies data retention (docs/retention.md), in every api process.
   const evidenceWorker = opts.cloud
     ? startEvidenceWorker({
@@ -56,6 +59,7 @@ export async function startApi(opts: {
     stop: async () => {
       await supersedeWorker.stop();
       await observeCloser.stop();
+      await usageFold.stop();
       await evidenceWorker?.stop();
       // The worker stops claiming at once; attempts in flight end within their 10 s.
       await Promise.all([app.lifecycle.drain(opts.shutdownGraceSeconds * 1000), worker?.stop()]);
