@@ -40,11 +40,11 @@ export function batchKeys(w: DecisionWrite): string[] {
 // single statement holds row by row (a warm row: its organization's revision,
 // no action under its idempotency key, its key's bucket; a claimed row: the
 // claim's re-checks; every row: its usage count), so each row's outcome is the
-// one the single statement would give it. The rows of unlimited plans are
-// counted once per organization (count_shard, migration 0027: the same shard
-// count_usage would use), and a limited plan's once per organization too
-// (count_usage_many, migration 0030: all of them far from the limit, as many
-// as fit within its margin, the first rows first).
+// one the single statement would give it. The rows are counted once per
+// organization and plan limit (count_usage_many, migration 0030): an
+// unlimited plan's (a null limit) all in the connection's shard, a limited
+// plan's all of them far from the limit, and as many as fit within its
+// margin, the first rows first.
 // Each row's lookups (its idempotency key, its organization's revision, its
 // claim's rows) are subqueries correlated to the row, so they are index scans
 // whatever the planner estimates for the batch: a join could hash every
@@ -104,23 +104,18 @@ const BATCH = statement(
   select a.n, a.d from admitted a where a.d->'warm' = 'null'::jsonb
   union all
   select a.n, a.d from admitted a join bucket b on b.api_key_id = (a.d->'warm'->>'apiKeyId')::uuid
-), shard_counts as materialized (
-  select count_shard(o.organization_id, o.decisions) from (
-    select (t.d->'action'->>'organizationId')::uuid as organization_id, count(*)::int as decisions
-      from taken t where t.d->'monthlyLimit' = 'null'::jsonb group by 1 order by 1) o
 ), usage_counts as materialized (
   select o.organization_id, o.monthly_limit, count_usage_many(o.organization_id, o.monthly_limit, o.decisions) as counted from (
     select (t.d->'action'->>'organizationId')::uuid as organization_id, (t.d->>'monthlyLimit')::bigint as monthly_limit,
            count(*)::int as decisions
-      from taken t where t.d->'monthlyLimit' <> 'null'::jsonb group by 1, 2 order by 1) o
+      from taken t group by 1, 2 order by 1) o
 ), counted as materialized (
-  select t.n, t.d from taken t where t.d->'monthlyLimit' = 'null'::jsonb
-  union all
   select t.n, t.d from (
-    select t.n, t.d, row_number() over (partition by t.d->'action'->>'organizationId' order by t.n) as rank
-      from taken t where t.d->'monthlyLimit' <> 'null'::jsonb) t
+    select t.n, t.d, row_number() over (partition by t.d->'action'->>'organizationId', t.d->>'monthlyLimit' order by t.n) as rank
+      from taken t) t
     join usage_counts u
-      on u.organization_id = (t.d->'action'->>'organizationId')::uuid and u.monthly_limit = (t.d->>'monthlyLimit')::bigint
+      on u.organization_id = (t.d->'action'->>'organizationId')::uuid
+     and u.monthly_limit is not distinct from (t.d->>'monthlyLimit')::bigint
    where t.rank <= u.counted
 ), action as (
   ${actionInsert({
@@ -156,8 +151,7 @@ select i.n,
        exists (select 1 from repeat p where p.n = i.n) as repeated,
        exists (select 1 from unchanged c where c.n = i.n) as current,
        exists (select 1 from guard g where g.n = i.n) as guarded,
-       exists (select 1 from taken t where t.n = i.n) as admitted,
-       (select count(*) from shard_counts) as organizations_counted
+       exists (select 1 from taken t where t.n = i.n) as admitted
   from input i order by i.n`,
 );
 
