@@ -18,7 +18,6 @@ import { chmodSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createPool, freePort, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
 import { findBinDir } from "../../core/src/store/embedded-postgres.js";
@@ -31,30 +30,11 @@ import {
 import { SAMPLE_TOOL } from "../../local/src/sample-upstream.js";
 import { startGatewayProcess } from "../multi-replica/gateway-process.js";
 import { runLoad, type LoadResult } from "./load.js";
+import { buildBenchedPackages, bundle, root } from "./built.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 // Every side runs as built JavaScript, as in production: the Gateway from gateway/dist (tsc -b),
-// the reference servers and the upstream bundled from their sources with esbuild (npm packages
-// stay external).
-execFileSync("npx", ["tsc", "-b", "gateway"], { cwd: root, stdio: "inherit" });
-const bundle = (name: string) => {
-  const file = path.join(root, ".cache", "bench", `${name}.mjs`);
-  execFileSync(
-    "npx",
-    [
-      "esbuild",
-      `test/bench/${name}.ts`,
-      "--bundle",
-      "--platform=node",
-      "--format=esm",
-      "--packages=external",
-      `--outfile=${file}`,
-      "--log-level=warning",
-    ],
-    { cwd: root, stdio: "inherit" },
-  );
-  return file;
-};
+// the reference servers and the upstream bundled from their sources with esbuild (built.ts).
+buildBenchedPackages();
 const referenceFile = bundle("baseline-server");
 const upstreamFile = bundle("upstream-server");
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);

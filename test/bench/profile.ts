@@ -9,41 +9,26 @@
  * took by its OpenTelemetry spans. The profiles stay in
  * .cache/bench/profiles/ for Chrome DevTools. Asserts nothing.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { createPool, migrate, startEmbeddedPostgres } from "../../core/src/store/index.js";
 import { createAuthorizationWorld, createGatewayKey, createMcpTool } from "../fixtures/authorization.js";
 import { SAMPLE_TOOL } from "../../local/src/sample-upstream.js";
 import { startGatewayProcess } from "../multi-replica/gateway-process.js";
 import { runLoad } from "./load.js";
+import { buildBenchedPackages, bundle, root } from "./built.js";
 import { summarize } from "./cpu-profile.js";
 import { startSpanCollector } from "./span-collector.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.PROFILE_CONNECTIONS ?? 50);
-execFileSync("npx", ["tsc", "-b", "gateway"], { cwd: root, stdio: "inherit" });
-const upstreamFile = path.join(root, ".cache", "bench", "upstream-server.mjs");
-execFileSync(
-  "npx",
-  [
-    "esbuild",
-    "test/bench/upstream-server.ts",
-    "--bundle",
-    "--platform=node",
-    "--format=esm",
-    "--packages=external",
-    `--outfile=${upstreamFile}`,
-    "--log-level=warning",
-  ],
-  { cwd: root, stdio: "inherit" },
-);
+buildBenchedPackages();
+const upstreamFile = bundle("upstream-server");
 const profiles = path.join(root, ".cache", "bench", "profiles");
 rmSync(profiles, { recursive: true, force: true });
 
