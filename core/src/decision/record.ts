@@ -84,7 +84,7 @@ export interface ClaimWithDecision {
 export type RecordOutcome =
   "recorded" | "plan_limit" | "idempotency_conflict" | "claim_refused" | "stale" | "repeat" | "bucket_short";
 
-// One statement: the usage count first (count_usage, migration 0014: exact at
+// One statement: the usage count first (count_usage_many, migrations 0014, 0030 and 0031: exact at
 // a limited plan's limit without one row every decision queues on), and
 // every row only when the count was taken, so "over the limit" records nothing
 // and "recorded" is all or nothing. A concurrent decision with the same
@@ -94,9 +94,9 @@ function writeText(claimed: boolean, warm: boolean): string {
   const w = (n: number) => `$${(claimed ? 16 : 8) + n}`;
   const counted = warm
     ? `${warmAdmission(claimed ? "admitted, guard" : "admitted", w)} counted as (
-  select 1 from bucket where count_usage($1, $2::bigint)`
+  select 1 from bucket where count_usage_many($1, $2::bigint, 1) = 1`
     : `counted as (
-  select 1 ${claimed ? "from guard" : ""} where count_usage($1, $2::bigint)`;
+  select 1 ${claimed ? "from guard" : ""} where count_usage_many($1, $2::bigint, 1) = 1`;
   return `
 with ${claimed ? CLAIM_GUARD : ""} ${counted}
 ), action as (
@@ -191,7 +191,7 @@ function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: string }).code === "23505";
 }
 
-/** count_usage's answer when a far-path count found the total inside the limit's margin (migration 0014). */
+/** count_usage_many's answer when a far-path count found the total inside the limit's margin (migration 0014). */
 const COUNT_AGAIN = "CSRTY";
 
 /** Write a decision in one round trip (two, the once a month an organization's count crosses into the margin). */
