@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
+import { engineObject } from "@countersign/protocol/wire";
 import { parseStrictJson } from "@countersign/core/text";
 import type { OrganizationAccess } from "../access/enforce.js";
 import type { Principal } from "../access/principal.js";
@@ -104,6 +105,6 @@ export const noContent = z.undefined();
  * A member whose shape another module owns and types (a policy lint, an
  * examples report, a simulation): typed by it here, and checked to be a JSON
  * object when answered. The members the spec names around it are declared.
+ * The wire's own helper, so answers declared there and here check alike.
  */
-export const objectOf = <T>(what: string) =>
-  z.custom<T>((v) => typeof v === "object" && v !== null && !Array.isArray(v), `${what} (an object)`);
+export const objectOf = engineObject;

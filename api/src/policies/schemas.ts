@@ -1,12 +1,5 @@
 import { z } from "zod";
-import type {
-  DecisionMap,
-  ExamplesReport,
-  LintResult,
-  PolicyDiff,
-  PolicyDocument,
-  PolicyExample,
-} from "@countersign/protocol/policy";
+import type { DecisionMap, ExamplesReport, PolicyDiff, PolicyExample } from "@countersign/protocol/policy";
 import {
   activationAnswerSchema,
   pageSchema,
@@ -21,8 +14,14 @@ import {
   policyStatusItemSchema,
   policyVersionSchema,
   policyVersionCreateSchema,
+  policyLintSchema,
+  policyTemplatesAnswerSchema,
+  policyValidationSchema,
+  policyVersionCreatedSchema,
   rollbackAnswerSchema,
+  shadowReportAnswerSchema,
   shadowSetSchema,
+  simulationRequestSchema,
 } from "@countersign/protocol/wire";
 import { objectOf } from "../http/shared.js";
 import type { runSimulation } from "./simulation.js";
@@ -46,37 +45,7 @@ export const optionalBody = <T extends z.ZodType>(schema: T) => z.preprocess((v)
 export const activateBody = optionalBody(policyActivateSchema);
 export const rollbackBody = policyRollbackSchema;
 
-const hypotheticalCall = z.strictObject({
-  tool: z.string().min(1).max(128),
-  action: z.string().min(1).max(1024),
-  amount: z
-    .string()
-    .regex(/^-?\d{1,40}(\.\d{1,40})?$/, "a decimal as text")
-    .optional(),
-  currency: z
-    .string()
-    .regex(/^[A-Z]{3}$/)
-    .optional(),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-});
-
-export const simulationBody = z.strictObject({
-  candidate: z.union([z.strictObject({ version_id: z.uuid() }), z.strictObject({ document: documentInput })]),
-  baseline: z
-    .discriminatedUnion("kind", [
-      z.strictObject({ kind: z.literal("active") }),
-      z.strictObject({ kind: z.literal("recorded") }),
-      z.strictObject({ kind: z.literal("none") }),
-      z.strictObject({ kind: z.literal("version"), version_id: z.uuid() }),
-    ])
-    .default({ kind: "active" }),
-  window_days: z.number().int().min(1).max(90).default(7),
-  scope: z.enum(["agents", "policy"]).default("agents"),
-  environment: z.enum(["all", "live", "test"]).default("all"),
-  examples: z.boolean().optional(),
-  decision_map: z.boolean().optional(),
-  calls: z.array(hypotheticalCall).max(100).optional(),
-});
+export const simulationBody = simulationRequestSchema;
 
 export const reportQuery = z.strictObject({
   window_days: z.coerce.number().int().min(1).max(90).default(7),
@@ -87,33 +56,17 @@ export const reportQuery = z.strictObject({
 // Answers. The policy, version and status records are the protocol's (the operator reads them);
 // reports computed by the policy engine are typed by it (`objectOf`).
 export const policyPage = pageSchema(policySchema);
-export const templatesAnswer = z.strictObject({
-  items: z
-    .array(
-      z.strictObject({
-        id: z.string(),
-        name: z.string(),
-        description: z.string(),
-        document: objectOf<PolicyDocument>("a policy document"),
-      }),
-    )
-    .readonly(),
-});
-const lint = objectOf<LintResult>("the lint result");
+export const templatesAnswer = policyTemplatesAnswerSchema;
+const lint = policyLintSchema;
 export const policyAnswer = z.strictObject({ policy: policySchema });
 export const policyDetail = policyDetailSchema;
-export const validateAnswer = z.strictObject({
-  valid: z.literal(true),
-  language_revision: z.number().int(),
-  digest: z.string(),
-  lint,
-});
+export const validateAnswer = policyValidationSchema;
 export const createdPolicy = z.strictObject({
   policy: policySchema,
   version: policyVersionSchema.nullable(),
   lint: lint.nullable(),
 });
-export const createdVersion = z.strictObject({ version: policyVersionSchema, lint });
+export const createdVersion = policyVersionCreatedSchema;
 export const activationAnswer = activationAnswerSchema;
 export const rollbackAnswer = rollbackAnswerSchema;
 export const emergencyAnswer = z.strictObject({
@@ -147,12 +100,7 @@ const savedSimulation = z.strictObject({
 });
 export const savedSimulationAnswer = z.strictObject({ simulation: savedSimulation });
 export const savedSimulationPage = pageSchema(savedSimulation);
-export const shadowReportAnswer = z.strictObject({
-  shadow_version_id: z.uuid(),
-  active_version_id: z.uuid().nullable(),
-  window_days: z.number().int(),
-  report: objectOf<Awaited<ReturnType<typeof runSimulation>>["report"]>("the shadow report"),
-});
+export const shadowReportAnswer = shadowReportAnswerSchema;
 export const decisionMapAnswer = z.strictObject({
   version_id: z.uuid(),
   decision_map: objectOf<DecisionMap>("a decision map"),

@@ -12,27 +12,9 @@ import {
 } from "@countersign/protocol/policy";
 import { checkArguments } from "@countersign/core/decision";
 import type { Queryable } from "@countersign/core/store";
+import type { SimulationRequest } from "@countersign/protocol/wire";
 import { recordedInputs } from "./recorded-inputs.js";
 import { compiledVersion, namedVersion, type PolicyRow } from "./store.js";
-
-/** The body of POST .../simulate (SPEC 4.5); saving takes the same with a saved candidate. */
-export interface SimulationRequest {
-  candidate: { version_id: string } | { document: unknown };
-  baseline:
-    { kind: "active" } | { kind: "recorded" } | { kind: "none" } | { kind: "version"; version_id: string };
-  window_days: number;
-  scope: "agents" | "policy";
-  environment: "all" | "live" | "test";
-  examples?: boolean;
-  decision_map?: boolean;
-  calls?: {
-    tool: string;
-    action: string;
-    amount?: string;
-    currency?: string;
-    arguments?: Record<string, unknown>;
-  }[];
-}
 
 export const simulationBounds = { windowDays: 90, calls: 100 } as const;
 

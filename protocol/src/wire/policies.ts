@@ -1,5 +1,11 @@
 import { z } from "zod";
-import type { ExamplesReport, PolicyExample } from "../policy/index.js";
+import type {
+  ExamplesReport,
+  LintResult,
+  PolicyDocument,
+  PolicyExample,
+  SimulationReport,
+} from "../policy/index.js";
 import { managedBySchema } from "./managed-by.js";
 import { nameSchema } from "./names.js";
 
@@ -151,7 +157,7 @@ export const shadowSetSchema = z.strictObject({
 export type ShadowSet = z.infer<typeof shadowSetSchema>;
 
 // Answers with what the policy engine computes: typed by the engine, the wire says they are objects.
-const engineObject = <T>(what: string) =>
+export const engineObject = <T>(what: string) =>
   z.custom<T>((v) => typeof v === "object" && v !== null && !Array.isArray(v), `${what} (an object)`);
 
 /** GET .../policies/<id>: the policy, its versions (with their documents) and its saved examples. */
@@ -205,3 +211,84 @@ export const activationAnswerSchema = z.strictObject({
   language_gate: languageGateSchema.nullable(),
 });
 export type Activation = z.infer<typeof activationAnswerSchema>;
+
+/** GET /orgs/<org_id>/policy-templates. */
+export const policyTemplateSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  document: engineObject<PolicyDocument>("a policy document"),
+});
+export type PolicyTemplate = z.infer<typeof policyTemplateSchema>;
+export const policyTemplatesAnswerSchema = z.strictObject({
+  items: z.array(policyTemplateSchema).readonly(),
+});
+
+/** The policy engine's lint of a document: warnings (at most 100) and how many there were. */
+export const policyLintSchema = engineObject<LintResult>("the lint result");
+
+/** POST .../policies/validate: a valid document's revision, digest and lint (an invalid one is 422). */
+export const policyValidationSchema = z.strictObject({
+  valid: z.literal(true),
+  language_revision: z.number().int(),
+  digest: z.string(),
+  lint: policyLintSchema,
+});
+export type PolicyValidation = z.infer<typeof policyValidationSchema>;
+
+/** POST .../policies/<id>/versions: the draft version and its lint. */
+export const policyVersionCreatedSchema = z.strictObject({
+  version: policyVersionSchema,
+  lint: policyLintSchema,
+});
+export type PolicyVersionCreated = z.infer<typeof policyVersionCreatedSchema>;
+
+/** A call made up for a simulation, decided as the Gateway would decide it. */
+const hypotheticalCallSchema = z.strictObject({
+  tool: z.string().min(1).max(128),
+  action: z.string().min(1).max(1024),
+  amount: z
+    .string()
+    .regex(/^-?\d{1,40}(\.\d{1,40})?$/, "a decimal as text")
+    .optional(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** POST .../policies/<id>/simulate and .../simulations (SPEC 4.5): what to replay, against what. */
+export const simulationRequestSchema = z.strictObject({
+  candidate: z.union([
+    z.strictObject({ version_id: z.uuid() }),
+    z.strictObject({ document: policyDocumentInputSchema }),
+  ]),
+  baseline: z
+    .discriminatedUnion("kind", [
+      z.strictObject({ kind: z.literal("active") }),
+      z.strictObject({ kind: z.literal("recorded") }),
+      z.strictObject({ kind: z.literal("none") }),
+      z.strictObject({ kind: z.literal("version"), version_id: z.uuid() }),
+    ])
+    .default({ kind: "active" }),
+  window_days: z.number().int().min(1).max(90).default(7),
+  scope: z.enum(["agents", "policy"]).default("agents"),
+  environment: z.enum(["all", "live", "test"]).default("all"),
+  examples: z.boolean().optional(),
+  decision_map: z.boolean().optional(),
+  calls: z.array(hypotheticalCallSchema).max(100).optional(),
+});
+/** The request as the api reads it, every default filled in. */
+export type SimulationRequest = z.output<typeof simulationRequestSchema>;
+/** The request as a client sends it: defaults may be left out. */
+export type SimulationRequestInput = z.input<typeof simulationRequestSchema>;
+
+/** GET .../policies/<id>/shadow/report: the shadow version replayed against the active one. */
+export const shadowReportAnswerSchema = z.strictObject({
+  shadow_version_id: z.uuid(),
+  active_version_id: z.uuid().nullable(),
+  window_days: z.number().int(),
+  report: engineObject<SimulationReport>("the shadow report"),
+});
+export type ShadowReport = z.infer<typeof shadowReportAnswerSchema>;

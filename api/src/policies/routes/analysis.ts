@@ -7,7 +7,8 @@ import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { enforceAnalysisLimit } from "../analysis-limit.js";
 import { rolloutOf } from "../options.js";
-import { mapTools, runSimulation, type SimulationRequest } from "../simulation.js";
+import type { SimulationRequest } from "@countersign/protocol/wire";
+import { mapTools, runSimulation } from "../simulation.js";
 import { compiledVersion, loadPolicy, loadVersion, namedVersion, setExamples } from "../store.js";
 import {
   insertSimulation,

@@ -16,7 +16,7 @@ export type Validation =
   | {
       state: "valid";
       document: DocumentJson;
-      revision: 1 | 2;
+      revision: number;
       digest: string;
       lint: LintReport;
       locate: (path: string) => { from: number; to: number };
