@@ -21,10 +21,11 @@ import {
   rollbackAnswerSchema,
   shadowReportAnswerSchema,
   shadowSetSchema,
+  savedSimulationSchema,
+  simulationAnswerSchema,
   simulationRequestSchema,
 } from "@countersign/protocol/wire";
 import { objectOf } from "../http/shared.js";
-import type { runSimulation } from "./simulation.js";
 
 /** Request shapes of the policy routes (SPEC 4.5): the bodies are the protocol's. */
 export const policyParams = z.strictObject({ org_id: z.uuid(), policy_id: z.uuid() });
@@ -84,22 +85,9 @@ export const examplesAnswer = z.strictObject({
   examples: z.array(objectOf<PolicyExample>("an example")),
   active_version_report: objectOf<ExamplesReport>("the examples report").nullable(),
 });
-export const simulationAnswer = z.strictObject({
-  simulation: objectOf<Awaited<ReturnType<typeof runSimulation>>>("a simulation"),
-});
-const savedSimulation = z.strictObject({
-  id: z.uuid(),
-  policy_id: z.uuid(),
-  candidate_version_id: z.uuid(),
-  baseline: z.unknown(),
-  parameters: z.unknown(),
-  created_by: z.strictObject({ type: z.string(), id: z.string().nullable() }),
-  created_at: z.string(),
-  expires_at: z.string(),
-  report: z.unknown().optional(),
-});
-export const savedSimulationAnswer = z.strictObject({ simulation: savedSimulation });
-export const savedSimulationPage = pageSchema(savedSimulation);
+export const simulationAnswer = simulationAnswerSchema;
+export const savedSimulationAnswer = z.strictObject({ simulation: savedSimulationSchema });
+export const savedSimulationPage = pageSchema(savedSimulationSchema);
 export const shadowReportAnswer = shadowReportAnswerSchema;
 export const decisionMapAnswer = z.strictObject({
   version_id: z.uuid(),

@@ -1,4 +1,5 @@
 import type { Queryable } from "@countersign/core/store";
+import type { SavedSimulation, SavedSimulationReport, StoredBaseline } from "@countersign/protocol/wire";
 
 /** SPEC 8.3, 8.4: saved simulations are kept 400 days; 100 per policy per 24 hours. */
 export const savedSimulationBounds = { keepDays: 400, perDay: 100 } as const;
@@ -8,9 +9,9 @@ export interface SimulationRow {
   id: string;
   policy_id: string;
   candidate_version_id: string;
-  baseline: unknown;
-  parameters: unknown;
-  report: unknown;
+  baseline: StoredBaseline;
+  parameters: SavedSimulation["parameters"];
+  report: SavedSimulationReport;
   created_by_type: string;
   created_by_id: string | null;
   created_at: Date;
@@ -32,9 +33,9 @@ export async function insertSimulation(
     organizationId: string;
     policyId: string;
     candidateVersionId: string;
-    baseline: unknown;
-    parameters: unknown;
-    report: unknown;
+    baseline: StoredBaseline;
+    parameters: SavedSimulation["parameters"];
+    report: SavedSimulationReport;
     createdBy: { type: string; id: string | null };
     now: Date;
   },

@@ -12,17 +12,11 @@ import {
 } from "@countersign/protocol/policy";
 import { checkArguments } from "@countersign/core/decision";
 import type { Queryable } from "@countersign/core/store";
-import type { SimulationRequest } from "@countersign/protocol/wire";
+import type { SimulationRequest, StoredBaseline } from "@countersign/protocol/wire";
 import { recordedInputs } from "./recorded-inputs.js";
 import { compiledVersion, namedVersion, type PolicyRow } from "./store.js";
 
 export const simulationBounds = { windowDays: 90, calls: 100 } as const;
-
-/** The baseline as stored with a saved simulation: `version_id` pins what "active" meant then. */
-export interface StoredBaseline {
-  kind: "active" | "recorded" | "none" | "version";
-  version_id: string | null;
-}
 
 function compileSubmitted(document: unknown): CompiledPolicy {
   const v = validatePolicy(document);

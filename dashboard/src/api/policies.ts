@@ -8,7 +8,6 @@ import type {
   LintResult,
   PolicyDiff,
   PolicyExample,
-  SimulationReport,
 } from "@countersign/protocol/policy";
 import type {
   Activation,
@@ -25,7 +24,9 @@ import type {
   PolicyVersion,
   PolicyVersionCreated,
   Rollback,
+  SavedSimulation,
   ShadowReport,
+  Simulation,
   SimulationRequestInput,
 } from "@countersign/protocol/wire";
 import { api, apiDownload } from "./client.js";
@@ -41,32 +42,16 @@ export type {
   OpenActionsChoice,
   PolicyDisclosure,
   Rollback,
+  SavedSimulation,
   ShadowReport,
+  Simulation,
 };
 export type DocumentJson = Record<string, unknown>;
 /** The policy engine's lint of a document, as the api answers it. */
 export type LintReport = LintResult;
 /** A simulation as the dashboard asks for one: the api fills in what is left out. */
 export type SimulationRequest = SimulationRequestInput;
-// The simulation answers below are checked by the api only as objects (api/src/policies/schemas.ts:
-// `simulationAnswer`, `savedSimulation`); their members are written out here until the wire
-// declares them.
 export type Baseline = NonNullable<SimulationRequestInput["baseline"]>;
-export interface Simulation {
-  report: SimulationReport;
-  baseline: { kind: string; version_id: string | null };
-  calls: unknown[];
-  examples?: ExamplesReport | null;
-}
-export interface SavedSimulation {
-  id: string;
-  candidate_version_id: string;
-  baseline: { kind: string; version_id: string | null };
-  parameters: { window_days: number; scope: string; environment: string };
-  created_at: string;
-  expires_at: string;
-  report?: SimulationReport;
-}
 
 const base = (orgId: string) => `/orgs/${orgId}`;
 const one = (orgId: string, policyId: string) => `/orgs/${orgId}/policies/${policyId}`;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type {
+  DecisionMap,
   ExamplesReport,
   LintResult,
   PolicyDocument,
@@ -292,3 +293,57 @@ export const shadowReportAnswerSchema = z.strictObject({
   report: engineObject<SimulationReport>("the shadow report"),
 });
 export type ShadowReport = z.infer<typeof shadowReportAnswerSchema>;
+
+/** What "baseline" meant when a simulation ran: `version_id` pins the active version of that moment. */
+export const storedBaselineSchema = z.strictObject({
+  kind: z.enum(["active", "recorded", "none", "version"]),
+  version_id: z.uuid().nullable(),
+});
+export type StoredBaseline = z.infer<typeof storedBaselineSchema>;
+
+const simulatedDecisionSchema = z.strictObject({ effect: z.string(), rule_id: z.string().nullable() });
+
+/** A hypothetical call of the request, decided by the candidate and by the baseline (null: none). */
+export const simulatedCallSchema = z.strictObject({
+  index: z.number().int(),
+  tool: z.string(),
+  action: z.string(),
+  candidate: simulatedDecisionSchema,
+  baseline: simulatedDecisionSchema.nullable(),
+});
+export type SimulatedCall = z.infer<typeof simulatedCallSchema>;
+
+/** A simulation's result (POST .../simulate): the engine's report and, on request, examples and the decision map. */
+export const simulationSchema = z.strictObject({
+  report: engineObject<SimulationReport>("the simulation report"),
+  baseline: storedBaselineSchema,
+  calls: z.array(simulatedCallSchema),
+  examples: engineObject<ExamplesReport>("the examples report").optional(),
+  decision_map: engineObject<DecisionMap>("a decision map").optional(),
+});
+export type Simulation = z.infer<typeof simulationSchema>;
+export const simulationAnswerSchema = z.strictObject({ simulation: simulationSchema });
+
+/** The report a saved simulation keeps: the engine's report with the hypothetical calls and examples. */
+export type SavedSimulationReport = SimulationReport & {
+  calls: SimulatedCall[];
+  examples: ExamplesReport | null;
+};
+
+/** A saved simulation (POST, GET .../simulations): its report only when one is read. */
+export const savedSimulationSchema = z.strictObject({
+  id: z.uuid(),
+  policy_id: z.uuid(),
+  candidate_version_id: z.uuid(),
+  baseline: storedBaselineSchema,
+  parameters: z.strictObject({
+    window_days: z.number().int(),
+    scope: z.enum(["agents", "policy"]),
+    environment: z.enum(["all", "live", "test"]),
+  }),
+  created_by: z.strictObject({ type: z.string(), id: z.string().nullable() }),
+  created_at: z.string(),
+  expires_at: z.string(),
+  report: engineObject<SavedSimulationReport>("the simulation report").optional(),
+});
+export type SavedSimulation = z.infer<typeof savedSimulationSchema>;
