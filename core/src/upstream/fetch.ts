@@ -7,7 +7,7 @@ import {
   type AddressRules,
   type ConnectTarget,
 } from "../net/index.js";
-import { upstreamAgent } from "./trust.js";
+import { upstreamAgent } from "./agents.js";
 
 const LOOPBACK_HOSTS: Record<string, { address: string; family: 4 | 6 }> = {
   "127.0.0.1": { address: "127.0.0.1", family: 4 },
@@ -99,7 +99,8 @@ export function upstreamFetch(options: UpstreamFetchOptions | (() => UpstreamFet
           host: target.address,
           family: target.family,
           port: target.port,
-          ...(plain ? {} : { servername: target.servername, agent: upstreamAgent(o.ca) }),
+          agent: upstreamAgent(plain, o.ca),
+          ...(plain ? {} : { servername: target.servername }),
           path: `${target.url.pathname}${target.url.search}`,
           method: init.method ?? "GET",
           headers,
