@@ -432,6 +432,34 @@ await stopAll([pairedMinimal, pairedGateway!]);
     }),
 );
 
+// 2 processes against 1, paired, for the Gateway and for the minimal path: the separate runs above
+// measure 2 processes minutes after 1, on larger tables, and their ratio carries that drift too.
+const oneGateway = await startGateways(1);
+const twoGateways = await startGateways(2);
+const oneMinimal = [await startReference("minimal", template)];
+const twoMinimal = await Promise.all([1, 2].map(() => startReference("minimal", template)));
+const scaleSides = [oneGateway, twoGateways, oneMinimal, twoMinimal].map((servers) => ({
+  urls: servers.map((x) => x.url),
+  path: "/v1/authorize",
+  request: authorizeRequest(unlimited),
+}));
+for (const side of scaleSides) await runLoad(side, CONNECTIONS, warmupSeconds);
+const scalePaired = await paired(scaleSides);
+await stopAll([...oneGateway, ...twoGateways, ...oneMinimal, ...twoMinimal]);
+[
+  "paired: Gateway, 1 process",
+  "paired: Gateway, 2 processes",
+  "paired: minimal path, 1 process",
+  "paired: minimal path, 2 processes",
+].forEach((label, i) =>
+  rows.push({ label, processes: 0, result: pairedResult(scalePaired.runs[i]!), expected: ["authorized"] }),
+);
+/** Per round: 2 processes over 1, for the Gateway (sides 1/0) and the minimal path (sides 3/2). */
+const twoOverOne = scalePaired.ratios.map((r) => r[1]!);
+const minimalTwoOverOne = scalePaired.runs[3]!.map(
+  (r, i) => r.perSecond / scalePaired.runs[2]![i]!.perSecond,
+);
+
 // tools/call through the Gateway (decision, claim, upstream exchange, RESULT, receipt) against the
 // same call made directly to the upstream, which runs in its own process; one Gateway process.
 const upstream = await startProcess(upstreamFile, {});
@@ -570,6 +598,12 @@ console.log(
   `  limited plan / unlimited plan:       ${limitedPaired.map((r) => f(r, 2)).join(" ")}   median ${f(median(limitedPaired), 2)}   (limited ${allowPaired.runs[2]!.map((r) => f(r.perSecond)).join(" ")}/s)`,
 );
 console.log(
+  `  Gateway, 2 processes / 1:            ${twoOverOne.map((r) => f(r, 2)).join(" ")}   median ${f(median(twoOverOne), 2)}   (1: ${scalePaired.runs[0]!.map((r) => f(r.perSecond)).join(" ")}/s; 2: ${scalePaired.runs[1]!.map((r) => f(r.perSecond)).join(" ")}/s)`,
+);
+console.log(
+  `  minimal path, 2 processes / 1:       ${minimalTwoOverOne.map((r) => f(r, 2)).join(" ")}   median ${f(median(minimalTwoOverOne), 2)}   (1: ${scalePaired.runs[2]!.map((r) => f(r.perSecond)).join(" ")}/s; 2: ${scalePaired.runs[3]!.map((r) => f(r.perSecond)).join(" ")}/s)`,
+);
+console.log(
   `  tools/call via Gateway / direct:     ${ratioList(mcpPaired, 1)}   median ${f(median(mcpPaired.ratios.map((r) => r[1]!)), 2)}   (direct ${mcpPaired.runs[0]!.map((r) => f(r.perSecond)).join(" ")}/s; Gateway ${mcpPaired.runs[1]!.map((r) => f(r.perSecond)).join(" ")}/s)`,
 );
 console.log(
@@ -599,7 +633,7 @@ console.log(
 // The same ratio for the minimal path says what two processes cost on this machine whatever they do
 // (on 2 cores they share the CPU with PostgreSQL and the load generator).
 console.log(
-  `  2 processes / 1 process:             ${f(gw2.loaded.perSecond / gw1.loaded.perSecond, 2)} (goal >= 1; the minimal path: ${f(find("minimal path", 2).loaded.perSecond / find("minimal path").loaded.perSecond, 2)})`,
+  `  2 processes / 1 process:             ${f(gw2.loaded.perSecond / gw1.loaded.perSecond, 2)} (goal >= 1; the minimal path: ${f(find("minimal path", 2).loaded.perSecond / find("minimal path").loaded.perSecond, 2)}); paired: median ${f(median(twoOverOne), 2)} (the minimal path: ${f(median(minimalTwoOverOne), 2)})`,
 );
 console.log(
   `  allow path unloaded / minimal path:  p50 ${f(gw1.unloaded.p50ms, 2)} / ${f(find("minimal path").unloaded.p50ms, 2)} ms, p99 ${f(gw1.unloaded.p99ms, 2)} / ${f(find("minimal path").unloaded.p99ms, 2)} ms`,
