@@ -234,6 +234,16 @@ describe("roles", () => {
     await developer.locator('[data-version="5"][data-status="draft"]').waitFor();
     await expect(developer.getByRole("button", { name: /^Activate/ }).count()).resolves.toBe(0);
     await screenshot(developer, "policy-versions-developer", dir);
+    // Any version's whole document, a superseded one too (the policy's read leaves it out).
+    const shown = developer.getByTestId("version-document");
+    await developer.getByRole("button", { name: "Show version 2" }).click();
+    await shown.getByRole("heading", { name: "Document of version 2 (superseded)" }).waitFor();
+    await shown.getByText(/"huge-refunds"/).waitFor();
+    await screenshot(developer, "policy-version-document", dir);
+    await developer.getByRole("button", { name: "Show version 1" }).click();
+    await shown.getByRole("heading", { name: "Document of version 1 (superseded)" }).waitFor();
+    await shown.getByText(/"small-refunds"/).waitFor();
+    await expect(shown.textContent()).resolves.not.toContain("huge-refunds");
     // The owner, on the same page, is offered the activation the developer is not.
     await owner.goto(`/orgs/${orgId}/policies/${policyId}/versions`);
     await owner.getByRole("button", { name: "Activate version 5" }).waitFor();

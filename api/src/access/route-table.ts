@@ -123,6 +123,7 @@ export const routeTable: readonly RouteAccess[] = [
   row("GET /orgs/:org_id/policies/:policy_id/simulations", "members", "read"),
   row("GET /orgs/:org_id/policies/:policy_id/simulations/:simulation_id", "members", "read"),
   row("GET /orgs/:org_id/policies/:policy_id/shadow/report", "members", "read"),
+  row("GET /orgs/:org_id/policies/:policy_id/versions/:version_id", "members", "read"),
   row("GET /orgs/:org_id/policies/:policy_id/versions/:version_id/decision-map", "members", "read"),
   row("GET /orgs/:org_id/policies/:policy_id/diff", "members", "read"),
   row("POST /orgs/:org_id/policies/:policy_id/simulations", "writers", "policies:write"),

@@ -381,6 +381,37 @@ describe("decision map and diff", () => {
   });
 });
 
+describe("one version's document", () => {
+  it("serves any version whole, a superseded one too, to every member; an unknown or another policy's version is 404", async () => {
+    const { org, policyId, v1, v2 } = await withHistory();
+    expect((await activate(owner, org, policyId, v2, { acknowledge_failing_examples: true })).status).toBe(
+      200,
+    );
+    const viewer = await signedInMember(api, db.pool, org, "viewer");
+    // The policy's read leaves a superseded version's document out: this route is where it is read.
+    const detail = await viewer.b.get(path(org, policyId));
+    expect(detail.status, detail.text).toBe(200);
+    const listed = detail.body.versions.find((v: { id: string }) => v.id === v1);
+    expect(listed.status).toBe("superseded");
+    expect(listed.document).toBeUndefined();
+
+    const res = await viewer.b.get(path(org, policyId, `/versions/${v1}`));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.version).toMatchObject({ id: v1, policy_id: policyId, status: "superseded", number: 1 });
+    expect(res.body.version.document).toEqual(v1Doc);
+    expect(res.body.version.digest).toBe(listed.digest);
+
+    const other = await newPolicy(owner, org, v2Doc);
+    expectError(await viewer.b.get(path(org, other.policyId, `/versions/${v1}`)), 404, "NOT_FOUND");
+    expectError(
+      await viewer.b.get(path(org, policyId, "/versions/00000000-0000-4000-8000-000000000003")),
+      404,
+      "NOT_FOUND",
+    );
+    expectError(await viewer.b.get(path(org, policyId, "/versions/not-a-uuid")), 404, "NOT_FOUND");
+  });
+});
+
 describe("without an active version", () => {
   it("answers 409 NO_ACTIVE_POLICY for a diff from the active version and a simulation against it", async () => {
     const org = await newOrganization(api, owner);

@@ -18,6 +18,7 @@ import {
   policyTemplatesAnswerSchema,
   policyValidationSchema,
   policyVersionCreatedSchema,
+  policyVersionAnswerSchema,
   rollbackAnswerSchema,
   shadowReportAnswerSchema,
   shadowSetSchema,
@@ -68,6 +69,7 @@ export const createdPolicy = z.strictObject({
   lint: lint.nullable(),
 });
 export const createdVersion = policyVersionCreatedSchema;
+export const versionAnswer = policyVersionAnswerSchema;
 export const activationAnswer = activationAnswerSchema;
 export const rollbackAnswer = rollbackAnswerSchema;
 export const emergencyAnswer = z.strictObject({

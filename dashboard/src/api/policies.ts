@@ -22,6 +22,7 @@ import type {
   PolicyTemplate,
   PolicyValidation,
   PolicyVersion,
+  PolicyVersionAnswer,
   PolicyVersionCreated,
   Rollback,
   SavedSimulation,
@@ -118,6 +119,8 @@ export const policies = {
       `${one(orgId, policyId)}/emergency`,
       {},
     ),
+  version: (orgId: string, policyId: string, versionId: string) =>
+    api.get<PolicyVersionAnswer>(`${one(orgId, policyId)}/versions/${versionId}`),
   decisionMap: (orgId: string, policyId: string, versionId: string) =>
     api.get<{ decision_map: DecisionMap }>(`${one(orgId, policyId)}/versions/${versionId}/decision-map`),
   evidence: (orgId: string, policyId: string, from: string, to: string) =>

@@ -169,6 +169,12 @@ export const policyDetailSchema = z.strictObject({
 });
 export type PolicyDetail = z.infer<typeof policyDetailSchema>;
 
+/** One version with its whole document, whatever its status (GET .../versions/<version_id>). */
+export const policyVersionAnswerSchema = z.strictObject({
+  version: policyVersionSchema.required({ document: true }),
+});
+export type PolicyVersionAnswer = z.infer<typeof policyVersionAnswerSchema>;
+
 /**
  * The impact preview of an activation (SPEC 3.4 step 4): recent calls replayed under the candidate
  * and the active version; not computed (`reason`) when over its time budget.

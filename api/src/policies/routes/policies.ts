@@ -47,7 +47,9 @@ import {
   createPolicyBody,
   fromTemplateBody,
   policyParams,
+  versionAnswer,
   versionBody,
+  versionParams,
   patchBody,
   documentInput,
 } from "../schemas.js";
@@ -147,7 +149,7 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
       const rows = await versionsOf(ctx.pool, p.id);
       const byId = new Map(rows.map((v) => [v.id, v]));
       const at = (id: string | null) => (id ? (byId.get(id) ?? null) : null);
-      // Documents of the versions people work with; the others by their own version route.
+      // Documents of the versions people work with; the others by their own version route (below).
       const withDocument = new Set([
         p.active_version_id,
         p.shadow_version_id,
@@ -158,6 +160,19 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
         versions: rows.map((v) => versionJson(v, withDocument.has(v.id))),
         examples: p.examples,
       };
+    },
+  );
+
+  // Any version's whole document, a superseded one too: what a person reads before a rollback,
+  // and what a decision made under it evaluated (its digest is signed into the TASK).
+  r.get(
+    "/orgs/:org_id/policies/:policy_id/versions/:version_id",
+    { schema: { params: versionParams, response: { 200: versionAnswer } } },
+    async (request) => {
+      const o = organizationOf(request);
+      const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
+      const v = await loadVersion(ctx.pool, p.id, request.params.version_id);
+      return { version: { ...versionJson(v), document: v.document } };
     },
   );
 

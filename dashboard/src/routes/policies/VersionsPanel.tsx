@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { PolicyDiff } from "@countersign/protocol/policy";
 import { policies, type PolicyDetail, type PolicyVersion } from "../../api/client.js";
 import { Loaded } from "../../components/Loading.js";
+import { VersionDocument } from "./VersionDocument.js";
 
 /** Every version with its status and note, newest first, and a diff between any two. */
 export function VersionsPanel({
@@ -19,6 +20,7 @@ export function VersionsPanel({
   const { policy, versions } = detail;
   const [from, setFrom] = useState(versions[1]?.id ?? versions[0]?.id ?? "");
   const [to, setTo] = useState(versions[0]?.id ?? "");
+  const [shown, setShown] = useState<PolicyVersion | null>(null);
   return (
     <section aria-labelledby="versions-heading">
       <h2 id="versions-heading">Versions</h2>
@@ -47,6 +49,9 @@ export function VersionsPanel({
               <td>{v.origin.replaceAll("_", " ")}</td>
               <td>{v.created_at.slice(0, 16).replace("T", " ")}</td>
               <td>
+                <button type="button" aria-pressed={shown?.id === v.id} onClick={() => setShown(v)}>
+                  Show version {v.number}
+                </button>
                 {mayActivate && v.status === "draft" && (
                   <button type="button" onClick={() => onActivate(v)}>
                     Activate version {v.number}
@@ -57,6 +62,9 @@ export function VersionsPanel({
           ))}
         </tbody>
       </table>
+      {shown && (
+        <VersionDocument orgId={orgId} policyId={policy.id} version={shown} onClose={() => setShown(null)} />
+      )}
       {versions.length > 1 && (
         <>
           <h3>Compare two versions</h3>
