@@ -278,6 +278,10 @@ async def test_an_mcpserver_is_made_service_aware_in_one_line(gateway: Any) -> N
         direct = await anyio.to_thread.run_sync(call_directly, upstream.url, "refund", {"order": "py-7", "amount": 1})
         assert direct["isError"] is True
         assert direct["_meta"]["service/refusal"]["reason"] == "EVIDENCE_MISSING"
+        # A _meta that is not an object carries no evidence either.
+        odd = await anyio.to_thread.run_sync(call_directly, upstream.url, "refund", {"order": "py-8", "amount": 1}, ["service/evidence"])
+        assert odd["isError"] is True
+        assert odd["_meta"]["service/refusal"]["reason"] == "EVIDENCE_MISSING"
         assert ran == [{"order": "py-6", "amount": 40}]
     finally:
         upstream.close()
@@ -294,10 +298,13 @@ async def test_a_lowlevel_server_declares_its_identity(gateway: Any) -> None:
         upstream.close()
 
 
-def call_directly(url: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A tools/call to a stateless server without any evidence (after initialize, as a client would)."""
+def call_directly(url: str, name: str, arguments: dict[str, Any], meta: Any = None) -> dict[str, Any]:
+    """A tools/call to a stateless server without any evidence, or with ``meta`` as its ``_meta`` (after initialize, as a client would)."""
     initialize_result(url)
-    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    if meta is not None:
+        params["_meta"] = meta
+    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18"}
     req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST", headers=headers)
     with urllib.request.urlopen(req, timeout=30) as res:
