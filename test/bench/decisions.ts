@@ -334,63 +334,63 @@ interface Row {
 }
 const rows: Row[] = [];
 const costs: Array<Cost & { label: string }> = [];
+/**
+ * A side's row at `processes` (the allow request of the unlimited plan), and with one process its
+ * cost per decision over a loaded run of its own: the same figures for every side, so their CPU
+ * and WAL compare.
+ */
+async function measureSide(
+  label: string,
+  costLabel: string,
+  side: { urls: string[]; pids: number[] },
+  processes: number,
+) {
+  rows.push({
+    label,
+    processes,
+    result: await measure(side.urls, authorizeRequest(unlimited)),
+    expected: ["authorized"],
+  });
+  if (processes !== 1) return null;
+  const measured = await costOf(side.pids, () =>
+    runLoad(
+      { urls: side.urls, path: "/v1/authorize", request: authorizeRequest(unlimited) },
+      CONNECTIONS,
+      seconds,
+    ),
+  );
+  costs.push({ label: costLabel, ...measured.cost });
+  return measured;
+}
+
 for (const processes of [1, 2]) {
   for (const side of ["minimal", "baseline"] as const) {
     const servers = await Promise.all(
       Array.from({ length: processes }, () => startReference(side, template)),
     );
-    rows.push({
-      label: side === "minimal" ? "minimal path" : "Gateway write only",
+    const label = side === "minimal" ? "minimal path" : "Gateway write only";
+    await measureSide(
+      label,
+      label,
+      { urls: servers.map((x) => x.url), pids: servers.map((x) => x.pid) },
       processes,
-      result: await measure(
-        servers.map((x) => x.url),
-        authorizeRequest(unlimited),
-      ),
-      expected: ["authorized"],
-    });
-    if (processes === 1) {
-      // The same cost figures as the Gateway's below, so each side's CPU and WAL can be compared.
-      const measured = await costOf(
-        servers.map((x) => x.pid),
-        () =>
-          runLoad(
-            { urls: servers.map((x) => x.url), path: "/v1/authorize", request: authorizeRequest(unlimited) },
-            CONNECTIONS,
-            seconds,
-          ),
-      );
-      costs.push({ label: side === "minimal" ? "minimal path" : "Gateway write only", ...measured.cost });
-    }
+    );
     await stopAll(servers);
   }
   const gateways = await startGateways(processes);
-  rows.push({
-    label: "Gateway, unlimited plan",
+  const measured = await measureSide(
+    "Gateway, unlimited plan",
+    "allow path",
+    { urls: gateways.map((g) => g.url), pids: gateways.map((g) => g.pid) },
     processes,
-    result: await measure(
-      gateways.map((g) => g.url),
-      authorizeRequest(unlimited),
-    ),
-    expected: ["authorized"],
-  });
-  if (processes === 1) {
-    const measured = await costOf(
-      gateways.map((g) => g.pid),
-      () =>
-        runLoad(
-          { urls: gateways.map((g) => g.url), path: "/v1/authorize", request: authorizeRequest(unlimited) },
-          CONNECTIONS,
-          seconds,
-        ),
-    );
-    costs.push({ label: "allow path", ...measured.cost });
+  );
+  if (measured)
     rows.push({
       label: "Gateway, cost run",
       processes,
       result: { unloaded: measured.result, loaded: measured.result },
       expected: ["authorized"],
     });
-  }
   if (processes === 1) {
     rows.push({
       label: "Gateway, limited plan",
