@@ -105,6 +105,7 @@ describe("the route table against SPEC 4.4", () => {
         "GET /orgs",
         "GET /orgs/:org_id/operator-bindings",
         "GET /orgs/:org_id/policies/:policy_id/versions/:version_id",
+        "GET /orgs/:org_id/policies/:policy_id/versions/:version_id/impact",
         "POST /orgs/:org_id/operator-bindings",
       ].sort(),
     );

@@ -125,6 +125,8 @@ export const routeTable: readonly RouteAccess[] = [
   row("GET /orgs/:org_id/policies/:policy_id/shadow/report", "members", "read"),
   row("GET /orgs/:org_id/policies/:policy_id/versions/:version_id", "members", "read"),
   row("GET /orgs/:org_id/policies/:policy_id/versions/:version_id/decision-map", "members", "read"),
+  // Not in SPEC 4.4: the activation's impact preview, to review before activating (docs/access.md).
+  row("GET /orgs/:org_id/policies/:policy_id/versions/:version_id/impact", "members", "read"),
   row("GET /orgs/:org_id/policies/:policy_id/diff", "members", "read"),
   row("POST /orgs/:org_id/policies/:policy_id/simulations", "writers", "policies:write"),
   row("GET /orgs/:org_id/policies/:policy_id/evidence", "admins", "no"),

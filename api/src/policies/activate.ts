@@ -1,13 +1,13 @@
 import { ServiceError } from "@countersign/protocol/errors";
-import { runExamples, type CompiledPolicy, type ExamplesReport } from "@countersign/protocol/policy";
+import { runExamples, type ExamplesReport } from "@countersign/protocol/policy";
 import type { PolicyActivate } from "@countersign/protocol/wire";
 import { inTransaction, type Pool } from "@countersign/core/store";
 import type { Actor } from "../audit/record.js";
-import { impactPreview, type Impact } from "./impact.js";
+import { activationImpact, compileOrError, type Impact } from "./impact.js";
 import { gateMessages, languageGate, type LanguageGate } from "./language-gate.js";
 import type { Rollout } from "./options.js";
 import { recordActivation } from "./record-activation.js";
-import { compiledVersion, loadPolicy, loadVersion, versionsById, type VersionRow } from "./store.js";
+import { loadPolicy, loadVersion, type VersionRow } from "./store.js";
 
 /** The body of POST .../versions/<version_id>/activate (SPEC 4.5). */
 export type ActivateRequest = PolicyActivate;
@@ -19,15 +19,6 @@ export interface Activation {
   impact: Impact | null;
   languageGate: LanguageGate | null;
   shadowCleared: boolean;
-}
-
-function compileOrError(v: VersionRow): CompiledPolicy | ServiceError {
-  try {
-    return compiledVersion(v);
-  } catch (err) {
-    if (err instanceof ServiceError) return err;
-    throw err;
-  }
 }
 
 /**
@@ -72,9 +63,6 @@ export async function activateVersion(
     // The document is compiled once for the next gates; a stored document that
     // no longer validates is refused POLICY_INVALID in its place (step 5).
     const compiled = compileOrError(version);
-    const active = policy.active_version_id
-      ? (await versionsById(db, [policy.active_version_id])).get(policy.active_version_id)!
-      : null;
 
     // 3. Examples gate.
     let examples: ExamplesReport | null = null;
@@ -92,29 +80,19 @@ export async function activateVersion(
       }
     }
 
-    // 4. Impact preview within its time budget; refuses only against max_loosened.
-    let impact: Impact | null = null;
-    if (!(compiled instanceof ServiceError)) {
-      const activeCompiled = active ? compileOrError(active) : null;
-      impact = await impactPreview(
-        db,
-        {
-          organizationId: q.organizationId,
-          policyId: policy.id,
-          candidate: compiled,
-          active: activeCompiled instanceof ServiceError ? null : activeCompiled,
-          now,
-        },
-        rollout.clock,
-        rollout.impactBudgetMs,
+    // 4. Impact preview within its time budget; refuses only against max_loosened. The same
+    // computation as the preview the person reviewed (GET .../impact), so the figures agree.
+    const impact = await activationImpact(db, rollout, {
+      organizationId: q.organizationId,
+      policy,
+      version,
+    });
+    if (b.max_loosened !== undefined && impact?.computed && impact.less_restricted! > b.max_loosened) {
+      throw new ServiceError(
+        "IMPACT_CHANGED",
+        `${impact.less_restricted} recent calls would be less restricted, more than max_loosened ${b.max_loosened}`,
+        { impact, max_loosened: b.max_loosened },
       );
-      if (b.max_loosened !== undefined && impact.computed && impact.less_restricted! > b.max_loosened) {
-        throw new ServiceError(
-          "IMPACT_CHANGED",
-          `${impact.less_restricted} recent calls would be less restricted, more than max_loosened ${b.max_loosened}`,
-          { impact, max_loosened: b.max_loosened },
-        );
-      }
     }
 
     // 5. The other refusals.

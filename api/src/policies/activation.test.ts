@@ -501,6 +501,85 @@ describe("activation", () => {
     expect(ok.body.impact).toMatchObject({ computed: true, less_restricted: 3 });
   });
 
+  it("gate 4 reviewed first: GET .../impact is the figure the activation checks, for a first activation after calls made before any policy was active and for a later one; a call recorded after the review is still refused IMPACT_CHANGED", async () => {
+    const org = await newOrganization(api, owner);
+    const agent = await createAgent(db.pool, org);
+    const { policyId, versionId: v1 } = await newPolicy(owner, org);
+    await db.pool.query("update agents set policy_id = $2 where id = $1", [agent, policyId]);
+    // The natural first try: calls made before any version was active, denied NO_POLICY.
+    const noPolicy = (amount: string, tool = "payments.send") =>
+      recordAction(db.pool, {
+        organizationId: org,
+        agentId: agent,
+        policyId,
+        tool,
+        action: tool,
+        amount,
+        currency: "USD",
+        effect: null,
+        decisionCode: "NO_POLICY",
+        status: "denied",
+      });
+    await noPolicy("5");
+    await noPolicy("5");
+    await noPolicy("500");
+    await noPolicy("5", "files.delete");
+    const impactOf = (versionId: string) =>
+      owner.get(`/orgs/${org}/policies/${policyId}/versions/${versionId}/impact`);
+
+    // Under v1 two calls are allowed and one is held: three looser than today's denial.
+    const reviewed = await impactOf(v1);
+    expect(reviewed.status, reviewed.text).toBe(200);
+    expect(reviewed.body).toEqual({
+      version_id: v1,
+      active_version_id: null,
+      impact: expect.objectContaining({ computed: true, decisions: 4, less_restricted: 3, same: 1 }),
+    });
+    // Reading the preview changes nothing and a second read answers the same figure (no loop).
+    expect((await impactOf(v1)).body).toEqual(reviewed.body);
+
+    // A real change between the review and the activation is refused, nothing activated.
+    await noPolicy("7");
+    const before = await snapshot(db.pool, policyId);
+    const refused = await activate(owner, org, policyId, v1, {
+      expected_active_version_id: null,
+      max_loosened: reviewed.body.impact.less_restricted,
+    });
+    await expectRefusedUnchanged(db.pool, policyId, before, refused, 409, "IMPACT_CHANGED");
+    expect(refused.body.error.details.impact).toMatchObject({ less_restricted: 4 });
+
+    // Reviewing again gives the service's figure, and activating with it succeeds.
+    const again = await impactOf(v1);
+    expect(again.body.impact).toMatchObject({ computed: true, decisions: 5, less_restricted: 4 });
+    const first = await activate(owner, org, policyId, v1, {
+      expected_active_version_id: null,
+      max_loosened: again.body.impact.less_restricted,
+    });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.impact).toEqual(again.body.impact);
+
+    // A later activation: against the active v1, the 500 USD call held by v1 is allowed by v2.
+    const v2 = await newVersion(owner, org, policyId, v2Doc);
+    const next = await impactOf(v2);
+    expect(next.body).toMatchObject({ version_id: v2, active_version_id: v1 });
+    expect(next.body.impact).toMatchObject({ computed: true, decisions: 5, less_restricted: 1 });
+    const second = await activate(owner, org, policyId, v2, {
+      expected_active_version_id: v1,
+      max_loosened: next.body.impact.less_restricted,
+    });
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.impact).toEqual(next.body.impact);
+
+    // An unknown version, or another organization's policy, is not found.
+    expectError(await impactOf("00000000-0000-4000-8000-000000000000"), 404, "NOT_FOUND");
+    const other = await newOrganization(api, owner);
+    expectError(
+      await owner.get(`/orgs/${other}/policies/${policyId}/versions/${v2}/impact`),
+      404,
+      "NOT_FOUND",
+    );
+  });
+
   it("gate 4 within its budget: when the preview exceeds 1.5 s it is not computed and nothing is refused (injected clock)", async () => {
     let t = 0;
     // Every reading of the clock is one second later: the preview sees 2 s pass.

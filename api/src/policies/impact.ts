@@ -1,7 +1,10 @@
+import { ServiceError } from "@countersign/protocol/errors";
 import { simulate, type CompiledPolicy } from "@countersign/protocol/policy";
 import type { Impact } from "@countersign/protocol/wire";
 import type { Queryable } from "@countersign/core/store";
+import type { Rollout } from "./options.js";
 import { recordedInputs } from "./recorded-inputs.js";
+import { compiledVersion, versionsById, type PolicyRow, type VersionRow } from "./store.js";
 
 /**
  * The impact preview of SPEC 3.4 step 4: the newest 2000 decisions of the
@@ -65,4 +68,47 @@ export async function impactPreview(
     not_evaluable: c.not_evaluable,
     argument_dependent: c.argument_dependent,
   };
+}
+
+/** A stored version compiled, or the POLICY_INVALID it no longer passes. */
+export function compileOrError(v: VersionRow): CompiledPolicy | ServiceError {
+  try {
+    return compiledVersion(v);
+  } catch (err) {
+    if (err instanceof ServiceError) return err;
+    throw err;
+  }
+}
+
+/**
+ * The impact of activating `version` now: the one computation behind both the preview a person
+ * reviews (GET .../versions/<id>/impact, the dashboard's activation dialog) and the activation's
+ * check against `max_loosened`, so the figure reviewed is the figure checked. Against the active
+ * version as it stands; with none (a first activation) every call is denied NO_POLICY, so every
+ * recent call the candidate allows or holds is less restricted, calls made before any policy was
+ * active included. Null when the version's document no longer compiles (refused POLICY_INVALID).
+ */
+export async function activationImpact(
+  db: Queryable,
+  rollout: Rollout,
+  q: { organizationId: string; policy: PolicyRow; version: VersionRow },
+): Promise<Impact | null> {
+  const candidate = compileOrError(q.version);
+  if (candidate instanceof ServiceError) return null;
+  const activeRow = q.policy.active_version_id
+    ? (await versionsById(db, [q.policy.active_version_id])).get(q.policy.active_version_id)
+    : undefined;
+  const active = activeRow ? compileOrError(activeRow) : null;
+  return impactPreview(
+    db,
+    {
+      organizationId: q.organizationId,
+      policyId: q.policy.id,
+      candidate,
+      active: active instanceof ServiceError ? null : active,
+      now: rollout.now(),
+    },
+    rollout.clock,
+    rollout.impactBudgetMs,
+  );
 }

@@ -25,6 +25,7 @@ import {
   savedSimulationSchema,
   simulationAnswerSchema,
   simulationRequestSchema,
+  versionImpactAnswerSchema,
 } from "@countersign/protocol/wire";
 import { objectOf } from "../http/shared.js";
 
@@ -71,6 +72,7 @@ export const createdPolicy = z.strictObject({
 export const createdVersion = policyVersionCreatedSchema;
 export const versionAnswer = policyVersionAnswerSchema;
 export const activationAnswer = activationAnswerSchema;
+export const versionImpactAnswer = versionImpactAnswerSchema;
 export const rollbackAnswer = rollbackAnswerSchema;
 export const emergencyAnswer = z.strictObject({
   emergency_stopped_at: z.string(),

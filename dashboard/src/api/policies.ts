@@ -29,6 +29,7 @@ import type {
   ShadowReport,
   Simulation,
   SimulationRequestInput,
+  VersionImpact,
 } from "@countersign/protocol/wire";
 import { api, apiDownload } from "./client.js";
 
@@ -46,6 +47,7 @@ export type {
   SavedSimulation,
   ShadowReport,
   Simulation,
+  VersionImpact,
 };
 export type DocumentJson = Record<string, unknown>;
 /** The policy engine's lint of a document, as the api answers it. */
@@ -102,6 +104,9 @@ export const policies = {
     api.delete<{ policy: Policy }>(`${one(orgId, policyId)}/shadow`),
   shadowReport: (orgId: string, policyId: string, windowDays: number) =>
     api.get<ShadowReport>(`${one(orgId, policyId)}/shadow/report?window_days=${windowDays}`),
+  /** The impact the activation checks, computed by the same function (max_loosened comes from it). */
+  impact: (orgId: string, policyId: string, versionId: string) =>
+    api.get<VersionImpact>(`${one(orgId, policyId)}/versions/${versionId}/impact`),
   activate: (orgId: string, policyId: string, versionId: string, body: PolicyActivate) =>
     api.post<Activation>(`${one(orgId, policyId)}/versions/${versionId}/activate`, body),
   rollback: (

@@ -191,6 +191,19 @@ export const impactSchema = z.strictObject({
 });
 export type Impact = z.infer<typeof impactSchema>;
 
+/**
+ * GET .../versions/<version_id>/impact: the impact activating the version now would have, computed
+ * as the activation computes it (SPEC 3.4 step 4), against `active_version_id` (null: no version is
+ * active, every call is denied). Sending `impact.less_restricted` as `max_loosened` activates unless
+ * the impact grew meanwhile. `impact` is null when the version no longer validates.
+ */
+export const versionImpactAnswerSchema = z.strictObject({
+  version_id: z.uuid(),
+  active_version_id: z.uuid().nullable(),
+  impact: impactSchema.nullable(),
+});
+export type VersionImpact = z.infer<typeof versionImpactAnswerSchema>;
+
 export const languageGateReasons = [
   "no_recent_gateway",
   "outdated_gateway_running",

@@ -5,6 +5,7 @@ import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { activateVersion } from "../activate.js";
+import { activationImpact } from "../impact.js";
 import { emergencyStop } from "../emergency.js";
 import { rolloutOf } from "../options.js";
 import { rollBack } from "../rollback.js";
@@ -12,6 +13,7 @@ import { observingPolicies, rolloutStage } from "../stage.js";
 import {
   allPolicies,
   loadPolicy,
+  loadVersion,
   namedVersion,
   policyJson,
   setShadowVersion,
@@ -34,6 +36,7 @@ import {
   shadowBody,
   shadowSetAnswer,
   supersededAnswer,
+  versionImpactAnswer,
   versionParams,
 } from "../schemas.js";
 
@@ -65,6 +68,22 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
         examples: a.examples,
         impact: a.impact,
         language_gate: a.languageGate,
+      };
+    },
+  );
+
+  // Not in SPEC 4.4 (docs/access.md): the impact preview the activation checks, to review first.
+  r.get(
+    "/orgs/:org_id/policies/:policy_id/versions/:version_id/impact",
+    { schema: { params: versionParams, response: { 200: versionImpactAnswer } } },
+    async (request) => {
+      const o = organizationOf(request);
+      const policy = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
+      const version = await loadVersion(ctx.pool, policy.id, request.params.version_id);
+      return {
+        version_id: version.id,
+        active_version_id: policy.active_version_id,
+        impact: await activationImpact(ctx.pool, rollout, { organizationId: o.id, policy, version }),
       };
     },
   );

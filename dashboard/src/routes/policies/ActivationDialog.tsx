@@ -8,6 +8,7 @@ import {
   type PolicyDetail,
   type PolicyVersion,
   type Simulation,
+  type VersionImpact,
 } from "../../api/client.js";
 import { DashboardError } from "../../api/errors.js";
 import { Dialog } from "../../components/Dialog.js";
@@ -24,9 +25,10 @@ const gateReasons: Record<Extract<LanguageGate, { open: false }>["reason"], stri
 /**
  * Activation through the gates of SPEC 3.4, each shown as the person meets it: the saved examples
  * run against the version (failures block until acknowledged), the impact preview (calls that
- * would be less restricted, sent back as max_loosened so a change meanwhile is refused), the
- * language gate, and the active and shadow versions expected, which the service checks when it
- * activates.
+ * would be less restricted, read from GET .../impact, the very computation the activation checks,
+ * and sent back as max_loosened so only a change meanwhile is refused), the language gate, and the
+ * active and shadow versions expected, which the service checks when it activates. A first
+ * activation (no active version, every call denied NO_POLICY) is told as such.
  */
 export function ActivationDialog({
   orgId,
@@ -48,6 +50,7 @@ export function ActivationDialog({
   const [expected, setExpected] = useState(policy.active_version_id);
   const [preview, setPreview] = useState<Simulation | null>(null);
   const [previewError, setPreviewError] = useState<unknown>(null);
+  const [impact, setImpact] = useState<VersionImpact | null>(null);
   const [acknowledged, setAcknowledged] = useState(false);
   const [note, setNote] = useState("");
   const [busy, setBusy] = useState(false);
@@ -66,10 +69,13 @@ export function ActivationDialog({
 
   const numberOf = (id: string | null) =>
     id ? `version ${versions.find((v) => v.id === id)?.number ?? "?"}` : "no version";
+  const first = expected === null;
 
   useEffect(() => {
     setPreview(null);
+    setImpact(null);
     setPreviewError(null);
+    // The examples come with a simulation; the impact from the service's own activation check.
     policies
       .simulate(orgId, policy.id, {
         candidate: { version_id: version.id },
@@ -80,13 +86,15 @@ export function ActivationDialog({
         examples: true,
       })
       .then((r) => setPreview(r.simulation), setPreviewError);
+    policies.impact(orgId, policy.id, version.id).then(setImpact, setPreviewError);
   }, [orgId, policy.id, version.id, expected, previewRun]);
 
   // The service's own answer wins when the examples changed after the preview ran.
   const [refusedFailing, setRefusedFailing] = useState<ExampleResult[] | null>(null);
   const failing = refusedFailing ?? preview?.examples?.results.filter((r) => r.passed === false) ?? [];
-  const lessRestricted = preview?.report.counts.less_restricted;
-  const blocked = (!preview && !previewError) || (failing.length > 0 && !acknowledged);
+  const computed = impact?.impact?.computed ? impact.impact : null;
+  const lessRestricted = computed?.less_restricted;
+  const blocked = ((!preview || !impact) && !previewError) || (failing.length > 0 && !acknowledged);
 
   async function activate() {
     setBusy(true);
@@ -136,10 +144,18 @@ export function ActivationDialog({
 
   return (
     <Dialog title={title ?? `Activate version ${version.number}`} onClose={onClose}>
-      <p>
-        Replaces {numberOf(expected)} as the version in force for every agent of{" "}
-        <strong>{policy.name}</strong>.
-      </p>
+      {first ? (
+        <p data-testid="activation-summary">
+          First activation: version {version.number} becomes the version in force for every agent of{" "}
+          <strong>{policy.name}</strong>. No version is active yet, so every call of these agents is denied
+          (NO_POLICY) until you activate one.
+        </p>
+      ) : (
+        <p data-testid="activation-summary">
+          Replaces {numberOf(expected)} as the version in force for every agent of{" "}
+          <strong>{policy.name}</strong>.
+        </p>
+      )}
       <ol className="gates" data-testid="gates">
         <li data-gate="examples" data-state={!preview ? "checking" : failing.length ? "failing" : "passing"}>
           <strong>Examples. </strong>
@@ -175,10 +191,16 @@ export function ActivationDialog({
         </li>
         <li data-gate="impact" data-less-restricted={lessRestricted ?? ""}>
           <strong>Impact. </strong>
-          {!preview
+          {!impact
             ? "Replaying the last 7 days of calls…"
-            : `${lessRestricted} of ${preview.report.counts.evaluated} recent call(s) of the last 7 days would be less restricted, ${preview.report.counts.more_restricted} more restricted.`}
-          {preview && lessRestricted! > 0 && (
+            : !impact.impact
+              ? "Not computed: the version no longer validates."
+              : !computed
+                ? "Not computed: replaying the recent calls took longer than its time budget, so the activation does not check it."
+                : first
+                  ? `No version is active, so these agents' calls are denied now; under version ${version.number}, ${lessRestricted} of ${computed.decisions} recent call(s) of the last 7 days would be allowed or held for approval.`
+                  : `${lessRestricted} of ${computed.decisions} recent call(s) of the last 7 days would be less restricted, ${computed.more_restricted} more restricted.`}
+          {computed && lessRestricted! > 0 && (
             <span className="warning-text"> Calls that were held or denied would go through.</span>
           )}
           {impactNow !== null && (
@@ -244,7 +266,11 @@ export function ActivationDialog({
         <li data-gate="expected-active">
           <strong>Active version. </strong>
           {changedTo === undefined ? (
-            `Activation is refused if ${numberOf(expected)} is no longer the active version when you confirm.`
+            first ? (
+              "Activation is refused if another version is activated before you confirm."
+            ) : (
+              `Activation is refused if ${numberOf(expected)} is no longer the active version when you confirm.`
+            )
           ) : (
             <span data-testid="active-changed">
               The active version changed meanwhile: it is now {numberOf(changedTo)}. Review the gates against
