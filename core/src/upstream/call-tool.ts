@@ -1,12 +1,11 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import type { AddressRules } from "../net/index.js";
 import { ByteBudget, upstreamFetch, type UpstreamFailure } from "./fetch.js";
-import { currentCall, UpstreamSessions } from "./sessions.js";
+import { inputAskedDuringCall, upstreamClient, type InputRequest } from "./input-requests.js";
+import { currentCall, UpstreamSessions, type SessionOwner } from "./sessions.js";
 
 /** SPEC 8.3 and 8.4: one upstream call, the whole exchange. */
 export const upstreamLimits = { timeoutMs: 30_000, bytes: 1024 * 1024 } as const;
@@ -23,8 +22,12 @@ export interface UpstreamCall {
   ca?: string[];
   timeoutMs?: number;
   maxBytes?: number;
-  /** The process's persistent sessions; without them, the call opens and closes a session of its own. */
+  /** Called with each progress notification the server sends for this call (the caller asked for progress). */
+  onProgress?: (progress: Progress) => void;
+  /** The process's persistent sessions; without them (or an owner), the call opens and closes a session of its own. */
   sessions?: UpstreamSessions;
+  /** The agent the call is made for: a persistent session serves one agent's calls only (sessions.ts). */
+  owner?: SessionOwner;
 }
 
 export type UpstreamOutcome =
@@ -41,17 +44,20 @@ export type UpstreamFailureCode = Extract<
   | "UPSTREAM_BLOCKED"
   | "UPSTREAM_RESPONSE_TOO_LARGE"
   | "UPSTREAM_ERROR"
+  | "UPSTREAM_INPUT_REQUIRED"
 >;
-
-// The SDK client builds an Ajv instance for every Client it makes unless it is given one; this
-// client only sends tools/call (never listTools, whose output schemas it would compile and keep),
-// so one validator serves every upstream call and the Gateway stops paying Ajv's setup per call.
-const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** A tools/call result as MCP defines it: content items, optional structured content, isError. */
 const toolResult = z.looseObject({
   content: z.array(z.unknown()).optional(),
   isError: z.boolean().optional(),
+});
+
+/** The call's request options: its deadline, and its progress handler when the caller asked for progress. */
+const requestOptions = (c: UpstreamCall, timeout: number, signal: AbortSignal) => ({
+  timeout,
+  signal,
+  ...(c.onProgress ? { onprogress: c.onProgress } : {}),
 });
 
 const paramsOf = (c: UpstreamCall) => ({
@@ -97,7 +103,26 @@ function failureOf(
  * can go wrong is one of the upstream codes of SPEC 7.3.
  */
 export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome> {
-  if (c.sessions) return callInSession(c, c.sessions);
+  const asked = new Set<InputRequest>();
+  const outcome = await inputAskedDuringCall.run(asked, () => callOnce(c));
+  return asked.size > 0 ? inputRequired(asked) : outcome;
+}
+
+/**
+ * A server that asked for input during the call (sampling, elicitation) was
+ * refused it (input-requests.ts): whatever it answered then is not the
+ * answer it would have given with it, so the call failed, saying why.
+ */
+function inputRequired(asked: Set<InputRequest>): UpstreamOutcome {
+  return {
+    kind: "failure",
+    code: "UPSTREAM_INPUT_REQUIRED",
+    detail: `the MCP server asked for ${[...asked].join(" and ")} during the call, which the Gateway does not relay; it may have acted`,
+  };
+}
+
+async function callOnce(c: UpstreamCall): Promise<UpstreamOutcome> {
+  if (c.sessions && c.owner) return callInSession({ ...c, owner: c.owner }, c.sessions);
   const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
   const failure: { first?: UpstreamFailure } = {};
   const abort = new AbortController();
@@ -116,13 +141,14 @@ export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome
     }),
     requestInit: c.authorization ? { headers: { authorization: c.authorization } } : undefined,
   });
-  const client = new Client({ name: "countersign-gateway", version: "0.1.0" }, { jsonSchemaValidator });
+  const client = upstreamClient();
   try {
     await client.connect(transport, { timeout: timeoutMs, signal: abort.signal });
-    const raw = await client.request({ method: "tools/call", params: paramsOf(c) }, toolResult, {
-      timeout: timeoutMs,
-      signal: abort.signal,
-    });
+    const raw = await client.request(
+      { method: "tools/call", params: paramsOf(c) },
+      toolResult,
+      requestOptions(c, timeoutMs, abort.signal),
+    );
     if (failure.first) return { kind: "failure", ...failureOf(failure.first, undefined) };
     return { kind: "result", result: raw as Record<string, unknown>, isError: raw.isError === true };
   } catch (err) {
@@ -140,7 +166,10 @@ export async function callUpstreamTool(c: UpstreamCall): Promise<UpstreamOutcome
  * call sent once more; a session whose exchange failed otherwise is dropped,
  * so the next call starts afresh. The outcomes are those of a fresh session.
  */
-async function callInSession(c: UpstreamCall, sessions: UpstreamSessions): Promise<UpstreamOutcome> {
+async function callInSession(
+  c: UpstreamCall & { owner: SessionOwner },
+  sessions: UpstreamSessions,
+): Promise<UpstreamOutcome> {
   const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
   const abort = new AbortController();
   const state = {
@@ -168,7 +197,7 @@ async function callInSession(c: UpstreamCall, sessions: UpstreamSessions): Promi
           const raw = await session.client.request(
             { method: "tools/call", params: paramsOf(c) },
             toolResult,
-            { timeout: timeoutMs, signal: abort.signal },
+            requestOptions(c, timeoutMs, abort.signal),
           );
           if (state.failure.first)
             return { kind: "failure", ...failureOf(state.failure.first, undefined) } as const;

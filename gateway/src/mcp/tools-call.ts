@@ -11,10 +11,11 @@ import {
 import type { AuthenticatedKey } from "@countersign/core/keys";
 import { inSpan } from "@countersign/core/telemetry";
 import { callUpstreamTool } from "@countersign/core/upstream";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayContext, McpContext } from "../context.js";
 import { contextFor, type AdmittedContext } from "./call-intent.js";
 import { callMeta } from "./meta.js";
+import { progressRelay, type Notify } from "./progress.js";
 import { completedResult, recordedRefusalResult, refusalResult } from "./results.js";
 
 export interface ToolCall {
@@ -27,7 +28,8 @@ export interface ToolCall {
  * tools/call (SPEC 4.2, 1.2): the decision of the shared pipeline, then for
  * an allowed or approved call the execution, exactly once; every other
  * outcome is a refusal result. A repeat of the same idempotency key answers
- * what the action came to, without calling the upstream again.
+ * what the action came to, without calling the upstream again. With
+ * `notify`, the upstream's progress reaches a caller that asked for it.
  */
 export async function callTool(
   ctx: GatewayContext & { mcp: McpContext },
@@ -35,6 +37,7 @@ export async function callTool(
   call: ToolCall,
   signal: AbortSignal,
   admitted?: AdmittedContext,
+  notify?: Notify,
 ): Promise<CallToolResult> {
   const meta = callMeta(call._meta);
   if (!meta.ok) return refusalResult("INVALID_META", meta.detail);
@@ -65,7 +68,7 @@ export async function callTool(
       context: contextFor(admitted, call.name, meta.idempotencyKey),
       raced: admitted?.raced,
     });
-    const result = await answer(ctx, decided, args, slot);
+    const result = await answer(ctx, decided, args, slot, progressRelay(call._meta, notify));
     const service = (result.structuredContent as { service?: { status: string; code: string } } | undefined)
       ?.service;
     ctx.metrics.decisions.inc({
@@ -90,13 +93,14 @@ async function answer(
   decided: Awaited<ReturnType<DecisionService["decide"]>>,
   args: Record<string, unknown>,
   slot: { release(): void },
+  onProgress: ((p: Progress) => void) | undefined,
 ): Promise<CallToolResult> {
   if (decided.kind === "unrecorded") return refusalResult(decided.code, decided.detail);
-  if (decided.claimed) return run(ctx, decided.view, decided.claimed, args, slot);
+  if (decided.claimed) return run(ctx, decided.view, decided.claimed, args, slot, onProgress);
   const view = decided.view;
   switch (view.status) {
     case "approved":
-      return execute(ctx, view, args, slot);
+      return execute(ctx, view, args, slot, onProgress);
     case "executing":
       return refusalResult(
         decided.raced ? "DUPLICATE_IN_FLIGHT" : "EXECUTION_IN_PROGRESS",
@@ -144,6 +148,7 @@ async function execute(
   view: ActionView,
   args: Record<string, unknown>,
   slot: { release(): void },
+  onProgress: ((p: Progress) => void) | undefined,
 ): Promise<CallToolResult> {
   const m = ctx.mcp;
   const claim = await inSpan("execution.claim", () =>
@@ -166,7 +171,7 @@ async function execute(
       );
     return replay(view);
   }
-  return run(ctx, view, claim.plan, args, slot);
+  return run(ctx, view, claim.plan, args, slot, onProgress);
 }
 
 /** Call the upstream for a claimed action and record its RESULT. */
@@ -176,6 +181,7 @@ async function run(
   plan: ExecutionPlan,
   args: Record<string, unknown>,
   slot: { release(): void },
+  onProgress: ((p: Progress) => void) | undefined,
 ): Promise<CallToolResult> {
   const m = ctx.mcp;
   // SPEC 8.2: a call waiting for its upstream does not hold the organization's slot.
@@ -193,6 +199,8 @@ async function run(
       ca: m.ca,
       timeoutMs: m.upstreamTimeoutMs,
       sessions: m.sessions,
+      onProgress,
+      owner: { organizationId: plan.organizationId, agentId: plan.meta.agent.id },
     });
   });
   const code = outcome.kind === "failure" ? outcome.code : outcome.isError ? "UPSTREAM_TOOL_ERROR" : "ok";
