@@ -15,6 +15,7 @@ import { StaleAdmission } from "@countersign/core/decision";
 import type { AdmittedContext } from "./call-intent.js";
 import { guarded } from "./handler-errors.js";
 import { answerToolsCall, transportOptions } from "./mcp-server.js";
+import { progressTokenOf } from "./progress.js";
 
 /** A single tools/call request, as the SDK would hand it to its handler. */
 export interface DirectToolsCall {
@@ -101,7 +102,15 @@ function adapterBuildsUrl(host: string | undefined, path: string | undefined): b
   return url.hostname.length === host.length || url.hostname === bare.toLowerCase();
 }
 
-/** Runs the call and writes the answer the SDK's transport would: one JSON body (`transportOptions`). */
+/**
+ * Runs the call and writes the answer the SDK's transport would: one JSON
+ * body (`transportOptions`), or, for a call that asked for progress (a
+ * `progressToken` in its `_meta`), an SSE stream as the Streamable HTTP
+ * transport allows for any POST: the relayed progress notifications as they
+ * come, then the answer, each one `message` event (docs/gateway.md,
+ * "Progress"). The stream starts with the first notification, so a call
+ * that sends none is answered on a stream holding only its answer.
+ */
 export async function answerDirectly(
   ctx: GatewayContext & { mcp: McpContext },
   key: AuthenticatedKey,
@@ -120,11 +129,15 @@ export async function answerDirectly(
   res.once("close", () => {
     if (!res.writableEnded) closed.abort();
   });
+  const stream = progressTokenOf(call.params._meta) !== undefined ? new EventStream(res) : undefined;
   let response: unknown;
   try {
     const result = await guarded(
       "tools/call",
-      async () => validResult(await answerToolsCall(ctx, key, call.params, closed.signal, admitted)),
+      async () =>
+        validResult(
+          await answerToolsCall(ctx, key, call.params, closed.signal, admitted, stream && stream.notify),
+        ),
       request.id,
       request.log,
     );
@@ -145,6 +158,10 @@ export async function answerDirectly(
   }
   // Like the SDK, nothing is sent once the client is gone.
   if (closed.signal.aborted) return;
+  if (stream) {
+    stream.end(response);
+    return;
+  }
   const text = JSON.stringify(response);
   res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
@@ -156,4 +173,39 @@ function validResult(result: CallToolResult): CallToolResult {
   if (!valid.success)
     throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${valid.error.message}`);
   return valid.data;
+}
+
+/**
+ * The POST's response as an SSE stream, written as the SDK's transport writes
+ * one (`event: message`, the JSON-RPC message as `data`), opened with the
+ * first message: a StaleAdmission rerun (which sends nothing before its
+ * decision's write held) finds the response untouched.
+ */
+class EventStream {
+  private opened = false;
+  constructor(private readonly res: FastifyReply["raw"]) {}
+
+  private write(message: unknown): void {
+    if (!this.opened) {
+      this.opened = true;
+      this.res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache, no-transform",
+        connection: "keep-alive",
+      });
+    }
+    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  /** A notification related to the call (progress), sent at once. */
+  notify = async (notification: { method: string; params?: unknown }): Promise<void> => {
+    if (this.res.writableEnded || this.res.destroyed) return;
+    this.write({ ...notification, jsonrpc: "2.0" });
+  };
+
+  /** The call's answer, which ends the stream. */
+  end(response: unknown): void {
+    this.write(response);
+    this.res.end();
+  }
 }

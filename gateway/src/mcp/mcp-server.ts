@@ -13,6 +13,7 @@ import type { GatewayContext, McpContext } from "../context.js";
 import { unavailableDetails, unavailableRpcError } from "../http/unavailable.js";
 import type { AdmittedContext } from "./call-intent.js";
 import { refusalResult } from "./results.js";
+import type { Notify } from "./progress.js";
 import { callTool } from "./tools-call.js";
 import { listTools } from "./tools-list.js";
 
@@ -57,7 +58,7 @@ export function gatewayMcpServer(
     ),
   );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    answerToolsCall(ctx, key, request.params, extra.signal, admitted),
+    answerToolsCall(ctx, key, request.params, extra.signal, admitted, extra.sendNotification),
   );
   return server;
 }
@@ -69,8 +70,9 @@ export function answerToolsCall(
   params: CallToolRequest["params"],
   signal: AbortSignal,
   admitted: AdmittedContext | undefined,
+  notify?: Notify,
 ): Promise<CallToolResult> {
   return inSpan("mcp.tools_call", () =>
-    callTool(ctx, key, params as Parameters<typeof callTool>[2], signal, admitted),
+    callTool(ctx, key, params as Parameters<typeof callTool>[2], signal, admitted, notify),
   ).catch(unavailableAsRefusal);
 }

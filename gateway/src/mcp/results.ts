@@ -114,6 +114,8 @@ const FAILURES: Partial<Record<string, string>> = {
   UPSTREAM_BLOCKED: "the MCP server's address is not allowed",
   UPSTREAM_RESPONSE_TOO_LARGE: "the MCP server's answer is larger than 1 MiB; it may have acted",
   UPSTREAM_ERROR: "the MCP server answered with an error",
+  UPSTREAM_INPUT_REQUIRED:
+    "the MCP server asked for input during the call (sampling or elicitation), which the Gateway does not relay; it may have acted",
   OUTPUT_NOT_CANONICAL:
     "the upstream result is not canonical JSON and could not be accepted; it may have acted",
   RESULT_NOT_STORABLE: "the upstream result could not be stored; it may have acted",

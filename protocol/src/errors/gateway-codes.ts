@@ -55,6 +55,8 @@ export const gatewayCodes = {
   UPSTREAM_BLOCKED: "upstream_error",
   UPSTREAM_RESPONSE_TOO_LARGE: "upstream_error",
   UPSTREAM_ERROR: "upstream_error",
+  // Beyond SPEC 7.3's list (docs/gateway.md): the upstream asked for sampling or elicitation during the call.
+  UPSTREAM_INPUT_REQUIRED: "upstream_error",
   UPSTREAM_CREDENTIAL_INVALID: "upstream_error",
   UPSTREAM_IDENTITY_UNKNOWN: "upstream_error",
   UPSTREAM_IDENTITY_TOO_LARGE: "upstream_error",
