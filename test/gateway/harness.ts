@@ -37,6 +37,8 @@ export async function startTestGateway(
     credentialKey?: Buffer;
     upstreamTimeoutMs?: number;
     directToolsCall?: boolean;
+    /** Extra CA certificates for upstream MCP servers (COUNTERSIGN_UPSTREAM_CA_FILE). */
+    upstreamCa?: string[];
   } = {},
 ): Promise<TestGateway> {
   const keyHashSecret = opts.keyHashSecret ?? randomBytes(32);
@@ -56,6 +58,7 @@ export async function startTestGateway(
     allowLoopbackUrls: true,
     upstreamTimeoutMs: opts.upstreamTimeoutMs,
     directToolsCall: opts.directToolsCall,
+    upstreamCa: opts.upstreamCa,
     // Tests run recovery themselves, with a clock of their choosing.
     recoveryEveryMs: 3_600_000,
   });

@@ -9,6 +9,7 @@ import { mcpOptionsOf } from "../mcp/options.js";
 import { checkDeclaredIdentity } from "../mcp/service-aware.js";
 import { checkQuota } from "../orgs/quota.js";
 import { sameBinding, toolBinding } from "../tools/binding.js";
+import { recordDeclarations } from "../tools/declarations.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
 import {
   createBody,
@@ -210,6 +211,8 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
       const o = organizationOf(request);
       const s = await readServer(ctx.pool, o.id, request.params.server_id);
       const found = await discoverServer(ctx, o.id, s);
+      // What the server declares now is recorded on the tools made from it (a change needs re-authorization).
+      await recordDeclarations(ctx.pool, request, o.id, s.id, found.tools);
       const byName = await toolIdsByUpstreamName(ctx.pool, s.id);
       return {
         tools: found.tools.map((t) => ({
@@ -218,6 +221,7 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
           input_schema: t.input_schema,
           schema_valid: t.schema_problem === null,
           schema_problem: t.schema_problem,
+          declaration: t.declaration,
           tool_id: byName.get(t.name) ?? null,
         })),
         pages: found.pages,

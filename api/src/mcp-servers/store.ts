@@ -126,9 +126,10 @@ export async function lockServerTools(db: Queryable, serverId: string) {
     upstream_name: string;
     input_schema: unknown;
     amount_mapping: unknown;
+    declaration: unknown;
     binding: unknown;
   }>(
-    "select id, enabled, upstream_name, input_schema, amount_mapping, binding from tools where mcp_server_id = $1 for update",
+    "select id, enabled, upstream_name, input_schema, amount_mapping, declaration, binding from tools where mcp_server_id = $1 for update",
     [serverId],
   );
   return rows;

@@ -2,9 +2,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import { checkInputSchema } from "@countersign/core/mcp-servers";
+import { checkInputSchema, readToolDeclaration } from "@countersign/core/mcp-servers";
 import { ByteBudget, upstreamFetch, type UpstreamFailure } from "@countersign/core/upstream";
 import { declarationCapabilityKey } from "@countersign/protocol/upstream";
+import type { ToolDeclaration } from "@countersign/protocol/wire";
 import type { McpOptions } from "./options.js";
 
 /** SPEC 8.3: at most 20 tools/list pages and 2000 tools; more than 8 MiB of answers in total is too large. */
@@ -29,6 +30,8 @@ export interface DiscoveredTool {
   input_schema: unknown;
   /** null when the schema is an MCP object schema of at most 64 KiB; else why not (UPSTREAM_SCHEMA_INVALID if chosen). */
   schema_problem: "not_object_schema" | "too_large" | "not_json" | null;
+  /** Title, icons, outputSchema, annotations and execution as declared (core/src/mcp-servers/tool-declaration.ts); null: none. */
+  declaration: ToolDeclaration | null;
 }
 
 export interface Discovery {
@@ -164,6 +167,7 @@ export async function discoverTools(
           description: t.data.description ?? null,
           input_schema: t.data.inputSchema ?? null,
           schema_problem: check.ok ? null : check.problem,
+          declaration: readToolDeclaration(t.data),
         });
       }
       if (tools.length > discoveryLimits.tools)

@@ -6,7 +6,12 @@ import { digestOf } from "@countersign/protocol/canonical";
  * differs from `tools.authorized_binding` (compared as jsonb), so anything
  * that changes what a call reaches or how it is read is in here: the
  * server's address, credential version and identity, the upstream tool,
- * and digests of the input schema and amount mapping.
+ * and digests of the input schema and amount mapping, and of the tool's
+ * declaration (title, icons, outputSchema, annotations, execution) when the
+ * server declared one: an output schema or annotation that changes at a later
+ * discovery is a binding no one authorized (docs/gateway.md, "Tool
+ * metadata"). A tool without a declaration has no `declaration` member, so
+ * the pins written before it existed stay as they were.
  */
 export interface BindingServer {
   id: string;
@@ -19,6 +24,7 @@ export interface BindingTool {
   upstream_name: string;
   input_schema: unknown;
   amount_mapping: unknown;
+  declaration: unknown;
 }
 
 export function toolBinding(server: BindingServer, tool: BindingTool) {
@@ -30,6 +36,7 @@ export function toolBinding(server: BindingServer, tool: BindingTool) {
     upstream_name: tool.upstream_name,
     input_schema: tool.input_schema == null ? null : digestOf(tool.input_schema),
     amount_mapping: tool.amount_mapping == null ? null : digestOf(tool.amount_mapping),
+    ...(tool.declaration == null ? {} : { declaration: digestOf(tool.declaration) }),
   };
 }
 export type Binding = ReturnType<typeof toolBinding>;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ServiceError } from "@countersign/protocol/errors";
+import type { ToolDeclaration } from "@countersign/protocol/wire";
 import { checkInputSchema } from "@countersign/core/mcp-servers";
 import { inTransaction, type Queryable } from "@countersign/core/store";
 import { actorOf, audit } from "../audit/record.js";
@@ -126,12 +127,14 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
       const upstreamName = b.upstream_name ?? b.exposed_name;
       let schema: unknown = b.input_schema;
       let description = b.description ?? null;
+      let declaration: ToolDeclaration | null = null;
       if (schema !== undefined) requireSchema(schema);
       else if (server.kind === "mcp") {
-        // Tool creation that discovers (SPEC 8.1): the schema comes from the server.
+        // Tool creation that discovers (SPEC 8.1): the schema and the rest of the declaration come from the server.
         const found = await upstreamTool(ctx, o.id, server, upstreamName);
         schema = found.input_schema;
         description ??= found.description;
+        declaration = found.declaration;
       } else schema = { type: "object" };
       const created = await inTransaction(ctx.pool, async (db) => {
         const count = await lockAndCountTools(db, o.id);
@@ -141,6 +144,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
           upstream_name: upstreamName,
           input_schema: schema,
           amount_mapping: b.amount_mapping ?? null,
+          declaration,
         });
         const id = await insertTool(
           db,
@@ -153,6 +157,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
             description,
             input_schema: schema,
             amount_mapping: b.amount_mapping ?? null,
+            declaration,
             enabled: !!b.enabled,
           },
           binding,
@@ -193,12 +198,18 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
       const b = request.body;
       if (b.input_schema !== undefined) requireSchema(b.input_schema);
       const before = await readTool(ctx.pool, o.id, request.params.tool_id);
-      // A new upstream tool without a schema: read the schema from the server (a discovery).
+      // A new upstream tool without a schema: read the schema and declaration from the server (a
+      // discovery). A new upstream tool given its schema carries no declaration until a discovery.
       let schema: unknown = b.input_schema;
-      if (schema === undefined && b.upstream_name !== undefined && b.upstream_name !== before.upstream_name) {
+      const newUpstream = b.upstream_name !== undefined && b.upstream_name !== before.upstream_name;
+      let declaration: ToolDeclaration | null | undefined = newUpstream ? null : undefined;
+      if (schema === undefined && newUpstream) {
         const server = await readServer(ctx.pool, o.id, before.mcp_server_id);
-        if (server.kind === "mcp")
-          schema = (await upstreamTool(ctx, o.id, server, b.upstream_name)).input_schema;
+        if (server.kind === "mcp") {
+          const found = await upstreamTool(ctx, o.id, server, b.upstream_name!);
+          schema = found.input_schema;
+          declaration = found.declaration;
+        }
       }
       const updated = await inTransaction(ctx.pool, async (db) => {
         const t = await readTool(db, o.id, request.params.tool_id, true);
@@ -210,6 +221,7 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
           description: b.description !== undefined ? b.description : t.description,
           input_schema: schema !== undefined ? schema : t.input_schema,
           amount_mapping: b.amount_mapping !== undefined ? b.amount_mapping : t.amount_mapping,
+          declaration: declaration !== undefined ? declaration : t.declaration,
           enabled: b.enabled ?? t.enabled,
         };
         const changesMeaning = meaning.some((k) => JSON.stringify(next[k]) !== JSON.stringify(t[k]));

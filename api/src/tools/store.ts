@@ -1,5 +1,5 @@
 import { ServiceError } from "@countersign/protocol/errors";
-import type { AmountMapping, Tool } from "@countersign/protocol/wire";
+import type { AmountMapping, Tool, ToolDeclaration } from "@countersign/protocol/wire";
 import type { Queryable } from "@countersign/core/store";
 import { isUniqueViolation } from "../http/shared.js";
 import { bindingDigest, sameBinding, type Binding } from "./binding.js";
@@ -13,6 +13,7 @@ export interface ToolRow {
   description: string | null;
   input_schema: unknown;
   amount_mapping: unknown;
+  declaration: ToolDeclaration | null;
   enabled: boolean;
   binding: Record<string, unknown>;
   authorized_binding: Record<string, unknown> | null;
@@ -22,7 +23,7 @@ export interface ToolRow {
   updated_at: Date;
 }
 
-const COLUMNS = `id, mcp_server_id, exposed_name, upstream_name, action, description, input_schema, amount_mapping, enabled, binding,
+const COLUMNS = `id, mcp_server_id, exposed_name, upstream_name, action, description, input_schema, amount_mapping, declaration, enabled, binding,
   authorized_binding, authorized_at, authorized_by, created_at, updated_at`;
 
 /**
@@ -46,6 +47,7 @@ export function toolJson(t: ToolRow): Tool {
     description: t.description,
     input_schema: t.input_schema,
     amount_mapping: t.amount_mapping as AmountMapping | null,
+    declaration: t.declaration,
     enabled: t.enabled,
     binding: { ...(t.binding as Binding), digest: bindingDigest(t.binding) },
     authorization: {
@@ -103,6 +105,8 @@ export interface ToolFields {
   description: string | null;
   input_schema: unknown;
   amount_mapping: unknown;
+  /** What the server declared of the upstream tool at the discovery that read it (null: none did). */
+  declaration: ToolDeclaration | null;
   enabled: boolean;
 }
 
@@ -118,8 +122,8 @@ export async function insertTool(
   try {
     const { rows } = await db.query<{ id: string }>(
       `insert into tools (organization_id, mcp_server_id, exposed_name, upstream_name, action, description, input_schema, amount_mapping, enabled, binding,
-                          authorized_binding, authorized_at, authorized_by)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, case when $9 then $10::jsonb end, case when $9 then now() end, case when $9 then $11::uuid end) returning id`,
+                          authorized_binding, authorized_at, authorized_by, declaration)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, case when $9 then $10::jsonb end, case when $9 then now() end, case when $9 then $11::uuid end, $12) returning id`,
       [
         orgId,
         serverId,
@@ -132,6 +136,7 @@ export async function insertTool(
         t.enabled,
         JSON.stringify(binding),
         by,
+        t.declaration ? JSON.stringify(t.declaration) : null,
       ],
     );
     return rows[0]!.id;
@@ -155,7 +160,7 @@ export async function updateTool(
     await db.query(
       `update tools set exposed_name = $2, upstream_name = $3, action = $4, description = $5, input_schema = $6, amount_mapping = $7, enabled = $8, binding = $9,
               authorized_binding = $10, authorized_at = case when $11 then now() else authorized_at end, authorized_by = case when $11 then $12::uuid else authorized_by end,
-              updated_at = now()
+              declaration = $13, updated_at = now()
         where id = $1`,
       [
         id,
@@ -170,6 +175,7 @@ export async function updateTool(
         authorized ? JSON.stringify(authorized) : null,
         authorizedNow,
         by,
+        t.declaration ? JSON.stringify(t.declaration) : null,
       ],
     );
   } catch (err) {
@@ -184,4 +190,30 @@ export async function authorizeBinding(db: Queryable, id: string, by: string | n
     "update tools set authorized_binding = binding, authorized_at = now(), authorized_by = $2, updated_at = now() where id = $1",
     [id, by],
   );
+}
+
+/** A server's tools, locked: a discovery records what the server declares of them now. */
+export async function lockServerToolDeclarations(db: Queryable, serverId: string) {
+  const { rows } = await db.query<
+    Pick<ToolRow, "id" | "upstream_name" | "input_schema" | "amount_mapping" | "declaration" | "binding">
+  >(
+    `select id, upstream_name, input_schema, amount_mapping, declaration, binding from tools
+      where mcp_server_id = $1 order by id for update`,
+    [serverId],
+  );
+  return rows;
+}
+
+/** Records a tool's declaration as a discovery read it, with the binding it gives. */
+export async function setToolDeclaration(
+  db: Queryable,
+  id: string,
+  declaration: ToolDeclaration | null,
+  binding: Binding,
+): Promise<void> {
+  await db.query("update tools set declaration = $2, binding = $3, updated_at = now() where id = $1", [
+    id,
+    declaration ? JSON.stringify(declaration) : null,
+    JSON.stringify(binding),
+  ]);
 }

@@ -1,4 +1,4 @@
-/** MCP servers and their tools (SPEC 2.3): the stored credential and input schema rules shared by the Cloud API and the Gateway. */
+/** MCP servers and their tools (SPEC 2.3): the stored credential, input schema rules and tool declarations shared by the Cloud API and the Gateway. */
 export {
   mcpCredentialContext,
   encryptMcpCredential,
@@ -8,3 +8,4 @@ export {
   type CredentialRead,
 } from "./credential.js";
 export { checkInputSchema, MAX_INPUT_SCHEMA_BYTES, type SchemaCheck } from "./input-schema.js";
+export { readToolDeclaration, declarationMembers, MAX_DECLARATION_MEMBER_BYTES } from "./tool-declaration.js";

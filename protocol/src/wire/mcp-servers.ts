@@ -2,6 +2,7 @@ import { z } from "zod";
 import { managedBySchema } from "./managed-by.js";
 import { nameSchema } from "./names.js";
 import { MAX_URL_LENGTH } from "./urls.js";
+import { toolDeclarationSchema } from "./tools.js";
 
 export const mcpServerKinds = ["mcp", "decision_only"] as const;
 export const mcpServerStatuses = ["active", "disabled"] as const;
@@ -75,6 +76,8 @@ export const discoveryAnswerSchema = z.strictObject({
       input_schema: z.unknown(),
       schema_valid: z.boolean(),
       schema_problem: z.string().nullable(),
+      /** What the server declares of the tool besides its input schema (title, icons, outputSchema, annotations, execution). */
+      declaration: toolDeclarationSchema.nullable(),
       tool_id: z.uuid().nullable(),
     }),
   ),
@@ -93,6 +96,7 @@ export const discoveredToolSchema = z.strictObject({
   input_schema: z.unknown(),
   schema_valid: z.boolean(),
   schema_problem: z.enum(schemaProblems).nullable(),
+  declaration: toolDeclarationSchema.nullable(),
   tool_id: z.uuid().nullable(),
 });
 

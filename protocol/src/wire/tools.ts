@@ -25,8 +25,22 @@ export type AmountMapping = z.infer<typeof amountMappingSchema>;
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 
 /**
+ * What the MCP server declared of a tool besides its name, description and input schema (MCP's Tool
+ * members, each kept as the server wrote it): read at discovery, listed by the Gateway's tools/list,
+ * covered by the binding pin. Members MCP does not define are not kept (core/src/mcp-servers).
+ */
+export const toolDeclarationSchema = z.strictObject({
+  title: z.string().optional(),
+  icons: z.array(z.record(z.string(), z.unknown())).optional(),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+  execution: z.record(z.string(), z.unknown()).optional(),
+});
+export type ToolDeclaration = z.infer<typeof toolDeclarationSchema>;
+
+/**
  * What an enabled tool is bound to (the binding pin): the credential version and digests of the
- * input schema and amount mapping, with the server's address and identity and the upstream tool
+ * input schema, amount mapping and declaration, with the server's address and identity and the upstream tool
  * when the Cloud API wrote the pin (pins seeded by older code carry only the first three, and the
  * amount mapping itself), and the pin's digest.
  */
@@ -38,6 +52,8 @@ export const toolBindingSchema = z.strictObject({
   upstream_name: z.string().optional(),
   input_schema: digest.nullable(),
   amount_mapping: z.union([digest, z.record(z.string(), z.unknown())]).nullable(),
+  /** The digest of the tool's declaration; absent when the server declared nothing beyond its schema. */
+  declaration: digest.optional(),
   digest,
 });
 
@@ -55,6 +71,8 @@ export const toolSchema = z.strictObject({
   description: z.string().nullable(),
   input_schema: z.unknown(),
   amount_mapping: amountMappingSchema.nullable(),
+  /** What the server declared at the last discovery that recorded it; null when none did, or it declared nothing more. */
+  declaration: toolDeclarationSchema.nullable().optional(),
   enabled: z.boolean(),
   binding: toolBindingSchema,
   authorization: z.strictObject({
