@@ -17,6 +17,7 @@ import type { Queryable } from "@countersign/core/store";
 import { agentAnswer, unrecorded } from "./agent-answer.js";
 import type { AmountMapping } from "@countersign/protocol/wire";
 import type { DryRunReport } from "./schemas.js";
+import { membersWithRoles } from "../policies/store.js";
 import { actionsThisMonth, readPolicyVersion, shadowVersionOf } from "./store.js";
 
 export interface DryRunInput {
@@ -147,7 +148,13 @@ export async function dryRun(
       approval_ttl_seconds: verdict.ttlSeconds,
       ...(resolved.ok
         ? { resolved: true, members: resolved.approvers.length, identities: resolved.kids.length }
-        : { resolved: false, code: resolved.code, detail: resolved.detail }),
+        : {
+            resolved: false,
+            code: resolved.code,
+            detail: resolved.detail,
+            // Whether the fix is binding personal keys (members hold the roles) or inviting someone.
+            members_with_role: await membersWithRoles(db, ctx.organization.id, verdict.roles),
+          }),
     };
     // As the Gateway does: no approvers is a denial with the approval rule's explanation.
     if (!resolved.ok) verdict = deniedForApprovers(verdict, resolved);

@@ -91,6 +91,7 @@ const report = z.strictObject({
       identities: z.number().int().optional(),
       code: z.string().optional(),
       detail: z.string().optional(),
+      members_with_role: z.number().int().optional(),
     })
     .nullable(),
   plan: z

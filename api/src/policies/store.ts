@@ -160,6 +160,35 @@ export async function versionsById(db: Queryable, ids: (string | null)[]): Promi
   return new Map(rows.map((r) => [r.id, r]));
 }
 
+/** The newest draft of each of the organization's policies, by policy id. */
+export async function newestDrafts(db: Queryable, organizationId: string): Promise<Map<string, VersionRow>> {
+  const { rows } = await db.query<VersionRow>(
+    `select distinct on (v.policy_id) ${VERSION_COLUMNS.split(", ")
+      .map((c) => `v.${c}`)
+      .join(", ")}
+       from policy_versions v join policies p on p.id = v.policy_id
+      where p.organization_id = $1 and v.status = 'draft'
+      order by v.policy_id, v.number desc`,
+    [organizationId],
+  );
+  return new Map(rows.map((r) => [r.policy_id, r]));
+}
+
+/** Enabled members of the organization holding one of the roles, with or without a personal key. */
+export async function membersWithRoles(
+  db: Queryable,
+  organizationId: string,
+  roles: readonly string[],
+): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `select count(*)::int as n from memberships m
+       join users u on u.id = m.user_id and u.disabled_at is null and u.deleted_at is null
+      where m.organization_id = $1 and m.role = any($2::text[])`,
+    [organizationId, roles],
+  );
+  return rows[0]!.n;
+}
+
 /** A page of the organization's policies by name, after the `[name, id]` cursor. */
 export async function listPolicies(
   db: Queryable,

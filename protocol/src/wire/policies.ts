@@ -66,13 +66,34 @@ export type Policy = z.infer<typeof policySchema>;
 
 const statusBrief = z.strictObject({ id: z.uuid(), number: z.number().int(), digest: z.string() });
 
-/** GET .../policy-status items: every policy's rollout stage. */
+/**
+ * An approval requirement of a version (a require_approval rule, or the default; `rule_id` null)
+ * that no one can meet now: its calls are denied NO_APPROVERS (or TOO_MANY_APPROVERS) instead of
+ * being held. `members_with_role` counts enabled members holding one of `roles` with or without a
+ * personal key: when it is at least `approver_count`, the fix is that they bind a personal key.
+ */
+export const unapprovableRuleSchema = z.strictObject({
+  version_id: z.uuid(),
+  rule_id: z.string().nullable(),
+  roles: z.array(z.string()),
+  approver_count: z.number().int(),
+  code: z.enum(["NO_APPROVERS", "TOO_MANY_APPROVERS"]),
+  members_with_role: z.number().int(),
+});
+export type UnapprovableRule = z.infer<typeof unapprovableRuleSchema>;
+
+/**
+ * GET .../policy-status items: every policy's rollout stage, its newest draft, and the approval
+ * requirements of the version that decides (the active one, else the newest draft) no one can meet.
+ */
 export const policyStatusItemSchema = z.strictObject({
   policy_id: z.uuid(),
   name: z.string(),
   stage: z.enum(rolloutStages),
   active_version: statusBrief.nullable(),
   shadow_version: statusBrief.nullable(),
+  draft_version: statusBrief.nullable().optional(),
+  unapprovable: z.array(unapprovableRuleSchema).optional(),
   emergency_stopped: z.boolean(),
 });
 export type PolicyStatusItem = z.infer<typeof policyStatusItemSchema>;

@@ -5,7 +5,8 @@ import { inTransaction } from "@countersign/core/store";
 import { actorOf, audit } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { activateVersion } from "../activate.js";
-import { activationImpact } from "../impact.js";
+import { unapprovableRules } from "../approver-coverage.js";
+import { activationImpact, compileOrError } from "../impact.js";
 import { emergencyStop } from "../emergency.js";
 import { rolloutOf } from "../options.js";
 import { rollBack } from "../rollback.js";
@@ -15,10 +16,13 @@ import {
   loadPolicy,
   loadVersion,
   namedVersion,
+  newestDrafts,
   policyJson,
   setShadowVersion,
   versionJson,
   versionsById,
+  type PolicyRow,
+  type VersionRow,
 } from "../store.js";
 import { lockOpenActions, supersedeCovered } from "@countersign/core/actions";
 import { recordSupersession } from "../supersede.js";
@@ -248,26 +252,37 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
         ctx.pool,
         rows.flatMap((p) => [p.active_version_id, p.shadow_version_id]),
       );
+      const drafts = await newestDrafts(ctx.pool, o.id);
       const observing = await observingPolicies(ctx.pool, o.id, rollout.now());
-      const brief = (id: string | null) => {
-        const v = id ? versions.get(id) : undefined;
-        return v ? { id: v.id, number: v.number, digest: v.digest } : null;
+      const brief = (v: VersionRow | undefined) =>
+        v ? { id: v.id, number: v.number, digest: v.digest } : null;
+      const byId = (id: string | null) => (id ? versions.get(id) : undefined);
+      // The version that decides calls now, or the draft that would once activated.
+      const unapprovable = async (p: PolicyRow) => {
+        const deciding = byId(p.active_version_id) ?? drafts.get(p.id);
+        const compiled = deciding ? compileOrError(deciding) : null;
+        return deciding && compiled && !(compiled instanceof ServiceError)
+          ? unapprovableRules(ctx.pool, o.id, deciding.id, compiled)
+          : [];
       };
       // A fixed list: every policy of the organization (SPEC 4.3 "a few fixed lists return all items").
-      return {
-        items: rows.map((p) => ({
+      const items = [];
+      for (const p of rows)
+        items.push({
           policy_id: p.id,
           name: p.name,
           stage: rolloutStage({
-            active: p.active_version_id ? (versions.get(p.active_version_id) ?? null) : null,
-            shadow: p.shadow_version_id ? (versions.get(p.shadow_version_id) ?? null) : null,
+            active: byId(p.active_version_id) ?? null,
+            shadow: byId(p.shadow_version_id) ?? null,
             observing: observing.has(p.id),
           }),
-          active_version: brief(p.active_version_id),
-          shadow_version: brief(p.shadow_version_id),
+          active_version: brief(byId(p.active_version_id)),
+          shadow_version: brief(byId(p.shadow_version_id)),
+          draft_version: brief(drafts.get(p.id)),
+          unapprovable: await unapprovable(p),
           emergency_stopped: p.emergency_stopped_at !== null,
-        })),
-      };
+        });
+      return { items };
     },
   );
 }

@@ -3,15 +3,26 @@ import { api } from "../../api/client.js";
 import { DashboardError } from "../../api/errors.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { JsonBlock } from "../../components/JsonBlock.js";
+import { useCurrentOrganization } from "../../app/organization.js";
+import { ApproverFix } from "../policies/NoApprovers.js";
 
 interface DryRunReport {
   agent_would_receive: { http: number; body: unknown };
+  approvers?: {
+    roles: string[];
+    approver_count: number;
+    resolved: boolean;
+    code?: string;
+    members_with_role?: number;
+  } | null;
   [k: string]: unknown;
 }
 
 /** The Gateway's decision on a call, on current configuration: nothing written, nothing signed. */
 export function DryRun({ orgId, agentId }: { orgId: string; agentId: string }) {
   const [report, setReport] = useState<DryRunReport | null>(null);
+  const { org } = useCurrentOrganization();
+  const unresolved = report?.approvers && !report.approvers.resolved ? report.approvers : null;
   return (
     <section>
       <h2>Dry run</h2>
@@ -51,6 +62,22 @@ export function DryRun({ orgId, agentId }: { orgId: string; agentId: string }) {
       </ActionForm>
       {report && (
         <>
+          {unresolved && (
+            <p className="warning" data-testid="dry-run-no-approvers" data-code={unresolved.code}>
+              The policy holds this call for approval, but no one can approve it now, so it is denied (
+              {unresolved.code}).{" "}
+              <ApproverFix
+                orgId={orgId}
+                gap={{
+                  roles: unresolved.roles,
+                  approver_count: unresolved.approver_count,
+                  code: unresolved.code === "TOO_MANY_APPROVERS" ? "TOO_MANY_APPROVERS" : "NO_APPROVERS",
+                  members_with_role: unresolved.members_with_role ?? 0,
+                }}
+                role={org?.role}
+              />
+            </p>
+          )}
           <h3>The agent would receive (HTTP {report.agent_would_receive.http})</h3>
           <JsonBlock
             value={report.agent_would_receive.body}

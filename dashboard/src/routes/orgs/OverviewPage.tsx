@@ -1,12 +1,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
-import { api } from "../../api/client.js";
+import { api, policies } from "../../api/client.js";
 import type { Overview, Usage } from "../../api/types.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { DecisionsChart } from "../../components/charts/DecisionsChart.js";
 import { UsageChart } from "../../components/charts/UsageChart.js";
 import { Loaded } from "../../components/Loading.js";
+import { NoApprovers } from "../policies/NoApprovers.js";
 
 const periods = [7, 30, 90];
 
@@ -24,6 +25,11 @@ export function OverviewPage() {
     queryFn: () => api.get<Usage>(`/orgs/${orgId}/usage`),
     enabled: !!org,
   });
+  const status = useQuery({
+    queryKey: ["policy-status", orgId],
+    queryFn: () => policies.status(orgId),
+    enabled: !!org,
+  });
   if (!org) return <main className="muted">Loading…</main>;
   return (
     <main>
@@ -31,6 +37,7 @@ export function OverviewPage() {
       <p>
         You are <strong data-testid="role">{org.role}</strong> here.
       </p>
+      {status.data && <NoApprovers orgId={orgId} items={status.data.items} role={org.role} />}
       <section aria-labelledby="decisions-heading">
         <h2 id="decisions-heading">Decisions</h2>
         <label className="inline">

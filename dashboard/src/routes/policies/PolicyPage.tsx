@@ -17,6 +17,8 @@ import { SimulationPanel } from "./SimulationPanel.js";
 import { useValidation } from "./useValidation.js";
 import { VersionsPanel } from "./VersionsPanel.js";
 import { KubernetesManaged } from "../../components/KubernetesManaged.js";
+import { NoApprovers } from "./NoApprovers.js";
+import { stageLabel } from "./stage-label.js";
 
 const sections = [
   ["", "Document"],
@@ -72,7 +74,9 @@ function PolicyWorkspace({
   const [activating, setActivating] = useState<{ version: PolicyVersion; title?: string } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
-  const stage = status.data?.items.find((s) => s.policy_id === policy.id)?.stage ?? "none";
+  const item = status.data?.items.find((s) => s.policy_id === policy.id);
+  const stage = item?.stage ?? "none";
+  const newestDraft = detail.versions.find((v) => v.status === "draft");
   const base = orgPath(orgId, `/policies/${policy.id}`);
   const activate = (version: PolicyVersion, title?: string) => {
     setNotice(null);
@@ -84,7 +88,7 @@ function PolicyWorkspace({
       <h1>
         Policy {policy.name}{" "}
         <span className="muted" data-testid="policy-stage">
-          {stage.replace("_", " ")}
+          {stageLabel(stage, newestDraft?.number)}
         </span>
       </h1>
       <KubernetesManaged managedBy={policy.managed_by} editable={mayWrite} />
@@ -97,6 +101,7 @@ function PolicyWorkspace({
             </NavLink>
           ))}
       </nav>
+      {item && <NoApprovers orgId={orgId} items={[item]} role={role} />}
       {notice && (
         <p role="status" className="ok" data-testid="notice">
           {notice}
