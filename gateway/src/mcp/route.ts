@@ -14,6 +14,7 @@ import { refuseText } from "./text-refusal.js";
 import { guardHandlers } from "./handler-errors.js";
 import { gatewayMcpServer, transportOptions } from "./mcp-server.js";
 import { answerDirectly, directToolsCall } from "./direct-tools-call.js";
+import { asksForProgress } from "./progress.js";
 
 /**
  * POST /mcp (SPEC 4.2, 7.3): JSON-RPC 2.0 over Streamable HTTP, stateless,
@@ -87,7 +88,11 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
   ) {
     const server = gatewayMcpServer(ctx, key, admitted);
     guardHandlers(server, request.id, request.log);
-    const transport = new StreamableHTTPServerTransport(transportOptions);
+    // A call that asked for progress is answered on an SSE stream, which can carry it (progress.ts).
+    const transport = new StreamableHTTPServerTransport({
+      ...transportOptions,
+      enableJsonResponse: !asksForProgress(request.body),
+    });
     await server.connect(transport);
     reply.raw.setHeader("x-request-id", request.id);
     reply.hijack();
