@@ -192,6 +192,7 @@ class EventStream {
         "content-type": "text/event-stream",
         "cache-control": "no-cache, no-transform",
         connection: "keep-alive",
+        "x-accel-buffering": "no",
       });
     }
     this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);

@@ -3,6 +3,25 @@ import type { Progress, ProgressToken, ServerNotification } from "@modelcontextp
 /** Sends a notification to the caller on its POST's response stream (SSE), related to its tools/call. */
 export type Notify = (notification: ServerNotification) => Promise<void>;
 
+/**
+ * Whether a POST's body (one message or a batch) holds a tools/call that asked
+ * for progress: the SDK's transport then answers it on an SSE stream, which
+ * can carry the progress, instead of one JSON body, which cannot.
+ */
+export function asksForProgress(body: unknown): boolean {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const call = m as { method?: unknown; params?: { _meta?: unknown } } | null;
+    if (typeof call !== "object" || call === null || call.method !== "tools/call") return false;
+    const meta = call.params?._meta;
+    return (
+      typeof meta === "object" &&
+      meta !== null &&
+      progressTokenOf(meta as Record<string, unknown>) !== undefined
+    );
+  });
+}
+
 /** The caller's `progressToken` (MCP: a string or a number in the request's `_meta`), if it asked for progress. */
 export function progressTokenOf(meta: Record<string, unknown> | undefined): ProgressToken | undefined {
   const token = meta?.progressToken;
