@@ -63,6 +63,21 @@ describe("UpstreamSessions bounds", () => {
     await sessions.closeAll();
   });
 
+  it("past the bound with one session per organization, a new organization's session is kept and an older one closed", async () => {
+    const sessions = new UpstreamSessions({ max: 2, perOrganization: 2 });
+    const first = await callAs(sessions, "org-1", "a");
+    const second = await callAs(sessions, "org-2", "a");
+    const third = await callAs(sessions, "org-3", "a");
+    expect(sessions.count()).toBe(2);
+    expect(sessions.count("org-3")).toBe(1);
+    // org-1's was closed (of the organizations holding the most, the first); the others serve again as they are.
+    expect(await callAs(sessions, "org-3", "a")).toBe(third);
+    expect(await callAs(sessions, "org-2", "a")).toBe(second);
+    expect(sessions.count("org-1")).toBe(0);
+    expect(first).not.toBe(third);
+    await sessions.closeAll();
+  });
+
   it("without an owner a call never uses a persistent session", async () => {
     const sessions = new UpstreamSessions();
     const outcome = await callUpstreamTool({

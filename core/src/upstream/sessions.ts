@@ -110,7 +110,7 @@ export class UpstreamSessions {
         if (this.entries.get(key) === entry) this.remove(key);
       },
     );
-    this.evict(c.owner.organizationId);
+    this.evict(c.owner.organizationId, key);
     return opening;
   }
 
@@ -131,23 +131,30 @@ export class UpstreamSessions {
     return entry;
   }
 
-  /** Closes the least recently used session of `organizationId`. */
-  private closeOldestOf(organizationId: string): void {
+  /** Closes the least recently used session of `organizationId` other than `keep`. */
+  private closeOldestOf(organizationId: string, keep: string): void {
     for (const [key, entry] of this.entries) {
-      if (entry.organizationId !== organizationId) continue;
+      if (entry.organizationId !== organizationId || key === keep) continue;
       this.remove(key);
       void entry.opening.then((s) => s.client.close()).catch(() => undefined);
       return;
     }
   }
 
-  private evict(organizationId: string): void {
-    while ((this.held.get(organizationId) ?? 0) > this.limits.perOrganization)
-      this.closeOldestOf(organizationId);
-    while (this.entries.size > this.limits.max) {
-      let largest = organizationId;
-      for (const [org, n] of this.held) if (n > (this.held.get(largest) ?? 0)) largest = org;
-      this.closeOldestOf(largest);
+  /** Keeps the bounds after `added` (a session of `organizationId`) was added; `added` itself stays. */
+  private evict(organizationId: string, added: string): void {
+    while ((this.held.get(organizationId) ?? 0) > Math.max(1, this.limits.perOrganization))
+      this.closeOldestOf(organizationId, added);
+    while (this.entries.size > Math.max(1, this.limits.max)) {
+      // The organization holding the most besides the session just added gives one up.
+      let largest: string | undefined;
+      let most = 0;
+      for (const [org, n] of this.held) {
+        const others = org === organizationId ? n - 1 : n;
+        if (others > most) [largest, most] = [org, others];
+      }
+      if (largest === undefined) return;
+      this.closeOldestOf(largest, added);
     }
   }
 
