@@ -1,15 +1,22 @@
 /**
  * `countersign delegations grant|list|revoke` as a real process against a real Cloud API and
  * Gateway on real PostgreSQL: an agent refused NO_DELEGATION is authorized once an admin grants it a
- * delegation signed with the principal's key file, and refused again once it is revoked. Refused
+ * delegation signed with the principal's key file (PKCS#8 PEM, the dashboard's backup format; the
+ * JSON files of earlier CLI versions still read), and refused again once it is revoked. Refused
  * grants (a management key, a key that is not the principal's, bad permissions or expiry) store
- * nothing.
+ * nothing. When an owner replaces the principal (`principal replace`), delegations signed by the
+ * old key stop authorizing and the new key's grant does.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSeed, nodeSigner, toBase64url } from "../../protocol/src/evidence/index.js";
+import {
+  generateSeed,
+  nodeSigner,
+  privateKeyFromSeed,
+  toBase64url,
+} from "../../protocol/src/evidence/index.js";
 import { delegationAnswerSchema, delegationSchema, pageSchema } from "../../protocol/src/wire/index.js";
 import { insertApiKey } from "../../core/src/keys/index.js";
 import { authorizeAction } from "../../clients/typescript/src/index.js";
@@ -50,7 +57,14 @@ const okJson = (run: Run) => {
   return JSON.parse(run.stdout);
 };
 
+/** A principal key file in the one format (PKCS#8 PEM, as node:crypto and the dashboard write it). */
 const keyFile = (name: string, seed: Uint8Array) => {
+  const path = join(dir, name);
+  writeFileSync(path, privateKeyFromSeed(seed).export({ type: "pkcs8", format: "pem" }), { mode: 0o600 });
+  return path;
+};
+/** The JSON key file earlier CLI versions wrote. */
+const legacyKeyFile = (name: string, seed: Uint8Array) => {
   const path = join(dir, name);
   writeFileSync(
     path,
@@ -111,7 +125,7 @@ beforeAll(async () => {
     [world.organizationId, email],
   );
   dir = mkdtempSync(join(tmpdir(), "countersign-cli-delegations-"));
-  principalKeyFile = keyFile("principal.json", principalSeed);
+  principalKeyFile = keyFile("principal.pem", principalSeed);
   const signedIn = await cli("signin", "--url", api.base, "--email", email);
   expect(signedIn.code, signedIn.stderr).toBe(0);
 });
@@ -293,6 +307,145 @@ describe("countersign delegations", { timeout: 120_000 }, () => {
 
     expect(await delegationsOf(agent.id)).toEqual(before);
     expect(await ask()).toMatchObject({ allowed: false, code: "NO_DELEGATION" });
+  });
+
+  it("reads the JSON key file of earlier versions, and refuses a file that is no key with what to give instead", async () => {
+    const grant = (file: string) =>
+      cli(
+        "delegations",
+        "grant",
+        "--agent",
+        agent.id,
+        "--org",
+        world.organizationId,
+        "--permissions",
+        "payments.refund",
+        "--expires-in",
+        "1h",
+        "--principal-key-file",
+        file,
+        "--json",
+      );
+    const legacy = okJson(await grant(legacyKeyFile("principal.json", principalSeed)));
+    expect(legacy.delegation.object.body.actor).toBe(world.principal.kid);
+    expect(await ask()).toMatchObject({ allowed: true, status: "authorized" });
+    const revoked = await cli(
+      "delegations",
+      "revoke",
+      legacy.delegation.id,
+      "--agent",
+      agent.id,
+      "--principal-key-file",
+      principalKeyFile,
+      "--org",
+      world.organizationId,
+    );
+    expect(revoked.code, revoked.stderr).toBe(0);
+
+    const before = await delegationsOf(agent.id);
+    const notKey = join(dir, "notes.pem");
+    writeFileSync(notKey, "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n", {
+      mode: 0o600,
+    });
+    const refused = await grant(notKey);
+    expect(refused.code).toBe(2);
+    expect(JSON.parse(refused.stdout).error).toBe(
+      `${notKey} is not an Ed25519 private key in PKCS#8 PEM (the dashboard's key backup, or a file \`countersign principal create\` or \`identity create\` wrote)`,
+    );
+    const open = keyFile("open.pem", principalSeed);
+    chmodSync(open, 0o644);
+    const readable = await grant(open);
+    expect(readable.code).toBe(2);
+    expect(JSON.parse(readable.stdout).error).toBe(
+      `${open} is readable by others; run chmod 600 ${open} and try again`,
+    );
+    expect(await delegationsOf(agent.id)).toEqual(before);
+  });
+
+  it("after `principal replace`, the old key's delegations no longer authorize; the new key's grant does", async () => {
+    const granted = okJson(
+      await cli(
+        "delegations",
+        "grant",
+        "--agent",
+        agent.id,
+        "--org",
+        world.organizationId,
+        "--permissions",
+        "payments.*",
+        "--expires-in",
+        "1h",
+        "--principal-key-file",
+        principalKeyFile,
+        "--json",
+      ),
+    );
+    expect(await ask()).toMatchObject({ allowed: true, status: "authorized" });
+    // Replacing the principal is an owner's step (SPEC 2.1).
+    await db.pool.query(
+      "update memberships set role = 'owner' where organization_id = $1 and role = 'admin'",
+      [world.organizationId],
+    );
+    const newKey = join(dir, "keys", "principal-2.pem");
+    const created = okJson(await cli("principal", "create", "--key-file", newKey, "--json"));
+    const replaced = await cli(
+      "principal",
+      "replace",
+      "--key-file",
+      newKey,
+      "--old-key-file",
+      principalKeyFile,
+      "--org",
+      world.organizationId,
+    );
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stdout).toContain(`${created.kid} now replaces ${world.principal.kid}`);
+    expect(replaced.stdout).toContain("no longer authorize");
+
+    // The old principal's delegation is still listed, but the Gateway accepts only the current principal's.
+    expect(await ask()).toMatchObject({ allowed: false, status: "denied", code: "NO_DELEGATION" });
+    const listed = okJson(
+      await cli("delegations", "list", "--agent", agent.id, "--org", world.organizationId, "--json"),
+    );
+    expect(listed.items.map((d: { id: string }) => d.id)).toContain(granted.delegation.id);
+
+    // A grant signed with the replaced key is refused and stores nothing; the new key's is accepted.
+    const before = await delegationsOf(agent.id);
+    const stale = await cli(
+      "delegations",
+      "grant",
+      "--agent",
+      agent.id,
+      "--org",
+      world.organizationId,
+      "--permissions",
+      "payments.*",
+      "--expires-in",
+      "1h",
+      "--principal-key-file",
+      principalKeyFile,
+    );
+    expect(stale.code).toBe(1);
+    expect(await delegationsOf(agent.id)).toEqual(before);
+    const regranted = okJson(
+      await cli(
+        "delegations",
+        "grant",
+        "--agent",
+        agent.id,
+        "--org",
+        world.organizationId,
+        "--permissions",
+        "payments.*",
+        "--expires-in",
+        "1h",
+        "--principal-key-file",
+        newKey,
+        "--json",
+      ),
+    );
+    expect(regranted.delegation.object.body.actor).toBe(created.kid);
+    expect(await ask()).toMatchObject({ allowed: true, status: "authorized" });
   });
 
   it("help names every subcommand and the exit statuses", async () => {

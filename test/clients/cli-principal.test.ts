@@ -1,8 +1,9 @@
 /**
- * `countersign principal create|register|show` as a real process against a real Cloud API on real
- * PostgreSQL: an owner makes the principal's key file, registers it, and gets the PKCS#8 PEM the
- * operator reads from the Organization's Secret; every refusal (no key file flag, a management
- * key, an admin, a PEM path that exists) leaves the organization without a principal.
+ * `countersign principal create|register|replace|show` as a real process against a real Cloud API
+ * on real PostgreSQL: an owner makes the principal's key file (PKCS#8 PEM, the format the operator
+ * reads from the Organization's Secret and the dashboard's backup), registers it, and replaces it,
+ * with the old key when at hand and without it when lost; every refusal (no key file flag, a
+ * management key, an admin, a PEM path that exists, a wrong old key) changes nothing.
  */
 import { createPrivateKey } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -84,7 +85,7 @@ afterAll(async () => {
 
 describe("countersign principal", () => {
   let kid: string;
-  const keyFile = () => join(dir, "keys", "principal.json");
+  const keyFile = () => join(dir, "keys", "principal.pem");
 
   it("create writes a new key file (0600) and never overwrites one", async () => {
     const created = await asOwner("principal", "create", "--key-file", keyFile(), "--json");
@@ -94,7 +95,10 @@ describe("countersign principal", () => {
     expect(kid).toMatch(/^kid_/);
     expect(statSync(keyFile()).mode & 0o777).toBe(0o600);
     const before = readFileSync(keyFile(), "utf8");
-    expect(created.stdout).not.toContain(JSON.parse(before).seed);
+    // One format: the PKCS#8 PEM node:crypto (and so the operator) reads as the same key.
+    expect(before).toMatch(/^-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+-----END PRIVATE KEY-----\n$/);
+    expect(nodeSigner(createPrivateKey(before)).kid).toBe(kid);
+    expect(created.stdout + created.stderr).not.toContain(before.split("\n")[1]);
 
     const again = await asOwner("principal", "create", "--key-file", keyFile());
     expect(again.code).toBe(2);
@@ -162,7 +166,7 @@ describe("countersign principal", () => {
   });
 
   it("register with another key is refused while the principal stands, which stays as it was", async () => {
-    const other = join(dir, "keys", "other.json");
+    const other = join(dir, "keys", "other.pem");
     expect((await asOwner("principal", "create", "--key-file", other)).code).toBe(0);
     const refused = await register({ keyFile: other }, "--json");
     expect(refused.code).toBe(1);
@@ -170,6 +174,80 @@ describe("countersign principal", () => {
       code: "CONFLICT",
       details: { reason: "PRINCIPAL_EXISTS", current_kid: kid },
     });
+    const said = await register({ keyFile: other });
+    expect(said.stderr).toContain(`to put `);
+    expect(said.stderr).toContain(`in its place run: countersign principal replace --key-file ${other}`);
     expect((await owner.get(`/orgs/${org}/principal`)).body.principal).toMatchObject({ kid, valid: true });
+  });
+
+  const replace = (...more: string[]) => asOwner("principal", "replace", "--org", org, ...more);
+
+  it("replace refuses, changing nothing, the current key, a wrong old key, an admin and a management key", async () => {
+    const before = (await owner.get(`/orgs/${org}/principal`)).body;
+    const next = join(dir, "keys", "next.pem");
+    expect((await asOwner("principal", "create", "--key-file", next)).code).toBe(0);
+
+    const same = await replace("--key-file", keyFile());
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain(`is already the principal of organization ${org}; create a new key`);
+    const wrongOld = await replace("--key-file", next, "--old-key-file", join(dir, "keys", "other.pem"));
+    expect(wrongOld.code).toBe(2);
+    expect(wrongOld.stderr).toContain(`not the current principal ${kid}`);
+    const admin = await countersign(
+      "admin",
+      {},
+      "principal",
+      "replace",
+      "--org",
+      org,
+      "--key-file",
+      next,
+      "--json",
+    );
+    expect(admin.code).toBe(1);
+    expect(JSON.parse(admin.stdout).answer.error.code).toBe("FORBIDDEN");
+    const withKey = await countersign(
+      "owner",
+      { COUNTERSIGN_MANAGEMENT_KEY: "csk_live_x_not-sent", COUNTERSIGN_URL: api.base },
+      "principal",
+      "replace",
+      "--org",
+      org,
+      "--key-file",
+      next,
+    );
+    expect(withKey.code).toBe(3);
+    expect(withKey.stderr).toContain("signed-in owner");
+    expect((await owner.get(`/orgs/${org}/principal`)).body).toEqual(before);
+  });
+
+  it("replace with the old key: the old log ends `replaced` by the new KID; without it (a lost key) too", async () => {
+    const next = join(dir, "keys", "next.pem");
+    const nextKid = nodeSigner(createPrivateKey(readFileSync(next, "utf8"))).kid;
+    const replaced = await replace("--key-file", next, "--old-key-file", keyFile(), "--json");
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(JSON.parse(replaced.stdout)).toMatchObject({
+      outcome: "replaced",
+      principal: { kid: nextKid, status: "active", valid: true },
+    });
+    const state = (await owner.get(`/orgs/${org}/principal`)).body;
+    expect(state.principal.kid).toBe(nextKid);
+    expect(state.principal.documents[0].body.replaces).toBe(kid);
+    const old = state.history.find((i: { kid: string }) => i.kid === kid);
+    expect(old.status).toBe("replaced");
+    expect(old.documents.at(-1).body).toMatchObject({ status: "replaced", replaced_by: nextKid });
+
+    // The next key replaces it with the current key lost: no --old-key-file.
+    const third = join(dir, "keys", "third.pem");
+    expect((await asOwner("principal", "create", "--key-file", third)).code).toBe(0);
+    const lost = await replace("--key-file", third);
+    expect(lost.code, lost.stderr).toBe(0);
+    expect(lost.stdout).toContain(`now replaces ${nextKid}`);
+    expect(lost.stdout).toContain(`Delegations signed by ${nextKid} no longer authorize`);
+    const after = (await owner.get(`/orgs/${org}/principal`)).body;
+    expect(after.principal.documents[0].body.replaces).toBe(nextKid);
+    const second = after.history.find((i: { kid: string }) => i.kid === nextKid);
+    expect(second.status).toBe("replaced");
+    expect(second.documents).toHaveLength(1);
   });
 });

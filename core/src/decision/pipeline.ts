@@ -169,8 +169,15 @@ export function decideCall(
   facts.principalKid = ctx.principal.kid;
 
   const at = now.getTime();
+  // Only the current principal's delegations grant (SPEC 2.1: it signs them): once an owner replaces
+  // the principal, the old key's delegations no longer authorize, and no evidence ever names a
+  // delegation its verifier would refuse as "not signed by the principal the step acts for".
+  const principalKid = ctx.principal.kid;
   const granting = ctx.delegations.filter(
-    (d) => Date.parse(d.expiresAt) > at && d.permissions.some((p) => permissionGrants(p, tool.action)),
+    (d) =>
+      d.object.body.actor === principalKid &&
+      Date.parse(d.expiresAt) > at &&
+      d.permissions.some((p) => permissionGrants(p, tool.action)),
   );
   if (granting.length === 0)
     return denied(

@@ -21,7 +21,8 @@ Commands:
   approvals list|show|approve|reject
   receipts get|download
   actions cancel ID --principal-key-file FILE
-  principal create|register|show   the organization principal's key file and registration
+  principal create|register|replace|show
+                                   the organization principal's key file, registration, replacement
   delegations grant|list|revoke    an agent's delegations, signed with the principal's key file
   policy validate|test|diff FILE   policy files offline: validate, run saved examples, compare
 
@@ -63,18 +64,26 @@ ${common}`,
   actions: `Usage: countersign actions cancel ID --principal-key-file FILE [--reason TEXT]
 
 Cancels a pending or approved action with a CANCELLATION signed by the organization principal's
-key (a key file in the format \`principal create\` writes). Needs a signed-in owner or admin.
+key (PKCS#8 PEM: the dashboard's key backup or the file \`principal create\` writes). Needs a signed-in owner or admin.
 ${common}`,
   principal: `Usage: countersign principal create --key-file FILE
        countersign principal register --key-file FILE [--name NAME] [--pem-out FILE]
+       countersign principal replace --key-file NEW_FILE [--old-key-file FILE] [--name NAME]
        countersign principal show
+
+  A principal key file is PKCS#8 PEM: the dashboard's "Download the key backup" file, and what the
+  Secret an Organization resource names holds:
+    kubectl create secret generic org-principal --from-file=private-key.pem=FILE
 
   create    writes a new Ed25519 key for the organization principal to FILE, mode 0600, never over
             an existing file
   register  signs the principal's identity document with the key and sets it as the organization's
-            principal (POST /orgs/<id>/principal; a signed-in owner). --pem-out FILE also writes the
-            key as PKCS#8 PEM (mode 0600) for the Secret an Organization resource names:
-              kubectl create secret generic org-principal --from-file=private-key.pem=FILE
+            principal (POST /orgs/<id>/principal; a signed-in owner). --pem-out FILE also writes a
+            copy of the key (mode 0600)
+  replace   puts the key in NEW_FILE in place of the current principal (a signed-in owner). With
+            --old-key-file the current principal's key also signs that it was replaced; leave it
+            out when that key is lost. Delegations signed by the old principal stop authorizing:
+            grant them again with the new key file
   show      the current principal's KID, status and validity
 ${common}`,
   delegations: `Usage: countersign delegations grant --agent AGENT --permissions LIST (--expires-in DURATION | --expires-at TIME) --principal-key-file FILE
@@ -83,7 +92,7 @@ ${common}`,
 
   grant    signs a DELEGATION of LIST (comma-separated action names, prefix.* families or *) to the
            agent until the expiry (DURATION: 90m, 12h, 30d) with the organization principal's key file
-           (the format \`principal create\` writes; the key never leaves this machine) and submits it
+           (PKCS#8 PEM: the dashboard's key backup or \`principal create\`'s file; the key never leaves this machine) and submits it
   list     the agent's delegations, newest first: id, state (active, expired, revoked), expiry
   revoke   signs a REVOCATION of delegation ID with the same principal's key file and submits it
 AGENT is the agent's id or name. grant and revoke need a signed-in owner or admin.

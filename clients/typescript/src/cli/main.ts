@@ -9,7 +9,7 @@ import type { CommandContext, CommandOutput } from "./commands/context.js";
 import { delegationsGrant, delegationsList, delegationsRevoke } from "./commands/delegations.js";
 import { identityBind, identityCreate } from "./commands/identity.js";
 import { policyDiff, policyTest, policyValidate } from "./commands/policy.js";
-import { principalCreate, principalRegister, principalShow } from "./commands/principal.js";
+import { principalCreate, principalRegister, principalReplace, principalShow } from "./commands/principal.js";
 import { receiptsDownload, receiptsGet } from "./commands/receipts.js";
 import { signin, signout } from "./commands/signin.js";
 import { help } from "./help.js";
@@ -29,6 +29,7 @@ const commands: Record<string, (ctx: CommandContext) => Promise<CommandOutput>> 
   "actions cancel": actionsCancel,
   "principal create": principalCreate,
   "principal register": principalRegister,
+  "principal replace": principalReplace,
   "principal show": principalShow,
   "delegations grant": delegationsGrant,
   "delegations list": delegationsList,
