@@ -207,7 +207,12 @@ describe("a single tools/call: the direct path answers what the SDK answers", ()
     const before = up.calls.refund ?? 0;
     const denied = expectSameAnswer(await both(refund(20000)), "direct", true);
     expect(serviceOf(denied)).toMatchObject({ status: "denied", code: "POLICY_DENIED" });
-    const held = expectSameAnswer(await both(refund(500)), "direct", true);
+    // Each Gateway's own held call: a keyless repeat of an open held call resumes it (identical-held.ts).
+    const held = expectSameAnswer(
+      await both(() => refund(500, { "service/idempotency-key": randomBytes(8).toString("hex") })),
+      "direct",
+      true,
+    );
     expect(serviceOf(held)).toMatchObject({ code: "APPROVAL_PENDING" });
     expect(up.calls.refund ?? 0).toBe(before);
     const failingTool = (

@@ -52,6 +52,11 @@ export interface DecisionCall extends AuthorizeCall {
   execution: "caller" | "gateway";
   /** tools/call: claim an allowed call for execution in its decision's write (core/src/execution). */
   claimWithDecision?: ClaimWithDecisionFn;
+  /**
+   * tools/call: a call without an idempotency key whose verdict needs a person repeats the open
+   * held action of the identical call instead of opening another approval request (identical-held.ts).
+   */
+  resumeIdenticalHeld?: boolean;
 }
 
 /** What deciding a call came to: nothing recorded (with the refusal), or the recorded action. */

@@ -18,6 +18,7 @@ import { loadDecisionContext } from "./context.js";
 import { ContextCache } from "./context-cache.js";
 import type { GatewayIdentity } from "./gateway-identity.js";
 import { handOutApproved } from "./hand-out.js";
+import { openIdenticalHeld } from "./identical-held.js";
 import { decideCall, type Verdict } from "./pipeline.js";
 import { PolicyCache } from "./policy-cache.js";
 import { recordDecision } from "./record.js";
@@ -169,6 +170,14 @@ export class DecisionService implements AuthorizeService {
       return v;
     });
     if (verdict.kind === "refused") return warm ? stale() : unrecorded(verdict.code, verdict.detail);
+    if (verdict.kind === "approval" && call.idempotencyKey === null && call.resumeIdenticalHeld) {
+      // Resuming answers without the write that checks a warm admission: decide it fresh.
+      if (warm) stale("repeat");
+      const open = await inSpan("decision.identical_held", () =>
+        openIdenticalHeld(this.pool, ctx.agent.id, fingerprint, call.execution),
+      );
+      if (open) return inSpan("decision.resume", () => this.resume(open, fingerprint, call));
+    }
 
     let approvers: string[] = [];
     if (verdict.kind === "approval") {

@@ -65,6 +65,7 @@ export async function callTool(
       signal,
       execution: "gateway",
       claimWithDecision: ctx.mcp.claimWithDecision,
+      resumeIdenticalHeld: true,
       context: contextFor(admitted, call.name, meta.idempotencyKey),
       raced: admitted?.raced,
     });
