@@ -7,7 +7,7 @@ import type { ApiContext } from "../context.js";
 import { gatewayIdentityOf } from "../evidence/options.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, sessionOf, typed } from "../http/shared.js";
 import { approvalJson, approvalListQuery, approvalParams, approvalResponses } from "./schemas.js";
-import { listApprovals, readApproval } from "./store.js";
+import { heldArguments, listApprovals, readApproval } from "./store.js";
 
 /**
  * Approval requests (SPEC 2.7, 3.2): list, read, and a person's decision
@@ -47,7 +47,15 @@ export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params: approvalParams, response: approvalResponses.one } },
     async (request) => {
       const o = organizationOf(request);
-      return { approval: approvalJson(await readApproval(ctx.pool, o.id, request.params.approval_id)) };
+      const a = await readApproval(ctx.pool, o.id, request.params.approval_id);
+      // Tool arguments go to the people entitled to decide the call, and to no one else (SPEC 2.7).
+      const decides = request.principal.kind === "session" && o.role !== null && a.roles.includes(o.role);
+      return {
+        approval: {
+          ...approvalJson(a),
+          arguments: decides ? await heldArguments(ctx.pool, o.id, a.ar_id) : null,
+        },
+      };
     },
   );
 

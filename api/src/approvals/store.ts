@@ -34,6 +34,24 @@ export async function readApproval(db: Queryable, organizationId: string, id: st
   return rows[0];
 }
 
+/**
+ * The held call's arguments as the RFC 8785 text the TASK's `arguments_digest` covers; null when the
+ * call was held before they were kept, or once retention cleared them. Read only for a person who
+ * may decide the request (routes.ts), never listed.
+ */
+export async function heldArguments(
+  db: Queryable,
+  organizationId: string,
+  approvalId: string,
+): Promise<string | null> {
+  const { rows } = await db.query<{ arguments: string | null }>(
+    `select pa.arguments from approval_requests ar join protected_actions pa on pa.id = ar.protected_action_id
+      where ar.id = $1 and ar.organization_id = $2`,
+    [approvalId, organizationId],
+  );
+  return rows[0]?.arguments ?? null;
+}
+
 export interface ApprovalFilter {
   status?: ApprovalRow["ar_status"];
   agent_id?: string;

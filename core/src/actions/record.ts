@@ -15,6 +15,8 @@ export interface ActionRecord {
   decisionCode: string | null;
   decisionDetail: string | null;
   argumentsDigest: string;
+  /** A held call's arguments as the RFC 8785 text `argumentsDigest` covers, for its approvers; else null. */
+  arguments?: string | null;
   requestFingerprint: string;
   idempotencyKey: string | null;
   amount: string | null;

@@ -22,14 +22,14 @@ export function actionInsert(p: {
   const { a } = p;
   return `insert into protected_actions (
     id, organization_id, agent_id, api_key_id, tool_id, tool_name, action, execution, environment, status, decision_code,
-    arguments_digest, request_fingerprint, idempotency_key, amount, currency,
+    arguments_digest, arguments, request_fingerprint, idempotency_key, amount, currency,
     policy_id, policy_version_id, policy_version, policy_digest, rule_id, policy_effect, enforcement,
     agent_explanation, explanation, delegation_id, approval_request_id, task_object_id, proposal_object_id, receipt_id, expires_at,
     decision_detail, observe_window_id, relaxed, gateway_instance_id, gateway_language_revision, binding_digest,
     execution_object_id, execution_deadline)
   select (${a}->>'id')::uuid, ${p.organizationId}, (${a}->>'agentId')::uuid, (${a}->>'apiKeyId')::uuid, (${a}->>'toolId')::uuid,
          ${a}->>'toolName', ${a}->>'action', ${a}->>'execution', ${a}->>'environment', ${p.status}, ${a}->>'decisionCode',
-         ${a}->>'argumentsDigest', ${a}->>'requestFingerprint', ${a}->>'idempotencyKey', (${a}->>'amount')::numeric, ${a}->>'currency',
+         ${a}->>'argumentsDigest', ${a}->>'arguments', ${a}->>'requestFingerprint', ${a}->>'idempotencyKey', (${a}->>'amount')::numeric, ${a}->>'currency',
          (${a}->'policy'->>'policyId')::uuid, (${a}->'policy'->>'versionId')::uuid, (${a}->'policy'->>'version')::int,
          ${a}->'policy'->>'digest', ${a}->'policy'->>'ruleId', ${a}->'policy'->>'effect', ${a}->'policy'->>'enforcement',
          ${a}->'agentExplanation', ${a}->'explanation', (${a}->>'delegationId')::uuid, ${p.approvalRequestId},

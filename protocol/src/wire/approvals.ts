@@ -40,6 +40,12 @@ export const approvalSchema = z.strictObject({
   policy: policyDecisionSchema.nullable(),
   task_object_id: z.string().nullable(),
   proposal: signedObjectSchema.nullable(),
+  /**
+   * GET of one request only: the held call's arguments as RFC 8785 JSON text, whose sha256 is the
+   * signed `arguments_digest`, for a signed-in person whose role may decide the request (null for
+   * anyone else, for calls held before arguments were kept, and after retention).
+   */
+  arguments: z.string().nullable().optional(),
 });
 export type Approval = Omit<z.infer<typeof approvalSchema>, "proposal"> & {
   /** Null once retention deleted the hosted evidence (only of requests nobody can decide any more). */

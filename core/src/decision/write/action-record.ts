@@ -36,6 +36,8 @@ export function actionRecord(a: ActionRecordInput): ActionRecord {
     decisionCode: outcome.decisionCode,
     decisionDetail: outcome.decisionDetail,
     argumentsDigest: a.argumentsDigest,
+    // Kept only for a call a person must approve: they read the exact call they sign for.
+    arguments: verdict.kind === "approval" ? call.canonicalArguments : null,
     requestFingerprint: a.fingerprint,
     idempotencyKey: call.idempotencyKey,
     amount: amount?.amount ?? null,

@@ -8,6 +8,7 @@ import { can } from "../../app/roles.js";
 import { Amount } from "../../components/Amount.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
+import { CallArguments } from "./CallArguments.js";
 import { signDecision } from "../../crypto/approval-signing.js";
 import { personalKeys } from "../../crypto/personal-key.js";
 import { useSignedIn } from "../../session/session.js";
@@ -74,8 +75,12 @@ export function ApprovalPage() {
                 <dt>Action</dt>
                 <dd>{a.action?.action}</dd>
                 <dt>Amount</dt>
+                <dd data-testid="call-amount">
+                  {a.action?.amount ? <Amount amount={a.action.amount} /> : "none (the tool maps no amount)"}
+                </dd>
+                <dt>Arguments</dt>
                 <dd>
-                  <Amount amount={a.action?.amount ?? null} />
+                  <CallArguments text={a.arguments ?? null} signedDigest={call.arguments_digest} />
                 </dd>
                 <dt>Arguments digest</dt>
                 <dd>
