@@ -7,6 +7,7 @@ export {
   fromBase64url,
   followingStep,
   identityGenesis,
+  identitySuccessor,
   kidOf,
   nobleVerify,
   objectBody,

@@ -7,6 +7,7 @@ import {
   assembleSignedObject,
   canonicalBytes,
   identityGenesis,
+  identitySuccessor,
   kidOf,
   signingInput,
   timestamp,
@@ -47,13 +48,29 @@ export async function genesisDocument(
   publicKey: Uint8Array,
   actor_type: "person" | "principal",
   subject: { organization_id: string; id: string; name: string | null },
+  /** The KID a new principal replaces (SPEC 2.1), null for a first one. */
+  replaces: IdentityDocument["body"]["kid"] | null = null,
 ): Promise<IdentityDocument> {
   const body = identityGenesis({
     publicKey,
     actor_type,
     subject,
     issued_at: timestamp(new Date()),
-    replaces: null,
+    replaces,
+  });
+  return { body, signature: toBase64url(await ed25519Sign(key, canonicalBytes(body))) };
+}
+
+/** An identity's own last document: `replaced` by the KID that takes its place, signed with its key. */
+export async function replacedDocument(
+  key: CryptoKey,
+  previous: IdentityDocument,
+  replacedBy: IdentityDocument["body"]["kid"],
+): Promise<IdentityDocument> {
+  const body = identitySuccessor(previous, {
+    status: "replaced",
+    replaced_by: replacedBy,
+    issued_at: timestamp(new Date()),
   });
   return { body, signature: toBase64url(await ed25519Sign(key, canonicalBytes(body))) };
 }

@@ -13,7 +13,7 @@ import {
   restorePrincipal,
   type PrincipalDraft,
 } from "../../crypto/principal-key.js";
-import { genesisDocument } from "../../crypto/webcrypto.js";
+import { genesisDocument, replacedDocument } from "../../crypto/webcrypto.js";
 
 type PrincipalAnswer = { principal: (Identity & { valid: boolean }) | null };
 
@@ -43,7 +43,22 @@ function HeldHere({ orgId, kid }: { orgId: string; kid: string }) {
   );
 }
 
-function CreatePrincipal({ orgId, orgName }: { orgId: string; orgName: string }) {
+/**
+ * Makes a new principal key, has its backup downloaded, then registers it: as the organization's
+ * first principal, or (when `replacing` is set) in place of the current one (SPEC 2.1: an owner can
+ * replace it). On a replacement, when this browser holds the current principal's key, that key also
+ * signs its own last document, `replaced` by the new KID, so the old log says where authority went;
+ * without it (a lost key) the old principal is still marked replaced.
+ */
+function CreatePrincipal({
+  orgId,
+  orgName,
+  replacing,
+}: {
+  orgId: string;
+  orgName: string;
+  replacing?: Identity;
+}) {
   const queryClient = useQueryClient();
   const [draft, setDraft] = useState<PrincipalDraft | null>(null);
   const [backupTaken, setBackupTaken] = useState(false);
@@ -52,10 +67,18 @@ function CreatePrincipal({ orgId, orgName }: { orgId: string; orgName: string })
   if (!draft)
     return (
       <>
-        <p>
-          The principal is this organization's own key. It signs the delegations that let agents act, and
-          cancellations. Its private key stays in your browser and in a backup file you keep.
-        </p>
+        {replacing ? (
+          <p>
+            Replace the principal when its key is lost or exposed. A new key takes its place; delegations
+            signed by the current principal stop authorizing, so grant them again with the new key on each
+            agent's page. Receipts already issued stay valid.
+          </p>
+        ) : (
+          <p>
+            The principal is this organization's own key. It signs the delegations that let agents act, and
+            cancellations. Its private key stays in your browser and in a backup file you keep.
+          </p>
+        )}
         <button
           type="button"
           onClick={() => {
@@ -63,7 +86,7 @@ function CreatePrincipal({ orgId, orgName }: { orgId: string; orgName: string })
             draftPrincipal().then(setDraft, setError);
           }}
         >
-          Create the principal
+          {replacing ? "Replace the principal" : "Create the principal"}
         </button>
         <ErrorNotice error={error} />
       </>
@@ -72,9 +95,11 @@ function CreatePrincipal({ orgId, orgName }: { orgId: string; orgName: string })
   return (
     <>
       <p>
-        New principal <code>{draft.kid}</code>. Download its backup before registering it: without the file
-        the key is lost with this browser's data. Keep it as you keep other secrets; it is the same PKCS#8 PEM
-        the operator's Organization Secret and the <code>countersign</code> CLI read.
+        New principal <code data-testid="principal-draft-kid">{draft.kid}</code>. Download its backup before
+        registering it: without the file the key is lost with this browser's data. Keep it as you keep other
+        secrets. It is PKCS#8 PEM, the one format of principal keys: the operator's Organization Secret holds
+        it, and the <code>countersign</code> CLI reads it as downloaded (<code>--principal-key-file</code>,
+        after <code>chmod 600</code> on the file).
       </p>
       <a
         className="button"
@@ -92,12 +117,24 @@ function CreatePrincipal({ orgId, orgName }: { orgId: string; orgName: string })
           setBusy(true);
           setError(null);
           try {
-            const document = await genesisDocument(draft.privateKey, draft.publicKey, "principal", {
-              organization_id: orgId,
-              id: orgId,
-              name: orgName,
-            });
-            await api.post(`/orgs/${orgId}/principal`, { document });
+            const last = replacing?.documents.at(-1);
+            const document = await genesisDocument(
+              draft.privateKey,
+              draft.publicKey,
+              "principal",
+              { organization_id: orgId, id: orgId, name: orgName },
+              last ? last.body.kid : null,
+            );
+            const oldKey =
+              replacing && replacing.status === "active"
+                ? await principalKey(orgId, replacing.kid)
+                : undefined;
+            const predecessor =
+              oldKey && last ? await replacedDocument(oldKey.privateKey, last, document.body.kid) : undefined;
+            await api.post(
+              `/orgs/${orgId}/principal`,
+              predecessor ? { document, predecessor } : { document },
+            );
             await keepPrincipal(orgId, draft);
             await queryClient.invalidateQueries({ queryKey: ["principal", orgId] });
             await queryClient.invalidateQueries({ queryKey: ["principal-key", orgId] });
@@ -108,7 +145,7 @@ function CreatePrincipal({ orgId, orgName }: { orgId: string; orgName: string })
           }
         }}
       >
-        Register the principal
+        {replacing ? "Register the replacement" : "Register the principal"}
       </button>
       <ErrorNotice error={error} />
     </>
@@ -164,7 +201,13 @@ export function PrincipalPage() {
                 )}
               </p>
               <HeldHere orgId={orgId} kid={p.kid} />
-              {can.own(org.role) && <RestorePrincipal orgId={orgId} kid={p.kid} />}
+              {can.own(org.role) && (
+                <>
+                  <RestorePrincipal orgId={orgId} kid={p.kid} />
+                  <h2>Replace the principal</h2>
+                  <CreatePrincipal key={p.kid} orgId={orgId} orgName={org.name} replacing={p} />
+                </>
+              )}
             </>
           ) : can.own(org.role) ? (
             <CreatePrincipal orgId={orgId} orgName={org.name} />
