@@ -1,3 +1,5 @@
+import { issueSentence, issuesIn } from "./issue-sentences.js";
+
 /**
  * Every failure the dashboard shows has a code: the Cloud API's (SPEC 7.1, 7.2) or one of the
  * browser-side codes (NETWORK_ERROR, ABORTED, INVALID_RESPONSE, HTTP_<status>, SESSION_CHANGED,
@@ -62,6 +64,13 @@ export function messageOf(err: unknown): { code: string; text: string } {
   if (err instanceof DashboardError) {
     if (err.code === "CONFLICT" && err.details?.reason === "TOO_MANY_IDENTITIES")
       return { code: err.code, text: "You already have 5 keys bound. Unbind one before adding another." };
+    // VALIDATION_FAILED's details (api/src/http/issues.ts) name each field and what is wrong with it.
+    const fields = err.code === "VALIDATION_FAILED" ? issuesIn(err.details) : [];
+    if (fields.length)
+      return {
+        code: err.code,
+        text: `${fields.map((i) => issueSentence(i)).join(" ")} Correct it and try again.`,
+      };
     const known = human[err.code];
     if (known) return { code: err.code, text: known };
     if (/^HTTP_\d+$/.test(err.code))

@@ -10,6 +10,7 @@ import {
   type PolicyExample,
 } from "@countersign/protocol/policy";
 import { policies, type DocumentJson } from "../../api/client.js";
+import { fieldName, issueSentence, type Issue } from "../../api/issue-sentences.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
 interface Row {
@@ -43,6 +44,23 @@ const toExample = (r: Row) => ({
   expected_outcome: r.expected_outcome,
   expected_rule: r.expected_rule,
 });
+
+/**
+ * An issue of the examples list, numbered as the rows are (from 1; the path's index is from 0), with
+ * its field in the column's words: "Example 2: the tool is empty: fill it in."
+ */
+function exampleIssueSentence(issue: Issue): string {
+  const index = /^(\d+)(?:\.|$)/.exec(issue.path)?.[1];
+  if (index === undefined) return issueSentence(issue, "The list of examples");
+  const row = Number(index) + 1;
+  if (issue.code === "duplicate_example_id")
+    return `Example ${row}: the id is used by another example. Give each example its own id.`;
+  if (issue.code === "amount_needs_currency")
+    return `Example ${row}: an amount needs its currency and a currency its amount. Fill in both or neither.`;
+  if (issue.path.endsWith(".currency"))
+    return `Example ${row}: the currency is three capital letters, such as EUR.`;
+  return `Example ${row}: ${issueSentence(issue, fieldName(issue.path))}`;
+}
 
 /**
  * The policy's saved examples, edited here and run, as they are typed, against the editor's
@@ -183,8 +201,8 @@ export function ExamplesEditor({
       {!check.ok && (
         <ul className="error">
           {check.issues.map((i, n) => (
-            <li key={n}>
-              Example {i.path}: {i.message}
+            <li key={n} data-testid="example-issue">
+              {exampleIssueSentence(i)}
             </li>
           ))}
         </ul>

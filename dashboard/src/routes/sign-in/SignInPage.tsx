@@ -1,12 +1,13 @@
 import { Link, useLocation, useNavigate } from "react-router";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { landingFor } from "../../session/landing.js";
 import { useSession } from "../../session/session.js";
 
 export function SignInPage() {
   const { signIn, state } = useSession();
   const navigate = useNavigate();
   const location = useLocation();
-  const next = new URLSearchParams(location.search).get("next") ?? "/";
+  const next = new URLSearchParams(location.search).get("next");
   const expired = state.status === "signed-out" && state.reason === "expired";
   return (
     <main className="narrow">
@@ -20,7 +21,7 @@ export function SignInPage() {
         submit="Sign in"
         onSubmit={async (d) => {
           await signIn(field(d, "email"), field(d, "password"));
-          navigate(next.startsWith("/") ? next : "/");
+          navigate(await landingFor(next), { replace: true });
         }}
       >
         <Field label="E-mail" name="email" type="email" autoComplete="username" />
