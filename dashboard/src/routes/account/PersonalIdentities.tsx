@@ -4,7 +4,12 @@ import { api } from "../../api/client.js";
 import type { Identity } from "../../api/types.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
-import { bindNewPersonalKey, personalKeys, unbindPersonalKey } from "../../crypto/personal-key.js";
+import {
+  bindNewPersonalKey,
+  importPersonalKey,
+  personalKeys,
+  unbindPersonalKey,
+} from "../../crypto/personal-key.js";
 import { useSignedIn } from "../../session/session.js";
 
 /** The person's bound keys (at most 5), which of them this browser holds, bind and unbind. */
@@ -26,6 +31,8 @@ export function PersonalIdentities() {
     Promise.all([
       queryClient.invalidateQueries({ queryKey: ["identities", userId] }),
       queryClient.invalidateQueries({ queryKey: ["personal-keys", userId] }),
+      // Whether anyone can approve a policy's held calls depends on the keys bound (NoApprovers).
+      queryClient.invalidateQueries({ queryKey: ["policy-status"] }),
     ]);
   const heldKids = new Set(local.data?.map((k) => k.kid) ?? []);
   return (
@@ -74,6 +81,24 @@ export function PersonalIdentities() {
       >
         Make and bind a key in this browser
       </button>
+      <label className="inline">
+        Or import a bound key from its file (PKCS#8 PEM, such as <code>.data/demo-owner-key.pem</code> of{" "}
+        <code>make run</code>){" "}
+        <input
+          type="file"
+          accept=".pem,application/x-pem-file,text/plain"
+          onChange={(e) => {
+            const file = e.target.files?.[0];
+            e.target.value = "";
+            if (!file) return;
+            setError(null);
+            file
+              .text()
+              .then((pem) => importPersonalKey(userId, pem))
+              .then(refresh, setError);
+          }}
+        />
+      </label>
       <ErrorNotice error={error} />
     </section>
   );

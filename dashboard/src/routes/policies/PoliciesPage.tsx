@@ -5,7 +5,6 @@ import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { Loaded } from "../../components/Loading.js";
-import { NoApprovers } from "./NoApprovers.js";
 import { stageLabel } from "./stage-label.js";
 
 /** The organization's policies with their rollout stage; writers create one, empty or from a template. */
@@ -25,35 +24,36 @@ export function PoliciesPage() {
           items.length === 0 ? (
             <p className="muted">No policies yet.</p>
           ) : (
-            <>
-              <NoApprovers orgId={orgId} items={items} role={org?.role} />
-              <table data-testid="policies">
-                <thead>
-                  <tr>
-                    <th scope="col">Policy</th>
-                    <th scope="col">Stage</th>
-                    <th scope="col">Active</th>
-                    <th scope="col">Shadow</th>
+            <table data-testid="policies">
+              <thead>
+                <tr>
+                  <th scope="col">Policy</th>
+                  <th scope="col">Stage</th>
+                  <th scope="col">Active</th>
+                  <th scope="col">Shadow</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((p) => (
+                  <tr key={p.policy_id}>
+                    <td>
+                      <Link to={orgPath(orgId, `/policies/${p.policy_id}`)}>{p.name}</Link>
+                    </td>
+                    <td>
+                      {p.emergency_stopped ? "emergency stop" : stageLabel(p.stage, p.draft_version?.number)}
+                      {(p.unapprovable ?? []).length > 0 && (
+                        <span className="warning-text" data-testid="row-no-approvers">
+                          {" "}
+                          (no one can approve its held calls: see the policy)
+                        </span>
+                      )}
+                    </td>
+                    <td>{p.active_version ? `version ${p.active_version.number}` : "none"}</td>
+                    <td>{p.shadow_version ? `version ${p.shadow_version.number}` : "none"}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {items.map((p) => (
-                    <tr key={p.policy_id}>
-                      <td>
-                        <Link to={orgPath(orgId, `/policies/${p.policy_id}`)}>{p.name}</Link>
-                      </td>
-                      <td>
-                        {p.emergency_stopped
-                          ? "emergency stop"
-                          : stageLabel(p.stage, p.draft_version?.number)}
-                      </td>
-                      <td>{p.active_version ? `version ${p.active_version.number}` : "none"}</td>
-                      <td>{p.shadow_version ? `version ${p.shadow_version.number}` : "none"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </>
+                ))}
+              </tbody>
+            </table>
           )
         }
       </Loaded>
