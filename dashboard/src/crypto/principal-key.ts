@@ -19,8 +19,8 @@ export interface PrincipalDraft {
   pem: string;
 }
 
-/** Imports PKCS#8 bytes as a non-extractable signing key, with its public key and KID. */
-async function importPkcs8(
+/** Imports PKCS#8 bytes as a non-extractable signing key, with its public key and KID (personal keys too). */
+export async function importPkcs8(
   der: Uint8Array,
 ): Promise<{ privateKey: CryptoKey; publicKey: Uint8Array; kid: string }> {
   let readable: CryptoKey;

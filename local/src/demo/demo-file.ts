@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { IdentityDocument } from "@countersign/protocol/evidence";
+import { fromBase64url, privateKeyFromSeed, type IdentityDocument } from "@countersign/protocol/evidence";
 import type { Pool } from "@countersign/core/store";
 import { mcpToolBinding, seedDemo, type DemoSeed } from "./seed.js";
 
@@ -8,7 +8,15 @@ import { mcpToolBinding, seedDemo, type DemoSeed } from "./seed.js";
 export interface DemoFile extends DemoSeed {
   api_url: string;
   gateway_url: string;
+  /**
+   * The demo owner's bound personal key as a PKCS#8 PEM file, which the dashboard imports
+   * (Your account, "Or import a bound key from its file") so the owner approves in the browser.
+   */
+  owner_key_file: string;
 }
+
+/** The owner's personal key file next to demo.json, rewritten every run from the stored seed. */
+export const OWNER_KEY_FILE = "demo-owner-key.pem";
 
 /**
  * The demo organization, seeded on the first run and reused afterwards (as
@@ -59,7 +67,22 @@ export async function ensureDemo(
     seed.mcp_server_id,
     binding,
   ]);
-  const demo: DemoFile = { ...seed, api_url: urls.api_url, gateway_url: urls.gateway_url };
+  const ownerKeyFile = path.join(dataDir, OWNER_KEY_FILE);
+  const ownerSeed = fromBase64url(seed.owner_identity_key);
+  if (!ownerSeed) throw new Error(`${file}: owner_identity_key is not base64url`);
+  writeFileSync(
+    ownerKeyFile,
+    privateKeyFromSeed(ownerSeed).export({ type: "pkcs8", format: "pem" }).toString(),
+    {
+      mode: 0o600,
+    },
+  );
+  const demo: DemoFile = {
+    ...seed,
+    api_url: urls.api_url,
+    gateway_url: urls.gateway_url,
+    owner_key_file: ownerKeyFile,
+  };
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return { demo, file, created };
 }
