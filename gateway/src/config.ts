@@ -1,6 +1,7 @@
 import { commonSettings, ed25519Seed, port, setting } from "@countersign/core/config";
 import { plans } from "@countersign/core/plans";
 import { z } from "zod";
+import { parseAllowedOrigins } from "./http/origin.js";
 
 /** Settings of a Gateway replica (docs/configuration.md lists them all). */
 export const gatewaySettings = {
@@ -17,5 +18,21 @@ export const gatewaySettings = {
     "COUNTERSIGN_DEFAULT_PLAN",
     z.enum(plans).default("developer"),
     "one of developer, startup, growth, scale, enterprise",
+  ),
+  /** Browser origins beyond loopback pages allowed to call /mcp (the transport's Origin rule, http/origin.ts). */
+  mcpAllowedOrigins: setting(
+    "COUNTERSIGN_MCP_ALLOWED_ORIGINS",
+    z
+      .string()
+      .default("")
+      .transform((value, check) => {
+        try {
+          return parseAllowedOrigins(value);
+        } catch (err) {
+          check.addIssue({ code: "custom", message: (err as Error).message });
+          return z.NEVER;
+        }
+      }),
+    "origins separated by commas, each scheme://host[:port]",
   ),
 };

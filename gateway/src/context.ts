@@ -30,6 +30,8 @@ export interface McpContext {
   upstreamTimeoutMs?: number;
   /** A single tools/call is answered without an SDK server per request (mcp/direct-tools-call.ts); tests turn it off to compare. */
   directToolsCall: boolean;
+  /** Browser origins beyond loopback pages that may call /mcp (http/origin.ts). */
+  allowedOrigins: ReadonlySet<string>;
   /** Claims an allowed call in its decision's write (one commit fewer before the upstream call). */
   claimWithDecision: ClaimWithDecisionFn;
 }

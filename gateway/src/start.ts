@@ -42,6 +42,8 @@ export interface GatewayOptions {
   upstreamTimeoutMs?: number;
   /** How often interrupted executions are looked for (ms). */
   recoveryEveryMs?: number;
+  /** COUNTERSIGN_MCP_ALLOWED_ORIGINS: browser origins beyond loopback pages that may call /mcp. */
+  mcpAllowedOrigins?: ReadonlySet<string>;
   /** Default true; false sends every /mcp request through the SDK's server (tests compare the answers). */
   directToolsCall?: boolean;
 }
@@ -108,6 +110,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
         onBatch: (n) => metrics.writeBatches.observe({ write: "result" }, n),
       }),
       directToolsCall: opts.directToolsCall ?? true,
+      allowedOrigins: opts.mcpAllowedOrigins ?? new Set(),
       claimWithDecision: claimWithDecision(identity, opts.credentialKey),
     },
   };

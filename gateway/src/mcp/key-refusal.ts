@@ -4,7 +4,7 @@ import { rpcError } from "../http/edge.js";
 import type { KeyCheck } from "../http/key-check.js";
 import { sendUnavailable } from "../http/unavailable.js";
 
-/** A gateway key that failed its check, as /mcp answers it (SPEC 7.3): 503, 429 -32000 with Retry-After, or 401 -32001. */
+/** A gateway key that failed its check, as /mcp answers it (SPEC 7.3): 503, 429 -32000 with Retry-After, or 401 -32001 with WWW-Authenticate: Bearer. */
 export function refuseKeyCheck(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -23,5 +23,11 @@ export function refuseKeyCheck(
       },
     );
   }
-  return rpcError(reply, 401, jsonRpcErrors.UNAUTHORIZED, "no valid gateway key");
+  // RFC 6750 3 / MCP authorization: a 401 names the scheme it wants.
+  return rpcError(
+    reply.header("www-authenticate", 'Bearer realm="countersign-gateway"'),
+    401,
+    jsonRpcErrors.UNAUTHORIZED,
+    "no valid gateway key",
+  );
 }

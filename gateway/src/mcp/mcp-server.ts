@@ -19,7 +19,7 @@ import { listTools } from "./tools-list.js";
 
 // The database went away while a request was being answered (the key check before it
 // passed): a retryable refusal in the request's own shape, never -32603 with pg's message.
-function unavailableAsRpcError(err: unknown): never {
+export function unavailableAsRpcError(err: unknown): never {
   if (!isDatabaseUnavailable(err)) throw err;
   // The SDK answers a thrown error's own code, message and data (McpError would prefix the message).
   const e = unavailableRpcError("DATABASE_UNAVAILABLE");
