@@ -4,10 +4,14 @@
  * 127.0.0.1 on a port of the system's choosing, which is what `make run` (loopback switched on)
  * lets a person register. It records every call that reached the tool, so a test can tell a call
  * the Gateway ran from one it refused.
+ *
+ * docs/dashboard.md's walk-through runs it by hand, as the newcomer's server:
+ * `node --import tsx test/dashboard/first-hour-upstream.ts [port]` prints its URL and runs until Ctrl-C.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { pathToFileURL } from "node:url";
 import { z } from "zod";
 
 export interface RefundsServer {
@@ -24,7 +28,8 @@ const readBody = async (req: IncomingMessage): Promise<unknown> => {
   return text ? JSON.parse(text) : undefined;
 };
 
-export async function startRefundsServer(): Promise<RefundsServer> {
+/** Starts the server on 127.0.0.1 at `port` (0: a free one the system picks). */
+export async function startRefundsServer(port = 0): Promise<RefundsServer> {
   const refunds: Record<string, unknown>[] = [];
   const build = () => {
     const server = new McpServer({ name: "acme-payments", version: "1.0.0" });
@@ -73,11 +78,14 @@ export async function startRefundsServer(): Promise<RefundsServer> {
     await transport.handleRequest(req, res, body);
   };
   const http = createServer(handler);
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(port, "127.0.0.1", resolve);
+  });
   const addr = http.address();
-  const port = typeof addr === "object" && addr ? addr.port : 0;
+  const bound = typeof addr === "object" && addr ? addr.port : port;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${bound}/mcp`,
     refunds,
     close: () =>
       new Promise<void>((resolve) => {
@@ -85,4 +93,10 @@ export async function startRefundsServer(): Promise<RefundsServer> {
         http.close(() => resolve());
       }),
   };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const server = await startRefundsServer(Number(process.argv[2] ?? 0));
+  process.stdout.write(`MCP server: ${server.url} (tools refund_payment, lookup_order; Ctrl-C stops it)\n`);
+  process.once("SIGINT", () => void server.close());
 }
