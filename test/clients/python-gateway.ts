@@ -39,6 +39,9 @@ import { registerServerIdentity } from "../fixtures/service-aware-upstream.js";
 import { longIdentityLog } from "../fixtures/identities.js";
 import { recorded } from "../gateway/harness.js";
 import { startEndlessPagingServer } from "./paging-mcp-server.js";
+import { startCloudApi, type CloudApi } from "../fixtures/cloud-api.js";
+import { createTestCa } from "../fixtures/https-receiver.js";
+import { thirdPartyWorld, type ThirdPartyWorld } from "./third-party-world.js";
 import { forceActionStatus, shiftActionTimes } from "../../core/src/actions/fixtures.test-support.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-py-"));
@@ -59,6 +62,8 @@ await migrate(pool);
 
 const keyHashSecret = randomBytes(32);
 const signingKey = generateSeed();
+// For the third-party MCP client tests: the upstream an admin registers through the Cloud API is on https.
+const ca = createTestCa();
 const common = {
   pool,
   databaseUrl: url.toString(),
@@ -70,6 +75,7 @@ const common = {
   signingKey,
   defaultPlan: "developer" as const,
   allowLoopbackUrls: true,
+  upstreamCa: [ca.caPem],
   recoveryEveryMs: 3_600_000,
 };
 const gateway = await startGateway(common);
@@ -136,6 +142,22 @@ function oversizedWorld() {
   return oversized;
 }
 
+let thirdParty: Promise<{ api: CloudApi; tp: ThirdPartyWorld }> | undefined;
+/**
+ * The third-party MCP client tests' organization (third-party-world.ts): a Cloud API, started on
+ * first use, through which an admin registers the upstream and makes its tool (a discovery).
+ */
+function thirdPartyOrganization() {
+  thirdParty ??= (async () => {
+    const api = await startCloudApi(
+      { url: url.toString(), pool, drop: async () => undefined },
+      { extra: { mcp: { allowLoopbackUrls: true, ca: [ca.caPem] } } },
+    );
+    return { api, tp: await thirdPartyWorld(pool, api, { keyHashSecret, gateway }, ca) };
+  })();
+  return thirdParty;
+}
+
 /** What a person or the passing of time does, by name. */
 const controls: Record<string, (input: Record<string, string>) => Promise<unknown>> = {
   async decide({ approval_request_id, type }) {
@@ -169,6 +191,24 @@ const controls: Record<string, (input: Record<string, string>) => Promise<unknow
       throttled: throttled.organizationId,
     };
     return recorded(pool, ids[organization!]!);
+  },
+  async third_party() {
+    const { tp } = await thirdPartyOrganization();
+    return { key: tp.world.key, tool: tp.tool };
+  },
+  async third_party_approve({ approval_request_id }) {
+    await (await thirdPartyOrganization()).tp.approve(approval_request_id!);
+    return {};
+  },
+  async third_party_calls() {
+    return (await thirdPartyOrganization()).tp.upstream.calls;
+  },
+  async third_party_outcome({ id }) {
+    const { rows } = await pool.query(
+      "select pa.status, r.outcome from protected_actions pa left join receipts r on r.id = pa.receipt_id where pa.id = $1",
+      [id],
+    );
+    return rows[0] ?? null;
   },
   async upstream_calls() {
     return { gateway: upstream.calls, direct: direct.calls, endless_pages: endless.pages() };
@@ -282,7 +322,15 @@ async function stop() {
   if (stopping) return;
   stopping = true;
   control.close();
-  await Promise.all([upstream.close(), direct.close(), endless.close()]);
+  const third = await thirdParty?.catch(() => undefined);
+  await Promise.all([
+    upstream.close(),
+    direct.close(),
+    endless.close(),
+    third?.tp.close(),
+    third?.api.close(),
+  ]);
+  ca.dispose();
   await busy.stop();
   await gateway.stop();
   await pool.end();

@@ -33,7 +33,7 @@ export interface ThirdPartyWorld {
 export async function thirdPartyWorld(
   db: Pool,
   api: CloudApi,
-  gw: TestGateway,
+  gw: Pick<TestGateway, "keyHashSecret" | "gateway">,
   ca: TestCa,
 ): Promise<ThirdPartyWorld> {
   const world = await createAuthorizationWorld(db, gw.keyHashSecret);
