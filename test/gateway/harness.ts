@@ -39,6 +39,8 @@ export async function startTestGateway(
     directToolsCall?: boolean;
     /** Extra CA certificates for upstream MCP servers (COUNTERSIGN_UPSTREAM_CA_FILE). */
     upstreamCa?: string[];
+    /** COUNTERSIGN_MCP_ALLOWED_ORIGINS. */
+    mcpAllowedOrigins?: ReadonlySet<string>;
   } = {},
 ): Promise<TestGateway> {
   const keyHashSecret = opts.keyHashSecret ?? randomBytes(32);
@@ -58,6 +60,7 @@ export async function startTestGateway(
     allowLoopbackUrls: true,
     upstreamTimeoutMs: opts.upstreamTimeoutMs,
     directToolsCall: opts.directToolsCall,
+    mcpAllowedOrigins: opts.mcpAllowedOrigins,
     upstreamCa: opts.upstreamCa,
     // Tests run recovery themselves, with a clock of their choosing.
     recoveryEveryMs: 3_600_000,
