@@ -1,6 +1,6 @@
 import { ServiceError } from "@countersign/protocol/errors";
 import { decryptMcpCredential } from "@countersign/core/mcp-servers";
-import { checkPublicUrl } from "@countersign/core/net";
+import { checkUpstreamUrl } from "@countersign/core/net";
 import type { ApiContext } from "../context.js";
 import { discoverTools, readDeclaration } from "../mcp/discovery.js";
 import { withDiscoverySlot } from "../mcp/discovery-slots.js";
@@ -10,7 +10,8 @@ import type { ServerRow } from "./store.js";
 
 /** How the Cloud API reaches an MCP server: its address rules, its stored credential, discovery. */
 export async function requireAllowedUrl(text: string, mcp: McpOptions): Promise<void> {
-  const check = await checkPublicUrl(text, { allowLoopback: mcp.allowLoopbackUrls, resolve: mcp.resolve });
+  // The Gateway's own rule (core/src/net/upstream-url.ts): what is stored here is what it can call.
+  const check = await checkUpstreamUrl(text, { allowLoopback: mcp.allowLoopbackUrls, resolve: mcp.resolve });
   if (!check.allowed) {
     // The refused address itself is not told: it would show callers what internal names resolve to.
     throw new ServiceError(

@@ -18,3 +18,4 @@ export {
 } from "./public-url.js";
 export { connectTarget, checkedLookup, AddressNotAllowedError, type ConnectTarget } from "./connect.js";
 export { checkIpIdentity } from "./ip-identity.js";
+export { checkUpstreamUrl, upstreamTarget } from "./upstream-url.js";

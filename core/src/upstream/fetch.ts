@@ -1,37 +1,14 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { Readable, Transform } from "node:stream";
+// The URL rule (https per SPEC 6.4, or loopback http under the loopback switch) is the Cloud API's too.
 import {
   AddressNotAllowedError,
-  connectTarget,
+  upstreamTarget,
   type AddressRules,
   type ConnectTarget,
 } from "../net/index.js";
 import { upstreamAgent } from "./agents.js";
-
-const LOOPBACK_HOSTS: Record<string, { address: string; family: 4 | 6 }> = {
-  "127.0.0.1": { address: "127.0.0.1", family: 4 },
-  localhost: { address: "127.0.0.1", family: 4 },
-  "[::1]": { address: "::1", family: 6 },
-};
-
-/**
- * Where to connect for an upstream URL: https with the address rules of SPEC
- * 6.4, or plain http to a loopback literal when the loopback switch is on.
- */
-async function upstreamTarget(text: string, rules: AddressRules): Promise<ConnectTarget> {
-  const url = new URL(text);
-  if (url.protocol !== "http:") return connectTarget(text, rules);
-  const loopback = LOOPBACK_HOSTS[url.hostname];
-  if (!rules.allowLoopback || !loopback) throw new AddressNotAllowedError("not_https");
-  return {
-    url,
-    address: loopback.address,
-    family: loopback.family,
-    port: Number(url.port || 80),
-    servername: undefined,
-  };
-}
 
 /** Why an exchange with an MCP server failed, as the first failure saw it. */
 export type UpstreamFailure =

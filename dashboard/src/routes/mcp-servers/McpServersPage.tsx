@@ -102,6 +102,11 @@ function NewServer({ orgId }: { orgId: string }) {
         {kind === "mcp" && (
           <>
             <Field label="URL (public https)" name="url" type="url" />
+            <p className="muted" data-testid="url-rule">
+              In production the Gateway calls only public https addresses. Where the installation allows
+              loopback (<code>make run</code>), a server on the same machine may be plain http, such as{" "}
+              <code>http://127.0.0.1:3001/mcp</code>.
+            </p>
             <Field
               label="Authorization header sent upstream (optional, never shown again)"
               name="authorization"
