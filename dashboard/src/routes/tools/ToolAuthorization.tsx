@@ -9,7 +9,7 @@ import { When } from "../../components/When.js";
 /**
  * What the tool is bound to and whether that is authorized. Enabling a draft authorizes its binding;
  * once authorized, a changed binding (server address, credential, identity, upstream tool, schema,
- * amount mapping) is refused by the Gateway (TOOL_REAUTHORIZATION_REQUIRED) until an owner or admin,
+ * amount mapping, the server's declaration of the tool) is refused by the Gateway (TOOL_REAUTHORIZATION_REQUIRED) until an owner or admin,
  * signed in, authorizes exactly the binding shown here (BINDING_CHANGED if it changed meanwhile).
  */
 export function ToolAuthorization({ orgId, tool, role }: { orgId: string; tool: Tool; role: Role }) {
@@ -40,6 +40,7 @@ export function ToolAuthorization({ orgId, tool, role }: { orgId: string; tool: 
               , server identity <code>{binding.server_kid}</code>
             </>
           ) : null}
+          {binding.declaration ? ", and what the server declared of the tool (shown above)" : null}
         </dd>
         <dt>Binding digest</dt>
         <dd>

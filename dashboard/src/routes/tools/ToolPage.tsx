@@ -6,6 +6,7 @@ import { can } from "../../app/roles.js";
 import { ActionForm } from "../../components/ActionForm.js";
 import { Loaded } from "../../components/Loading.js";
 import { ToolAuthorization } from "./ToolAuthorization.js";
+import { ToolDeclaration } from "./ToolDeclaration.js";
 import { toolChanges, ToolFields } from "./ToolFields.js";
 import { ToolState } from "./ToolState.js";
 import { KubernetesManaged } from "../../components/KubernetesManaged.js";
@@ -59,6 +60,7 @@ export function ToolPage() {
             <pre className="json" tabIndex={0} aria-label="Input schema">
               {JSON.stringify(t.input_schema, null, 2)}
             </pre>
+            <ToolDeclaration tool={t} />
             <ToolAuthorization orgId={orgId} tool={t} role={role} />
             {can.manage(role) && (
               <section>
