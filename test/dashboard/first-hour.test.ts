@@ -345,7 +345,8 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
         .filter({ hasText: "succeeded" });
       await row.waitFor({ timeout: 20_000 });
       await row.getByRole("link").click();
-      await page.getByTestId("action-status").getByText("succeeded").waitFor();
+      await page.getByRole("heading", { name: "refund-bot: refund_payment" }).waitFor();
+      await expect(page.locator("dd[data-testid=action-status]").textContent()).resolves.toBe("succeeded");
       await shot("action");
     },
   );
@@ -365,6 +366,7 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
       await page.getByRole("button", { name: "Verify in this browser" }).click();
       await expect(page.getByTestId("browser-verification").getAttribute("data-valid")).resolves.toBe("true");
       expect(requests).toEqual([]); // verified with no request to any server
+      await page.getByTestId("browser-verification").scrollIntoViewIfNeeded();
       await shot("receipt");
       const [bundle] = await Promise.all([
         page.waitForEvent("download"),
