@@ -57,7 +57,6 @@ let dir: string;
 let page: Page;
 let gatewayKey: string;
 let agent: Client | undefined;
-let receiptFile: string;
 
 const nav = (name: string) =>
   page.getByRole("navigation", { name: "Organization" }).getByRole("link", { name, exact: true }).click();
@@ -193,6 +192,8 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
     await page.getByLabel("Note for this version (optional)").fill("refunds over 100 EUR wait for a person");
     await page.getByRole("button", { name: "Save as a draft version" }).click();
     await page.getByText("Saved as version 1 (a draft).").waitFor();
+    // Saved is not active: the page says so.
+    await page.getByTestId("policy-stage").getByText("Draft version 1 — not active").waitFor();
     await shot("policy");
   });
 
@@ -264,6 +265,7 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
       await shot("activation");
       await dialog.getByRole("button", { name: "Activate version 1" }).click();
       await page.getByTestId("notice").getByText("Version 1 is active.").waitFor();
+      await page.getByTestId("policy-stage").getByText("enforce").waitFor();
       await expect(dialog.count()).resolves.toBe(0);
 
       // A small refund now runs at once, on the person's own server.
@@ -372,7 +374,7 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
         page.waitForEvent("download"),
         page.getByRole("link", { name: /^Download receipt-/ }).click(),
       ]);
-      receiptFile = join(dir, bundle.suggestedFilename());
+      const receiptFile = join(dir, bundle.suggestedFilename());
       await bundle.saveAs(receiptFile);
       const recorded = await page
         .locator("dd code")
