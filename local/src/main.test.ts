@@ -5,7 +5,7 @@
  * setting exits with status 2 naming every bad setting.
  */
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -63,6 +63,20 @@ function launch(env: Record<string, string>): Run {
   const run = { child, stdout: () => out, stderr: () => err, exited };
   launched.add(run);
   return run;
+}
+
+/** The processes whose command line names `text` (a run's PostgreSQL names its data folder). */
+function processesNaming(text: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) found.push(Number(entry));
+    } catch {
+      // The process ended while the folder was read.
+    }
+  }
+  return found;
 }
 
 function running(pid: number): boolean {
@@ -440,8 +454,9 @@ describe("make run (local/src/main.ts)", () => {
           await new Promise((r) => setTimeout(r, 100));
         expect(run.stdout()).not.toContain("Countersign is running.");
         expect(await run.exited).toBe(1);
-        expect(run.stderr()).toContain(
-          `cannot start the embedded PostgreSQL: 127.0.0.1:${foreign.port} is already in use by another program`,
+        expect(run.stderr()).toBe(
+          `cannot start the embedded PostgreSQL: 127.0.0.1:${foreign.port} (COUNTERSIGN_POSTGRES_PORT) is already in use by another program: ` +
+            "stop that program or choose another port\n",
         );
         expect(run.stdout()).not.toContain("Countersign is running.");
         // The foreign server is untouched and got nothing of ours; ours is not left running.
@@ -460,35 +475,47 @@ describe("make run (local/src/main.ts)", () => {
   );
 
   it(
-    "a port another program holds stops the start with a clear message, and leaves nothing running",
-    { timeout: 120_000 },
+    "each port another program holds stops the start with one line naming its setting, and leaves nothing running",
+    { timeout: 300_000 },
     async () => {
       const ownDir = mkdtempSync(path.join(os.tmpdir(), "cs-local-taken-"));
       chmodSync(ownDir, 0o755);
-      // Held by this test for the whole run: the Gateway's port, the last server to listen.
-      const holder = createServer();
-      await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
-      const taken = (holder.address() as AddressInfo).port;
+      const settings = [
+        "COUNTERSIGN_POSTGRES_PORT",
+        "COUNTERSIGN_SMTP_PORT",
+        "COUNTERSIGN_INBOX_PORT",
+        "COUNTERSIGN_SAMPLE_UPSTREAM_PORT",
+        "COUNTERSIGN_API_PORT",
+        "COUNTERSIGN_GATEWAY_PORT",
+      ];
       try {
-        const run = launch({
-          COUNTERSIGN_DATA_DIR: ownDir,
-          COUNTERSIGN_GATEWAY_PORT: String(taken),
-          COUNTERSIGN_API_PORT: "0",
-          COUNTERSIGN_SAMPLE_UPSTREAM_PORT: "0",
-          COUNTERSIGN_SMTP_PORT: "0",
-          COUNTERSIGN_INBOX_PORT: "0",
-        });
-        expect(await run.exited).toBe(1);
-        expect(run.stderr()).toBe(
-          `cannot start Countersign: 127.0.0.1:${taken} (COUNTERSIGN_GATEWAY_PORT) is already in use by another program: ` +
-            "stop that program or choose another port\n",
-        );
-        expect(run.stdout()).not.toContain("Countersign is running.");
-        // Its embedded PostgreSQL, started and migrated before the Gateway failed, was stopped.
-        expect(existsSync(path.join(ownDir, "postgres", "PG_VERSION"))).toBe(true);
-        expect(existsSync(path.join(ownDir, "postgres", "postmaster.pid"))).toBe(false);
+        for (const setting of settings) {
+          // Held by this test while the run starts: the port the setting names.
+          const holder = createServer();
+          await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+          const taken = (holder.address() as AddressInfo).port;
+          try {
+            const others = Object.fromEntries(settings.map((name) => [name, "0"]));
+            const run = launch({ COUNTERSIGN_DATA_DIR: ownDir, ...others, [setting]: String(taken) });
+            expect(await run.exited, setting).toBe(1);
+            const prefix =
+              setting === "COUNTERSIGN_POSTGRES_PORT"
+                ? "cannot start the embedded PostgreSQL"
+                : "cannot start Countersign";
+            expect(run.stderr(), setting).toBe(
+              `${prefix}: 127.0.0.1:${taken} (${setting}) is already in use by another program: ` +
+                "stop that program or choose another port\n",
+            );
+            expect(run.stdout()).not.toContain("Countersign is running.");
+            // Nothing it started outlives it: no PostgreSQL of its data folder (its command line names
+            // the folder), no lock file, and none of its ports still listened on.
+            expect(processesNaming(ownDir), setting).toEqual([]);
+            expect(existsSync(path.join(ownDir, "postgres", "postmaster.pid")), setting).toBe(false);
+          } finally {
+            await new Promise<void>((resolve) => holder.close(() => resolve()));
+          }
+        }
       } finally {
-        holder.close();
         rmSync(ownDir, { recursive: true, force: true });
       }
     },

@@ -23,13 +23,24 @@ import { StartedParts, startupFailure } from "./startup-failure.js";
 const config = loadConfigOrExit(localSettings);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
+// Every port this run listens on, by the setting that chose it (docs/configuration.md, make run): a
+// port another program holds stops the start with one line naming that setting.
+const ports = {
+  COUNTERSIGN_API_PORT: config.apiPort,
+  COUNTERSIGN_GATEWAY_PORT: config.gatewayPort,
+  COUNTERSIGN_SAMPLE_UPSTREAM_PORT: config.sampleUpstreamPort,
+  COUNTERSIGN_SMTP_PORT: config.smtpPort,
+  COUNTERSIGN_INBOX_PORT: config.inboxPort,
+  ...(config.databaseUrl ? {} : { COUNTERSIGN_POSTGRES_PORT: config.postgresPort }),
+};
+
 const database = await openDatabase({
   databaseUrl: config.databaseUrl,
   dataDir: config.dataDir,
   port: config.postgresPort,
   log: say,
 }).catch((err: Error) => {
-  process.stderr.write(`cannot start the embedded PostgreSQL: ${err.message}\n`);
+  process.stderr.write(`cannot start the embedded PostgreSQL: ${startupFailure(err, ports)}\n`);
   process.exit(1);
 });
 
@@ -37,13 +48,6 @@ const database = await openDatabase({
 // embedded PostgreSQL included, and says why in one line instead of a stack trace.
 const parts = new StartedParts();
 parts.add(database.stop);
-const ports = {
-  COUNTERSIGN_API_PORT: config.apiPort,
-  COUNTERSIGN_GATEWAY_PORT: config.gatewayPort,
-  COUNTERSIGN_SAMPLE_UPSTREAM_PORT: config.sampleUpstreamPort,
-  COUNTERSIGN_SMTP_PORT: config.smtpPort,
-  COUNTERSIGN_INBOX_PORT: config.inboxPort,
-};
 async function started<T>(part: Promise<T>, stop?: (value: T) => Promise<void>): Promise<T> {
   const value = await part.catch(async (err: unknown) => {
     await parts.stopAll().catch(() => undefined);

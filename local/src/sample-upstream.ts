@@ -81,7 +81,14 @@ export async function startSampleUpstream(
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   });
-  await new Promise<void>((resolve) => http.listen(port, host, resolve));
+  // A port another program holds is a start failure make run reports in one line, not an uncaught 'error' event.
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(port, host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
   const addr = http.address();
   const bound = typeof addr === "object" && addr ? addr.port : port;
   return {

@@ -83,9 +83,13 @@ export async function assertPortFree(port: number): Promise<void> {
     srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
   if (!free) {
-    throw new Error(
-      `127.0.0.1:${port} is already in use by another program (a PostgreSQL server not started from this data folder?); ` +
-        "the embedded PostgreSQL needs a free port: stop that program or choose another port, or set DATABASE_URL to use that server",
+    // code, address and port as a listen error has them, so a caller names the setting that chose the port.
+    throw Object.assign(
+      new Error(
+        `127.0.0.1:${port} is already in use by another program (a PostgreSQL server not started from this data folder?); ` +
+          "the embedded PostgreSQL needs a free port: stop that program or choose another port, or set DATABASE_URL to use that server",
+      ),
+      { code: "EADDRINUSE", address: "127.0.0.1", port },
     );
   }
 }

@@ -36,9 +36,18 @@ export async function startSmtpCatcher(host: string, port: number): Promise<Smtp
       });
     },
   });
+  // SMTPServer re-emits its listener's and its connections' errors as its own 'error' event, which
+  // without a listener ends the process with a stack trace: at start one fails the start (a port
+  // another program holds, reported in one line); later a client's broken connection is not fatal.
+  let listening = false;
   await new Promise<void>((resolve, reject) => {
-    server.server.once("error", reject);
-    server.listen(port, host, resolve);
+    server.on("error", (err) => {
+      if (!listening) reject(err);
+    });
+    server.listen(port, host, () => {
+      listening = true;
+      resolve();
+    });
   });
   const addr = server.server.address();
   const bound = typeof addr === "object" && addr ? addr.port : port;
