@@ -32,6 +32,8 @@ import type { JsonBody } from "../fixtures/json.js";
 
 let db: TestDatabase;
 let gw: TestGateway;
+/** A Gateway without the direct tools/call path: every call goes through the SDK's server and transport. */
+let viaSdk: TestGateway;
 let world: AuthorizationWorld;
 let up: InteractiveUpstream;
 const tools: Record<string, string> = {};
@@ -39,6 +41,11 @@ const tools: Record<string, string> = {};
 beforeAll(async () => {
   db = await createTestDatabase();
   gw = await startTestGateway(db);
+  viaSdk = await startTestGateway(db, {
+    keyHashSecret: gw.keyHashSecret,
+    signingKey: gw.signingKey,
+    directToolsCall: false,
+  });
   world = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
   up = await startInteractiveUpstream();
   for (const name of ["report", "summarize", "confirm"])
@@ -52,12 +59,13 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw?.close();
+  await viaSdk?.close();
   await up?.close();
   await db?.drop();
 });
 
 /** An agent on the official SDK client, declaring these capabilities (and answering what they cover). */
-async function agent(capabilities: ClientCapabilities = {}) {
+async function agent(capabilities: ClientCapabilities = {}, gateway = gw) {
   const client = new Client({ name: "relay-agent", version: "1.0.0" }, { capabilities });
   const answered = { sampling: 0, elicitation: 0 };
   if (capabilities.sampling)
@@ -71,7 +79,7 @@ async function agent(capabilities: ClientCapabilities = {}) {
       return { action: "accept", content: { ok: true } };
     });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gw.gateway.url}/mcp`), {
+    new StreamableHTTPClientTransport(new URL(`${gateway.gateway.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${world.key}` } },
     }),
   );
@@ -118,6 +126,19 @@ describe("progress", () => {
     // The upstream was asked for progress (with the Gateway's token, not one the agent chose).
     expect(up.progressTokens.at(-1)).toBeDefined();
     expect((await recordedOutcome(metaOf(res).protected_action_id as string)).outcome).toBe("succeeded");
+    await client.close();
+  });
+
+  it("reaches the agent through the SDK's server and transport too (no direct path)", async () => {
+    const { client } = await agent({}, viaSdk);
+    const seen: Progress[] = [];
+    const res = (await client.callTool(
+      { name: tools.report!, arguments: { topic: "q5", amount: 5 } },
+      undefined,
+      { onprogress: (p) => seen.push(p) },
+    )) as CallToolResult;
+    expect(res.isError).toBeFalsy();
+    expect(seen.map((p) => p.message)).toEqual(["step 1 of q5", "step 2 of q5", "step 3 of q5"]);
     await client.close();
   });
 
