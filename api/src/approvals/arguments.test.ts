@@ -5,6 +5,7 @@
  * a management key, the list). Real Gateway, real Cloud API, real PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { markEvidenceDeleted } from "@countersign/core/actions";
 import { insertApiKey } from "@countersign/core/keys";
 import { sha256Digest } from "@countersign/protocol/canonical";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
@@ -87,7 +88,7 @@ describe("a held call's arguments", () => {
     expect((await stranger.get(path)).status).toBe(404);
   });
 
-  it("are kept only for held calls", async () => {
+  it("are kept only for held calls, and cleared by retention with the ended action's call data", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const allowed = await gw.authorize(w.key, { tool: w.tool, arguments: { amount: 5 } });
     expect(allowed.body).toMatchObject({ status: "authorized" });
@@ -98,5 +99,17 @@ describe("a held call's arguments", () => {
       [w.organizationId],
     );
     expect(rows[0].n).toBe(0);
+
+    const held = await gw.authorize(w.key, { tool: w.tool, arguments: { amount: 500, order: "r-9" } });
+    const kept = () =>
+      db.pool.query("select arguments from protected_actions where id = $1", [held.body.protected_action_id]);
+    expect((await kept()).rows[0].arguments).toBe('{"amount":500,"order":"r-9"}');
+    // Open, retention leaves it; ended (expired here), its arguments go with the rest of its call data.
+    expect(await markEvidenceDeleted(db.pool, [held.body.protected_action_id], new Date())).toBe(0);
+    await db.pool.query("update protected_actions set status = 'expired' where id = $1", [
+      held.body.protected_action_id,
+    ]);
+    expect(await markEvidenceDeleted(db.pool, [held.body.protected_action_id], new Date())).toBe(1);
+    expect((await kept()).rows[0].arguments).toBeNull();
   });
 });
