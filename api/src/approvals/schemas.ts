@@ -56,5 +56,6 @@ export function approvalJson(a: ApprovalRow, now = Date.now()): Approval {
     policy: policyDecisionJson(a),
     task_object_id: a.task_object_id,
     proposal: (a.proposal ?? null) as Approval["proposal"],
+    approvers_left: a.approvers_left,
   };
 }

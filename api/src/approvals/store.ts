@@ -16,11 +16,22 @@ export interface ApprovalRow extends ActionRow {
   ar_created_at: Date;
   task_object_id: string | null;
   proposal: unknown;
+  approvers_left: number;
 }
 
+/**
+ * How many of the request's approver identities can still decide it: active personal identities
+ * of enabled members who hold one of its roles. Zero means no one can: its keys were unbound, or
+ * their people left or lost the role, and a key bound since does not count for it.
+ */
+const APPROVERS_LEFT = `(select count(*)::int from identities i
+    join users u on u.id = i.user_id and u.disabled_at is null and u.deleted_at is null
+    join memberships m on m.user_id = i.user_id and m.organization_id = ar.organization_id and m.role = any(ar.roles)
+   where i.kid = any(ar.approver_kids) and i.kind = 'personal' and i.status = 'active')`;
 const COLUMNS = `ar.id as ar_id, ar.status as ar_status, ar.roles, ar.approver_count, ar.approver_kids, ar.expires_at as ar_expires_at,
   ar.decided_at, ar.decided_by_kid, ar.decision_object_id, ar.created_at as ar_created_at, pa.task_object_id,
-  po.object as proposal, ${ACTION_COLUMNS}`;
+  po.object as proposal, ${ACTION_COLUMNS},
+  ${APPROVERS_LEFT} as approvers_left`;
 const FROM = `approval_requests ar join ${ACTION_FROM} on pa.id = ar.protected_action_id
   left join signed_objects po on po.object_id = pa.proposal_object_id`;
 

@@ -123,6 +123,44 @@ describe("calls no one can approve", () => {
     expect(request.rows[0]!.approver_kids).toEqual([owner.kid]);
   });
 
+  it("a pending request whose approver keys are all unbound is shown as one no one can decide; a key bound later does not count for it", async () => {
+    const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
+    const k = await insertApiKey(db.pool, gw.keyHashSecret, {
+      organizationId: w.organizationId,
+      kind: "management",
+      environment: "live",
+      name: "reader",
+      scopes: ["read", "approvals:read"],
+      createdBy: w.ownerId,
+    });
+    const b = new Browser(api.base, randomIp(), null);
+    const read = async (id: string) => {
+      const res = await b.get(`/orgs/${w.organizationId}/approvals/${id}`, {
+        authorization: `Bearer ${k.key}`,
+      });
+      expect(res.status, res.text).toBe(200);
+      return res.body.approval;
+    };
+    const held = await refund(w, "held-1");
+    expect(held.body).toMatchObject({ status: "approval_pending" });
+    expect(await read(held.body.approval_request_id)).toMatchObject({
+      approver_kids: [w.approver.signer.kid],
+      approvers_left: 1,
+    });
+
+    await db.pool.query("update identities set status = 'revoked' where kid = $1", [w.approver.signer.kid]);
+    expect((await read(held.body.approval_request_id)).approvers_left).toBe(0);
+    await bindPersonalIdentity(db.pool, w.organizationId, w.ownerId);
+    expect((await read(held.body.approval_request_id)).approvers_left).toBe(0);
+    const list = await b.get(`/orgs/${w.organizationId}/approvals?status=pending`, {
+      authorization: `Bearer ${k.key}`,
+    });
+    expect(list.body.items.map((a: { approvers_left: number }) => a.approvers_left)).toEqual([0]);
+    const again = await refund(w, "held-2");
+    expect(again.body).toMatchObject({ status: "approval_pending" });
+    expect((await read(again.body.approval_request_id)).approvers_left).toBe(1);
+  });
+
   it("a rule whose role no member holds asks for an invitation, not a key", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret, {
       document: {

@@ -46,6 +46,12 @@ export const approvalSchema = z.strictObject({
    * anyone else, for calls held before arguments were kept, and after retention).
    */
   arguments: z.string().nullable().optional(),
+  /**
+   * How many of `approver_kids` can still decide: active personal identities of enabled members
+   * holding one of `roles`. 0 on a pending request: no one can decide it; it expires, and the agent
+   * asks again to be held for the approvers bound now.
+   */
+  approvers_left: z.number().int().optional(),
 });
 export type Approval = Omit<z.infer<typeof approvalSchema>, "proposal"> & {
   /** Null once retention deleted the hosted evidence (only of requests nobody can decide any more). */

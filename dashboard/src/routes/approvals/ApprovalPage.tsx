@@ -108,6 +108,13 @@ export function ApprovalPage() {
                 <p role="status" data-code="EXPIRED">
                   This request has expired; the agent must ask again.
                 </p>
+              ) : a.approvers_left === 0 ? (
+                <p className="warning" role="alert" data-testid="no-one-can-decide" data-code="NO_APPROVERS">
+                  No one can decide this request any more: none of the keys it was made for is still bound to
+                  a member with the role {a.roles.join(", ")}. A key bound since counts only for requests made
+                  after it, so this one expires on {new Date(a.expires_at).toLocaleString()}; the agent then
+                  asks again and is held for the keys bound now.
+                </p>
               ) : !mayDecide ? (
                 <p className="muted">Your role does not decide approvals.</p>
               ) : (

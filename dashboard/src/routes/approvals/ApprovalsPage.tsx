@@ -49,7 +49,15 @@ export function ApprovalsPage() {
                     <td>
                       <Amount amount={a.action?.amount ?? null} />
                     </td>
-                    <td>{new Date(a.expires_at).toLocaleString()}</td>
+                    <td>
+                      {new Date(a.expires_at).toLocaleString()}
+                      {a.approvers_left === 0 && (
+                        <span className="warning-text" data-testid="row-no-one-can-decide">
+                          {" "}
+                          (no one can decide it any more)
+                        </span>
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>
