@@ -5,7 +5,7 @@ import type {
   PolicyCache,
 } from "@countersign/core/decision";
 import type { AddressRules } from "@countersign/core/net";
-import type { UpstreamSessions } from "@countersign/core/upstream";
+import type { UpstreamEras, UpstreamSessions } from "@countersign/core/upstream";
 import type { ClaimWithDecisionFn } from "@countersign/core/execution";
 import type { ResultWriter } from "@countersign/core/actions";
 import type { Pool } from "@countersign/core/store";
@@ -24,6 +24,8 @@ export interface McpContext {
   ca?: string[];
   /** One persistent MCP session per upstream server for this process. */
   sessions: UpstreamSessions;
+  /** Which MCP revision each upstream server speaks, per organization, found once and remembered. */
+  eras: UpstreamEras;
   /** This process's RESULT writes, batched when they queue (core/src/actions/finish-batch.ts). */
   results: ResultWriter;
   /** SPEC 8.4: 30 s; tests shorten it. */

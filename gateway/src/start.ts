@@ -9,7 +9,7 @@ import { claimWithDecision, startRecovery } from "@countersign/core/execution";
 import type { Plan } from "@countersign/core/plans";
 import { listeningUrl, type Logger, type RunningServer } from "@countersign/core/server";
 import { NotificationHub, type Pool } from "@countersign/core/store";
-import { UpstreamSessions } from "@countersign/core/upstream";
+import { UpstreamEras, UpstreamSessions } from "@countersign/core/upstream";
 import type { FastifyInstance } from "fastify";
 import { authorizeRoutes } from "./authorize/route.js";
 import type { GatewayContext } from "./context.js";
@@ -106,6 +106,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       ca: opts.upstreamCa,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
       sessions,
+      eras: new UpstreamEras(),
       results: new ResultWriter(opts.pool, {
         onBatch: (n) => metrics.writeBatches.observe({ write: "result" }, n),
       }),

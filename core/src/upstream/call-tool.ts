@@ -6,6 +6,7 @@ import type { AddressRules } from "../net/index.js";
 import { ByteBudget, upstreamFetch, type UpstreamFailure } from "./fetch.js";
 import { inputAskedDuringCall, upstreamClient, type InputRequest } from "./input-requests.js";
 import { currentCall, UpstreamSessions, type SessionOwner } from "./sessions.js";
+import { callModernTool, MODERN_REVISION, type UpstreamEras } from "./era.js";
 
 /** SPEC 8.3 and 8.4: one upstream call, the whole exchange. */
 export const upstreamLimits = { timeoutMs: 30_000, bytes: 1024 * 1024 } as const;
@@ -28,6 +29,8 @@ export interface UpstreamCall {
   sessions?: UpstreamSessions;
   /** The agent the call is made for: a persistent session serves one agent's calls only (sessions.ts). */
   owner?: SessionOwner;
+  /** Which revision each server speaks, per organization (era.ts); without it (or an owner), the 2025 handshake. */
+  eras?: UpstreamEras;
 }
 
 export type UpstreamOutcome =
@@ -122,6 +125,13 @@ function inputRequired(asked: Set<InputRequest>): UpstreamOutcome {
 }
 
 async function callOnce(c: UpstreamCall): Promise<UpstreamOutcome> {
+  if (c.eras && c.owner) {
+    const era = await c.eras.of(
+      { ...c, organizationId: c.owner.organizationId },
+      c.timeoutMs ?? upstreamLimits.timeoutMs,
+    );
+    if (era === MODERN_REVISION) return callModern(c);
+  }
   if (c.sessions && c.owner) return callInSession({ ...c, owner: c.owner }, c.sessions);
   const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
   const failure: { first?: UpstreamFailure } = {};
@@ -156,6 +166,45 @@ async function callOnce(c: UpstreamCall): Promise<UpstreamOutcome> {
   } finally {
     clearTimeout(timer);
     await client.close().catch(() => undefined);
+  }
+}
+
+/** The call to a server that speaks only MCP 2026-07-28 (era.ts): stateless, no session to keep. */
+async function callModern(c: UpstreamCall): Promise<UpstreamOutcome> {
+  const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
+  const abort = new AbortController();
+  const exchange = {
+    rules: c.rules,
+    ca: c.ca,
+    budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes),
+    signal: abort.signal,
+    failure: {} as { first?: UpstreamFailure },
+    abort: () => abort.abort(),
+  };
+  const timer = setTimeout(() => {
+    exchange.failure.first ??= { kind: "timeout" };
+    abort.abort();
+  }, timeoutMs);
+  try {
+    const params = paramsOf(c);
+    const answer = await callModernTool({ ...c, params, onprogress: c.onProgress }, exchange, timeoutMs);
+    if (answer.kind === "input_required")
+      return {
+        kind: "failure",
+        code: "UPSTREAM_INPUT_REQUIRED",
+        detail:
+          "the MCP server answered input_required (it asks for input), which the Gateway does not relay; it may have acted",
+      };
+    if (answer.kind === "error") {
+      const err = answer.rpcError === undefined ? answer.err : new McpError(answer.rpcError, "");
+      return { kind: "failure", ...failureOf(answer.failure, err) };
+    }
+    if (exchange.failure.first) return { kind: "failure", ...failureOf(exchange.failure.first, undefined) };
+    const valid = toolResult.safeParse(answer.result);
+    if (!valid.success) return { kind: "failure", ...failureOf(undefined, undefined) };
+    return { kind: "result", result: answer.result, isError: valid.data.isError === true };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

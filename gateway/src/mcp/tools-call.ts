@@ -200,6 +200,7 @@ async function run(
       ca: m.ca,
       timeoutMs: m.upstreamTimeoutMs,
       sessions: m.sessions,
+      eras: m.eras,
       onProgress,
       owner: { organizationId: plan.organizationId, agentId: plan.meta.agent.id },
     });

@@ -1,0 +1,196 @@
+import {
+  Client as ModernClient,
+  ProtocolError,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import type { AddressRules } from "../net/index.js";
+import { ByteBudget, upstreamFetch, type UpstreamFailure, type UpstreamFetchOptions } from "./fetch.js";
+
+/** The stateless revision; every other revision the Gateway speaks to upstreams has `initialize` and sessions. */
+export const MODERN_REVISION = "2026-07-28";
+
+/** How the Gateway speaks to one upstream server: the 2025 handshake (v1 SDK, sessions) or 2026-07-28 (v2 SDK). */
+export type UpstreamEra = "legacy" | typeof MODERN_REVISION;
+
+/** The probe's own bounds: a `server/discover` answer is small and quick, or the server is taken as legacy. */
+const PROBE = { timeoutMs: 5_000, bytes: 64 * 1024 } as const;
+
+/**
+ * Which era each upstream server speaks, found once per process and
+ * remembered (docs/gateway.md, "Upstream revisions"). The key is the
+ * organization and the server's URL and credential, so nothing one
+ * organization's calls learned or caused is read for another's, even on the
+ * same public server. Bounded: past `max` entries the oldest is forgotten
+ * (it costs one more probe, nothing else).
+ */
+export class UpstreamEras {
+  private readonly known = new Map<string, Promise<Probe>>();
+
+  constructor(private readonly max = 4096) {}
+
+  /**
+   * The server's era for this organization: remembered, or probed (once, however many calls ask at
+   * once) within `timeoutMs` (the call's own bound when shorter than the probe's 5 s). Only an
+   * answer is remembered: a server that could not be reached is taken as legacy for this call and
+   * probed again at the next.
+   */
+  async of(target: EraTarget, timeoutMs: number): Promise<UpstreamEra> {
+    const key = JSON.stringify([target.organizationId, target.url, target.authorization ?? ""]);
+    let probe = this.known.get(key);
+    if (!probe) {
+      probe = probeEra(target, Math.min(PROBE.timeoutMs, timeoutMs));
+      this.known.set(key, probe);
+      while (this.known.size > this.max) this.known.delete(this.known.keys().next().value!);
+      void probe.then((p) => {
+        if (!p.answered && this.known.get(key) === probe) this.known.delete(key);
+      });
+    }
+    return (await probe).era;
+  }
+}
+
+interface Probe {
+  era: UpstreamEra;
+  /** Whether the server answered (an answer is remembered; no answer is probed again next time). */
+  answered: boolean;
+}
+
+/** After a failed probe: whether the server did answer (an HTTP status, or a body that is not MCP). */
+const answeredAnyway = (failure: { first?: UpstreamFailure }) =>
+  failure.first === undefined || failure.first.kind === "http";
+
+export interface EraTarget {
+  organizationId: string;
+  url: string;
+  authorization: string | null;
+  rules: AddressRules;
+  ca?: readonly string[];
+}
+
+/**
+ * One stateless `server/discover` (MCP 2026-07-28) with the per-request
+ * envelope and its headers. A server that answers it and supports none of the
+ * 2025/2024 revisions the v1 SDK speaks is called in 2026-07-28; every other
+ * server (one that supports a 2025 revision too, refuses the method, wants a
+ * session, errs, or does not answer within 5 s) keeps the 2025 handshake and
+ * its persistent sessions, which the Gateway's call path and `make bench`
+ * are built on. Never throws.
+ */
+async function probeEra(target: EraTarget, timeoutMs: number): Promise<Probe> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  const failure: { first?: UpstreamFailure } = {};
+  const fetch = upstreamFetch({
+    rules: target.rules,
+    ca: target.ca,
+    budget: new ByteBudget(PROBE.bytes),
+    signal: abort.signal,
+    failure,
+    abort: () => abort.abort(),
+  });
+  try {
+    const res = await fetch(target.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN_REVISION,
+        "mcp-method": "server/discover",
+        ...(target.authorization ? { authorization: target.authorization } : {}),
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        // Its own id, so that a server's logs (and the tests) tell the probe from a client's discover.
+        id: "countersign-era-probe",
+        method: "server/discover",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { name: "countersign-gateway", version: "0.1.0" },
+          },
+        },
+      }),
+    });
+    if (res.status !== 200) return { era: "legacy", answered: true };
+    const text = await res.text();
+    // A JSON body, or the first message of an SSE stream.
+    const json = res.headers.get("content-type")?.includes("text/event-stream")
+      ? /^data: ?(.*)$/m.exec(text)?.[1]
+      : text;
+    const versions = (JSON.parse(json ?? "null") as { result?: { supportedVersions?: unknown } } | null)
+      ?.result?.supportedVersions;
+    if (!Array.isArray(versions) || !versions.includes(MODERN_REVISION))
+      return { era: "legacy", answered: true };
+    const legacyToo = versions.some((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v as string));
+    return { era: legacyToo ? "legacy" : MODERN_REVISION, answered: true };
+  } catch {
+    // Unreachable, too slow or too large (nothing learned: probed again next time), or a body that is not MCP.
+    return { era: "legacy", answered: !abort.signal.aborted && answeredAnyway(failure) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What a 2026-07-28 call gives back to call-tool.ts: the result as received, or the error with the first failure. */
+export type ModernAnswer =
+  | { kind: "result"; result: Record<string, unknown> }
+  | { kind: "input_required" }
+  /** `rpcError`: the server answered a JSON-RPC error (with this code). */
+  | { kind: "error"; err: unknown; failure: UpstreamFailure | undefined; rpcError?: number };
+
+/**
+ * One tools/call in MCP 2026-07-28 with the official v2 client pinned to it:
+ * stateless, so no session to keep (each call is one POST with the
+ * per-request envelope and the `Mcp-Method`/`Mcp-Name` headers the client
+ * adds), through the same fetch as every upstream exchange (SPEC 6.4's
+ * address rules at every connection, the call's byte budget, its deadline).
+ * An `input_required` result (the server asks the caller for input) is not
+ * fulfilled: the Gateway does not answer for its caller.
+ */
+export async function callModernTool(
+  c: {
+    url: string;
+    authorization: string | null;
+    params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> };
+    onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  },
+  exchange: UpstreamFetchOptions,
+  timeoutMs: number,
+): Promise<ModernAnswer> {
+  const client = new ModernClient(
+    { name: "countersign-gateway", version: "0.1.0" },
+    {
+      versionNegotiation: { mode: { pin: MODERN_REVISION } },
+      // Declared so that a server wanting input says so (input_required) instead of answering a
+      // degraded result the Gateway could not tell from a real one, as input-requests.ts does for 2025.
+      capabilities: { sampling: {}, elicitation: {} },
+      inputRequired: { autoFulfill: false },
+    },
+  );
+  const transport = new ModernTransport(new URL(c.url), {
+    fetch: upstreamFetch(exchange),
+    requestInit: c.authorization ? { headers: { authorization: c.authorization } } : undefined,
+  });
+  try {
+    await client.connect(transport, { timeout: timeoutMs, signal: exchange.signal });
+    const result = (await client.callTool(c.params, {
+      timeout: timeoutMs,
+      signal: exchange.signal,
+      allowInputRequired: true,
+      ...(c.onprogress ? { onprogress: c.onprogress } : {}),
+    })) as Record<string, unknown>;
+    if (result.resultType === "input_required") return { kind: "input_required" };
+    return { kind: "result", result };
+  } catch (err) {
+    return {
+      kind: "error",
+      err,
+      failure: exchange.failure.first,
+      ...(err instanceof ProtocolError ? { rpcError: err.code } : {}),
+    };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}

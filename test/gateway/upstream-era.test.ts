@@ -1,0 +1,105 @@
+/**
+ * Upstreams that speak only MCP 2026-07-28 beside older ones (docs/gateway.md,
+ * "Upstream revisions"): the Gateway finds each server's revision with one
+ * `server/discover` per organization and server, remembers it, and calls a
+ * 2026-only server in that revision (stateless, the v2 client), a 2025 server
+ * with the 2025 handshake as before. An `input_required` answer is not
+ * fulfilled for the caller: the call is failed, UPSTREAM_INPUT_REQUIRED, with
+ * a failed receipt.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../setup/database.js";
+import {
+  createAuthorizationWorld,
+  createMcpTool,
+  type AuthorizationWorld,
+} from "../fixtures/authorization.js";
+import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
+import { mcpAgent, startTestGateway, type TestGateway } from "./harness.js";
+import { startModernUpstream, type ModernUpstream } from "./modern-upstream.js";
+
+const allow = { revision: 1, default_effect: "allow", rules: [] };
+
+let db: TestDatabase;
+let gw: TestGateway;
+let modern: ModernUpstream;
+let legacy: Upstream;
+let a: { world: AuthorizationWorld; agent: Client; echo: string; confirm: string; old: string };
+let b: { world: AuthorizationWorld; agent: Client; echo: string };
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  gw = await startTestGateway(db);
+  modern = await startModernUpstream();
+  legacy = await startUpstream({ tools: { echo: echoTool } });
+  const wa = await createAuthorizationWorld(db.pool, gw.keyHashSecret, { document: allow });
+  const wb = await createAuthorizationWorld(db.pool, gw.keyHashSecret, { document: allow });
+  const tool = async (w: AuthorizationWorld, url: string, upstreamName: string) =>
+    (await createMcpTool(db.pool, w.organizationId, { url, upstreamName })).name;
+  a = {
+    world: wa,
+    agent: await mcpAgent(gw.gateway.url, wa.key),
+    echo: await tool(wa, modern.url, "echo"),
+    confirm: await tool(wa, modern.url, "confirm"),
+    old: await tool(wa, legacy.url, "echo"),
+  };
+  b = { world: wb, agent: await mcpAgent(gw.gateway.url, wb.key), echo: await tool(wb, modern.url, "echo") };
+});
+afterAll(async () => {
+  await a?.agent.close();
+  await b?.agent.close();
+  await gw?.close();
+  await modern?.close();
+  await legacy?.close();
+  await db?.drop();
+});
+
+const call = (agent: Client, name: string, args: Record<string, unknown> = {}) =>
+  agent.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const service = (r: CallToolResult) =>
+  (r.structuredContent as { service?: { status: string; code: string } } | undefined)?.service;
+const receiptOf = (r: CallToolResult) =>
+  (r._meta as { service?: { receipt_id?: string } }).service?.receipt_id;
+
+describe("upstream revisions", () => {
+  it("a 2026-only server is called in 2026-07-28, its revision found once and remembered", async () => {
+    const first = await call(a.agent, a.echo, { n: 1 });
+    expect(first.isError).toBeFalsy();
+    expect(first.structuredContent).toEqual({ echoed: { n: 1 } });
+    expect(receiptOf(first)).toEqual(expect.any(String));
+    const second = await call(a.agent, a.echo, { n: 2 });
+    expect(second.structuredContent).toEqual({ echoed: { n: 2 } });
+    expect(modern.calls).toEqual({ "2026-07-28": 2 });
+    expect(modern.discovers).toBe(1);
+  });
+
+  it("what one organization found is not read for another: its first call probes again", async () => {
+    const before = modern.discovers;
+    const r = await call(b.agent, b.echo, { n: 3 });
+    expect(r.structuredContent).toEqual({ echoed: { n: 3 } });
+    expect(modern.discovers).toBe(before + 1);
+    await call(b.agent, b.echo, { n: 4 });
+    expect(modern.discovers).toBe(before + 1);
+  });
+
+  it("a 2025 server keeps the 2025 handshake", async () => {
+    const r = await call(a.agent, a.old, { n: 5 });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toEqual({ echoed: { n: 5 } });
+    expect(legacy.calls.echo).toBe(1);
+  });
+
+  it("an input_required answer is not fulfilled for the caller: failed, UPSTREAM_INPUT_REQUIRED, with its receipt", async () => {
+    const r = await call(a.agent, a.confirm);
+    expect(r.isError).toBe(true);
+    expect(service(r)).toMatchObject({ code: "UPSTREAM_INPUT_REQUIRED" });
+    const { rows } = await db.pool.query<{ outcome: string }>(
+      `select r.outcome from receipts r join protected_actions p on p.id = r.protected_action_id
+        where p.organization_id = $1 and p.tool_name = $2`,
+      [a.world.organizationId, a.confirm],
+    );
+    expect(rows.map((x) => x.outcome)).toEqual(["failed"]);
+  });
+});
