@@ -34,6 +34,16 @@ it("adds an MCP server at a loopback http URL and discovers its tools", { timeou
   await page.getByRole("button", { name: "Create the principal" }).waitFor();
   await page.getByRole("link", { name: "MCP servers" }).click();
   await page.getByTestId("url-rule").waitFor();
+  // Plain http stays refused anywhere but this machine, with a sentence that says what to use.
+  await page.getByLabel("Name").fill("elsewhere");
+  await page.getByLabel("URL (public https)").fill("http://10.0.0.8:8080/mcp");
+  await page.getByRole("button", { name: "Add MCP server" }).click();
+  const refused = page.locator('[role=alert][data-code="URL_NOT_ALLOWED"]');
+  await refused.waitFor();
+  await expect(refused.textContent()).resolves.toBe(
+    "This URL is not allowed (not https). Use an https address on a public network; an address on this machine works only where the installation allows loopback, as make run does. (URL_NOT_ALLOWED)",
+  );
+
   await page.getByLabel("Name").fill("everything");
   expect(everything.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   await page.getByLabel("URL (public https)").fill(everything.url);

@@ -35,26 +35,31 @@ const human: Record<string, string> = {
   INVALID_CURRENT_PASSWORD: "Your current password is not right.",
   INVALID_OR_EXPIRED_TOKEN:
     "This link is no longer valid: it was used, replaced or has expired. Ask for a new one.",
-  EMAIL_TAKEN: "Another account uses this address.",
+  EMAIL_TAKEN: "Another account uses this address. Sign in with it, or choose another address.",
   RATE_LIMITED: "Too many attempts. Wait a little and try again.",
-  FORBIDDEN: "Your role does not allow this.",
+  FORBIDDEN:
+    "Your role does not allow this. Ask an owner or admin of the organization to do it or to change your role.",
   ADMIN_REQUIRED: "Only an owner or admin can do this.",
   OWNER_REQUIRED: "Only an owner can do this.",
-  NOT_FOUND: "This does not exist, or you cannot see it.",
+  NOT_FOUND:
+    "This does not exist, or you cannot see it. Check the address, or choose one of your organizations above.",
   ALREADY_DECIDED: "Someone already decided this request; it is no longer pending.",
   POLICY_VERSION_REPLACED:
     "The policy version this request was made under was replaced (a rollback or emergency stop), which closed the request. The agent must ask again.",
   EXPIRED: "This request has expired; the agent must ask again.",
   NO_PRINCIPAL: "This organization has no principal yet. An owner creates it under Principal.",
-  IDENTITY_ALREADY_BOUND: "This key was bound before; a key once unbound is never bound again.",
+  IDENTITY_ALREADY_BOUND:
+    "This key was bound before; a key once unbound is never bound again. Make a new key and bind that one.",
   INVITATION_INVALID: "This invitation does not exist or was withdrawn.",
   INVITATION_EXPIRED: "This invitation has expired. Ask for a new one.",
   INVITATION_EMAIL_MISMATCH:
     "This invitation is for another e-mail address. Sign in with the invited address.",
   ALREADY_MEMBER: "You are already a member of this organization.",
-  NAME_TAKEN: "This name is already in use.",
-  VERIFICATION_FAILED: "The signed object did not verify.",
-  PLAN_LIMIT_EXCEEDED: "Your plan's limit is reached.",
+  NAME_TAKEN: "This name is already in use. Choose another one.",
+  VERIFICATION_FAILED:
+    "The signature did not verify: the key that signed is not the one expected (for delegations and cancellations, the organization's current principal). Check that this browser holds the current key (Principal page) and try again.",
+  PLAN_LIMIT_EXCEEDED:
+    "Your plan's limit is reached. Remove something no longer used, or an owner changes the plan under Plan and billing.",
   SERVICE_UNAVAILABLE: "The service is busy or restarting. Try again in a few seconds.",
   INTERNAL_ERROR: "Something went wrong on the server. Try again later.",
 };
@@ -71,6 +76,13 @@ export function messageOf(err: unknown): { code: string; text: string } {
         code: err.code,
         text: `${fields.map((i) => issueSentence(i)).join(" ")} Correct it and try again.`,
       };
+    if (err.code === "URL_NOT_ALLOWED") {
+      const reason = typeof err.details?.reason === "string" ? err.details.reason.replace(/_/g, " ") : null;
+      return {
+        code: err.code,
+        text: `This URL is not allowed${reason ? ` (${reason})` : ""}. Use an https address on a public network; an address on this machine works only where the installation allows loopback, as make run does.`,
+      };
+    }
     const known = human[err.code];
     if (known) return { code: err.code, text: known };
     if (/^HTTP_\d+$/.test(err.code))
