@@ -187,6 +187,7 @@ describe("a person's first hour with a policy", () => {
       await owner.getByTestId("no-approvers").waitFor();
       await owner.goto(`/orgs/${orgId}/approvals`);
       await owner.getByTestId("queue-empty").waitFor();
+      await owner.getByTestId("no-approvers").waitFor();
       await screenshot(owner, "approvals-no-approvers", dir);
       // The one step, as the page says it: bind a personal key.
       await owner.getByTestId("no-approvers").getByRole("link", { name: "bind your personal key" }).click();
