@@ -5,7 +5,9 @@
  * `@modelcontextprotocol/server-everything`, the MCP project's reference server); with it off the
  * production rule of SPEC 6.4 stands (https only, public addresses: URL_NOT_ALLOWED, nothing
  * stored). Plain http is loopback only even with the switch on, and the upstream CA setting is what
- * discovery trusts for an https server on this machine with a local CA.
+ * discovery trusts for an https server on this machine with a local CA. The tool made from that
+ * discovery is then called through the Gateway's /mcp (a real Gateway, the MCP SDK client): the URL
+ * the Cloud API stored is the one the Gateway reaches.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +24,9 @@ import {
 } from "../../../test/fixtures/everything-upstream.js";
 import { createTestCa, type TestCa } from "../../../test/fixtures/https-receiver.js";
 import { simpleTool, startMcpServer, type McpTestServer } from "../../../test/fixtures/mcp-server.js";
+import { createAuthorizationWorld } from "../../../test/fixtures/authorization.js";
+import { mcpAgent, startTestGateway } from "../../../test/gateway/harness.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 let db: TestDatabase;
 let loopbackOn: CloudApi;
@@ -130,4 +135,63 @@ describe("an MCP server on this machine", () => {
       await untrusting.close();
     }
   });
+
+  it(
+    "loopback on: the tool discovered there is called through the Gateway's /mcp",
+    { timeout: 60_000 },
+    async () => {
+      // An organization ready for decisions (principal, agent with a delegation of payments.*, a policy
+      // allowing by default, a gateway key), whose owner is signed in to the Cloud API.
+      const world = await createAuthorizationWorld(db.pool, loopbackOn.keyHashSecret, {
+        document: { revision: 1, default_effect: "allow", rules: [] },
+      });
+      const owner = loopbackOn.browser();
+      const { userId } = await owner.signUpAndIn(loopbackOn.smtp);
+      await db.pool.query(
+        "insert into memberships (organization_id, user_id, role) values ($1, $2, 'owner')",
+        [world.organizationId, userId],
+      );
+      const o = { owner, org: world.organizationId, ownerId: userId };
+      const server = (await register(o, everything.url)).body.mcp_server;
+      expect((await owner.post(`/orgs/${o.org}/mcp-servers/${server.id}/discover`)).status).toBe(200);
+      const draft = await owner.post(`/orgs/${o.org}/tools`, {
+        mcp_server_id: server.id,
+        exposed_name: "local_echo",
+        upstream_name: "echo",
+        action: "payments.echo",
+        enabled: false,
+      });
+      expect(draft.status, JSON.stringify(draft.body)).toBe(201);
+      const tool = draft.body.tool;
+      expect(
+        (
+          await owner.post(`/orgs/${o.org}/tools/${tool.id}/authorize`, {
+            binding_digest: tool.binding.digest,
+          })
+        ).status,
+      ).toBe(200);
+      expect((await owner.patch(`/orgs/${o.org}/tools/${tool.id}`, { enabled: true })).status).toBe(200);
+
+      const gw = await startTestGateway(db, {
+        keyHashSecret: loopbackOn.keyHashSecret,
+        credentialKey,
+        defaultPlan: "enterprise",
+      });
+      try {
+        const agent = await mcpAgent(gw.gateway.url, world.key);
+        try {
+          const result = (await agent.callTool({
+            name: "local_echo",
+            arguments: { message: "from my own server" },
+          })) as CallToolResult;
+          expect(result.isError ?? false, JSON.stringify(result)).toBe(false);
+          expect(JSON.stringify(result.content)).toContain("from my own server");
+        } finally {
+          await agent.close();
+        }
+      } finally {
+        await gw.close();
+      }
+    },
+  );
 });
