@@ -174,4 +174,18 @@ for (const [name, connect] of clients)
       expect(again.structuredContent).toEqual(ran.structuredContent);
       expect(tp.upstream.calls.refund).toBe(before + 1);
     });
+
+    it("a held call without _meta (as an LLM-driven client sends it) is resumed by the identical call and runs once", async () => {
+      const args = { order: `A-4-${randomBytes(3).toString("hex")}`, amount: 600 };
+      const before = tp.upstream.calls.refund ?? 0;
+      const held = service(await agent.callTool(tp.tool, args));
+      expect(held).toMatchObject({ status: "approval_pending", code: "APPROVAL_PENDING" });
+      const again = service(await agent.callTool(tp.tool, args));
+      expect(again.approval_request_id).toBe(held.approval_request_id);
+      await tp.approve(held.approval_request_id as string);
+      const ran = await agent.callTool(tp.tool, args);
+      expect(ran.isError).toBeFalsy();
+      expect(metaOf(ran).protected_action_id).toBe(held.protected_action_id);
+      expect(tp.upstream.calls.refund).toBe(before + 1);
+    });
   });

@@ -106,3 +106,21 @@ async def test_a_held_call_approved_by_a_person_runs_exactly_once(gateway: Any, 
         repeat = await client.call_tool(tool, args, meta=meta)
         assert repeat.structured_content == ran.structured_content
         assert (await control(gateway, "third_party_calls"))["refund"] == before + 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_held_call_without_meta_is_resumed_by_the_identical_call_and_runs_once(gateway: Any, mode: str) -> None:
+    """What an LLM-driven client sends: no ``_meta``, so no idempotency key (docs/gateway.md, "Approvals without _meta")."""
+    async with agent(gateway, mode) as (client, tool):
+        await client.list_tools()
+        args = {"order": f"P-keyless-{mode}-{uuid.uuid4().hex[:6]}", "amount": 600}
+        before = (await control(gateway, "third_party_calls")).get("refund", 0)
+        held = await client.call_tool(tool, args)
+        assert held.is_error and service(held)["code"] == "APPROVAL_PENDING"
+        again = await client.call_tool(tool, args)
+        assert service(again)["approval_request_id"] == service(held)["approval_request_id"]
+        await control(gateway, "third_party_approve", approval_request_id=service(held)["approval_request_id"])
+        ran = await client.call_tool(tool, args)
+        assert not ran.is_error
+        assert ran.meta["service"]["protected_action_id"] == service(held)["protected_action_id"]
+        assert (await control(gateway, "third_party_calls"))["refund"] == before + 1
