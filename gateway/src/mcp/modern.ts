@@ -9,6 +9,7 @@ import {
   type McpHttpHandler,
 } from "@modelcontextprotocol/server";
 import type { AuthenticatedKey } from "@countersign/core/keys";
+import { jsonRpcErrors } from "@countersign/protocol/errors";
 import { inSpan } from "@countersign/core/telemetry";
 import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayContext, McpContext } from "../context.js";
@@ -99,7 +100,21 @@ export class ModernMcp {
     res.once("close", () => {
       if (!res.writableEnded) abort.abort();
     });
-    const response = await this.handler.fetch(web, { parsedBody: request.body });
+    let response: Response;
+    try {
+      response = await this.handler.fetch(web, { parsedBody: request.body });
+    } catch (err) {
+      // The handler answers every refusal itself; a throw is a fault: logged, answered as /mcp's 500.
+      request.log.error({ err }, "mcp 2026-07-28 request failed");
+      if (res.headersSent) return void res.destroy();
+      const text = JSON.stringify({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: jsonRpcErrors.INTERNAL_ERROR, message: `internal error; request id ${request.id}` },
+      });
+      res.writeHead(500, { "content-type": "application/json", "x-request-id": request.id });
+      return void res.end(text);
+    }
     res.statusCode = response.status;
     response.headers.forEach((value, name) => res.setHeader(name, value));
     res.setHeader("x-request-id", request.id);
