@@ -173,8 +173,9 @@ describe("a person's first hour with a policy", () => {
       const early = await refund({ amount: 500, order: "R-4" }, "R-4");
       expect(early.body).toMatchObject({ status: "denied", code: "NO_APPROVERS" });
 
-      // The dry run of the agent says the same, with the step.
+      // The agent's page says it of its policy, and its dry run too, with the step.
       await owner.goto(`/orgs/${orgId}/agents/${agentId}`);
+      await owner.getByTestId("no-approvers").waitFor();
       await owner.getByLabel("Tool").fill("refund_payment");
       await owner.getByLabel("Arguments (JSON)").fill('{"amount": 500, "order": "R-dry"}');
       await owner.getByRole("button", { name: "Dry run" }).click();

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "react-router";
-import { api } from "../../api/client.js";
+import { api, policies } from "../../api/client.js";
 import type { Agent } from "../../api/types.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
@@ -12,6 +12,7 @@ import { Delegations } from "./Delegations.js";
 import { DryRun } from "./DryRun.js";
 import { GatewayKeys } from "./GatewayKeys.js";
 import { AgentObserve } from "../observe/AgentObserve.js";
+import { NoApprovers } from "../policies/NoApprovers.js";
 
 export function AgentPage() {
   const { orgId, org } = useCurrentOrganization();
@@ -22,6 +23,8 @@ export function AgentPage() {
     queryFn: () => api.get<{ agent: Agent }>(`/orgs/${orgId}/agents/${agentId}`),
   });
   const role = org?.role ?? "viewer";
+  // Whether anyone can approve the calls the agent's policy holds (NoApprovers).
+  const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
   return (
     <main>
       <Loaded query={agent}>
@@ -31,6 +34,11 @@ export function AgentPage() {
             <p>
               Status {a.status}; policy {a.policy?.name ?? "none"}.
             </p>
+            <NoApprovers
+              orgId={orgId}
+              items={status.data?.items.filter((p) => p.policy_id === a.policy?.id) ?? []}
+              role={org?.role}
+            />
             <KubernetesManaged managedBy={a.managed_by} editable={can.manage(role)} />
             {can.manage(role) && (
               <ActionForm
