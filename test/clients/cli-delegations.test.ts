@@ -408,6 +408,13 @@ describe("countersign delegations", { timeout: 120_000 }, () => {
       await cli("delegations", "list", "--agent", agent.id, "--org", world.organizationId, "--json"),
     );
     expect(listed.items.map((d: { id: string }) => d.id)).toContain(granted.delegation.id);
+    const human = await cli("delegations", "list", "--agent", agent.id, "--org", world.organizationId);
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `^${granted.delegation.id}  active .*\\(signed by ${world.principal.kid}, not the current principal: no longer authorizes\\)$`,
+        "m",
+      ),
+    );
 
     // A grant signed with the replaced key is refused and stores nothing; the new key's is accepted.
     const before = await delegationsOf(agent.id);
@@ -446,6 +453,8 @@ describe("countersign delegations", { timeout: 120_000 }, () => {
     );
     expect(regranted.delegation.object.body.actor).toBe(created.kid);
     expect(await ask()).toMatchObject({ allowed: true, status: "authorized" });
+    const after = await cli("delegations", "list", "--agent", agent.id, "--org", world.organizationId);
+    expect(after.stdout).toMatch(new RegExp(`^${regranted.delegation.id}  active .*payments\\.\\*$`, "m"));
   });
 
   it("help names every subcommand and the exit statuses", async () => {

@@ -5,7 +5,7 @@
  * a signed-in owner or admin; list reads them with any credentials that may read agents.
  */
 import { signDelegation, signRevocation, type Signer } from "@countersign/protocol/evidence";
-import type { Agent, Delegation, Page } from "@countersign/protocol/wire";
+import { principalStateSchema, type Agent, type Delegation, type Page } from "@countersign/protocol/wire";
 import { cloudRequest } from "../cloud/client.js";
 import type { Credentials } from "../cloud/credentials.js";
 import { CliError, usageError } from "../cloud/errors.js";
@@ -124,8 +124,17 @@ export async function delegationsList(ctx: CommandContext): Promise<CommandOutpu
   const answer = (
     await cloudRequest(c, "GET", `${org}/agents/${encodeURIComponent(agent)}/delegations${suffix}`)
   ).body as Page<Delegation>;
+  // Only the current principal's delegations grant (docs/clients.md, "Replacing the principal"): one
+  // signed by a replaced principal is still listed, and said to no longer authorize.
+  const current =
+    principalStateSchema.parse((await cloudRequest(c, "GET", `${org}/principal`)).body).principal?.kid ??
+    null;
   const lines = answer.items.map(
-    (d) => `${d.id}  ${d.state.padEnd(7)}  until ${d.expires_at}  ${d.permissions.join(",")}`,
+    (d) =>
+      `${d.id}  ${d.state.padEnd(7)}  until ${d.expires_at}  ${d.permissions.join(",")}` +
+      (d.state === "active" && d.object.body.actor !== current
+        ? `  (signed by ${d.object.body.actor}, not the current principal: no longer authorizes)`
+        : ""),
   );
   if (answer.next_cursor) lines.push(`(more: --cursor ${answer.next_cursor})`);
   return done(ctx, answer, lines.length ? lines.join("\n") : "No delegations.");
