@@ -119,14 +119,29 @@ for (const [name, connect] of clients)
         name: tp.tool,
         title: "Refund",
         annotations: refundAnnotations,
-        outputSchema: {
-          type: "object",
-          properties: {
-            refunded: { type: "boolean" },
-            order: { type: "string" },
-            amount: { type: "number" },
-          },
+      });
+      // Listed as {type: "object", anyOf: [declared, refusal]} (docs/gateway.md, tool metadata): the
+      // first branch is what the server declared, as its discovery recorded it; the second admits a
+      // refusal's structuredContent, which the v1 client checks against it too.
+      const listed = tools[0]!.outputSchema as { type: string; anyOf: Json[] };
+      expect(listed.type).toBe("object");
+      const { rows } = await db.pool.query(
+        "select declaration->'outputSchema' as declared from tools where organization_id = $1 and exposed_name = $2",
+        [tp.world.organizationId, tp.tool],
+      );
+      expect(listed.anyOf[0]).toEqual(rows[0].declared);
+      expect(listed.anyOf[0]).toMatchObject({
+        type: "object",
+        properties: {
+          refunded: { type: "boolean" },
+          order: { type: "string" },
+          amount: { type: "number" },
         },
+      });
+      expect(listed.anyOf[1]).toMatchObject({
+        type: "object",
+        required: ["service"],
+        properties: { service: { required: ["status", "code", "detail"] } },
       });
     });
 

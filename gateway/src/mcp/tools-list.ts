@@ -3,15 +3,22 @@ import { declarationMembers } from "@countersign/core/mcp-servers";
 import { statement, type Pool } from "@countersign/core/store";
 import type { ToolDeclaration } from "@countersign/protocol/wire";
 import type { ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
+import { listedOutputSchema } from "./output-schema.js";
 
 export const PAGE_SIZE = 50;
 
 type ListedTool = ListToolsResult["tools"][number];
 
-/** The declared members after the input schema, in MCP's order (the title goes before the description). */
+/**
+ * The declared members after the input schema, in MCP's order (the title goes
+ * before the description); the output schema widened to admit the refusal's
+ * structured content (./output-schema.ts).
+ */
 const declared = (d: ToolDeclaration) =>
   Object.fromEntries(
-    declarationMembers.filter((m) => m !== "title" && d[m] !== undefined).map((m) => [m, d[m]]),
+    declarationMembers
+      .filter((m) => m !== "title" && d[m] !== undefined)
+      .map((m) => [m, m === "outputSchema" ? listedOutputSchema(d.outputSchema!) : d[m]]),
   );
 
 const PAGE = statement(
@@ -30,8 +37,10 @@ const PAGE = statement(
  * cursor (the last name of the page, base64url). Decision-only tools are
  * never listed (SPEC 1.3). Each tool carries what its server declared at the
  * discovery its authorized binding covers (title, icons, outputSchema,
- * annotations, execution), exactly as declared: clients warn people with the
- * annotations and check structured results against the output schema.
+ * annotations, execution) as declared, the output schema widened so that a
+ * refusal's structured content satisfies it too (./output-schema.ts): clients
+ * warn people with the annotations and check structured results against the
+ * output schema.
  */
 export async function listTools(
   pool: Pool,
