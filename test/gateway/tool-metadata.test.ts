@@ -3,7 +3,10 @@
  * it. A real MCP server declares title, icons, outputSchema, annotations (one
  * hint MCP does not name among them) and execution; an admin makes the tool
  * through the Cloud API (a discovery); tools/list through the Gateway answers
- * those members identical, to the SDK's client and on the wire. When the
+ * those members identical, to the SDK's client and on the wire, the output
+ * schema as the first branch of `{type: "object", anyOf: [declared, refusal]}`
+ * so that a refusal reaches the SDK v1 client, which checks it against the
+ * output schema (docs/gateway.md, "Tool metadata"). When the
  * server later declares other annotations or another output schema, the next
  * discovery records it as a changed binding pin: the tool is
  * reauthorization_required, no longer listed and refused
@@ -127,20 +130,39 @@ const toolRecord = async () => (await owner.get(`/orgs/${world.organizationId}/t
 const discover = () => owner.post(`/orgs/${world.organizationId}/mcp-servers/${serverId}/discover`, {});
 const pick = (t: Record<string, unknown>) => Object.fromEntries(members.map((m) => [m, t[m]]));
 
+/**
+ * The members tools/list answers for a declaration: each as declared, the
+ * output schema widened, its first branch exactly the declared schema.
+ */
+function expectListed(tool: Record<string, unknown>, declaration: Record<string, unknown>) {
+  const { outputSchema, ...others } = pick(tool);
+  const { outputSchema: declaredSchema, ...declaredOthers } = declaration;
+  expect(others).toEqual(declaredOthers);
+  const listedSchema = outputSchema as { type: string; anyOf: Record<string, unknown>[] };
+  expect(listedSchema.anyOf[0]).toEqual(declaredSchema);
+  expect(listedSchema).toEqual({
+    type: "object",
+    anyOf: [
+      declaredSchema,
+      expect.objectContaining({
+        required: ["service"],
+        properties: { service: expect.objectContaining({ required: ["status", "code", "detail"] }) },
+      }),
+    ],
+  });
+}
+
 describe("tool metadata through the Gateway", () => {
   it("tools/list answers title, icons, outputSchema, annotations and execution as the server declared them", async () => {
     const wire = (await listedOnTheWire()).find((t) => t.name === "orders_lookup");
     expect(wire).toBeDefined();
-    expect(pick(wire!)).toEqual(declared);
+    expectListed(wire!, declared);
     expect(wire!.description).toBe("looks an order up");
     // The SDK's client reads the MCP members (it drops hints MCP does not name, as it would from the server itself).
     const { tools } = await agent.listTools();
     const seen = tools.find((t) => t.name === "orders_lookup")!;
     const { "x-dataClass": _unnamed, ...namedHints } = declared.annotations;
-    expect({ ...pick(seen), annotations: seen.annotations }).toEqual({
-      ...declared,
-      annotations: namedHints,
-    });
+    expectListed(seen, { ...declared, annotations: namedHints });
     // The record shows what was declared, and the pin covers it.
     const record = await toolRecord();
     expect(record.declaration).toEqual(declared);
@@ -157,6 +179,24 @@ describe("tool metadata through the Gateway", () => {
     })) as CallToolResult;
     expect(r.isError ?? false).toBe(false);
     expect(r.structuredContent).toEqual({ order: "A-1", found: true });
+  });
+
+  it("a refusal of the listed tool reaches the SDK's client as the refusal, not as the client's own -32602", async () => {
+    await agent.listTools();
+    const key = `md-${randomBytes(4).toString("hex")}`;
+    const call = (order: string) =>
+      agent.callTool({
+        name: "orders_lookup",
+        arguments: { order },
+        _meta: { "service/idempotency-key": key },
+      }) as Promise<CallToolResult>;
+    expect((await call("A-5")).isError ?? false).toBe(false);
+    // The same idempotency key with other arguments: refused by the Gateway, {service} outside the declared schema.
+    const refused = await call("A-6");
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({
+      service: { status: "invalid_request", code: "IDEMPOTENCY_KEY_REUSED" },
+    });
   });
 
   it("a discovery that finds the same declaration changes nothing", async () => {
@@ -220,6 +260,6 @@ describe("tool metadata through the Gateway", () => {
       });
       expect(authorized.status, JSON.stringify(authorized.body)).toBe(200);
       const wire = (await listedOnTheWire()).find((t) => t.name === "orders_lookup");
-      expect(pick(wire!)).toEqual(pick(listed));
+      expectListed(wire!, pick(listed));
     });
 });
