@@ -17,7 +17,7 @@ export interface ModernUpstream {
   discovers: number;
   /** tools/call requests received, by their MCP-Protocol-Version header. */
   calls: Record<string, number>;
-  /** Requests refused before any handler (a 2025 initialize among them), by HTTP status. */
+  /** Requests answered with an HTTP error (a 2025 initialize, refused). */
   refused: number;
   close(): Promise<void>;
 }

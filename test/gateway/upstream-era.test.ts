@@ -1,9 +1,9 @@
 /**
  * Upstreams that speak only MCP 2026-07-28 beside older ones (docs/gateway.md,
- * "Upstream revisions"): the Gateway finds each server's revision with one
- * `server/discover` per organization and server, remembers it, and calls a
- * 2026-only server in that revision (stateless, the v2 client), a 2025 server
- * with the 2025 handshake as before. An `input_required` answer is not
+ * "Upstream revisions"): the 2025 handshake first, as before; a server that
+ * refuses it is asked with one `server/discover` (per organization and
+ * server, remembered) and, speaking 2026-07-28, is called in it (stateless,
+ * the v2 client); a 2025 server beside it is called as before. An `input_required` answer is not
  * fulfilled for the caller: the call is failed, UPSTREAM_INPUT_REQUIRED, with
  * a failed receipt.
  */
@@ -72,16 +72,20 @@ describe("upstream revisions", () => {
     const second = await call(a.agent, a.echo, { n: 2 });
     expect(second.structuredContent).toEqual({ echoed: { n: 2 } });
     expect(modern.calls).toEqual({ "2026-07-28": 2 });
+    // The 2025 handshake was refused once, the probe asked once; the second call went straight to 2026-07-28.
+    expect(modern.refused).toBe(1);
     expect(modern.discovers).toBe(1);
   });
 
   it("what one organization found is not read for another: its first call probes again", async () => {
-    const before = modern.discovers;
+    const before = { discovers: modern.discovers, refused: modern.refused };
     const r = await call(b.agent, b.echo, { n: 3 });
     expect(r.structuredContent).toEqual({ echoed: { n: 3 } });
-    expect(modern.discovers).toBe(before + 1);
+    expect(modern.discovers).toBe(before.discovers + 1);
+    expect(modern.refused).toBe(before.refused + 1);
     await call(b.agent, b.echo, { n: 4 });
-    expect(modern.discovers).toBe(before + 1);
+    expect(modern.discovers).toBe(before.discovers + 1);
+    expect(modern.refused).toBe(before.refused + 1);
   });
 
   it("a 2025 server keeps the 2025 handshake", async () => {

@@ -36,7 +36,8 @@ export interface UpstreamCall {
 export type UpstreamOutcome =
   /** The upstream answered a tool result (isError true is UPSTREAM_TOOL_ERROR, still a result). */
   | { kind: "result"; result: Record<string, unknown>; isError: boolean }
-  | { kind: "failure"; code: UpstreamFailureCode; detail: string };
+  /** `notSent`: the call never left the Gateway (no session could be opened). */
+  | { kind: "failure"; code: UpstreamFailureCode; detail: string; notSent?: true };
 
 export type UpstreamFailureCode = Extract<
   GatewayCode,
@@ -49,6 +50,13 @@ export type UpstreamFailureCode = Extract<
   | "UPSTREAM_ERROR"
   | "UPSTREAM_INPUT_REQUIRED"
 >;
+
+/** The failures of opening a 2025 session that a server speaking only 2026-07-28 answers with. */
+const HANDSHAKE_REFUSALS = new Set<UpstreamFailureCode>([
+  "UPSTREAM_HTTP_ERROR",
+  "UPSTREAM_ERROR",
+  "UPSTREAM_PROTOCOL_ERROR",
+]);
 
 /** A tools/call result as MCP defines it: content items, optional structured content, isError. */
 const toolResult = z.looseObject({
@@ -125,14 +133,25 @@ function inputRequired(asked: Set<InputRequest>): UpstreamOutcome {
 }
 
 async function callOnce(c: UpstreamCall): Promise<UpstreamOutcome> {
-  if (c.eras && c.owner) {
-    const era = await c.eras.of(
-      { ...c, organizationId: c.owner.organizationId },
-      c.timeoutMs ?? upstreamLimits.timeoutMs,
-    );
-    if (era === MODERN_REVISION) return callModern(c);
+  if (c.sessions && c.owner) {
+    const era = c.eras
+      ? { eras: c.eras, target: { ...c, organizationId: c.owner.organizationId } }
+      : undefined;
+    if (era?.eras.remembered(era.target) === MODERN_REVISION) return callModern(c);
+    const outcome = await callInSession({ ...c, owner: c.owner }, c.sessions);
+    // A server that refused to open a 2025 session was not sent the call: it may speak only 2026-07-28 (era.ts).
+    if (
+      era &&
+      outcome.kind === "failure" &&
+      outcome.notSent &&
+      HANDSHAKE_REFUSALS.has(outcome.code) &&
+      era.eras.remembered(era.target) === undefined &&
+      (await era.eras.afterRefusedHandshake(era.target, c.timeoutMs ?? upstreamLimits.timeoutMs)) ===
+        MODERN_REVISION
+    )
+      return callModern(c);
+    return outcome;
   }
-  if (c.sessions && c.owner) return callInSession({ ...c, owner: c.owner }, c.sessions);
   const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
   const failure: { first?: UpstreamFailure } = {};
   const abort = new AbortController();
@@ -240,7 +259,7 @@ async function callInSession(
         try {
           session = await sessions.session(c, timeoutMs, abort.signal);
         } catch (err) {
-          return { kind: "failure", ...failureOf(state.failure.first, err) } as const;
+          return { kind: "failure", ...failureOf(state.failure.first, err), notSent: true } as const;
         }
         try {
           const raw = await session.client.request(

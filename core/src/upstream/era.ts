@@ -3,7 +3,6 @@ import {
   ProtocolError,
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { AddressRules } from "../net/index.js";
 import { ByteBudget, upstreamFetch, type UpstreamFailure, type UpstreamFetchOptions } from "./fetch.js";
 
@@ -17,38 +16,43 @@ export type UpstreamEra = "legacy" | typeof MODERN_REVISION;
 const PROBE = { timeoutMs: 5_000, bytes: 64 * 1024 } as const;
 
 /**
- * Which era each upstream server speaks, found once per process and
- * remembered (docs/gateway.md, "Upstream revisions"). The key is the
+ * Which era each upstream server speaks, per organization, found at the first
+ * call and remembered for the process (docs/gateway.md, "Upstream
+ * revisions"). The 2025 handshake is tried first, as it always was, so a
+ * server that speaks it costs nothing more; only a server that refused even
+ * to open a session is asked, with one stateless `server/discover`, whether
+ * it speaks 2026-07-28, and is then called in it. The key is the
  * organization and the server's URL and credential, so nothing one
- * organization's calls learned or caused is read for another's, even on the
- * same public server. Bounded: past `max` entries the oldest is forgotten
- * (it costs one more probe, nothing else).
+ * organization's calls learned is read for another's, even on the same public
+ * server. Bounded: past `max` entries the oldest is forgotten (it costs one
+ * more refused handshake, nothing else).
  */
 export class UpstreamEras {
-  private readonly known = new Map<string, Promise<Probe>>();
+  private readonly known = new Map<string, UpstreamEra>();
 
   constructor(private readonly max = 4096) {}
 
+  /** What is remembered of the server for this organization; undefined: not known yet (try 2025 first). */
+  remembered(target: EraTarget): UpstreamEra | undefined {
+    return this.known.get(keyOf(target));
+  }
+
   /**
-   * The server's era for this organization: remembered, or probed (once, however many calls ask at
-   * once) within `timeoutMs` (the call's own bound when shorter than the probe's 5 s). Only an
-   * answer is remembered: a server that could not be reached is taken as legacy for this call and
-   * probed again at the next.
+   * After the server refused to open a 2025 session (the call was not sent): whether it speaks
+   * 2026-07-28, asked within `timeoutMs` (the call's own bound when shorter than 5 s) and
+   * remembered when it answered. A server that answers neither is asked again at the next call.
    */
-  async of(target: EraTarget, timeoutMs: number): Promise<UpstreamEra> {
-    const key = JSON.stringify([target.organizationId, target.url, target.authorization ?? ""]);
-    let probe = this.known.get(key);
-    if (!probe) {
-      probe = probeEra(target, Math.min(PROBE.timeoutMs, timeoutMs));
-      this.known.set(key, probe);
+  async afterRefusedHandshake(target: EraTarget, timeoutMs: number): Promise<UpstreamEra> {
+    const probe = await probeEra(target, Math.min(PROBE.timeoutMs, timeoutMs));
+    if (probe.answered) {
+      this.known.set(keyOf(target), probe.era);
       while (this.known.size > this.max) this.known.delete(this.known.keys().next().value!);
-      void probe.then((p) => {
-        if (!p.answered && this.known.get(key) === probe) this.known.delete(key);
-      });
     }
-    return (await probe).era;
+    return probe.era;
   }
 }
+
+const keyOf = (t: EraTarget) => JSON.stringify([t.organizationId, t.url, t.authorization ?? ""]);
 
 interface Probe {
   era: UpstreamEra;
@@ -70,12 +74,10 @@ export interface EraTarget {
 
 /**
  * One stateless `server/discover` (MCP 2026-07-28) with the per-request
- * envelope and its headers. A server that answers it and supports none of the
- * 2025/2024 revisions the v1 SDK speaks is called in 2026-07-28; every other
- * server (one that supports a 2025 revision too, refuses the method, wants a
- * session, errs, or does not answer within 5 s) keeps the 2025 handshake and
- * its persistent sessions, which the Gateway's call path and `make bench`
- * are built on. Never throws.
+ * envelope and its headers, and its own JSON-RPC id. Asked only of a server
+ * that refused the 2025 handshake: one that lists 2026-07-28 is called in it;
+ * any other answer leaves it "legacy" (its calls keep failing as they did).
+ * Never throws.
  */
 async function probeEra(target: EraTarget, timeoutMs: number): Promise<Probe> {
   const abort = new AbortController();
@@ -121,10 +123,10 @@ async function probeEra(target: EraTarget, timeoutMs: number): Promise<Probe> {
       : text;
     const versions = (JSON.parse(json ?? "null") as { result?: { supportedVersions?: unknown } } | null)
       ?.result?.supportedVersions;
-    if (!Array.isArray(versions) || !versions.includes(MODERN_REVISION))
-      return { era: "legacy", answered: true };
-    const legacyToo = versions.some((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v as string));
-    return { era: legacyToo ? "legacy" : MODERN_REVISION, answered: true };
+    return {
+      era: Array.isArray(versions) && versions.includes(MODERN_REVISION) ? MODERN_REVISION : "legacy",
+      answered: true,
+    };
   } catch {
     // Unreachable, too slow or too large (nothing learned: probed again next time), or a body that is not MCP.
     return { era: "legacy", answered: !abort.signal.aborted && answeredAnyway(failure) };
