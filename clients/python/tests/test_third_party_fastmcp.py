@@ -45,7 +45,11 @@ async def test_fastmcp_lists_the_tool_and_calls_an_allowed_a_denied_and_a_held_t
         assert [t.name for t in listed] == [tool]
         assert listed[0].annotations is not None and listed[0].annotations.destructive_hint is True
         assert listed[0].output_schema is not None
-        assert set(listed[0].output_schema["properties"]) == {"refunded", "order", "amount"}
+        # Listed as {type: object, anyOf: [declared, refusal]} (docs/gateway.md, tool metadata): the
+        # server's schema first, then the refusal's structuredContent.
+        declared, refusal = listed[0].output_schema["anyOf"]
+        assert set(declared["properties"]) == {"refunded", "order", "amount"}
+        assert refusal["required"] == ["service"]
 
         before = (await control(gateway, "third_party_calls")).get("refund", 0)
         allowed = await client.call_tool(tool, {"order": "F-1", "amount": 40})

@@ -58,7 +58,11 @@ async def test_lists_the_tool_with_the_annotations_and_output_schema_its_server_
         assert listed[0].annotations.destructive_hint is True and listed[0].annotations.read_only_hint is False
         assert listed[0].annotations.title == "Refund a payment"
         assert listed[0].output_schema is not None
-        assert set(listed[0].output_schema["properties"]) == {"refunded", "order", "amount"}
+        # Listed as {type: object, anyOf: [declared, refusal]} (docs/gateway.md, tool metadata): the
+        # server's schema first, then the refusal's structuredContent.
+        declared, refusal = listed[0].output_schema["anyOf"]
+        assert set(declared["properties"]) == {"refunded", "order", "amount"}
+        assert refusal["required"] == ["service"]
 
 
 @pytest.mark.parametrize("mode", MODES)
