@@ -3,11 +3,14 @@
  * Gateway (issue 40, "Done when"): the TypeScript SDK v1
  * (`@modelcontextprotocol/sdk`) and `@modelcontextprotocol/client` v2 in its
  * legacy mode, its auto mode (a `server/discover` probe first) and pinned to
- * 2026-07-28. Each lists the tools (the upstream's annotations and output
- * schema there, as the server declared them) and calls one allowed call (run,
- * its structured content validated by the client against the output schema,
- * with a receipt), one denied and one held call that a person then approves
- * and that runs exactly once. The Python `mcp` client does the same in
+ * 2026-07-28. Each lists the tools (the upstream's annotations as the server
+ * declared them, its output schema as the first branch of the listed
+ * `anyOf`, the refusal's structuredContent the second) and calls one allowed
+ * call (run, its structured content validated by the client against the
+ * output schema, with a receipt), one denied and one held call that a person
+ * then approves and that runs exactly once; the v1 client gets the refusals
+ * only because the listed schema admits them (it validates them too,
+ * typescript-sdk#1943). The Python `mcp` client does the same in
  * clients/python/tests/test_third_party_mcp.py.
  */
 import { randomBytes } from "node:crypto";

@@ -9,7 +9,8 @@ import { canonicalBytes } from "@countersign/protocol/canonical";
  * destructiveHint, idempotentHint, openWorldHint...) and how it runs
  * (`execution.taskSupport`). Read at discovery, stored with the tool
  * (`tools.declaration`), covered by its binding pin and listed by the
- * Gateway's tools/list exactly as declared (docs/gateway.md, "Tool metadata").
+ * Gateway's tools/list as declared, the output schema widened to admit a
+ * refusal (gateway/src/mcp/output-schema.ts; docs/gateway.md, "Tool metadata").
  */
 export const declarationMembers = ["title", "icons", "outputSchema", "annotations", "execution"] as const;
 
