@@ -43,6 +43,8 @@ const declared = {
   execution: { taskSupport: "forbidden" },
 };
 const members = ["title", "icons", "outputSchema", "annotations", "execution"] as const;
+/** A tool of the same server that declares nothing besides its input schema. */
+const plain = { name: "ping", description: "answers pong", inputSchema: { type: "object" } };
 
 let db: TestDatabase;
 let ca: TestCa;
@@ -73,7 +75,7 @@ beforeAll(async () => {
     ...structuredClone(declared),
   };
   up = await startMcpServer(ca, {
-    list: () => ({ tools: [listed] }),
+    list: () => ({ tools: [listed, plain] }),
     call: (_name, args) => ({
       content: [{ type: "text", text: "found" }],
       structuredContent: { order: String(args.order), found: true },
@@ -96,6 +98,14 @@ beforeAll(async () => {
   });
   expect(tool.status, JSON.stringify(tool.body)).toBe(201);
   toolId = tool.body.tool.id;
+  const ping = await owner.post(`/orgs/${world.organizationId}/tools`, {
+    mcp_server_id: serverId,
+    exposed_name: "orders_ping",
+    upstream_name: "ping",
+    action: "payments.ping",
+    enabled: true,
+  });
+  expect(ping.status, JSON.stringify(ping.body)).toBe(201);
   agent = await mcpAgent(gw.gateway.url, world.key);
 });
 afterAll(async () => {
@@ -168,6 +178,17 @@ describe("tool metadata through the Gateway", () => {
     expect(record.declaration).toEqual(declared);
     expect(record.binding.declaration).toMatch(/^sha256:/);
     expect(record.authorization.state).toBe("authorized");
+  });
+
+  it("a tool whose server declared no output schema is listed without one", async () => {
+    const wire = (await listedOnTheWire()).find((t) => t.name === "orders_ping");
+    expect(wire).toEqual({
+      name: "orders_ping",
+      description: "answers pong",
+      inputSchema: { type: "object" },
+    });
+    const { tools } = await agent.listTools();
+    expect(tools.find((t) => t.name === "orders_ping")).not.toHaveProperty("outputSchema");
   });
 
   it("a call runs, its structured result checked by the client against the listed output schema", async () => {
