@@ -5,6 +5,7 @@ import {
   retryableGatewayCodes,
   statusOf,
   type GatewayCode,
+  type RefusalContent,
 } from "@countersign/protocol/errors";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
@@ -23,7 +24,8 @@ export function refusalResult(
   explanation: ({ message?: string } & Body) | null = null,
   meta?: Body,
 ): CallToolResult {
-  const service: Body = { status: statusOf(code), code, detail, ...extra };
+  // Typed by the refusal's schema (protocol/src/errors/refusal.ts), which tools/list's output schemas admit.
+  const service: RefusalContent["service"] = { status: statusOf(code), code, detail, ...extra };
   if (retryableGatewayCodes.has(code)) service.retryable = true;
   const content: CallToolResult["content"] = [{ type: "text", text: `${code}: ${detail}` }];
   if (explanation) {
