@@ -3,7 +3,8 @@
  * "Upstream revisions"): the 2025 handshake first, as before; a server that
  * refuses it is asked with one `server/discover` (per organization and
  * server, remembered) and, speaking 2026-07-28, is called in it (stateless,
- * the v2 client); a 2025 server beside it is called as before. An `input_required` answer is not
+ * the v2 client); a 2025 server beside it is called as before. The Cloud
+ * API's discovery falls back the same way. An `input_required` answer is not
  * fulfilled for the caller: the call is failed, UPSTREAM_INPUT_REQUIRED, with
  * a failed receipt.
  */
@@ -17,6 +18,8 @@ import {
   type AuthorizationWorld,
 } from "../fixtures/authorization.js";
 import { echoTool, startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
+import { startCloudApi, type CloudApi } from "../fixtures/cloud-api.js";
+import { signedInMember } from "../fixtures/policies.js";
 import { mcpAgent, startTestGateway, type TestGateway } from "./harness.js";
 import { startModernUpstream, type ModernUpstream } from "./modern-upstream.js";
 
@@ -24,6 +27,7 @@ const allow = { revision: 1, default_effect: "allow", rules: [] };
 
 let db: TestDatabase;
 let gw: TestGateway;
+let api: CloudApi;
 let modern: ModernUpstream;
 let legacy: Upstream;
 let a: { world: AuthorizationWorld; agent: Client; echo: string; confirm: string; old: string };
@@ -32,6 +36,7 @@ let b: { world: AuthorizationWorld; agent: Client; echo: string };
 beforeAll(async () => {
   db = await createTestDatabase();
   gw = await startTestGateway(db);
+  api = await startCloudApi(db, { extra: { mcp: { allowLoopbackUrls: true } } });
   modern = await startModernUpstream();
   legacy = await startUpstream({ tools: { echo: echoTool } });
   const wa = await createAuthorizationWorld(db.pool, gw.keyHashSecret, { document: allow });
@@ -51,6 +56,7 @@ afterAll(async () => {
   await a?.agent.close();
   await b?.agent.close();
   await gw?.close();
+  await api?.close();
   await modern?.close();
   await legacy?.close();
   await db?.drop();
@@ -105,5 +111,19 @@ describe("upstream revisions", () => {
       [a.world.organizationId, a.confirm],
     );
     expect(rows.map((x) => x.outcome)).toEqual(["failed"]);
+  });
+
+  it("the Cloud API discovers a 2026-only server's tools (the 2025 handshake refused, then 2026-07-28)", async () => {
+    const org = a.world.organizationId;
+    const { b: admin } = await signedInMember(api, db.pool, org, "admin");
+    const server = await admin.post(`/orgs/${org}/mcp-servers`, {
+      kind: "mcp",
+      name: "modern-only",
+      url: modern.url,
+    });
+    expect(server.status).toBe(201);
+    const found = await admin.post(`/orgs/${org}/mcp-servers/${server.body.mcp_server.id}/discover`, {});
+    expect(found.status).toBe(200);
+    expect((found.body.tools as { name: string }[]).map((t) => t.name).sort()).toEqual(["confirm", "echo"]);
   });
 });

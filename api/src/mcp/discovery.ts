@@ -1,9 +1,16 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { checkInputSchema, readToolDeclaration } from "@countersign/core/mcp-servers";
-import { ByteBudget, upstreamFetch, type UpstreamFailure } from "@countersign/core/upstream";
+import {
+  ByteBudget,
+  connectModern,
+  speaksModern,
+  upstreamFetch,
+  type UpstreamFailure,
+} from "@countersign/core/upstream";
 import { declarationCapabilityKey } from "@countersign/protocol/upstream";
 import type { ToolDeclaration } from "@countersign/protocol/wire";
 import type { McpOptions } from "./options.js";
@@ -70,7 +77,18 @@ function refusal(f: UpstreamFailure | undefined, err: unknown): ServiceError {
   }
 }
 
-type Session<T> = (client: Client, call: { timeout: number; signal: AbortSignal }) => Promise<T>;
+/** What discovery asks of an MCP client: the v1 SDK's (2025 handshake) or the v2's pinned to 2026-07-28. */
+interface DiscoveryClient {
+  request<S extends z.ZodType>(
+    request: { method: "tools/list"; params: { cursor?: string } },
+    schema: S,
+    options: { timeout: number; signal: AbortSignal },
+  ): Promise<z.output<S>>;
+  getServerCapabilities(): { experimental?: Record<string, unknown> } | undefined;
+  close(): Promise<void>;
+}
+
+type Session<T> = (client: DiscoveryClient, call: { timeout: number; signal: AbortSignal }) => Promise<T>;
 
 /**
  * One exchange with an MCP server through the MCP SDK client over Streamable
@@ -89,21 +107,36 @@ async function withUpstream<T>(
     failure.first ??= { kind: "timeout" };
     abort.abort();
   }, opts.discoveryTimeoutMs ?? DISCOVERY_TIMEOUT_MS);
-  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-    fetch: upstreamFetch({
-      rules: { allowLoopback: opts.allowLoopbackUrls, resolve: opts.resolve },
-      ca: opts.ca,
-      budget,
-      signal: abort.signal,
-      failure,
-      abort: () => abort.abort(),
-    }),
-    requestInit: server.authorization ? { headers: { authorization: server.authorization } } : undefined,
+  const rules = { allowLoopback: opts.allowLoopbackUrls, resolve: opts.resolve };
+  const fetch = upstreamFetch({
+    rules,
+    ca: opts.ca,
+    budget,
+    signal: abort.signal,
+    failure,
+    abort: () => abort.abort(),
   });
-  const client = new Client({ name: "countersign-discovery", version: "0.1.0" });
+  const requestInit = server.authorization ? { headers: { authorization: server.authorization } } : undefined;
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), { fetch, requestInit });
+  const legacy = new Client({ name: "countersign-discovery", version: "0.1.0" });
+  let client: DiscoveryClient = legacy;
   const timeout = opts.discoveryTimeoutMs ?? DISCOVERY_TIMEOUT_MS;
   try {
-    await client.connect(transport, { timeout, signal: abort.signal });
+    try {
+      await legacy.connect(transport, { timeout, signal: abort.signal });
+    } catch (err) {
+      // A server that refused the 2025 handshake may speak only 2026-07-28 (core/src/upstream/era.ts).
+      const refused = failure.first?.kind === "http" || (!failure.first && err instanceof McpError);
+      if (!refused || !(await speaksModern({ ...server, rules, ca: opts.ca }, timeout))) throw err;
+      failure.first = undefined;
+      await legacy.close().catch(() => undefined);
+      client = await connectModern(
+        server.url,
+        { fetch, requestInit },
+        { timeout, signal: abort.signal },
+        "countersign-discovery",
+      );
+    }
     return await run(client, { timeout, signal: abort.signal });
   } catch (err) {
     if (err instanceof ServiceError && !failure.first) throw err;
@@ -115,7 +148,7 @@ async function withUpstream<T>(
 }
 
 /** What the server declared in its initialize result about taking Countersign's evidence (undefined: nothing). */
-const declarationIn = (client: Client): unknown =>
+const declarationIn = (client: DiscoveryClient): unknown =>
   client.getServerCapabilities()?.experimental?.[declarationCapabilityKey];
 
 /**

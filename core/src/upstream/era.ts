@@ -52,6 +52,42 @@ export class UpstreamEras {
   }
 }
 
+/**
+ * Whether a server that refused the 2025 handshake speaks 2026-07-28 (one
+ * `server/discover`, within `timeoutMs` and 5 s): for a one-off exchange
+ * such as the Cloud API's discovery, which remembers nothing.
+ */
+export async function speaksModern(target: Omit<EraTarget, "organizationId">, timeoutMs: number) {
+  return (
+    (await probeEra({ ...target, organizationId: "" }, Math.min(PROBE.timeoutMs, timeoutMs))).era ===
+    MODERN_REVISION
+  );
+}
+
+/**
+ * A v2 client pinned to 2026-07-28, connected over Streamable HTTP with the
+ * given fetch (the caller's address rules, budget and deadline): for a
+ * one-off exchange with a server that speaks only 2026-07-28.
+ */
+export async function connectModern(
+  url: string,
+  transport: { fetch: ReturnType<typeof upstreamFetch>; requestInit?: RequestInit },
+  call: { timeout: number; signal: AbortSignal },
+  name = "countersign-gateway",
+): Promise<ModernClient> {
+  const client = new ModernClient(
+    { name, version: "0.1.0" },
+    { versionNegotiation: { mode: { pin: MODERN_REVISION } } },
+  );
+  try {
+    await client.connect(new ModernTransport(new URL(url), transport), call);
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw err;
+  }
+  return client;
+}
+
 const keyOf = (t: EraTarget) => JSON.stringify([t.organizationId, t.url, t.authorization ?? ""]);
 
 interface Probe {
