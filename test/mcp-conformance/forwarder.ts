@@ -4,7 +4,9 @@
  * streams (SSE included), with headers of its own added. Two uses here:
  * - the bearer proxy: the conformance suite's server mode has no option for
  *   credentials and the Gateway wants its key on every request, so the proxy
- *   adds `Authorization: Bearer <key>`;
+ *   adds `Authorization: Bearer <key>` (in turns over several keys of the
+ *   agent: the suite sends its scenarios faster than one key's bucket of
+ *   SPEC 8.2 lets through, 120 at once and 20 a second);
  * - a TLS front for the reference server, which serves plain http: the Cloud
  *   API registers only https MCP servers (SPEC 6.4), so the test's CA issues
  *   the certificate the Gateway and the Cloud API are told to trust.
@@ -26,7 +28,11 @@ export interface Forwarder {
 
 export async function startForwarder(
   target: string,
-  opts: { headers?: Record<string, string>; tls?: { key: string; cert: string } } = {},
+  opts: {
+    /** Headers added to each request (a function: chosen per request). */
+    headers?: Record<string, string> | (() => Record<string, string>);
+    tls?: { key: string; cert: string };
+  } = {},
 ): Promise<Forwarder> {
   const to = new URL(target);
   const forward = (req: IncomingMessage, res: ServerResponse) => {
@@ -36,7 +42,10 @@ export async function startForwarder(
         port: to.port,
         method: req.method,
         path: req.url,
-        headers: { ...req.headers, ...opts.headers },
+        headers: {
+          ...req.headers,
+          ...(typeof opts.headers === "function" ? opts.headers() : opts.headers),
+        },
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
