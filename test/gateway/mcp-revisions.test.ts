@@ -4,7 +4,8 @@
  * beside a 2025 one; the revision's header checks refuse a request whose
  * headers disagree with its body (-32020) or an unsupported revision (-32022)
  * and record nothing; a browser Origin that may not call is 403 in both eras
- * and records nothing; every 401 names the Bearer scheme.
+ * and records nothing; every 401 names the Bearer scheme (and, for a
+ * 2026-07-28 request, its id).
  */
 import {
   Client as ClientV2,
@@ -207,9 +208,12 @@ describe("transport rules", () => {
       const m = await post(call.body, call.headers, key);
       expect(m.status).toBe(401);
       expect(m.body.error.code).toBe(-32001);
+      // 2026-07-28's schema has no error response with id null: the request's own id.
+      expect(m.body.id).toBe(30);
       expect(m.headers.get("www-authenticate")).toMatch(/^Bearer /);
       const l = await post(legacyInitialize, {}, key);
       expect(l.status).toBe(401);
+      expect(l.body.id).toBeNull();
       expect(l.headers.get("www-authenticate")).toMatch(/^Bearer /);
     }
   });

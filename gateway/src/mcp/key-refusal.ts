@@ -9,6 +9,8 @@ export function refuseKeyCheck(
   request: FastifyRequest,
   reply: FastifyReply,
   access: Exclude<KeyCheck, { ok: true }>,
+  /** The request's id, for a 2026-07-28 request: that revision's schema has no error response with id null. */
+  id: string | number | null = null,
 ): FastifyReply {
   if (access.refusal === "unavailable") return sendUnavailable(request, reply, "DATABASE_UNAVAILABLE");
   if (access.refusal === "rate_limited") {
@@ -21,6 +23,7 @@ export function refuseKeyCheck(
       {
         retry_after_seconds: seconds,
       },
+      id,
     );
   }
   // RFC 6750 3 / MCP authorization: a 401 names the scheme it wants.
@@ -29,5 +32,7 @@ export function refuseKeyCheck(
     401,
     jsonRpcErrors.UNAUTHORIZED,
     "no valid gateway key",
+    undefined,
+    id,
   );
 }

@@ -45,6 +45,12 @@ export function mayBeModern(request: FastifyRequest): boolean {
   });
 }
 
+/** A single request's JSON-RPC id (a string or a whole number), or null. */
+export function requestIdOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === "string" || Number.isSafeInteger(id) ? (id as string | number) : null;
+}
+
 interface Caller {
   key: AuthenticatedKey;
   admitted: AdmittedContext | undefined;

@@ -16,7 +16,7 @@ import { gatewayMcpServer, transportOptions } from "./mcp-server.js";
 import { answerDirectly, directToolsCall } from "./direct-tools-call.js";
 import { asksForProgress } from "./progress.js";
 import { originAllowed, refuseOrigin } from "../http/origin.js";
-import { mayBeModern, ModernMcp, MODERN_REVISION } from "./modern.js";
+import { mayBeModern, ModernMcp, MODERN_REVISION, requestIdOf } from "./modern.js";
 
 /**
  * POST /mcp (SPEC 4.2, 7.3): JSON-RPC 2.0 over Streamable HTTP, stateless,
@@ -76,7 +76,8 @@ export async function mcpRoutes(app: FastifyInstance, ctx: GatewayContext & { mc
     // Admitted warm only where a StaleAdmission can be answered by running the request again:
     // on the direct path, which sends nothing before its decision's write held.
     const access = await checkGatewayKey(ctx, request, messages, intent, !direct || rerun !== undefined);
-    if (!access.ok) return refuseKeyCheck(request, reply, access);
+    if (!access.ok)
+      return refuseKeyCheck(request, reply, access, isModern ? requestIdOf(request.body) : null);
     const admitted = intent ? { intent, context: access.context, raced: rerun?.raced } : undefined;
     span.setAttribute("countersign.mcp_dispatch", isModern ? MODERN_REVISION : direct ? "direct" : "sdk");
     // Authorized on the body like every request; the revision's headers only had to agree with it.
