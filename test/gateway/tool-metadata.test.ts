@@ -231,6 +231,48 @@ describe("tool metadata through the Gateway", () => {
     expect(after.updated_at).toBe(before.updated_at);
   });
 
+  it("a tool authorized before its declaration was recorded keeps its authorization when a discovery first records one", async () => {
+    // orders_ping as a tool made before declarations were kept: no declaration, a pin without one, authorized.
+    const pingId = (
+      await db.pool.query(
+        "select id from tools where organization_id = $1 and exposed_name = 'orders_ping'",
+        [world.organizationId],
+      )
+    ).rows[0].id as string;
+    const pingRecord = async () =>
+      (await owner.get(`/orgs/${world.organizationId}/tools/${pingId}`)).body.tool;
+    expect((await pingRecord()).authorization.state).toBe("authorized");
+    // The server's next version declares annotations for ping for the first time.
+    const pingDeclared = { annotations: { readOnlyHint: true } };
+    const before = plain;
+    Object.assign(plain, pingDeclared);
+    try {
+      expect((await discover()).status).toBe(200);
+      const adopted = await pingRecord();
+      expect(adopted.declaration).toEqual(pingDeclared);
+      expect(adopted.authorization.state).toBe("authorized");
+      expect(adopted.binding.declaration).toBeDefined();
+      const audit = await db.pool.query(
+        "select details from audit_log where target_id = $1 and action = 'tool.updated' order by id desc limit 1",
+        [pingId],
+      );
+      expect(audit.rows[0].details).toEqual({
+        fields: ["declaration"],
+        binding_changed: true,
+        adopted: true,
+      });
+      const wire = (await listedOnTheWire()).find((t) => t.name === "orders_ping");
+      expect(wire?.annotations).toEqual(pingDeclared.annotations);
+
+      // Its next change is a change like any other: an admin reviews it.
+      Object.assign(plain, { annotations: { readOnlyHint: false, destructiveHint: true } });
+      expect((await discover()).status).toBe(200);
+      expect((await pingRecord()).authorization.state).toBe("reauthorization_required");
+    } finally {
+      delete (before as Record<string, unknown>).annotations;
+    }
+  });
+
   for (const change of [
     {
       what: "an annotation",

@@ -20,6 +20,13 @@ const digestOrNull = (d: ToolDeclaration | null) => (d == null ? null : digestOf
  * meaning anyone chose (it only tells the truth about the server), so any
  * writer's discovery does it. Audited as `tool.updated` (`fields:
  * ["declaration"]`). Answers the ids of the tools whose declaration changed.
+ *
+ * The one exception is a tool's FIRST declaration: a tool made and authorized
+ * before declarations were kept (or whose server declared nothing until now)
+ * was authorized for a pin that never covered one, so recording it is no
+ * change to what anyone reviewed. Its standing authorization carries over
+ * (`adopted: true` in the audit) instead of stopping every such tool at the
+ * first discovery after an upgrade; every later change needs an admin.
  */
 export async function recordDeclarations(
   pool: Pool,
@@ -38,13 +45,19 @@ export async function recordDeclarations(
       const declaration = declared.get(t.upstream_name)!;
       if (digestOrNull(t.declaration) === digestOrNull(declaration)) continue;
       const binding = toolBinding(server, { ...t, declaration });
-      await setToolDeclaration(db, t.id, declaration, binding);
+      const adopted =
+        t.declaration == null && t.authorized_binding != null && sameBinding(t.binding, t.authorized_binding);
+      await setToolDeclaration(db, t.id, declaration, binding, adopted);
       await audit(db, {
         organizationId: orgId,
         action: "tool.updated",
         actor: actorOf(request.principal),
         target: { type: "tool", id: t.id },
-        details: { fields: ["declaration"], binding_changed: !sameBinding(t.binding, binding) },
+        details: {
+          fields: ["declaration"],
+          binding_changed: !sameBinding(t.binding, binding),
+          ...(adopted ? { adopted: true } : {}),
+        },
       });
       changed.push(t.id);
     }

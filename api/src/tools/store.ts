@@ -195,25 +195,40 @@ export async function authorizeBinding(db: Queryable, id: string, by: string | n
 /** A server's tools, locked: a discovery records what the server declares of them now. */
 export async function lockServerToolDeclarations(db: Queryable, serverId: string) {
   const { rows } = await db.query<
-    Pick<ToolRow, "id" | "upstream_name" | "input_schema" | "amount_mapping" | "declaration" | "binding">
+    Pick<
+      ToolRow,
+      | "id"
+      | "upstream_name"
+      | "input_schema"
+      | "amount_mapping"
+      | "declaration"
+      | "binding"
+      | "authorized_binding"
+    >
   >(
-    `select id, upstream_name, input_schema, amount_mapping, declaration, binding from tools
+    `select id, upstream_name, input_schema, amount_mapping, declaration, binding, authorized_binding from tools
       where mcp_server_id = $1 order by id for update`,
     [serverId],
   );
   return rows;
 }
 
-/** Records a tool's declaration as a discovery read it, with the binding it gives. */
+/**
+ * Records a tool's declaration as a discovery read it, with the binding it
+ * gives; `carryAuthorization` moves the standing authorization to that binding
+ * (a first declaration of a tool authorized before declarations were kept).
+ */
 export async function setToolDeclaration(
   db: Queryable,
   id: string,
   declaration: ToolDeclaration | null,
   binding: Binding,
+  carryAuthorization = false,
 ): Promise<void> {
-  await db.query("update tools set declaration = $2, binding = $3, updated_at = now() where id = $1", [
-    id,
-    declaration ? JSON.stringify(declaration) : null,
-    JSON.stringify(binding),
-  ]);
+  await db.query(
+    `update tools set declaration = $2, binding = $3, updated_at = now(),
+            authorized_binding = case when $4 then $3 else authorized_binding end
+      where id = $1`,
+    [id, declaration ? JSON.stringify(declaration) : null, JSON.stringify(binding), carryAuthorization],
+  );
 }
