@@ -70,7 +70,8 @@ function context(
         objectId: "o",
         permissions: ["payments.*"],
         expiresAt: new Date(now.getTime() + delegationEndsInMs).toISOString(),
-        object: {} as never,
+        // Signed by the current principal ("kid"): only its delegations grant.
+        object: { body: { actor: "kid" } } as never,
       },
     ],
     observeWindow: null,
