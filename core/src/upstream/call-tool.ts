@@ -3,7 +3,7 @@ import { McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import type { AddressRules } from "../net/index.js";
-import { ByteBudget, upstreamFetch, type UpstreamFailure } from "./fetch.js";
+import { ByteBudget, upstreamFetch, type UpstreamFailure, type UpstreamFetchOptions } from "./fetch.js";
 import { inputAskedDuringCall, upstreamClient, type InputRequest } from "./input-requests.js";
 import { currentCall, UpstreamSessions, type SessionOwner } from "./sessions.js";
 import { callModernTool, MODERN_REVISION, type UpstreamEras } from "./era.js";
@@ -132,6 +132,29 @@ function inputRequired(asked: Set<InputRequest>): UpstreamOutcome {
   };
 }
 
+/**
+ * The state one call's exchanges share (fetch.ts), bounded by the call's
+ * timeout and answer budget: a timeout is recorded as the first failure and
+ * aborts whatever is in flight. `end` clears the timer.
+ */
+function boundedExchange(c: UpstreamCall) {
+  const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
+  const abort = new AbortController();
+  const exchange: UpstreamFetchOptions = {
+    rules: c.rules,
+    ca: c.ca,
+    budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes),
+    signal: abort.signal,
+    failure: {},
+    abort: () => abort.abort(),
+  };
+  const timer = setTimeout(() => {
+    exchange.failure.first ??= { kind: "timeout" };
+    abort.abort();
+  }, timeoutMs);
+  return { exchange, timeoutMs, signal: abort.signal, end: () => clearTimeout(timer) };
+}
+
 async function callOnce(c: UpstreamCall): Promise<UpstreamOutcome> {
   if (c.sessions && c.owner) {
     const era = c.eras
@@ -152,58 +175,33 @@ async function callOnce(c: UpstreamCall): Promise<UpstreamOutcome> {
       return callModern(c);
     return outcome;
   }
-  const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
-  const failure: { first?: UpstreamFailure } = {};
-  const abort = new AbortController();
-  const timer = setTimeout(() => {
-    failure.first ??= { kind: "timeout" };
-    abort.abort();
-  }, timeoutMs);
+  const { exchange, timeoutMs, signal, end } = boundedExchange(c);
+  const failure = exchange.failure;
   const transport = new StreamableHTTPClientTransport(new URL(c.url), {
-    fetch: upstreamFetch({
-      rules: c.rules,
-      ca: c.ca,
-      budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes),
-      signal: abort.signal,
-      failure,
-      abort: () => abort.abort(),
-    }),
+    fetch: upstreamFetch(exchange),
     requestInit: c.authorization ? { headers: { authorization: c.authorization } } : undefined,
   });
   const client = upstreamClient();
   try {
-    await client.connect(transport, { timeout: timeoutMs, signal: abort.signal });
+    await client.connect(transport, { timeout: timeoutMs, signal });
     const raw = await client.request(
       { method: "tools/call", params: paramsOf(c) },
       toolResult,
-      requestOptions(c, timeoutMs, abort.signal),
+      requestOptions(c, timeoutMs, signal),
     );
     if (failure.first) return { kind: "failure", ...failureOf(failure.first, undefined) };
     return { kind: "result", result: raw as Record<string, unknown>, isError: raw.isError === true };
   } catch (err) {
     return { kind: "failure", ...failureOf(failure.first, err) };
   } finally {
-    clearTimeout(timer);
+    end();
     await client.close().catch(() => undefined);
   }
 }
 
 /** The call to a server that speaks only MCP 2026-07-28 (era.ts): stateless, no session to keep. */
 async function callModern(c: UpstreamCall): Promise<UpstreamOutcome> {
-  const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
-  const abort = new AbortController();
-  const exchange = {
-    rules: c.rules,
-    ca: c.ca,
-    budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes),
-    signal: abort.signal,
-    failure: {} as { first?: UpstreamFailure },
-    abort: () => abort.abort(),
-  };
-  const timer = setTimeout(() => {
-    exchange.failure.first ??= { kind: "timeout" };
-    abort.abort();
-  }, timeoutMs);
+  const { exchange, timeoutMs, end } = boundedExchange(c);
   try {
     const params = paramsOf(c);
     const answer = await callModernTool({ ...c, params, onprogress: c.onProgress }, exchange, timeoutMs);
@@ -223,7 +221,7 @@ async function callModern(c: UpstreamCall): Promise<UpstreamOutcome> {
     if (!valid.success) return { kind: "failure", ...failureOf(undefined, undefined) };
     return { kind: "result", result: answer.result, isError: valid.data.isError === true };
   } finally {
-    clearTimeout(timer);
+    end();
   }
 }
 
@@ -238,26 +236,13 @@ async function callInSession(
   c: UpstreamCall & { owner: SessionOwner },
   sessions: UpstreamSessions,
 ): Promise<UpstreamOutcome> {
-  const timeoutMs = c.timeoutMs ?? upstreamLimits.timeoutMs;
-  const abort = new AbortController();
-  const state = {
-    rules: c.rules,
-    ca: c.ca,
-    budget: new ByteBudget(c.maxBytes ?? upstreamLimits.bytes),
-    signal: abort.signal,
-    failure: {} as { first?: UpstreamFailure },
-    abort: () => abort.abort(),
-  };
-  const timer = setTimeout(() => {
-    state.failure.first ??= { kind: "timeout" };
-    abort.abort();
-  }, timeoutMs);
+  const { exchange: state, timeoutMs, signal, end } = boundedExchange(c);
   try {
     return await currentCall.run(state, async () => {
       for (let attempt = 0; ; attempt++) {
         let session;
         try {
-          session = await sessions.session(c, timeoutMs, abort.signal);
+          session = await sessions.session(c, timeoutMs, signal);
         } catch (err) {
           return { kind: "failure", ...failureOf(state.failure.first, err), notSent: true } as const;
         }
@@ -265,7 +250,7 @@ async function callInSession(
           const raw = await session.client.request(
             { method: "tools/call", params: paramsOf(c) },
             toolResult,
-            requestOptions(c, timeoutMs, abort.signal),
+            requestOptions(c, timeoutMs, signal),
           );
           if (state.failure.first)
             return { kind: "failure", ...failureOf(state.failure.first, undefined) } as const;
@@ -288,6 +273,6 @@ async function callInSession(
       }
     });
   } finally {
-    clearTimeout(timer);
+    end();
   }
 }
