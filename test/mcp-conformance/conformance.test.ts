@@ -1,10 +1,12 @@
 /**
  * The official MCP conformance suite against the Gateway (issue 40, "Done
- * when"): the suite's CLI, through a proxy that adds the agent's gateway key,
- * to the Gateway, in front of the suite's own reference server registered as
- * an organization's MCP server through the Cloud API (discovered, every tool
- * made and enabled by an admin), with a policy that allows every call. Run for
- * 2025-11-25 (0.1.16) and for 2026-07-28 (0.2.0-alpha.12, the revision's
+ * when"): the suite's CLI as shipped on npm, through a proxy that adds the
+ * agent's gateway key, to the Gateway, in front of our own upstream server
+ * implementing the tools the suite's scenarios call (upstream.ts; the suite's
+ * reference server is not published on npm), registered as an
+ * organization's MCP server through the Cloud API (discovered, every tool
+ * made and enabled by an admin), with a policy that allows every call. Run
+ * for 2025-11-25 (0.1.16) and for 2026-07-28 (0.2.0-alpha.12, the revision's
  * requirements). Every scenario within the spec's scope passes; every other
  * scenario the suite reports is listed in docs/gateway.md ("Conformance"),
  * with its reason and the Gateway's answer.
@@ -24,7 +26,7 @@ import { signedInMember } from "../fixtures/policies.js";
 import { startTestGateway, type TestGateway } from "../gateway/harness.js";
 import { createTestCa, type TestCa } from "../fixtures/https-receiver.js";
 import { startForwarder, type Forwarder } from "./forwarder.js";
-import { startReferenceServer, type ReferenceServer } from "./reference-server.js";
+import { startConformanceUpstream, type ConformanceUpstream } from "./upstream.js";
 import { runConformance, type Revision, type ScenarioOutcome } from "./suite.js";
 
 /** The scenarios of the spec's scope (tools, content types, progress, errors, schemas, transport security). */
@@ -66,8 +68,8 @@ let api: CloudApi;
 let gw: TestGateway;
 let world: AuthorizationWorld;
 let ca: TestCa;
-let reference: ReferenceServer;
-let referenceTls: Forwarder;
+let upstream: ConformanceUpstream;
+let upstreamTls: Forwarder;
 let proxy: Forwarder;
 
 beforeAll(async () => {
@@ -79,13 +81,13 @@ beforeAll(async () => {
     document: allowEverything,
     permissions: ["conformance.*"],
   });
-  reference = await startReferenceServer();
-  referenceTls = await startForwarder(reference.url, { tls: { key: ca.key, cert: ca.cert } });
+  upstream = await startConformanceUpstream();
+  upstreamTls = await startForwarder(upstream.url, { tls: { key: ca.key, cert: ca.cert } });
   const { b: admin } = await signedInMember(api, db.pool, world.organizationId, "admin");
   const server = await admin.post(`/orgs/${world.organizationId}/mcp-servers`, {
     kind: "mcp",
     name: `conformance-${randomBytes(3).toString("hex")}`,
-    url: `${referenceTls.url}/mcp`,
+    url: `${upstreamTls.url}/mcp`,
   });
   if (server.status !== 201) throw new Error(`mcp server ${server.status} ${server.text}`);
   const serverId = server.body.mcp_server.id;
@@ -117,8 +119,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proxy?.close();
-  await referenceTls?.close();
-  await reference?.close();
+  await upstreamTls?.close();
+  await upstream?.close();
   await gw?.close();
   await api?.close();
   await db?.drop();

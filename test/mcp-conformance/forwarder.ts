@@ -7,9 +7,10 @@
  *   adds `Authorization: Bearer <key>` (in turns over several keys of the
  *   agent: the suite sends its scenarios faster than one key's bucket of
  *   SPEC 8.2 lets through, 120 at once and 20 a second);
- * - a TLS front for the reference server, which serves plain http: the Cloud
- *   API registers only https MCP servers (SPEC 6.4), so the test's CA issues
- *   the certificate the Gateway and the Cloud API are told to trust.
+ * - a TLS front for the conformance upstream (upstream.ts), which serves
+ *   plain http: the Cloud API registers only https MCP servers (SPEC 6.4), so
+ *   the test's CA issues the certificate the Gateway and the Cloud API are
+ *   told to trust.
  */
 import {
   createServer as createHttpServer,
