@@ -8,16 +8,7 @@ const actionWriteMessage =
 
 export default tseslint.config(
   {
-    ignores: [
-      "**/dist/**",
-      "**/node_modules/**",
-      ".data/**",
-      ".cache/**",
-      "charts/**",
-      "clients/python/**",
-      // The conformance suite's reference server, vendored verbatim (test/mcp-conformance/reference-server.ts).
-      "test/mcp-conformance/reference-server/**",
-    ],
+    ignores: ["**/dist/**", "**/node_modules/**", ".data/**", ".cache/**", "charts/**", "clients/python/**"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
