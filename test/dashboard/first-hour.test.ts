@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { sha256Digest } from "../../protocol/src/canonical/index.js";
 import { runCountersign } from "../fixtures/cli.js";
 import {
@@ -62,8 +63,10 @@ const nav = (name: string) =>
   page.getByRole("navigation", { name: "Organization" }).getByRole("link", { name, exact: true }).click();
 const shot = (name: string) => screenshot(page, `first-hour-${name}`, dir);
 /** The text of an MCP tool result's content. */
-const textOf = (r: { content?: unknown }) =>
-  ((r.content ?? []) as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
+const textOf = (r: unknown) =>
+  CallToolResultSchema.parse(r)
+    .content.map((c) => (c.type === "text" ? c.text : ""))
+    .join("\n");
 
 beforeAll(async () => {
   // `upstreams`: loopback addresses allowed, as `make run` switches them on.
