@@ -68,6 +68,25 @@ function rpcMessageProblem(m: unknown, fromSdk: boolean): string | null {
   return null;
 }
 
+/** A caller that asked for progress (a `progressToken`) and accepts SSE gets the answer as a stream (Streamable HTTP). */
+const isEventStream = (a: Answer): boolean =>
+  String(a.headers["content-type"] ?? "").startsWith("text/event-stream");
+
+/** The JSON-RPC messages of an SSE stream: each event's `data` lines joined, parsed. */
+function sseMessages(text: string): unknown[] {
+  return text
+    .split(/\r?\n\r?\n/)
+    .map((event) =>
+      event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).replace(/^ /, ""))
+        .join("\n"),
+    )
+    .filter((data) => data !== "")
+    .map(parse);
+}
+
 function mcpProblem(r: FuzzRequest, a: Answer): string | null {
   if (a.status === 202 && a.text === "") return null; // notifications only
   const b = parse(a.text);
@@ -81,7 +100,8 @@ function mcpProblem(r: FuzzRequest, a: Answer): string | null {
   )
     return null;
   if (a.status === 200) {
-    const messages = Array.isArray(b) ? b : [b];
+    const messages = isEventStream(a) ? sseMessages(a.text) : Array.isArray(b) ? b : [b];
+    if (messages.length === 0) return "an empty answer";
     for (const m of messages) {
       const p = rpcMessageProblem(m, true);
       if (p) return p;
