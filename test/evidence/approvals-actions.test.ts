@@ -179,11 +179,30 @@ describe("POST .../approvals/<id>/decision", () => {
     });
   });
 
-  it("refuses a replayed signed approval: the second submission is ALREADY_DECIDED", async () => {
+  it("refuses a replayed signed approval as REPLAY, and another decision on a decided request as ALREADY_DECIDED", async () => {
     const { approvalId } = await pendingCall(w);
     const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
     expect((await decide(approvalId, object)).status).toBe(200);
-    await refusedUnchanged(() => decide(approvalId, object), 409, "ALREADY_DECIDED");
+    await refusedUnchanged(() => decide(approvalId, object), 409, "REPLAY");
+    const second = await signDecision(db.pool, approvalId, w.approver.signer, "REJECTION");
+    await refusedUnchanged(() => decide(approvalId, second), 409, "ALREADY_DECIDED");
+  });
+
+  it("refuses a decision on a request that lapsed as EXPIRED, before and after the lapse is recorded", async () => {
+    const { approvalId, call } = await pendingCall(w);
+    const object = await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL");
+    // The request's time runs out (as 8.4's lifetime would); nothing has recorded the lapse yet.
+    await db.pool.query(
+      "update approval_requests set expires_at = now() - interval '1 second' where id = $1",
+      [approvalId],
+    );
+    await refusedUnchanged(() => decide(approvalId, object), 409, "EXPIRED");
+    // The repeated call records the lapse (SPEC 7.3 APPROVAL_EXPIRED); the request stays EXPIRED.
+    expect((await w.gw.authorize(w.key, call)).body).toMatchObject({
+      status: "expired",
+      code: "APPROVAL_EXPIRED",
+    });
+    await refusedUnchanged(() => decide(approvalId, object), 409, "EXPIRED");
   });
 
   it("refuses an APPROVAL signed for another request (replayed onto this one): VERIFICATION_FAILED", async () => {
@@ -355,11 +374,11 @@ describe("POST .../actions/<id>/cancel", () => {
       status: "cancelled",
       receipt_id: res.body.receipt.id,
     });
-    // An approver can no longer decide it.
+    // An approver can no longer decide it: the organization cancelled it.
     await refusedUnchanged(
       async () => decide(approvalId, await signDecision(db.pool, approvalId, w.approver.signer, "APPROVAL")),
       409,
-      "ALREADY_DECIDED",
+      "CANCELLED",
     );
   });
 
@@ -403,8 +422,42 @@ describe("POST .../actions/<id>/cancel", () => {
     expect(
       (await w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good })).status,
     ).toBe(200);
+    // The same CANCELLATION again is a REPLAY; another one of the cancelled action is CANCELLED.
     await refusedUnchanged(
       () => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: good }),
+      409,
+      "REPLAY",
+    );
+    const again = await signCancellation(db.pool, actionId, w.principal);
+    await refusedUnchanged(
+      () => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: again }),
+      409,
+      "CANCELLED",
+    );
+  });
+
+  it("refuses cancelling a lapsed action as EXPIRED and a finished one as INVALID_STATE; nothing changes", async () => {
+    const { actionId, approvalId, call } = await pendingCall(w);
+    await db.pool.query(
+      "update approval_requests set expires_at = now() - interval '1 second' where id = $1",
+      [approvalId],
+    );
+    expect((await w.gw.authorize(w.key, call)).body.status).toBe("expired");
+    const lapsed = await signCancellation(db.pool, actionId, w.principal);
+    await refusedUnchanged(
+      () => w.o.owner.post(`/orgs/${w.org}/actions/${actionId}/cancel`, { cancellation: lapsed }),
+      409,
+      "EXPIRED",
+    );
+    // A call the policy allows outright (amount up to 100) is authorized at once: nothing is open to cancel.
+    const allowed = await w.gw.authorize(w.key, { tool: w.tool, arguments: { amount: 50 } });
+    expect(allowed.body.status).toBe("authorized");
+    const done = await signCancellation(db.pool, allowed.body.protected_action_id, w.principal);
+    await refusedUnchanged(
+      () =>
+        w.o.owner.post(`/orgs/${w.org}/actions/${allowed.body.protected_action_id}/cancel`, {
+          cancellation: done,
+        }),
       409,
       "INVALID_STATE",
     );

@@ -157,14 +157,14 @@ describe("decideApproval refusals change nothing", () => {
     await refusal(id, { object: { not: "an object" } }, "VERIFICATION_FAILED");
   });
 
-  it("ALREADY_DECIDED for a request that expired", async () => {
+  it("EXPIRED for a request that expired", async () => {
     const id = await pendingRequest();
     const object = await signDecision(db.pool, id, world.approver.signer, "APPROVAL");
     await db.pool.query(
       "update approval_requests set expires_at = now() - interval '1 second' where id = $1",
       [id],
     );
-    await refusal(id, { object }, "ALREADY_DECIDED");
+    await refusal(id, { object }, "EXPIRED");
   });
 
   it("NOT_FOUND for another organization's request", async () => {

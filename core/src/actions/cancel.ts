@@ -34,7 +34,9 @@ export interface Cancellation {
 }
 
 const LOCK = `
-  select pa.id, pa.status, pa.task_object_id, pa.approval_request_id, d.object as delegation_object
+  select pa.id, pa.status, pa.task_object_id, pa.approval_request_id, d.object as delegation_object,
+         (select so.object_id from signed_objects so
+           where so.protected_action_id = pa.id and so.type = 'CANCELLATION' limit 1) as cancellation_object_id
     from protected_actions pa
     left join delegations d on d.id = pa.delegation_id
    where pa.id = $1 and pa.organization_id = $2
@@ -42,6 +44,29 @@ const LOCK = `
 
 const refused = (message: string, serviceCode: string) =>
   new ServiceError("VERIFICATION_FAILED", message, { service_code: serviceCode });
+
+/**
+ * Why an action that is not open cannot be cancelled (SPEC 7.2; the choice per
+ * situation is docs/errors.md "Approval decisions and cancellations"): the very
+ * CANCELLATION already recorded is a REPLAY, an action already cancelled
+ * otherwise is CANCELLED, one that lapsed is EXPIRED, and any other state
+ * (running or finished) is INVALID_STATE.
+ */
+function closedRefusal(
+  a: { status: string; cancellation_object_id: string | null },
+  submitted: unknown,
+): ServiceError {
+  const id = (submitted as { id?: unknown } | null)?.id;
+  if (a.cancellation_object_id !== null && id === a.cancellation_object_id)
+    return new ServiceError("REPLAY", "this signed cancellation was already recorded for this action");
+  if (a.status === "cancelled") return new ServiceError("CANCELLED", "this action is already cancelled");
+  if (a.status === "expired")
+    return new ServiceError("EXPIRED", "this action expired before it ran; there is nothing to cancel");
+  return new ServiceError(
+    "INVALID_STATE",
+    `an action that is ${a.status} cannot be cancelled; only pending approval or approved actions can`,
+  );
+}
 
 /**
  * Cancels an open action (SPEC 3.1, 6.1): verifies the CANCELLATION against
@@ -57,12 +82,7 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
     const { rows } = await db.query(LOCK, [input.protectedActionId, input.organizationId]);
     const a = rows[0];
     if (!a) throw new ServiceError("NOT_FOUND", "no such protected action");
-    if (!(CANCELLABLE_STATUSES as readonly string[]).includes(a.status)) {
-      throw new ServiceError(
-        "INVALID_STATE",
-        `an action that is ${a.status} cannot be cancelled; only pending approval or approved actions can`,
-      );
-    }
+    if (!(CANCELLABLE_STATUSES as readonly string[]).includes(a.status)) throw closedRefusal(a, input.object);
     const task = (await storedObjects(db, [a.task_object_id])).get(a.task_object_id) as
       SignedObject<BodyOf<"TASK">> | undefined;
     if (!task) throw new ServiceError("INVALID_STATE", "the action has no signed TASK to cancel");

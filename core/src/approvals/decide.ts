@@ -36,7 +36,7 @@ export interface ApprovalDecision {
 }
 
 const LOCK = `
-  select ar.id, ar.status, ar.expires_at, ar.approver_kids, ar.protected_action_id,
+  select ar.id, ar.status, ar.expires_at, ar.approver_kids, ar.decision_object_id, ar.protected_action_id,
          pa.status as action_status, pa.task_object_id, pa.proposal_object_id, pa.delegation_id, d.object as delegation_object,
          covered_by_supersession(pa.policy_id, pa.policy_version, pa.created_at, true) as superseded
     from approval_requests ar
@@ -47,6 +47,30 @@ const LOCK = `
 
 function refused(code: "VERIFICATION_FAILED", message: string, serviceCode?: string): ServiceError {
   return new ServiceError(code, message, serviceCode ? { service_code: serviceCode } : undefined);
+}
+
+/**
+ * Why a request that is no longer pending cannot be decided (SPEC 7.2; the choice
+ * per situation is docs/errors.md "Approval decisions and cancellations"): the
+ * very signed object already recorded as its decision is a REPLAY, a request
+ * that lapsed is EXPIRED, one closed by cancelling its action is CANCELLED, and
+ * one a person (or a lapse of its action) decided otherwise is ALREADY_DECIDED.
+ */
+function closedRefusal(
+  r: { status: string; action_status: string; decision_object_id: string | null },
+  submitted: unknown,
+): ServiceError {
+  const id = (submitted as { id?: unknown } | null)?.id;
+  if (r.decision_object_id !== null && id === r.decision_object_id)
+    return new ServiceError("REPLAY", "this signed decision was already recorded for this approval request");
+  if (r.status === "expired" || r.action_status === "expired")
+    return new ServiceError("EXPIRED", "this approval request expired before it was decided");
+  if (r.status === "cancelled" || r.action_status === "cancelled")
+    return new ServiceError(
+      "CANCELLED",
+      "the organization cancelled this action; it can no longer be decided",
+    );
+  return new ServiceError("ALREADY_DECIDED", "this approval request is no longer pending");
 }
 
 /**
@@ -70,9 +94,9 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
       );
     }
     if (r.status !== "pending" || r.action_status !== "pending_approval")
-      throw new ServiceError("ALREADY_DECIDED", "this approval request is no longer pending");
+      throw closedRefusal(r, input.object);
     if (new Date(r.expires_at).getTime() <= now.getTime())
-      throw new ServiceError("ALREADY_DECIDED", "this approval request expired");
+      throw new ServiceError("EXPIRED", "this approval request expired before it was decided");
 
     const submitted = input.object as { body?: { actor?: unknown; type?: unknown } } | null;
     const actor = typeof submitted?.body?.actor === "string" ? submitted.body.actor : undefined;

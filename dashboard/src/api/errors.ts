@@ -47,6 +47,8 @@ const human: Record<string, string> = {
   POLICY_VERSION_REPLACED:
     "The policy version this request was made under was replaced (a rollback or emergency stop), which closed the request. The agent must ask again.",
   EXPIRED: "This request has expired; the agent must ask again.",
+  CANCELLED: "The organization cancelled this action; there is nothing left to decide or cancel.",
+  REPLAY: "This signed decision was already recorded; nothing changed.",
   NO_PRINCIPAL: "This organization has no principal yet. An owner creates it under Principal.",
   IDENTITY_ALREADY_BOUND:
     "This key was bound before; a key once unbound is never bound again. Make a new key and bind that one.",
