@@ -255,11 +255,18 @@ describe("upstream outcomes (SPEC 7.3 upstream_error), each with a failed receip
     expect(service(res)).toMatchObject({ status: "upstream_error", code });
     const m = metaOf(res);
     const { rows } = await db.pool.query(
-      "select pa.status, pa.error_code, r.outcome from protected_actions pa join receipts r on r.id = pa.receipt_id where pa.id = $1",
+      "select pa.status, pa.error_code, r.outcome, r.id as receipt_id, r.receipt_object_id, pa.result_object_id from protected_actions pa join receipts r on r.id = pa.receipt_id where pa.id = $1",
       [m.protected_action_id],
     );
     expect(rows[0]).toMatchObject({ status: "failed", error_code: code, outcome: "failed" });
-    expect(m.receipt_id).toBe(service(res).protected_action_id ? m.receipt_id : undefined);
+    // SPEC 4.2: a refusal that ended with a receipt carries its ids in _meta.service.
+    expect(m).toMatchObject({
+      protected_action_id: service(res).protected_action_id,
+      receipt_id: rows[0].receipt_id,
+      receipt_object_id: rows[0].receipt_object_id,
+      result_object_id: rows[0].result_object_id,
+    });
+    expect(m.receipt_object_id).toMatch(/^ko_/);
     return res;
   }
 
