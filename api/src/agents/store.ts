@@ -5,6 +5,7 @@ import { audit, type Actor } from "../audit/record.js";
 import type { OrganizationAccess } from "../access/enforce.js";
 import { checkQuota } from "../orgs/quota.js";
 import { isUniqueViolation } from "../http/shared.js";
+import { lockOrganization } from "../orgs/store.js";
 
 /** Agents as stored (SPEC 2.2), with the name of the policy they are decided by. */
 export interface AgentRow {
@@ -83,7 +84,7 @@ export async function createAgent(
 ): Promise<AgentRow> {
   return inTransaction(pool, async (db) => {
     // Serialize creations of one organization so the plan limit is exact.
-    await db.query("select 1 from organizations where id = $1 for update", [o.id]);
+    await lockOrganization(db, o.id);
     await checkPolicy(db, o.id, input.policy_id);
     const { rows: n } = await db.query<{ n: number }>(
       "select count(*)::int as n from agents where organization_id = $1",

@@ -2,6 +2,7 @@ import { ServiceError } from "@countersign/protocol/errors";
 import type { McpServer } from "@countersign/protocol/wire";
 import type { Queryable } from "@countersign/core/store";
 import { isUniqueViolation } from "../http/shared.js";
+import { lockOrganization } from "../orgs/store.js";
 
 export interface ServerRow {
   id: string;
@@ -67,7 +68,7 @@ export async function listServers(
 
 /** Locks the organization (so its plan limit is exact) and counts its servers. */
 export async function lockAndCountServers(db: Queryable, orgId: string): Promise<number> {
-  await db.query("select 1 from organizations where id = $1 for update", [orgId]);
+  await lockOrganization(db, orgId);
   const { rows } = await db.query<{ n: number }>(
     "select count(*)::int as n from mcp_servers where organization_id = $1",
     [orgId],

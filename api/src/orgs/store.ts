@@ -4,10 +4,15 @@ import { ORGANIZATION_COLUMNS, type OrganizationRow } from "./organization-json.
 
 /**
  * Locks the organization row: creations that count against a plan limit
- * take it first, so two of them cannot both pass the count.
+ * take it first, so two of them cannot both pass the count. The lock is FOR NO
+ * KEY UPDATE, which conflicts with itself but not with the key-share lock
+ * every insert of a row referencing the organization takes (an audit entry, a
+ * tool): with FOR UPDATE, a creation holding the organization and waiting for
+ * an MCP server's row deadlocked with a tool change holding that row and
+ * writing its audit entry (issue 44).
  */
 export async function lockOrganization(db: Queryable, orgId: string): Promise<void> {
-  await db.query("select 1 from organizations where id = $1 for update", [orgId]);
+  await db.query("select 1 from organizations where id = $1 for no key update", [orgId]);
 }
 
 export async function readOrganization(db: Queryable, orgId: string, lock = false): Promise<OrganizationRow> {

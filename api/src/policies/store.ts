@@ -10,6 +10,7 @@ import {
 import type { Queryable } from "@countersign/core/store";
 import type { VersionOrigin } from "./versions.js";
 import type { Policy, PolicyVersion } from "@countersign/protocol/wire";
+import { lockOrganization } from "../orgs/store.js";
 
 /**
  * Policy and version rows as the rollout code reads them, and their JSON
@@ -223,7 +224,7 @@ export async function versionsOf(db: Queryable, policyId: string): Promise<Versi
 
 /** Locks the organization (so its plan limit is exact) and counts its policies. */
 export async function lockAndCountPolicies(db: Queryable, organizationId: string): Promise<number> {
-  await db.query("select 1 from organizations where id = $1 for update", [organizationId]);
+  await lockOrganization(db, organizationId);
   const { rows } = await db.query<{ n: string }>(
     "select count(*) as n from policies where organization_id = $1",
     [organizationId],

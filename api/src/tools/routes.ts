@@ -212,8 +212,10 @@ export async function toolRoutes(app: FastifyInstance, ctx: ApiContext) {
         }
       }
       const updated = await inTransaction(ctx.pool, async (db) => {
+        // The server's row before the tool's, the order discovery and tool creation lock them in
+        // (a tool never moves to another server), so concurrent changes wait instead of deadlocking.
+        const server = await readServer(db, o.id, before.mcp_server_id, true);
         const t = await readTool(db, o.id, request.params.tool_id, true);
-        const server = await readServer(db, o.id, t.mcp_server_id, true);
         const next = {
           exposed_name: b.exposed_name ?? t.exposed_name,
           upstream_name: b.upstream_name ?? t.upstream_name,

@@ -3,6 +3,7 @@ import type { AmountMapping, Tool, ToolDeclaration } from "@countersign/protocol
 import type { Queryable } from "@countersign/core/store";
 import { isUniqueViolation } from "../http/shared.js";
 import { bindingDigest, sameBinding, type Binding } from "./binding.js";
+import { lockOrganization } from "../orgs/store.js";
 
 export interface ToolRow {
   id: string;
@@ -90,7 +91,7 @@ export async function listTools(
 
 /** Locks the organization (so its plan limit is exact) and counts its tools. */
 export async function lockAndCountTools(db: Queryable, orgId: string): Promise<number> {
-  await db.query("select 1 from organizations where id = $1 for update", [orgId]);
+  await lockOrganization(db, orgId);
   const { rows } = await db.query<{ n: number }>(
     "select count(*)::int as n from tools where organization_id = $1",
     [orgId],

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
 import { createPool, inTransaction, isDatabaseUnavailable } from "./index.js";
+import { TRANSACTION_ATTEMPTS } from "./pool.js";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -50,6 +51,60 @@ describe("a pooled client whose connection is lost while it is checked out", () 
       client.release();
       const { rows } = await pool.query<{ one: number }>("select 1 as one");
       expect(rows[0]!.one).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe("a transaction that meets a deadlock or serialization failure", () => {
+  it("is run again from the start, so both of two deadlocked transactions commit", async () => {
+    const pool = createPool(db.url, { applicationName: "pool-test-deadlock", max: 4 });
+    try {
+      await pool.query("create table deadlock_rows (id int primary key, n int not null)");
+      await pool.query("insert into deadlock_rows values (1, 0), (2, 0)");
+      // Each locks one row, waits until the other holds its row, then wants the other's:
+      // PostgreSQL aborts one of them with 40P01, which must be retried, not thrown.
+      let holding = 0;
+      const bothHold = async () => {
+        holding++;
+        while (holding < 2) await sleep(10);
+      };
+      const attempts = { a: 0, b: 0 };
+      const cross = (first: number, second: number, who: "a" | "b") =>
+        inTransaction(pool, async (client) => {
+          attempts[who]++;
+          await client.query("update deadlock_rows set n = n + 1 where id = $1", [first]);
+          if (attempts[who] === 1) await bothHold();
+          await client.query("update deadlock_rows set n = n + 1 where id = $1", [second]);
+        });
+      await Promise.all([cross(1, 2, "a"), cross(2, 1, "b")]);
+      expect(attempts.a + attempts.b).toBe(3);
+      const { rows } = await pool.query<{ n: number }>("select n from deadlock_rows order by id");
+      expect(rows.map((r) => r.n)).toEqual([2, 2]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("gives up after TRANSACTION_ATTEMPTS, and any other error is thrown at once", async () => {
+    const pool = createPool(db.url, { applicationName: "pool-test-retry", max: 1 });
+    try {
+      let runs = 0;
+      const always = await inTransaction(pool, async () => {
+        runs++;
+        throw Object.assign(new Error("could not serialize access"), { code: "40001" });
+      }).catch((e: unknown) => e);
+      expect((always as { code?: string }).code).toBe("40001");
+      expect(runs).toBe(TRANSACTION_ATTEMPTS);
+
+      runs = 0;
+      const other = await inTransaction(pool, async (client) => {
+        runs++;
+        await client.query("select 1 / 0");
+      }).catch((e: unknown) => e);
+      expect((other as { code?: string }).code).toBe("22012");
+      expect(runs).toBe(1);
     } finally {
       await pool.end();
     }

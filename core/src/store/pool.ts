@@ -39,8 +39,40 @@ export function createPool(url: string, opts: PoolOptions): pg.Pool {
   return pool;
 }
 
-/** Run `fn` in one transaction on one client; roll back on any error. */
+/**
+ * SQLSTATEs after which PostgreSQL has rolled the whole transaction back and
+ * running it again from the start is the documented remedy: a deadlock
+ * (40P01) and a serialization failure (40001).
+ */
+const RETRYABLE = new Set(["40P01", "40001"]);
+
+/** Attempts of one transaction before its last failure is thrown. */
+export const TRANSACTION_ATTEMPTS = 4;
+
+export const isRetryableTransactionError = (err: unknown): boolean =>
+  RETRYABLE.has((err as { code?: unknown } | null)?.code as string);
+
+/**
+ * Run `fn` in one transaction on one client; roll back on any error. A
+ * deadlock or serialization failure is retried (fn runs again from the start
+ * on a fresh transaction) up to TRANSACTION_ATTEMPTS times, after a short
+ * random pause that grows with each attempt so the transactions that collided
+ * do not collide again in step: a request then gets its normal answer instead
+ * of a 500 for a conflict it did not cause. `fn` must therefore do nothing
+ * outside the database it cannot repeat.
+ */
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once(pool, fn);
+    } catch (err) {
+      if (attempt >= TRANSACTION_ATTEMPTS || !isRetryableTransactionError(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
+    }
+  }
+}
+
+async function once<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("begin");
