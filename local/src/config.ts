@@ -32,7 +32,7 @@ export const localSettings = {
   keyHashSecret: setting(
     "COUNTERSIGN_KEY_HASH_SECRET",
     secretBytes.optional(),
-    "at least 32 bytes as base64url",
+    "at least 32 bytes as base64 or base64url (openssl rand -base64 32)",
   ),
   gatewaySigningKey: setting(
     "COUNTERSIGN_GATEWAY_SIGNING_KEY",

@@ -21,7 +21,11 @@ export const commonSettings = {
   /** OpenTelemetry traces are off unless an OTLP endpoint is set. */
   otlpEndpoint: setting("OTEL_EXPORTER_OTLP_ENDPOINT", httpUrl.optional(), "an http(s) URL"),
   /** HMAC key for API key secrets (SPEC 5.1); the same on every api and gateway replica. */
-  keyHashSecret: setting("COUNTERSIGN_KEY_HASH_SECRET", secretBytes, "at least 32 bytes as base64url"),
+  keyHashSecret: setting(
+    "COUNTERSIGN_KEY_HASH_SECRET",
+    secretBytes,
+    "at least 32 bytes as base64 or base64url (openssl rand -base64 32)",
+  ),
   /**
    * AES-256-GCM key of secrets the service uses itself later (webhook signing
    * secrets, core/credentials); the same on every replica. Required by the api.

@@ -75,6 +75,35 @@ describe("loadConfig", () => {
     expect(JSON.stringify(problems)).not.toContain("s3cret");
   });
 
+  it("takes the key hash secret as base64 (openssl rand -base64 32) or base64url, and refuses others clearly", () => {
+    const bytes = randomBytes(32);
+    // The standard alphabet with padding, as openssl prints it; '+' and '/' are sure to occur.
+    const standard = Buffer.concat([Buffer.from([0xfb, 0xff]), bytes]).toString("base64");
+    expect(standard).toMatch(/[+/]/);
+    for (const text of [standard, bytes.toString("base64url"), randomBytes(48).toString("base64")]) {
+      const c = loadConfig(settings, {
+        DATABASE_URL: "postgres://u@127.0.0.1:5432/db",
+        COUNTERSIGN_KEY_HASH_SECRET: text,
+      });
+      expect(c.keyHashSecret).toEqual(Buffer.from(text, "base64"));
+    }
+    for (const bad of ["c2hvcnQ", `${bytes.toString("base64")}!`, `${standard}==`, "a".repeat(45)]) {
+      const problems = problemsOf(() =>
+        loadConfig(settings, {
+          DATABASE_URL: "postgres://u@127.0.0.1:5432/db",
+          COUNTERSIGN_KEY_HASH_SECRET: bad,
+        }),
+      );
+      expect(problems).toEqual([
+        {
+          setting: "COUNTERSIGN_KEY_HASH_SECRET",
+          source: "environment",
+          problem: "expected at least 32 bytes as base64 or base64url (openssl rand -base64 32)",
+        },
+      ]);
+    }
+  });
+
   it("rejects ports out of range and negative grace periods", () => {
     const problems = problemsOf(() =>
       loadConfig(settings, {
