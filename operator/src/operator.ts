@@ -57,6 +57,16 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
   let secrets: SecretWatch | undefined;
   let controllersSynced = false;
 
+  // An outage of the Cloud API, or its end, concerns every resource (not only those being edited):
+  // each is reconciled at once, so all say CloudAPIUnavailable within one probe interval and clear
+  // as soon as it answers again (cloud-api/health.ts).
+  options.cloud.health.onChange((available) => {
+    metrics.cloudApiAvailable.set(available ? 1 : 0);
+    if (available) log.info("the Cloud API answers again");
+    else log.warn("the Cloud API does not answer");
+    for (const controller of controllers) controller.reconcileAllNow();
+  });
+
   function makeControllers() {
     const organizationOf = organizationOfNamespace(kubeConfig);
     const common = { kubeConfig, cloud: options.cloud, events };
@@ -195,6 +205,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       metrics.leader.set(1);
       makeControllers();
       await Promise.all([...controllers.map((c) => c.start()), secrets?.start()]);
+      options.cloud.health.start();
       controllersSynced = true;
       log.info({ controllers: controllers.length }, "controllers started");
     },
@@ -204,6 +215,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     onStoppedLeading: async () => {
       metrics.leader.set(0);
       controllersSynced = false;
+      options.cloud.health.stop();
       await Promise.all([...controllers.map((c) => c.stop()), secrets?.stop()]);
       controllers.length = 0;
     },
@@ -230,6 +242,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     elector,
     async stop() {
       // Controllers first, so nothing is written after the Lease is released.
+      options.cloud.health.stop();
       await Promise.all([...controllers.map((c) => c.stop()), secrets?.stop()]);
       await elector.stop();
       metrics.leader.set(0);

@@ -2,6 +2,7 @@ import type { ManagedBy } from "@countersign/protocol/wire";
 import { agents } from "./agents.js";
 import { apiKeys } from "./api-keys.js";
 import { CloudApiClient } from "./client.js";
+import type { CloudApiHealth } from "./health.js";
 import { mcpServers } from "./mcp-servers.js";
 import { observeWindows } from "./observe.js";
 import { organizations } from "./organizations.js";
@@ -9,6 +10,8 @@ import { policies } from "./policies.js";
 import { tools } from "./tools.js";
 import { webhooks } from "./webhooks.js";
 
+export { RequestBudget, defaultBudget } from "./budget.js";
+export { CloudApiHealth, defaultProbeIntervalMs } from "./health.js";
 export {
   CloudApiClient,
   CloudApiError,
@@ -28,6 +31,7 @@ export function cloudApi(client: CloudApiClient): CloudApi {
   return {
     /** The same API, its writes naming the custom resource being reconciled (docs/access.md). */
     managing: (m: ManagedBy) => cloudApi(client.managing(m)),
+    health: client.health,
     organizations: organizations(client),
     agents: agents(client),
     apiKeys: apiKeys(client),
@@ -40,6 +44,8 @@ export function cloudApi(client: CloudApiClient): CloudApi {
 }
 export type CloudApi = {
   managing(m: ManagedBy): CloudApi;
+  /** Whether the Cloud API answers, shared by every copy `managing` makes (health.ts). */
+  health: CloudApiHealth;
   organizations: ReturnType<typeof organizations>;
   agents: ReturnType<typeof agents>;
   apiKeys: ReturnType<typeof apiKeys>;

@@ -75,6 +75,11 @@ export class Controller<T extends KubernetesObject> {
     this.listeners.push(listener);
   }
 
+  /** Every cached object is reconciled now, whatever backoff or delay it was waiting out. */
+  reconcileAllNow(): void {
+    for (const object of this.informer.list()) this.queue.addNow(objectKey(object));
+  }
+
   /** The cached objects of this kind. */
   cached(): readonly T[] {
     return this.informer.list();

@@ -1,5 +1,5 @@
 // The operator's Prometheus metrics: reconciles by kind and result, queue depth, last successful
-// sync of each watch, watch restarts, and whether this replica leads.
+// sync of each watch, watch restarts, whether this replica leads and whether the Cloud API answers.
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 
 export class OperatorMetrics {
@@ -34,8 +34,15 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  readonly cloudApiAvailable = new Gauge({
+    name: "countersign_operator_cloud_api_available",
+    help: "1 while the Cloud API answers (its probe and every request), 0 during an outage.",
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     this.leader.set(0);
+    this.cloudApiAvailable.set(1);
     if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 }

@@ -73,6 +73,17 @@ export class WorkQueue {
     return delay;
   }
 
+  /**
+   * Queue `key` now, its backoff forgotten and any delayed add dropped: what it waited for has
+   * happened (the Cloud API is back), and the pass sets its next delay itself.
+   */
+  addNow(key: string): void {
+    clearTimeout(this.timers.get(key));
+    this.timers.delete(key);
+    this.failures.delete(key);
+    this.add(key);
+  }
+
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
     clearTimeout(this.timers.get(key));
