@@ -3,15 +3,12 @@
 // activates nothing (the Cloud API's guarantee); the pass then ends not Ready.
 import { CloudApiError } from "../cloud-api/index.js";
 import type { CloudApi } from "../cloud-api/index.js";
-import type { Activation, ExampleResult, PolicyVersion } from "../cloud-api/policies.js";
+import type { Activation, PolicyVersion } from "../cloud-api/policies.js";
 import type { PolicySpec, PolicyStatus } from "../crds/policy.js";
 import type { CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
 import type { StatusDraft } from "../status/status-draft.js";
-
-type FailingExample = Omit<ExampleResult, "passed">;
-const describeOutcome = (o: { outcome: string; rule_id: string | null }) =>
-  `${o.outcome} by ${o.rule_id ?? "the default"}`;
+import { failingOf, listedFailing as listed, type FailingExample } from "./policy-examples.js";
 
 export type ActivationOutcome = { activated: true } | { activated: false; reason: string; message: string };
 
@@ -30,12 +27,6 @@ export async function activateThroughGates(o: {
 }): Promise<ActivationOutcome> {
   const { draft } = o;
   const gates = () => draft.status.gates ?? {};
-  const failingOf = (list: FailingExample[]) =>
-    list.map((f) => ({ id: f.id, expected: describeOutcome(f.expected), actual: describeOutcome(f.actual) }));
-  const listed = (failing: ReturnType<typeof failingOf>) =>
-    `${failing.length} saved example(s) fail: ${failing
-      .map((f) => `${f.id} (expected ${f.expected}, got ${f.actual})`)
-      .join("; ")}`;
   let answer: Activation;
   try {
     answer = await o.api.activate(o.orgId, o.policyId, o.version.id, {

@@ -15,8 +15,15 @@ export class PolicyVersions {
     public detail: PolicyDetail,
   ) {}
 
-  static async load(api: CloudApi["policies"], orgId: string, policyId: string, resource: string) {
-    return new PolicyVersions(api, orgId, policyId, resource, await api.get(orgId, policyId));
+  /** `detail` when the caller read it in this pass already, else read now. */
+  static async load(
+    api: CloudApi["policies"],
+    orgId: string,
+    policyId: string,
+    resource: string,
+    detail?: PolicyDetail,
+  ) {
+    return new PolicyVersions(api, orgId, policyId, resource, detail ?? (await api.get(orgId, policyId)));
   }
 
   async refresh(): Promise<PolicyDetail> {

@@ -18,6 +18,7 @@ import {
   type PolicyExampleWire,
   type PolicyVersion,
 } from "../cloud-api/index.js";
+import type { PolicyDetail } from "../cloud-api/policies.js";
 import { describeRefusal, isRefusal } from "../cloud-api/refusal.js";
 import type { Reconciler } from "../controller/controller.js";
 import type { AgentSpec, AgentStatus } from "../crds/agent.js";
@@ -35,6 +36,7 @@ import {
 } from "./policy-observe.js";
 import { bringAboutRollback } from "./policy-rollback.js";
 import { PolicyVersions } from "./policy-versions.js";
+import { documentInForce, examplesOfActive } from "./policy-examples.js";
 import type { ReconcilerDeps } from "./deps.js";
 
 export type PolicyObject = CustomObject<PolicySpec, PolicyStatus>;
@@ -88,13 +90,17 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
       const orgId = org.organizationId;
       const api = managed.policies;
       let observe: ObserveOutcome;
+      /** Set when the version in force fails this generation's examples and the spec does not acknowledge it. */
+      let examplesFailing: string | undefined;
 
       try {
         // The policy: by id, else adopted by name (unique), else created.
         let policy: Policy | undefined;
+        let detail: PolicyDetail | undefined;
         if (draft.status.policyId) {
           try {
-            policy = (await api.get(orgId, draft.status.policyId)).policy;
+            detail = await api.get(orgId, draft.status.policyId);
+            policy = detail.policy;
           } catch (error) {
             if (!(error instanceof CloudApiError && error.status === 404)) throw error;
           }
@@ -103,7 +109,8 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
         policy ??= await api.create(orgId, { name, agent_disclosure: spec.agentDisclosure });
         const policyId = policy.id;
         draft.update({ policyId });
-        const versions = await PolicyVersions.load(api, orgId, policyId, resource);
+        // The detail read above is the one the versions start from: no second read of it.
+        const versions = await PolicyVersions.load(api, orgId, policyId, resource, detail);
         if (versions.detail.policy.agent_disclosure !== spec.agentDisclosure)
           await api.update(orgId, policyId, { agent_disclosure: spec.agentDisclosure });
         const examples = examplesWire(spec);
@@ -214,16 +221,27 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
               return draft.fail(activation.reason, activation.message, 60_000);
             }
             await versions.refresh();
-          } else if (draft.status.conditions?.some((c) => c.type === "ExamplesPassing")) {
-            // The same version is still active: what its activation found still holds.
-            draft.keep("ExamplesPassing");
           } else {
-            draft.set({
-              type: "ExamplesPassing",
-              status: "True",
-              reason: "Passed",
-              message: `${label} is active`,
+            // Active already: its examples gate is run on this generation's examples, never an
+            // earlier pass's answer kept (an edit of the examples alone may make one fail).
+            const checked = examplesOfActive({
+              document: documentInForce(spec),
+              examples,
+              label,
+              acknowledged: spec.rollout.acknowledgeFailingExamples,
             });
+            if (checked) {
+              draft.set(checked.condition);
+              draft.update({ gates: { ...draft.status.gates, examples: checked.gate } });
+              if (checked.condition.reason === "ExamplesFailing") examplesFailing = checked.condition.message;
+            } else {
+              draft.set({
+                type: "ExamplesPassing",
+                status: "Unknown",
+                reason: "NotEvaluated",
+                message: `${label} is active; its document is not one this operator can run examples on`,
+              });
+            }
           }
 
           // Shadow: the candidate's version as shadow; Enforce clears one.
@@ -265,6 +283,16 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
         // A waiting window opens when its Agent's status changes (Agents are watched); a refusal
         // is looked at again each minute.
         return observe.waiting.length ? undefined : { requeueAfterMs: 60_000 };
+      }
+      if (examplesFailing) {
+        draft.synced(`policy ${draft.status.policyId} matches the spec`, {
+          status: "False",
+          reason: "ExamplesFailing",
+          message: `${summary}; ${examplesFailing}`,
+        });
+        if (await draft.write())
+          await deps.events.record(object, "Warning", "ExamplesFailing", examplesFailing);
+        return;
       }
       draft.synced(`policy ${draft.status.policyId} matches the spec`, {
         status: "True",
