@@ -21,6 +21,8 @@ export interface McpContext {
   credentialKey: Buffer | undefined;
   /** SPEC 6.4 on every upstream connection; loopback only with COUNTERSIGN_ALLOW_LOOPBACK_URLS. */
   rules: AddressRules;
+  /** Where a failure answered to the agent as a refusal (GATEWAY_ERROR) is logged; the agent sees only the code. */
+  log?: { error(fields: object, message: string): void };
   ca?: string[];
   /** One persistent MCP session per upstream server for this process. */
   sessions: UpstreamSessions;

@@ -103,6 +103,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
       policies,
       credentialKey: opts.credentialKey,
       rules: { allowLoopback: opts.allowLoopbackUrls ?? false },
+      log: opts.logger,
       ca: opts.upstreamCa,
       upstreamTimeoutMs: opts.upstreamTimeoutMs,
       sessions,

@@ -1,4 +1,4 @@
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { KeyCheck } from "../http/key-check.js";
 import { retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/protocol/errors";
 
@@ -13,6 +13,22 @@ export function refuse(reply: FastifyReply, http: number, code: GatewayCode, det
   if (retryableGatewayCodes.has(code)) body.retryable = true;
   if (status === "unavailable") reply.header("retry-after", "5");
   return reply.code(http).send(body);
+}
+
+/**
+ * An internal failure of POST /v1/authorize. SPEC 4.1 gives this endpoint 200, 400, 401 and 503
+ * "when the Gateway cannot decide now": a failure inside the Gateway is that, never a 500 and never
+ * `upstream_error` (a decision-only call has no upstream). The decision is recorded in one
+ * transaction, so a failure before its commit recorded nothing; the detail says to retry with the
+ * same idempotency key, which returns the recorded decision if the failure came after it.
+ */
+export function refuseInternal(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return refuse(
+    reply,
+    503,
+    "INTERNAL_ERROR",
+    `the Gateway failed while deciding (request id ${request.id}); retry the same call with the same idempotency key`,
+  );
 }
 
 export function refuseUnauthorized(reply: FastifyReply): FastifyReply {

@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from "@countersign/core/store";
 import type { GatewayContext } from "../context.js";
 import { edgeRefusal } from "../http/edge.js";
 import { checkGatewayKey } from "../http/key-check.js";
-import { refuse, refuseKeyCheck } from "./answers.js";
+import { refuse, refuseInternal, refuseKeyCheck } from "./answers.js";
 
 /**
  * Every error of POST /v1/authorize answered in its own shape (`allowed`
@@ -30,6 +30,6 @@ export function authorizeErrors(ctx: GatewayContext) {
     if (isDatabaseUnavailable(err))
       return refuse(reply, 503, "DATABASE_UNAVAILABLE", "cannot decide now; retry the same call");
     request.log.error({ err }, "authorize failed");
-    return refuse(reply, 500, "GATEWAY_ERROR", `internal error; request id ${request.id}`);
+    return refuseInternal(request, reply);
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { jsonRpcErrors } from "@countersign/protocol/errors";
 import { isRequestTextError } from "@countersign/core/server";
-import { refuse } from "../authorize/answers.js";
+import { refuse, refuseInternal } from "../authorize/answers.js";
 
 /** A JSON-RPC error answer of /mcp's HTTP level (SPEC 7.3). */
 export function rpcError(
@@ -81,8 +81,7 @@ export async function gatewayErrors(
       ? rpcError(reply, 400, jsonRpcErrors.INVALID_REQUEST, err.detail)
       : refuse(reply, 400, "INVALID_REQUEST", err.detail);
   request.log.error({ err }, "request failed");
-  const detail = `internal error; request id ${request.id}`;
   return mcp
-    ? rpcError(reply, 500, jsonRpcErrors.INTERNAL_ERROR, detail)
-    : refuse(reply, 500, "GATEWAY_ERROR", detail);
+    ? rpcError(reply, 500, jsonRpcErrors.INTERNAL_ERROR, `internal error; request id ${request.id}`)
+    : refuseInternal(request, reply);
 }

@@ -7,7 +7,9 @@ import {
   finishExecution,
   type ExecutionOutcome,
   type ExecutionPlan,
+  type Finish,
 } from "@countersign/core/execution";
+import { isDatabaseUnavailable } from "@countersign/core/store";
 import type { AuthenticatedKey } from "@countersign/core/keys";
 import { inSpan } from "@countersign/core/telemetry";
 import { callUpstreamTool } from "@countersign/core/upstream";
@@ -218,9 +220,26 @@ async function run(
       : outcome;
   ctx.metrics.upstreamSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
   ctx.metrics.upstreamCalls.inc({ outcome: code });
-  const finished = await inSpan("execution.finish", () =>
-    finishExecution(ctx.pool, m.identity, plan, accepted, new Date(), m.results),
-  );
+  let finished: Finish;
+  try {
+    finished = await inSpan("execution.finish", () =>
+      finishExecution(ctx.pool, m.identity, plan, accepted, new Date(), m.results),
+    );
+  } catch (err) {
+    // A database that is down keeps its own answer (DATABASE_UNAVAILABLE). Anything else failed
+    // after the upstream was called: SPEC 7.3 GATEWAY_ERROR, a result that could not be stored; the
+    // action stays executing and recovery closes it as failed.
+    if (isDatabaseUnavailable(err)) throw err;
+    m.log?.error(
+      { err, protected_action_id: view.id },
+      "the result of an executed call could not be recorded",
+    );
+    return refusalResult(
+      "GATEWAY_ERROR",
+      "the upstream was called but the Gateway could not record its result; it may have acted. Recovery closes the call as failed",
+      { protected_action_id: view.id },
+    );
+  }
   if (!finished.recorded) {
     return refusalResult(
       "RESULT_NOT_RECORDED",

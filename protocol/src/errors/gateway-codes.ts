@@ -82,6 +82,9 @@ export const gatewayCodes = {
   DATABASE_UNAVAILABLE: "unavailable",
   GATEWAY_SHUTTING_DOWN: "unavailable",
   GATEWAY_BUSY: "unavailable",
+  // Beyond SPEC 7.3's list (docs/errors.md): POST /v1/authorize failed inside the Gateway. SPEC 4.1
+  // gives that endpoint no 500 and no upstream; it answers 503 `unavailable` as for any "cannot decide now".
+  INTERNAL_ERROR: "unavailable",
 } as const satisfies Record<string, GatewayStatus>;
 
 export type GatewayCode = keyof typeof gatewayCodes;
@@ -95,6 +98,7 @@ export const retryableGatewayCodes: ReadonlySet<GatewayCode> = new Set([
   "DATABASE_UNAVAILABLE",
   "GATEWAY_SHUTTING_DOWN",
   "GATEWAY_BUSY",
+  "INTERNAL_ERROR",
 ]);
 
 /** JSON-RPC error codes of the HTTP-level Gateway answers (SPEC 7.3). */
