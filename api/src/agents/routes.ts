@@ -65,7 +65,7 @@ export async function agentRoutes(app: FastifyInstance, ctx: ApiContext) {
       const o = organizationOf(request);
       const updated = await updateAgent(
         ctx.pool,
-        o.id,
+        o,
         request.params.agent_id,
         request.body,
         actorOf(request.principal),

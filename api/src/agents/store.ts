@@ -75,6 +75,21 @@ async function checkPolicy(db: Queryable, orgId: string, policyId: string | null
     });
 }
 
+/**
+ * The agents the plan counts (SPEC 8.6, docs/configuration-api.md): those not disabled. A
+ * disabled agent can make no request (its keys are refused at the key check), and disabling is
+ * what removing an agent amounts to, there being no deletion (the operator disables the agent of
+ * a deleted Agent resource): its record stays for the evidence naming it but holds no room.
+ * Enabling one takes room as creating one does. The caller holds the organization's lock.
+ */
+async function countedAgents(db: Queryable, organizationId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "select count(*)::int as n from agents where organization_id = $1 and status = 'active'",
+    [organizationId],
+  );
+  return rows[0]!.n;
+}
+
 /** A new agent within the plan's limit, audited. */
 export async function createAgent(
   pool: Pool,
@@ -86,11 +101,7 @@ export async function createAgent(
     // Serialize creations of one organization so the plan limit is exact.
     await lockOrganization(db, o.id);
     await checkPolicy(db, o.id, input.policy_id);
-    const { rows: n } = await db.query<{ n: number }>(
-      "select count(*)::int as n from agents where organization_id = $1",
-      [o.id],
-    );
-    checkQuota(o.plan, "agents", n[0]!.n);
+    if (input.status === "active") checkQuota(o.plan, "agents", await countedAgents(db, o.id));
     let id: string;
     try {
       const { rows } = await db.query<{ id: string }>(
@@ -119,14 +130,19 @@ export async function createAgent(
  */
 export async function updateAgent(
   pool: Pool,
-  orgId: string,
+  o: OrganizationAccess,
   agentId: string,
   b: AgentPatch,
   actor: Actor,
   mayAssignPolicy: () => void,
 ): Promise<AgentRow> {
+  const orgId = o.id;
   return inTransaction(pool, async (db) => {
+    // Enabling counts against the plan: the organization's lock first, as creation takes it.
+    if (b.status === "active") await lockOrganization(db, orgId);
     const before = await readAgent(db, orgId, agentId, true);
+    if (b.status === "active" && before.status !== "active")
+      checkQuota(o.plan, "agents", await countedAgents(db, orgId));
     const switching = b.policy_id !== undefined && b.policy_id !== before.policy_id;
     if (switching) {
       mayAssignPolicy();

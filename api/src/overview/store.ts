@@ -59,12 +59,15 @@ export interface ResourceCounts {
   policies: number;
 }
 
-/** What the plan limits count, besides members: live keys and every other resource. */
+/**
+ * What the plan limits count, besides members: live keys, agents not disabled (see countedAgents
+ * in api/src/agents/store.ts) and every other resource.
+ */
 export async function resourceCounts(db: Queryable, orgId: string): Promise<ResourceCounts> {
   const { rows } = await db.query<ResourceCounts>(
     `select (select count(*) from api_keys where organization_id = $1 and revoked_at is null)::int as api_keys,
             (select count(*) from webhook_endpoints where organization_id = $1)::int as webhook_endpoints,
-            (select count(*) from agents where organization_id = $1)::int as agents,
+            (select count(*) from agents where organization_id = $1 and status = 'active')::int as agents,
             (select count(*) from mcp_servers where organization_id = $1)::int as mcp_servers,
             (select count(*) from tools where organization_id = $1)::int as tools,
             (select count(*) from policies where organization_id = $1)::int as policies`,
