@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm images kind-e2e
+.PHONY: install build run test test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm stripe-mock images kind-e2e
 
 # Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
 # registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
@@ -35,7 +35,7 @@ $(PYTHON_VENV)/.installed: test/requirements.txt
 	$(PYTHON_VENV)/bin/pip install --quiet --disable-pip-version-check -r test/requirements.txt
 	touch $@
 
-test: install control-plane helm $(PYTHON_VENV)/.installed
+test: install control-plane helm stripe-mock $(PYTHON_VENV)/.installed
 	npx vitest run
 	$(MAKE) test-python
 
@@ -95,6 +95,11 @@ crds: install
 # helm (built through the Go module proxy) into .cache/helm/<version>/ for the chart tests.
 helm:
 	charts/scripts/build-helm.sh
+
+# stripe-mock (Stripe's mock of its API, built through the Go module proxy) into
+# .cache/stripe-mock/<version>/ for the billing tests (test/billing/). See docs/billing.md.
+stripe-mock:
+	test/stripe-mock/build.sh
 
 # The Countersign image (images/Dockerfile) with docker or podman; fails clearly without one.
 images:

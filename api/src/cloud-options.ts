@@ -6,8 +6,9 @@ import "./evidence/options.js";
 import { outboxMailer } from "./mail/outbox.js";
 import { smtpMailer } from "./mail/smtp.js";
 import { tokenReviewer } from "./operators/token-review.js";
+import { billingOptionsFrom, type BillingSettings } from "./billing/config.js";
 
-export interface CloudSettings {
+export interface CloudSettings extends BillingSettings {
   keyHashSecret: Buffer;
   dashboardOrigin: string;
   defaultPlan: Plan;
@@ -60,5 +61,6 @@ export function cloudOptionsFrom(s: CloudSettings, announce: (line: string) => v
       ca: s.upstreamCaFile,
     },
     evidence: { gatewaySigningKey: s.gatewaySigningKey },
+    billing: billingOptionsFrom(s),
   };
 }

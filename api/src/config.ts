@@ -8,10 +8,13 @@ import {
   setting,
 } from "@countersign/core/config";
 import { z } from "zod";
+import { billingSettings } from "./billing/config.js";
 
 /** Settings of the Cloud API server (docs/configuration.md lists them all). */
 export const apiSettings = {
   ...commonSettings,
+  /** Billing through Stripe (docs/billing.md): all unset by default. */
+  ...billingSettings,
   port: setting("COUNTERSIGN_API_PORT", port(8080), "a port number 0-65535"),
   /** The api stores webhook signing secrets with it, so it cannot run without one. */
   credentialKey: setting("COUNTERSIGN_CREDENTIAL_KEY", key32, "32 bytes as base64 or base64url"),

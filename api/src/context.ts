@@ -5,6 +5,7 @@ import type { TokenReviewer } from "./operators/token-review.js";
 import type { RouteAccess } from "./access/types.js";
 import type { WebhookOptions } from "./webhooks/options.js";
 import type { RolloutOptions } from "./policies/options.js";
+import type { BillingOptions } from "./billing/config.js";
 
 /** Everything the people-and-access routes need beyond the request. */
 export interface CloudApiOptions {
@@ -29,6 +30,8 @@ export interface CloudApiOptions {
   rollout?: RolloutOptions;
   /** Webhook endpoints and their delivery worker (docs/webhooks.md); required to create endpoints. */
   webhooks?: WebhookOptions;
+  /** Billing through Stripe (docs/billing.md); absent: plans cannot be bought here (the default). */
+  billing?: BillingOptions;
 }
 
 export interface ApiContext extends CloudApiOptions {

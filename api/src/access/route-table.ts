@@ -158,6 +158,8 @@ export const routeTable: readonly RouteAccess[] = [
   row("POST /orgs/:org_id/webhooks/:webhook_id/test", "writers", "no"),
   row("POST /orgs/:org_id/billing/checkout", "owner", "no"),
   row("POST /orgs/:org_id/billing/portal", "owner", "no"),
+  // Not in SPEC 4.4's tables: the route the billing provider pushes events to (SPEC 4.4, "not for scripts"); its Stripe signature is the credential (docs/billing.md).
+  row("POST /billing/stripe/events", "anyone", "no"),
 ];
 
 /** `/orgs/:org_id/members/:user_id` and `/orgs/:id/members/:uid` are the same route. */

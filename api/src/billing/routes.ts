@@ -1,29 +1,52 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/protocol/errors";
 import { quotas } from "@countersign/core/plans";
-import { billingSchema, errorBodySchema } from "@countersign/protocol/wire";
+import {
+  billingRedirectSchema,
+  billingSchema,
+  checkoutRequestSchema,
+  errorBodySchema,
+} from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
 import { organizationOf, typed } from "../http/shared.js";
+import { startCheckout } from "./checkout.js";
+import { purchasablePlans } from "./config.js";
+import { eventsRoute, unconfigured } from "./events-route.js";
+import { openPortal } from "./portal.js";
+import { BillingProvider } from "./provider.js";
+import { subscriptionOf } from "./store.js";
+import { putsOnPlan } from "./subscription-state.js";
 
 /**
- * Billing. A self-hosted installation has no billing
- * provider: GET reports `configured` false with the plan in effect, and
- * checkout and portal answer 503 without Retry-After (plans cannot be bought here).
+ * Billing (docs/billing.md). Without billing configured (self-hosted, `make run`): GET reports
+ * `configured` false with the plan in effect, and checkout and portal answer 503 without
+ * Retry-After (plans cannot be bought here). Configured: Stripe Checkout, the customer portal,
+ * and the route Stripe pushes its events to.
  */
-export async function billingRoutes(app: FastifyInstance, _ctx: ApiContext) {
+export async function billingRoutes(app: FastifyInstance, ctx: ApiContext) {
+  const provider = ctx.billing ? new BillingProvider(ctx.billing) : undefined;
   const r = typed(app);
   const params = z.strictObject({ org_id: z.uuid() });
+  const returnUrl = (orgId: string) => `${ctx.dashboardOrigin}/orgs/${orgId}/billing`;
   r.get(
     "/orgs/:org_id/billing",
     { schema: { params, querystring: z.strictObject({}), response: { 200: billingSchema } } },
     async (request) => {
       const o = organizationOf(request);
       const q = quotas[o.plan];
+      const s = ctx.billing ? await subscriptionOf(ctx.pool, o.id) : undefined;
       return {
-        configured: false,
+        configured: ctx.billing !== undefined,
         plan: o.plan,
-        subscription: null,
+        purchasable: purchasablePlans(ctx.billing),
+        subscription:
+          s && putsOnPlan(s.status)
+            ? {
+                status: s.status,
+                plan: s.plan,
+                current_period_end: s.current_period_end?.toISOString() ?? null,
+              }
+            : null,
         quotas: {
           protected_actions_per_month: q.protectedActionsPerMonth,
           members: q.members,
@@ -38,18 +61,49 @@ export async function billingRoutes(app: FastifyInstance, _ctx: ApiContext) {
       };
     },
   );
-  const unconfigured = async () => {
-    throw new ServiceError("SERVICE_UNAVAILABLE", "plans cannot be bought in this installation");
+  const refusals = {
+    409: errorBodySchema,
+    422: errorBodySchema,
+    502: errorBodySchema,
+    503: errorBodySchema,
   };
-  // Both only ever refuse: their one answer is the error body.
   r.post(
     "/orgs/:org_id/billing/checkout",
-    { schema: { params, response: { 503: errorBodySchema } } },
-    unconfigured,
+    {
+      schema: { params, body: checkoutRequestSchema, response: { 201: billingRedirectSchema, ...refusals } },
+      // Unconfigured is 503 whatever the body (before the body is validated).
+      preValidation: async () => {
+        if (!provider) throw unconfigured();
+      },
+    },
+    async (request, reply) => {
+      if (!provider || !ctx.billing) throw unconfigured();
+      const o = organizationOf(request);
+      const answer = await startCheckout({
+        pool: ctx.pool,
+        billing: ctx.billing,
+        provider,
+        organizationId: o.id,
+        plan: request.body.plan,
+        returnUrl: returnUrl(o.id),
+      });
+      return reply.code(201).send(answer);
+    },
   );
   r.post(
     "/orgs/:org_id/billing/portal",
-    { schema: { params, response: { 503: errorBodySchema } } },
-    unconfigured,
+    { schema: { params, response: { 201: billingRedirectSchema, ...refusals } } },
+    async (request, reply) => {
+      if (!provider) throw unconfigured();
+      const o = organizationOf(request);
+      const answer = await openPortal({
+        db: ctx.pool,
+        provider,
+        organizationId: o.id,
+        returnUrl: returnUrl(o.id),
+      });
+      return reply.code(201).send(answer);
+    },
   );
+  await app.register(eventsRoute(provider), ctx);
 }
