@@ -36,6 +36,7 @@ import {
 } from "./policy-observe.js";
 import { bringAboutRollback } from "./policy-rollback.js";
 import { PolicyVersions } from "./policy-versions.js";
+import { atField } from "./policy-document-field.js";
 import { documentInForce, examplesOfActive } from "./policy-examples.js";
 import type { ReconcilerDeps } from "./deps.js";
 
@@ -106,7 +107,17 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
           }
         }
         policy ??= await api.findByName(orgId, name);
-        policy ??= await api.create(orgId, { name, agent_disclosure: spec.agentDisclosure });
+        // Created with its document as version 1 in one request, which the Cloud API validates
+        // before it records anything: an invalid document (admitted while the webhook was away)
+        // leaves no policy behind, only PolicyInvalid in status.
+        policy ??= await atField("spec.document", () =>
+          api.create(orgId, {
+            name,
+            agent_disclosure: spec.agentDisclosure,
+            document: spec.document,
+            note: `from ${resource} generation ${generation}`,
+          }),
+        );
         const policyId = policy.id;
         draft.update({ policyId });
         // The detail read above is the one the versions start from: no second read of it.
@@ -195,12 +206,16 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
           let wanted: PolicyVersion;
           let label: string;
           if (spec.rollout.stage === "RequireApproval" && spec.rollout.candidate) {
-            const candidate = await versions.of(spec.rollout.candidate, `candidate from ${resource}`);
+            const candidate = await atField("spec.rollout.candidate", () =>
+              versions.of(spec.rollout.candidate, `candidate from ${resource}`),
+            );
             await setShadow(candidate);
             wanted = await versions.requireApprovalCopyOf(candidate);
             label = `the require-approval copy of version ${candidate.number} (version ${wanted.number})`;
           } else {
-            wanted = await versions.of(spec.document, `from ${resource} generation ${generation}`);
+            wanted = await atField("spec.document", () =>
+              versions.of(spec.document, `from ${resource} generation ${generation}`),
+            );
             label = `version ${wanted.number}`;
           }
           if (wanted.status !== "active") {
@@ -246,7 +261,11 @@ export function policyReconciler(deps: Deps): Reconciler<PolicyObject> {
 
           // Shadow: the candidate's version as shadow; Enforce clears one.
           if (spec.rollout.stage === "Shadow" && spec.rollout.candidate)
-            await setShadow(await versions.of(spec.rollout.candidate, `candidate from ${resource}`));
+            await setShadow(
+              await atField("spec.rollout.candidate", () =>
+                versions.of(spec.rollout.candidate, `candidate from ${resource}`),
+              ),
+            );
         }
         if (spec.rollout.stage === "Enforce" && versions.detail.policy.shadow_version_id)
           await api.clearShadow(orgId, policyId);

@@ -1,0 +1,30 @@
+// Where a refused policy document sits in the Policy resource. The Cloud API's POLICY_INVALID
+// names each issue by its path in the document (`rules.0.effect`); the admission webhook names the
+// same issue by its path in the resource (`spec.document.rules.0.effect`, review.ts). Status uses
+// the resource's form too, so `kubectl apply` and `kubectl get` name a problem the same way, and
+// the path names the field a person edits (the document or the rollout candidate).
+import { CloudApiError } from "../cloud-api/index.js";
+
+/** The fields of a Policy that hold a document. */
+export type DocumentField = "spec.document" | "spec.rollout.candidate";
+
+/** `call`, with a POLICY_INVALID refusal's issue paths made paths in the resource under `field`. */
+export async function atField<T>(field: DocumentField, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw inResource(field, error);
+  }
+}
+
+function inResource(field: DocumentField, error: unknown): unknown {
+  if (!(error instanceof CloudApiError && error.code === "POLICY_INVALID")) return error;
+  const issues = error.details?.issues;
+  if (!Array.isArray(issues)) return error;
+  const moved = issues.map((issue: unknown) => {
+    if (typeof issue !== "object" || issue === null) return issue;
+    const path = (issue as { path?: unknown }).path;
+    return { ...issue, path: typeof path === "string" && path ? `${field}.${path}` : field };
+  });
+  return new CloudApiError(error.status, error.code, error.apiMessage, { ...error.details, issues: moved });
+}
