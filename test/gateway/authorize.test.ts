@@ -452,7 +452,7 @@ describe("SPEC 3.2: approvals", () => {
     expect((await recorded(db.pool, w.organizationId)).receipts).toBe(0);
   });
 
-  it("approved, then a rollback closes it (supersede_all): expired / SUPERSEDED, never authorized, and the key stays bound to it", async () => {
+  it("approved, then a rollback closes it (supersede_all): never authorized; the identical call gets a new decision (SPEC 3.6)", async () => {
     const w = await createAuthorizationWorld(db.pool, gw.keyHashSecret);
     const body = { tool: w.tool, arguments: refund(650), idempotency_key: key() };
     const pending = await gw.authorize(w.key, body);
@@ -479,13 +479,19 @@ describe("SPEC 3.2: approvals", () => {
     expect(closed).toBe(1);
     const before = await recorded(db.pool, w.organizationId);
     const res = await gw.authorize(w.key, body);
-    expect(res.body).toMatchObject({
-      allowed: false,
-      status: "expired",
-      code: "SUPERSEDED",
-      protected_action_id: pending.body.protected_action_id,
+    // Decided again under the version in force: held for a person again, as a new action.
+    expect(res.body).toMatchObject({ allowed: false, status: "approval_pending" });
+    expect(res.body.protected_action_id).not.toBe(pending.body.protected_action_id);
+    const after = await recorded(db.pool, w.organizationId);
+    expect({ actions: after.actions, receipts: after.receipts }).toEqual({
+      actions: before.actions + 1,
+      receipts: before.receipts,
     });
-    expect(await recorded(db.pool, w.organizationId)).toEqual(before);
+    const { rows } = await db.pool.query(
+      "select status, decision_code from protected_actions where id = $1",
+      [pending.body.protected_action_id],
+    );
+    expect(rows[0]).toEqual({ status: "expired", decision_code: "SUPERSEDED" });
   });
 
   it("cancelled by the organization: cancelled / CANCELLED", async () => {

@@ -1,4 +1,5 @@
 import type { IdentityDocument, SignedObject } from "@countersign/protocol/evidence";
+import { holdsIdempotencyKey } from "../actions/reopened-keys.js";
 import { identityLogOf } from "../identities/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
@@ -111,7 +112,7 @@ export function contextQuery(p: {
             from delegations d where d.agent_id = a.id and d.revoked_at is null and d.expires_at > now()) as delegations,
          (select json_build_object('id', w.id, 'endsAt', w.ends_at, 'live', w.live) from observe_windows w
            where w.agent_id = a.id and w.ended_at is null and w.ends_at > now()) as observe_window,
-         (select pa.id from protected_actions pa where pa.agent_id = a.id and pa.idempotency_key = ${p.idempotencyKey}) as existing_action_id
+         (select pa.id from protected_actions pa where pa.agent_id = a.id and pa.idempotency_key = ${p.idempotencyKey} and ${holdsIdempotencyKey("pa")}) as existing_action_id
     from organizations o
     join agents a on a.id = ${p.agentId} and a.organization_id = o.id
     left join tools t on t.organization_id = o.id and t.exposed_name = ${p.tool}

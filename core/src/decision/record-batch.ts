@@ -1,4 +1,5 @@
 import type { Queryable } from "../store/queryable.js";
+import { holdsIdempotencyKey } from "../actions/reopened-keys.js";
 import { statement } from "../store/statement.js";
 import { BUCKET, bucketTake, touchLastUsed } from "./bucket.js";
 import { objectsJson, type DecisionWrite, type RecordOutcome } from "./record.js";
@@ -63,6 +64,7 @@ const BATCH = statement(
   select i.n from input i cross join lateral (
     select 1 from protected_actions pa
      where pa.agent_id = (i.d->'action'->>'agentId')::uuid and pa.idempotency_key = i.d->'action'->>'idempotencyKey'
+       and ${holdsIdempotencyKey("pa")}
      limit 1) pa
    where i.d->'warm' <> 'null'::jsonb
 ), unchanged as materialized (

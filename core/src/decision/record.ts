@@ -1,4 +1,5 @@
 import { canonicalJson } from "@countersign/protocol/canonical";
+import { holdsIdempotencyKey } from "../actions/reopened-keys.js";
 import type { ActionRecord, ReceiptRecord } from "../actions/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { statement } from "../store/statement.js";
@@ -149,6 +150,7 @@ function warmAdmission(from: string, w: (n: number) => string): string {
   return `repeat as (
   select 1 from protected_actions pa
    where pa.agent_id = ($3::jsonb->>'agentId')::uuid and pa.idempotency_key = $3::jsonb->>'idempotencyKey'
+     and ${holdsIdempotencyKey("pa")}
 ), admitted as (
   select 1 from configuration_revisions r
    where r.organization_id = $1 and r.revision = ${w(1)}::bigint and not exists (select 1 from repeat)
