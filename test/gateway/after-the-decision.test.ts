@@ -247,6 +247,26 @@ describe("a gateway key revoked after a person approved (SPEC 3.8)", () => {
   });
 });
 
+describe("a gateway key revoked after a person approved, decision-only (SPEC 3.8)", () => {
+  it("the revoked key gets 401; another key of the agent is handed the approved authorization", async () => {
+    const w = await world();
+    const other = await createGatewayKey(db.pool, gw.keyHashSecret, w.organizationId, w.agentId, w.ownerId);
+    const body = { tool: w.tool, arguments: { order: "two-keys", amount: 500 }, idempotency_key: key() };
+    const pending = await gw.authorize(w.key, body);
+    await approve(w, pending.body.approval_request_id);
+    await db.pool.query("update api_keys set revoked_at = now() where id = $1", [w.keyId]);
+    expect((await gw.authorize(w.key, body)).status).toBe(401);
+    const res = await gw.authorize(other.key, body);
+    expect(res.body).toMatchObject({
+      allowed: true,
+      status: "authorized",
+      protected_action_id: pending.body.protected_action_id,
+    });
+    const { rows } = await db.pool.query("select outcome from receipts where id = $1", [res.body.receipt_id]);
+    expect(rows[0].outcome).toBe("granted");
+  });
+});
+
 describe("what a decision records for others", () => {
   it("a test key's calls carry environment test in the signed TASK (a live key's, live), and the receipt verifies", async () => {
     const w = await world();
