@@ -196,6 +196,12 @@ describe("rollout", () => {
       });
       expect(pending.body).toMatchObject({ status: "approval_pending" });
       await owner.getByRole("button", { name: "Roll back…" }).click();
+      // SPEC 3.6 keeps supersede_all to the API: the dialog offers keep and supersede_pending only.
+      await expect(
+        dialog
+          .locator("input[name=open_actions]")
+          .evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value)),
+      ).resolves.toEqual(["keep", "supersede_pending"]);
       await dialog.getByRole("combobox").selectOption({ label: "Version 1" });
       await dialog.getByLabel(/^Close pending approvals: the agents must ask again/).check();
       await screenshot(owner, "policy-rollback", dir);

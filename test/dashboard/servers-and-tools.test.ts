@@ -383,6 +383,28 @@ describe("observe windows", () => {
   );
 });
 
+describe("decision-only integrations", () => {
+  it(
+    "adds one under the spec's choice 'Your code (decision only)', with no address or credential to give",
+    { timeout: 60_000 },
+    async () => {
+      await goto(owner, `/orgs/${orgId}/mcp-servers`);
+      const who = owner.getByLabel("Who executes calls");
+      await who.waitFor();
+      await expect(who.locator("option").allTextContents()).resolves.toEqual([
+        "An MCP server (the Gateway calls it)",
+        "Your code (decision only)",
+      ]);
+      await who.selectOption({ label: "Your code (decision only)" });
+      await expect(owner.getByLabel("URL (public https)").count()).resolves.toBe(0);
+      await owner.getByLabel("Name").fill("ledger");
+      await owner.getByRole("button", { name: "Add integration" }).click();
+      await owner.getByRole("heading", { name: "ledger" }).waitFor();
+      await owner.getByText("decision-only integration", { exact: true }).waitFor();
+    },
+  );
+});
+
 describe("roles and accessibility", () => {
   it("shows a viewer every page without a write action", { timeout: 90_000 }, async () => {
     const nav = viewer.getByRole("navigation", { name: "Organization" });

@@ -88,14 +88,15 @@ function NewServer({ orgId }: { orgId: string }) {
         }}
       >
         <label>
-          Kind
+          Who executes calls
           <select
             name="kind"
             value={kind}
             onChange={(e) => setKind(e.target.value as "mcp" | "decision_only")}
           >
-            <option value="mcp">MCP server (the Gateway calls it)</option>
-            <option value="decision_only">Decision-only integration (the caller executes)</option>
+            <option value="mcp">An MCP server (the Gateway calls it)</option>
+            {/* SPEC 1, setup step 4 names this choice. */}
+            <option value="decision_only">Your code (decision only)</option>
           </select>
         </label>
         <Field label="Name" name="name" />

@@ -1,15 +1,19 @@
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { openActionsChoices } from "@countersign/protocol/wire";
 import { policies, type OpenActionsChoice, type PolicyDetail, type Rollback } from "../../api/client.js";
 import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
-const choiceText: Record<OpenActionsChoice, string> = {
+/**
+ * The open-action choices the dashboard offers. SPEC 3.6 keeps `supersede_all`
+ * (closing approved and allowed calls not yet run) to the API, so it is not here.
+ */
+type DashboardChoice = Exclude<OpenActionsChoice, "supersede_all">;
+const choiceText: Record<DashboardChoice, string> = {
   keep: "Keep them: pending approvals stay open and approved calls may still run.",
   supersede_pending: "Close pending approvals: the agents must ask again under the restored version.",
-  supersede_all: "Close pending approvals and approved calls not yet run.",
 };
+const dashboardChoices = Object.keys(choiceText) as DashboardChoice[];
 
 /** Rollback (SPEC 3.6): a superseded version restored as a new version, and what happens to open actions. */
 export function RollbackDialog({
@@ -27,7 +31,7 @@ export function RollbackDialog({
   const queryClient = useQueryClient();
   const superseded = versions.filter((v) => v.status === "superseded");
   const [to, setTo] = useState(superseded[0]?.id ?? "");
-  const [openActions, setOpenActions] = useState<OpenActionsChoice>("keep");
+  const [openActions, setOpenActions] = useState<DashboardChoice>("keep");
   const [note, setNote] = useState("");
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -72,7 +76,7 @@ export function RollbackDialog({
           </label>
           <fieldset>
             <legend>Open actions decided under other versions</legend>
-            {openActionsChoices.map((c) => (
+            {dashboardChoices.map((c) => (
               <label key={c} className="check">
                 <input
                   type="radio"
