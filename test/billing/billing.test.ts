@@ -340,6 +340,22 @@ describe("the billing codes of SPEC 7.2", () => {
     expect(active.body.error.code).toBe("SUBSCRIPTION_ACTIVE");
   });
 
+  it("two checkouts of one organization at once: one session, the other CHECKOUT_IN_PROGRESS", async () => {
+    const { owner, org } = await ownerWithOrg();
+    const answers = await Promise.all([
+      owner.post(`/orgs/${org}/billing/checkout`, { plan: "startup" }),
+      owner.post(`/orgs/${org}/billing/checkout`, { plan: "growth" }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+    expect(answers.find((a) => a.status === 409)!.body.error.code).toBe("CHECKOUT_IN_PROGRESS");
+    expect(await count("select count(*) as n from billing_checkouts where organization_id = $1", [org])).toBe(
+      1,
+    );
+    expect(await count("select count(*) as n from billing_customers where organization_id = $1", [org])).toBe(
+      1,
+    );
+  });
+
   it("NO_BILLING_CUSTOMER 409 for the portal before any checkout", async () => {
     const { owner, org } = await ownerWithOrg();
     const res = await owner.post(`/orgs/${org}/billing/portal`);

@@ -215,3 +215,37 @@ affinity:
 {{- define "countersign.admissionWebhook.secret" -}}
 {{- .Values.operator.admissionWebhook.existingSecret | default (printf "%s-webhook-tls" (include "countersign.name" (dict "root" . "component" "operator"))) -}}
 {{- end -}}
+
+{{/*
+Billing through Stripe (docs/billing.md): the two secrets from the installer's Secret, the prices as
+plan=price pairs. Both or neither: a Secret without prices (or prices without a Secret) is refused
+here, as the api would refuse to start with half a billing configuration.
+*/}}
+{{- define "countersign.billingEnv" -}}
+{{- $b := .Values.api.billing -}}
+{{- if and $b.existingSecret (not $b.prices) -}}
+{{- fail "api.billing.existingSecret needs api.billing.prices (the Stripe price id of each plan sold)" -}}
+{{- end -}}
+{{- if and $b.prices (not $b.existingSecret) -}}
+{{- fail "api.billing.prices needs api.billing.existingSecret (the Secret with the Stripe secret key and webhook signing secret)" -}}
+{{- end -}}
+{{- if $b.existingSecret }}
+{{- range list "COUNTERSIGN_STRIPE_SECRET_KEY" "COUNTERSIGN_STRIPE_WEBHOOK_SECRET" }}
+- name: {{ . }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $b.existingSecret }}
+      key: {{ . }}
+{{- end }}
+{{- $pairs := list }}
+{{- range $plan, $price := $b.prices }}
+{{- $pairs = append $pairs (printf "%s=%s" $plan $price) }}
+{{- end }}
+- name: COUNTERSIGN_STRIPE_PRICES
+  value: {{ join "," $pairs | quote }}
+{{- with $b.apiUrl }}
+- name: COUNTERSIGN_STRIPE_API_URL
+  value: {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
