@@ -67,6 +67,7 @@ export const routeTable: readonly RouteAccess[] = [
   // API keys and audit log
   row("GET /orgs/:org_id/api-keys", "writers", "no"), // developers see gateway keys only (handler)
   row("POST /orgs/:org_id/api-keys", "writers", "no"), // management keys: Admins (handler)
+  row("GET /orgs/:org_id/api-keys/:key_id", "writers", "no"), // beyond the spec, like the list (handler)
   row("POST /orgs/:org_id/api-keys/:key_id/revoke", "writers", "no"), // same as creating that kind (handler)
   row("GET /orgs/:org_id/audit", "admins", "no"),
 

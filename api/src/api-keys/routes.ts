@@ -24,14 +24,28 @@ import {
   typed,
 } from "../http/shared.js";
 import { keyJson } from "./key-json.js";
-import { agentExists, listKeys, liveKeyCount, lockKey, readKey, revokeKey } from "./store.js";
+import { createdForSchema } from "../http/created-for.js";
+import {
+  agentExists,
+  findKey,
+  listKeys,
+  liveKeyCount,
+  lockKey,
+  readKey,
+  revokeKey,
+  setKeyCreatedFor,
+} from "./store.js";
 
 /** Management keys are the Admins' to create, list and revoke; gateway keys the Writers'. */
 function mayHandle(kind: "gateway" | "management", role: string | null): boolean {
   return kind === "gateway" || isAdmin(role as never);
 }
 
-/** GET, POST /orgs/<org_id>/api-keys and POST .../api-keys/<key_id>/revoke. */
+/**
+ * GET, POST /orgs/<org_id>/api-keys, GET .../api-keys/<key_id> and POST .../api-keys/<key_id>/revoke.
+ * Beyond the spec (docs/access.md): `created_for` on the create and the list, `state=active` on the
+ * list, and the read of one key, so the operator reads what one Agent needs instead of every key.
+ */
 export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
   r.get(
@@ -39,13 +53,18 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
     {
       schema: {
         params: z.strictObject({ org_id: z.uuid() }),
-        querystring: z.strictObject({ ...pageQuery, kind: z.enum(apiKeyKinds).optional() }),
+        querystring: z.strictObject({
+          ...pageQuery,
+          kind: z.enum(apiKeyKinds).optional(),
+          created_for: createdForSchema.optional(),
+          state: z.literal("active").optional(),
+        }),
         response: { 200: apiKeyListSchema },
       },
     },
     async (request) => {
       const o = organizationOf(request);
-      const { limit, cursor, kind } = request.query;
+      const { limit, cursor, kind, created_for, state } = request.query;
       const after = decodeCursor(cursor, timeCursor);
       // Developers see gateway keys only.
       const kinds = isAdmin(o.role)
@@ -55,7 +74,11 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
         : kind === "management"
           ? []
           : ["gateway"];
-      const rows = await listKeys(ctx.pool, o.id, kinds, after, limit);
+      const rows = await listKeys(ctx.pool, o.id, kinds, after, limit, {
+        createdFor: created_for,
+        // Expired keys count as live for the plan until revoked, so "active" leaves out only revoked ones.
+        unrevoked: state === "active",
+      });
       return keysetPage(rows, limit, keyJson, (last) => [last.created_at.toISOString(), last.id]);
     },
   );
@@ -65,6 +88,7 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
     {
       schema: {
         params: z.strictObject({ org_id: z.uuid() }),
+        querystring: z.strictObject({ created_for: createdForSchema.optional() }),
         body: createBody,
         response: { 201: apiKeyCreatedSchema },
       },
@@ -103,6 +127,7 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
           createdBy: p.kind === "session" ? p.userId : null,
           expiresAt: expires,
         });
+        if (request.query.created_for) await setKeyCreatedFor(db, k.id, request.query.created_for);
         await audit(db, {
           organizationId: o.id,
           action: "api_key.created",
@@ -120,6 +145,23 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
       });
       // The only time the full key exists outside the caller.
       return reply.code(201).send({ api_key: keyJson(created.row), secret: created.key });
+    },
+  );
+
+  r.get(
+    "/orgs/:org_id/api-keys/:key_id",
+    {
+      schema: {
+        params: z.strictObject({ org_id: z.uuid(), key_id: z.uuid() }),
+        response: { 200: apiKeyAnswerSchema },
+      },
+    },
+    async (request) => {
+      const o = organizationOf(request);
+      const k = await findKey(ctx.pool, o.id, request.params.key_id);
+      // A management key is as unseen to a developer as in the list.
+      if (!k || !mayHandle(k.kind, o.role)) throw new ServiceError("NOT_FOUND", "key not found");
+      return { api_key: keyJson(k) };
     },
   );
 

@@ -16,18 +16,20 @@ export interface EndpointRow {
 
 const COLUMNS = `id, url, description, enabled, event_types, created_by, disabled_reason, previous_secret_until, created_at, updated_at`;
 
-/** One page (limit + 1 rows) of the organization's endpoints, oldest first. */
+/** One page (limit + 1 rows) of the organization's endpoints, oldest first; optionally only those created for one resource. */
 export async function listEndpoints(
   db: Queryable,
   orgId: string,
   after: [string, string] | undefined,
   limit: number,
+  createdFor?: string,
 ): Promise<EndpointRow[]> {
   const { rows } = await db.query<EndpointRow>(
     `select ${COLUMNS} from webhook_endpoints where organization_id = $1
        and ($2::timestamptz is null or (created_at, id) > ($2::timestamptz, $3::uuid))
+       and ($5::text is null or created_for = $5)
      order by created_at, id limit $4`,
-    [orgId, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
+    [orgId, after?.[0] ?? null, after?.[1] ?? null, limit + 1, createdFor ?? null],
   );
   return rows;
 }
@@ -51,12 +53,23 @@ export async function insertEndpoint(
     eventTypes: string[];
     sealedSecret: Buffer;
     createdBy: string | null;
+    createdFor?: string;
   },
 ): Promise<EndpointRow> {
   const { rows } = await db.query<EndpointRow>(
-    `insert into webhook_endpoints (id, organization_id, url, description, enabled, event_types, secret_encrypted, created_by)
-     values ($1, $2, $3, $4, $5, $6, $7, $8) returning ${COLUMNS}`,
-    [e.id, e.orgId, e.url, e.description, e.enabled, e.eventTypes, e.sealedSecret, e.createdBy],
+    `insert into webhook_endpoints (id, organization_id, url, description, enabled, event_types, secret_encrypted, created_by, created_for)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning ${COLUMNS}`,
+    [
+      e.id,
+      e.orgId,
+      e.url,
+      e.description,
+      e.enabled,
+      e.eventTypes,
+      e.sealedSecret,
+      e.createdBy,
+      e.createdFor ?? null,
+    ],
   );
   return rows[0]!;
 }

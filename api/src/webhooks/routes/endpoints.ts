@@ -18,6 +18,7 @@ import type { ApiContext } from "../../context.js";
 import { checkQuota } from "../../orgs/quota.js";
 import { lockOrganization } from "../../orgs/store.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
+import { createdForSchema } from "../../http/created-for.js";
 import { sealSecret } from "../endpoint-secrets.js";
 import { endpointJson } from "../endpoint-json.js";
 import {
@@ -42,7 +43,10 @@ function webhookOptionsOf(ctx: ApiContext): WebhookOptions {
 
 const clock = (ctx: ApiContext) => ctx.webhooks?.now?.() ?? new Date();
 
-/** GET, POST /orgs/<org_id>/webhooks; GET, PATCH, DELETE .../webhooks/<id>. */
+/**
+ * GET, POST /orgs/<org_id>/webhooks; GET, PATCH, DELETE .../webhooks/<id>. Beyond the spec
+ * (docs/access.md): `created_for` on the create and the list.
+ */
 export async function webhookEndpointRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
 
@@ -51,14 +55,14 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: ApiContex
     {
       schema: {
         params: orgParams,
-        querystring: z.strictObject(pageQuery),
+        querystring: z.strictObject({ ...pageQuery, created_for: createdForSchema.optional() }),
         response: { 200: webhookEndpointListSchema },
       },
     },
     async (request) => {
       const o = organizationOf(request);
-      const { limit, cursor } = request.query;
-      const rows = await listEndpoints(ctx.pool, o.id, decodeCursor(cursor, timeCursor), limit);
+      const { limit, cursor, created_for } = request.query;
+      const rows = await listEndpoints(ctx.pool, o.id, decodeCursor(cursor, timeCursor), limit, created_for);
       const now = clock(ctx);
       return keysetPage(
         rows,
@@ -74,6 +78,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: ApiContex
     {
       schema: {
         params: orgParams,
+        querystring: z.strictObject({ created_for: createdForSchema.optional() }),
         body: webhookEndpointCreateSchema,
         response: { 201: webhookEndpointWithSecretSchema },
       },
@@ -99,6 +104,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance, ctx: ApiContex
           eventTypes: b.event_types,
           sealedSecret: sealSecret(w.credentialKey, id, secret),
           createdBy: p.kind === "session" ? p.userId : null,
+          createdFor: request.query.created_for,
         });
         await audit(db, {
           organizationId: o.id,
