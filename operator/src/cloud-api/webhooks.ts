@@ -5,6 +5,7 @@ import type {
   WebhookEndpointInput as WireEndpointInput,
 } from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
+import { allPages } from "./pages.js";
 
 /** What the operator sends: every member given (the wire's defaults are not relied on). */
 export type WebhookEndpointInput = Required<WireEndpointInput>;
@@ -17,9 +18,20 @@ export function webhooks(client: CloudApiClient) {
     async get(org: string, id: string): Promise<WebhookEndpoint> {
       return (await client.get<{ webhook: WebhookEndpoint }>(one(org, id))).webhook;
     },
-    /** Answers the signing secret: the only time it leaves the service. */
-    create(org: string, input: WebhookEndpointInput): Promise<{ webhook: WebhookEndpoint; secret: string }> {
-      return client.post(base(org), input);
+    /**
+     * Answers the signing secret: the only time it leaves the service. `createdFor` (the
+     * resource's metadata.uid) lets a later pass find an endpoint whose answer was lost.
+     */
+    create(
+      org: string,
+      input: WebhookEndpointInput,
+      createdFor: string,
+    ): Promise<{ webhook: WebhookEndpoint; secret: string }> {
+      return client.post(`${base(org)}?created_for=${encodeURIComponent(createdFor)}`, input);
+    },
+    /** The endpoints created for this resource, oldest first (one, or more only after a lost answer). */
+    createdFor(org: string, createdFor: string): Promise<WebhookEndpoint[]> {
+      return allPages<WebhookEndpoint>(client, `${base(org)}?created_for=${encodeURIComponent(createdFor)}`);
     },
     update(
       org: string,

@@ -1,19 +1,33 @@
 // An Agent's gateway key: created through the Cloud API and written straight into the Secret the
 // Agent names (key "api-key"), so the agent's pod mounts it; replaced when the rotation annotation
-// gets a new value, the environment changes, the Secret goes missing or the key stops working
-// (the new key is written before the old one is revoked, so the Secret never holds a dead key for
-// longer than a pod takes to re-read it); revoked, and its Secret deleted, when the spec drops it.
-// The key's secret is in the Secret only: never in status, events or logs.
+// gets a new value, the environment changes, the Secret goes missing, its value is overwritten or
+// the key stops working (the new key is written before the old one is revoked, so the Secret never
+// holds a dead key for longer than a pod takes to re-read it; at the plan's key cap the old key is
+// revoked first); revoked, and its Secret deleted, when the spec drops it or the Agent is deleted.
+//
+// Exactly one live key per Agent, whatever fails when (docs/crds.md, "Creation, adoption and
+// cleanup"): every key is created for the Agent's metadata.uid (`created_for`), so a key whose
+// creation answer was lost (the operator killed before the Secret was written) is found with one
+// filtered read before the next key is made, and revoked (its secret exists nowhere). A pass reads
+// only the key its Secret holds. A Secret of that name the operator did not make stops everything
+// before anything is created. The key's secret is in the Secret only: never in status, events or
+// logs; the Secret carries its SHA-256, so a value overwritten by someone else is noticed.
+import { createHash } from "node:crypto";
+import type { V1Secret } from "@kubernetes/client-node";
 import { type AgentSpec, type AgentStatus, rotateGatewayKeyAnnotation } from "../crds/agent.js";
 import type { CloudApi, ApiKey } from "../cloud-api/index.js";
 import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
 import type { EventRecorder } from "../kube/events.js";
-import { cloudIdAnnotation, type SecretWriter } from "../kube/secrets.js";
+import { cloudIdAnnotation, isOurs, SecretNotOursError, type SecretWriter } from "../kube/secrets.js";
 import type { ConditionInput } from "../status/conditions.js";
 import type { StatusDraft } from "../status/status-draft.js";
 import type { AgentObject } from "./agent.js";
 
 export const gatewayKeySecretKey = "api-key";
+/** On the Secret: SHA-256 (hex) of the key written, to notice a value someone else put there. */
+export const keyDigestAnnotation = "countersign.dev/api-key-sha256";
+/** On the Secret: the rotation annotation's value the key was written for (survives a lost status). */
+export const keyRotationAnnotation = "countersign.dev/rotation";
 
 interface Context {
   cloud: CloudApi;
@@ -32,6 +46,8 @@ const condition = (status: "True" | "False", reason: string, message: string): C
   message,
 });
 
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
 /** Revokes a key; one already revoked or gone is fine. */
 async function revoke(cloud: CloudApi, orgId: string, id: string): Promise<void> {
   try {
@@ -41,62 +57,129 @@ async function revoke(cloud: CloudApi, orgId: string, id: string): Promise<void>
   }
 }
 
-export async function removeGatewayKey(c: Omit<Context, "agentId">): Promise<void> {
+/** Revokes the keys made for this Agent, but `keep`; answers how many. */
+async function revokeMadeFor(c: Omit<Context, "agentId">, keep: string | undefined): Promise<number> {
+  const made = await c.cloud.apiKeys.unrevokedCreatedFor(c.orgId, c.object.metadata!.uid!);
+  const stray = made.filter((k) => k.id !== keep);
+  for (const k of stray) await revoke(c.cloud, c.orgId, k.id);
+  return stray.length;
+}
+
+/**
+ * Revokes the Agent's key and every other key made for it (`sweep`: also those whose creation
+ * answer was lost), and deletes the operator's Secrets of it (the status's and `secretName`).
+ */
+export async function removeGatewayKey(
+  c: Omit<Context, "agentId">,
+  o: { sweep: boolean; secretName?: string },
+): Promise<void> {
   const current = c.draft.status.gatewayKey;
-  if (!current) return;
-  await revoke(c.cloud, c.orgId, current.id);
-  await c.secrets.deleteIfOurs(c.object.metadata!.namespace!, current.secretName);
+  const namespace = c.object.metadata!.namespace!;
+  if (current) await revoke(c.cloud, c.orgId, current.id);
+  if (current || o.sweep) await revokeMadeFor(c, undefined);
+  for (const name of new Set([current?.secretName, o.secretName]))
+    if (name) await c.secrets.deleteIfOurs(namespace, name);
   c.draft.update({ gatewayKey: undefined });
-  await c.events.record(c.object, "Normal", "GatewayKeyRevoked", `Gateway key ${current.prefix} revoked`);
+  if (current)
+    await c.events.record(c.object, "Normal", "GatewayKeyRevoked", `Gateway key ${current.prefix} revoked`);
+}
+
+/** The key a Secret of the operator's holds: its id, the rotation it was written for, whether its value is intact. */
+function heldBy(secret: V1Secret | undefined) {
+  const value = secret?.data?.[gatewayKeySecretKey];
+  const annotations = secret?.metadata?.annotations ?? {};
+  const id = annotations[cloudIdAnnotation];
+  if (value === undefined || !id) return undefined;
+  const digest = annotations[keyDigestAnnotation];
+  return {
+    id,
+    rotation: annotations[keyRotationAnnotation],
+    // A Secret written before the digest was kept cannot tell; it is taken as intact.
+    overwritten: digest !== undefined && digest !== sha256(Buffer.from(value, "base64").toString("utf8")),
+  };
 }
 
 export async function syncGatewayKey(c: Context, spec: AgentSpec): Promise<ConditionInput> {
   const want = spec.gatewayKey;
+  const current = c.draft.status.gatewayKey;
   if (!want) {
-    await removeGatewayKey(c);
+    // Nothing to do (and nothing read) once no key is held.
+    if (current) await removeGatewayKey(c, { sweep: true });
     return condition("True", "NotRequested", "no gateway key requested");
   }
   const namespace = c.object.metadata!.namespace!;
-  const current = c.draft.status.gatewayKey;
   const rotation = c.object.metadata?.annotations?.[rotateGatewayKeyAnnotation];
   const secret = await c.secrets.read(namespace, want.secretName);
-  // A status lost after a create is recovered from the Secret's annotation: no second key.
-  const knownId = current?.id ?? secret?.metadata?.annotations?.[cloudIdAnnotation];
-  const key = knownId ? await c.cloud.apiKeys.findGatewayKey(c.orgId, knownId) : undefined;
+  // A key made now would have nowhere to go: nothing is created while someone else's Secret holds the name.
+  if (secret && !isOurs(secret))
+    return condition("False", "SecretNotOwned", new SecretNotOursError(want.secretName).message);
 
+  // The Secret says which key is in use (a status lost after a write is recovered from it).
+  const held = heldBy(secret);
+  const knownId = held?.id ?? current?.id;
+  const key = knownId ? await c.cloud.apiKeys.get(c.orgId, knownId) : undefined;
+  // The rotation last acted on; a removed annotation asks for nothing.
+  const acted = held?.rotation ?? current?.rotation;
   const why = replacementReason(key, {
     agentId: c.agentId,
     environment: want.environment,
-    // The key must be in the Secret the spec names now (a renamed Secret gets a fresh key).
-    secretHasKey:
-      !!secret?.data?.[gatewayKeySecretKey] &&
-      (current === undefined || current.secretName === want.secretName),
-    rotationRequested: current !== undefined && rotation !== current.rotation,
+    secretHoldsKey: held !== undefined && held.id === key?.id,
+    overwritten: held?.overwritten ?? false,
+    rotationRequested: rotation !== undefined && rotation !== acted,
     known: knownId !== undefined,
   });
   if (!why) {
+    // A pass that wrote the Secret and died before revoking the key it replaced leaves that to this one.
+    if (current && current.id !== key!.id) await revoke(c.cloud, c.orgId, current.id);
+    if (current && current.secretName !== want.secretName)
+      await c.secrets.deleteIfOurs(namespace, current.secretName);
     c.draft.update({
       gatewayKey: {
         id: key!.id,
         prefix: key!.prefix,
         secretName: want.secretName,
         environment: key!.environment,
-        rotation: current ? current.rotation : rotation,
+        rotation: acted ?? rotation,
       },
     });
     return condition("True", "Ready", `gateway key ${key!.prefix} is in Secret ${want.secretName}`);
   }
+  if (held?.overwritten)
+    await c.events.record(
+      c.object,
+      "Warning",
+      "GatewayKeyOverwritten",
+      `The api-key of Secret ${want.secretName} is not the key the operator wrote; a new key replaces it`,
+    );
 
+  // Keys made for this Agent whose creation answer was lost can never be used: revoked first.
+  await revokeMadeFor(c, key?.id);
+  if (current && current.id !== knownId) await revoke(c.cloud, c.orgId, current.id);
   const name = `${namespace}/${c.object.metadata!.name} (operator)`.slice(0, 200);
-  const created = await c.cloud.apiKeys.createGatewayKey(c.orgId, {
-    name,
-    agent_id: c.agentId,
-    environment: want.environment,
-  });
-  await c.secrets.write(c.object, want.secretName, created.api_key.id, {
-    [gatewayKeySecretKey]: created.secret,
-  });
-  if (key && key.state === "active") await revoke(c.cloud, c.orgId, key.id);
+  const input = { name, agent_id: c.agentId, environment: want.environment };
+  const uid = c.object.metadata!.uid!;
+  let created: { api_key: ApiKey; secret: string };
+  let revokedFirst = false;
+  try {
+    created = await c.cloud.apiKeys.createGatewayKey(c.orgId, input, uid);
+  } catch (error) {
+    // At the plan's key cap the old key makes room: revoked first, then the new one made (docs/crds.md).
+    if (!(isRefusal(error) && error.code === "PLAN_LIMIT_EXCEEDED" && key?.state === "active")) throw error;
+    await revoke(c.cloud, c.orgId, key.id);
+    revokedFirst = true;
+    created = await c.cloud.apiKeys.createGatewayKey(c.orgId, input, uid);
+  }
+  await c.secrets.write(
+    c.object,
+    want.secretName,
+    created.api_key.id,
+    { [gatewayKeySecretKey]: created.secret },
+    {
+      [keyDigestAnnotation]: sha256(created.secret),
+      ...(rotation !== undefined ? { [keyRotationAnnotation]: rotation } : {}),
+    },
+  );
+  if (key && key.state === "active" && !revokedFirst) await revoke(c.cloud, c.orgId, key.id);
   if (current && current.secretName !== want.secretName)
     await c.secrets.deleteIfOurs(namespace, current.secretName);
   c.draft.update({
@@ -112,7 +195,7 @@ export async function syncGatewayKey(c: Context, spec: AgentSpec): Promise<Condi
     c.object,
     "Normal",
     key ? "GatewayKeyRotated" : "GatewayKeyCreated",
-    `Gateway key ${created.api_key.prefix} written to Secret ${want.secretName} (${why})${key?.state === "active" ? `; key ${key.prefix} revoked` : ""}`,
+    `Gateway key ${created.api_key.prefix} written to Secret ${want.secretName} (${why})${key?.state === "active" ? `; key ${key.prefix} revoked${revokedFirst ? " first, at the plan's key limit" : ""}` : ""}`,
   );
   return condition("True", "Ready", `gateway key ${created.api_key.prefix} is in Secret ${want.secretName}`);
 }
@@ -123,7 +206,8 @@ function replacementReason(
   want: {
     agentId: string;
     environment: "live" | "test";
-    secretHasKey: boolean;
+    secretHoldsKey: boolean;
+    overwritten: boolean;
     rotationRequested: boolean;
     known: boolean;
   },
@@ -132,7 +216,8 @@ function replacementReason(
   if (key.state !== "active") return `the previous key was ${key.state}`;
   if (key.agent_id !== want.agentId) return "the previous key belongs to another agent";
   if (key.environment !== want.environment) return `environment changed to ${want.environment}`;
-  if (!want.secretHasKey) return "the Secret was missing or renamed";
+  if (!want.secretHoldsKey) return "the Secret was missing or renamed";
+  if (want.overwritten) return "the Secret's api-key was overwritten";
   if (want.rotationRequested) return "rotation requested";
   return undefined;
 }

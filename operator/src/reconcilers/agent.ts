@@ -94,12 +94,15 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
     created: (status) => !!status.agentId,
     // No agent deletion in the Cloud API: its key and delegations are revoked, and it is disabled.
     async cleanUp(pass, orgId) {
-      const { object, draft } = pass;
+      const { object, draft, spec } = pass;
       const agentId = draft.status.agentId;
-      if (!orgId || !agentId) return;
+      if (!orgId) return;
       const c = { cloud: deps.cloud, secrets, events: deps.events, object, draft, orgId };
       try {
-        await removeGatewayKey(c);
+        // Also keys whose creation answer was lost (even before the agent's id reached the
+        // status), and a Secret written before the status was.
+        await removeGatewayKey(c, { sweep: true, secretName: spec.gatewayKey?.secretName });
+        if (!agentId) return;
         const left = await syncDelegations({ ...c, agentId, principalKey: principalKeyOf(pass), now }, []);
         if (left.status === "False") await deps.events.record(object, "Warning", left.reason, left.message);
         await pass.managed.agents.update(orgId, agentId, { status: "disabled" });
@@ -194,7 +197,7 @@ export function agentReconciler(deps: Deps): Reconciler<AgentObject> {
         conditions.push(await syncDelegations({ ...c, principalKey, now }, spec.delegations));
         conditions.push(await syncGatewayKey(c, spec));
       } catch (error) {
-        if (error instanceof SecretNotOursError) return draft.fail("SecretNotOurs", error.message);
+        if (error instanceof SecretNotOursError) return draft.fail(error.reason, error.message);
         if (isRefusal(error)) return draft.refused(error, orgId);
         throw error;
       }

@@ -3,6 +3,13 @@
 // secret to the named Secret (the secret leaves the Cloud API only on create and rotate), rotates
 // it when the rotation annotation changes, summarises delivery health in status, and on deletion
 // removes the endpoint and the Secret before letting the finalizer go.
+//
+// Exactly one endpoint per resource, whatever fails when (docs/crds.md, "Creation, adoption and
+// cleanup"): every endpoint is created for the resource's metadata.uid (`created_for`). A pass that
+// knows no endpoint (its create answer lost to a crash before the Secret was written) first looks
+// for one made for this uid and adopts it (a rotation gives its secret again) instead of making a
+// second; the others made for it are deleted, and on deletion all of them are. Nothing is created
+// while a Secret of that name the operator did not make is in the way.
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type WebhookEndpoint, type WebhookEndpointInput } from "../cloud-api/index.js";
 import { isNotFound, isRefusal } from "../cloud-api/refusal.js";
@@ -15,7 +22,7 @@ import {
   type WebhookEndpointStatus,
 } from "../crds/webhook-endpoint.js";
 import { CustomObjects, type CustomObject } from "../kube/custom-objects.js";
-import { cloudIdAnnotation, SecretNotOursError, SecretWriter } from "../kube/secrets.js";
+import { cloudIdAnnotation, isOurs, SecretNotOursError, SecretWriter } from "../kube/secrets.js";
 import type { ReconcilerDeps } from "./deps.js";
 import { ownedResourceReconciler } from "./owned-resource.js";
 
@@ -55,6 +62,19 @@ export function endpointDrift(
   return update;
 }
 
+/** Deletes an endpoint; one already gone is fine. */
+async function deleteEndpoint(
+  cloud: { webhooks: { delete(o: string, id: string): Promise<void> } },
+  orgId: string,
+  id: string,
+) {
+  try {
+    await cloud.webhooks.delete(orgId, id);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
 export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpointObject> {
   const secrets = new SecretWriter(deps.kubeConfig);
 
@@ -63,13 +83,12 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
     deps,
     parseSpec: (raw) => webhookEndpointSpec.parse(raw),
     created: (status) => !!status.webhookId,
-    async cleanUp({ namespace, spec, draft, managed }, orgId) {
-      if (orgId && draft.status.webhookId) {
-        try {
-          await managed.webhooks.delete(orgId, draft.status.webhookId);
-        } catch (error) {
-          if (!isNotFound(error)) throw error;
-        }
+    async cleanUp({ object, namespace, spec, draft, managed }, orgId) {
+      if (orgId) {
+        // The status's endpoint, and any made for this resource whose create answer was lost.
+        const made = await managed.webhooks.createdFor(orgId, object.metadata!.uid!);
+        const ids = new Set([draft.status.webhookId, ...made.map((e) => e.id)]);
+        for (const id of ids) if (id) await deleteEndpoint(managed, orgId, id);
       }
       await secrets.deleteIfOurs(namespace, spec.secretName);
     },
@@ -79,6 +98,8 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
 
       try {
         const secret = await secrets.read(namespace, spec.secretName);
+        // An endpoint made now could not hand its secret to anyone: nothing is created.
+        if (secret && !isOurs(secret)) throw new SecretNotOursError(spec.secretName);
         // A status lost after a create (e.g. a conflict on the status write) is recovered from the
         // Secret's annotation, so the endpoint is never created twice.
         const knownId = draft.status.webhookId ?? secret?.metadata?.annotations?.[cloudIdAnnotation];
@@ -91,17 +112,25 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           }
         }
         if (!endpoint) {
-          const created = await managed.webhooks.create(orgId, want);
+          // One made for this resource whose create answer was lost is adopted (the oldest); the rest deleted.
+          const [adopted, ...extra] = await managed.webhooks.createdFor(orgId, object.metadata!.uid!);
+          for (const e of extra) await deleteEndpoint(managed, orgId, e.id);
+          const created = adopted
+            ? await managed.webhooks.rotateSecret(orgId, adopted.id)
+            : await managed.webhooks.create(orgId, want, object.metadata!.uid!);
           await secrets.write(object, spec.secretName, created.webhook.id, {
             [signingSecretKey]: created.secret,
           });
           endpoint = created.webhook;
           draft.update({ webhookId: endpoint.id, secretRotation: rotation });
+          const update = endpointDrift(want, endpoint);
+          if (Object.keys(update).length > 0)
+            endpoint = (await managed.webhooks.update(orgId, endpoint.id, update)).webhook;
           await deps.events.record(
             object,
             "Normal",
-            knownId ? "Recreated" : "Created",
-            `Webhook endpoint ${endpoint.id} ${knownId ? "was missing in the Cloud API and was created again" : "created"}; signing secret written to Secret ${spec.secretName}`,
+            adopted ? "Adopted" : knownId ? "Recreated" : "Created",
+            `Webhook endpoint ${endpoint.id} ${adopted ? "made by an earlier pass was adopted (its signing secret rotated)" : knownId ? "was missing in the Cloud API and was created again" : "created"}; signing secret written to Secret ${spec.secretName}`,
           );
         } else {
           draft.update({ webhookId: endpoint.id });
@@ -143,7 +172,7 @@ export function webhookEndpointReconciler(deps: Deps): Reconciler<WebhookEndpoin
           },
         });
       } catch (error) {
-        if (error instanceof SecretNotOursError) return draft.fail("SecretNotOurs", error.message);
+        if (error instanceof SecretNotOursError) return draft.fail(error.reason, error.message);
         if (isRefusal(error)) return draft.refused(error, orgId);
         throw error;
       }
