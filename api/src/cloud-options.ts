@@ -12,6 +12,7 @@ export interface CloudSettings extends BillingSettings {
   keyHashSecret: Buffer;
   dashboardOrigin: string;
   defaultPlan: Plan;
+  detailedExplanations?: boolean;
   smtpUrl?: string | undefined;
   mailFrom: string;
   mailOutboxDir: string;
@@ -36,6 +37,7 @@ export function cloudOptionsFrom(s: CloudSettings, announce: (line: string) => v
     keyHashSecret: s.keyHashSecret,
     dashboardOrigin: s.dashboardOrigin,
     defaultPlan: s.defaultPlan,
+    detailedExplanations: s.detailedExplanations,
     mailer: s.smtpUrl
       ? smtpMailer(s.smtpUrl, s.mailFrom)
       : outboxMailer(path.resolve(s.mailOutboxDir), s.mailFrom, announce),

@@ -14,6 +14,8 @@ export interface CloudApiOptions {
   /** Origin of the dashboard (SPEC 5.5) and of the links in e-mails. */
   dashboardOrigin: string;
   defaultPlan: Plan;
+  /** COUNTERSIGN_DETAILED_EXPLANATIONS (SPEC 2.9): false gives dry runs the minimal explanation, as the Gateway records. */
+  detailedExplanations?: boolean;
   mailer: Mailer;
   /** Reverse proxies in front of the api that append to X-Forwarded-For. */
   trustedProxyHops: number;

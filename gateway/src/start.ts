@@ -38,6 +38,8 @@ export interface GatewayOptions {
   allowLoopbackUrls?: boolean;
   /** Extra CA certificates upstream certificates may chain to. */
   upstreamCa?: string[];
+  /** COUNTERSIGN_DETAILED_EXPLANATIONS (SPEC 2.9): false records people's minimal explanation. Default true. */
+  detailedExplanations?: boolean;
   /** SPEC 8.4's 30 s; tests shorten it. */
   upstreamTimeoutMs?: number;
   /** How often interrupted executions are looked for (ms). */
@@ -80,6 +82,7 @@ export async function startGateway(opts: GatewayOptions): Promise<RunningGateway
     pool: opts.pool,
     identity,
     defaultPlan: opts.defaultPlan,
+    detailedExplanations: opts.detailedExplanations,
     instanceId,
     hub,
     policies,

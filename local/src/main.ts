@@ -83,6 +83,7 @@ const cloud = cloudOptionsFrom(
     dashboardOrigin,
     smtpUrl: smtp.url,
     defaultPlan: "enterprise",
+    detailedExplanations: config.detailedExplanations,
     mailFrom: "Countersign <no-reply@countersign.invalid>",
     mailOutboxDir: path.join(config.dataDir, "outbox"),
     trustedProxyHops: 0,
@@ -126,6 +127,7 @@ const gateway = await started(
     keyHashSecret,
     signingKey: gatewaySigningKey,
     defaultPlan: "enterprise",
+    detailedExplanations: config.detailedExplanations,
     credentialKey,
     // The sample upstream listens on loopback.
     allowLoopbackUrls: config.allowLoopbackUrls,

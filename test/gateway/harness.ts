@@ -41,6 +41,8 @@ export async function startTestGateway(
     upstreamCa?: string[];
     /** COUNTERSIGN_MCP_ALLOWED_ORIGINS. */
     mcpAllowedOrigins?: ReadonlySet<string>;
+    /** COUNTERSIGN_DETAILED_EXPLANATIONS. */
+    detailedExplanations?: boolean;
   } = {},
 ): Promise<TestGateway> {
   const keyHashSecret = opts.keyHashSecret ?? randomBytes(32);
@@ -61,6 +63,7 @@ export async function startTestGateway(
     upstreamTimeoutMs: opts.upstreamTimeoutMs,
     directToolsCall: opts.directToolsCall,
     mcpAllowedOrigins: opts.mcpAllowedOrigins,
+    detailedExplanations: opts.detailedExplanations,
     upstreamCa: opts.upstreamCa,
     // Tests run recovery themselves, with a clock of their choosing.
     recoveryEveryMs: 3_600_000,

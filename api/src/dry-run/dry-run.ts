@@ -32,6 +32,8 @@ export interface DryRunInput {
   /** Decide as if no observe window were open. */
   ignoreObserveWindow: boolean;
   defaultPlan: Plan;
+  /** COUNTERSIGN_DETAILED_EXPLANATIONS, as the Gateway applies it (SPEC 2.9). */
+  detailedExplanations?: boolean;
   now: Date;
 }
 
@@ -137,7 +139,9 @@ export async function dryRun(
     execution,
   } as const;
   const policy = ctx.policy?.versionId ? await policies.get(db, ctx.policy.versionId) : null;
-  let verdict: Verdict = decideCall(ctx, call, policy, input.now);
+  let verdict: Verdict = decideCall(ctx, call, policy, input.now, {
+    detailedExplanations: input.detailedExplanations,
+  });
 
   let approvers = null;
   if (verdict.kind === "approval") {

@@ -35,6 +35,7 @@ export async function dryRunRoute(app: FastifyInstance, ctx: ApiContext) {
         policyVersionId: b.policy_version_id ?? null,
         ignoreObserveWindow: b.ignore_observe_window,
         defaultPlan: ctx.defaultPlan,
+        detailedExplanations: ctx.detailedExplanations,
         now: new Date(),
       });
       return { dry_run: report };

@@ -32,6 +32,13 @@ export const commonSettings = {
    */
   credentialKey: setting("COUNTERSIGN_CREDENTIAL_KEY", key32.optional(), "32 bytes as base64 or base64url"),
   metricsEnabled: setting("COUNTERSIGN_METRICS", flag(true), "true or false"),
+  /**
+   * SPEC 2.9: the full explanation people see of each decision (every rule and what held). Off: the
+   * minimal one (decision, deciding rule, message), as for one over 16 KiB; the decision is the same.
+   * Read by the Gateway (recorded decisions) and the api (dry runs); the agent's explanation follows
+   * its disclosure level either way.
+   */
+  detailedExplanations: setting("COUNTERSIGN_DETAILED_EXPLANATIONS", flag(true), "true or false"),
   /** Lets webhook and MCP server URLs point at loopback (only loopback, never private ranges): local runs and tests. */
   allowLoopbackUrls: setting("COUNTERSIGN_ALLOW_LOOPBACK_URLS", flag(false), "true or false"),
   /**

@@ -49,6 +49,8 @@ export interface DecisionServiceOptions {
    * decision one write that re-checks them (warm-admission.ts). Default on.
    */
   warmAdmissions?: boolean;
+  /** COUNTERSIGN_DETAILED_EXPLANATIONS (SPEC 2.9): false records the minimal explanation. Default true. */
+  detailedExplanations?: boolean;
 }
 
 /**
@@ -165,6 +167,7 @@ export class DecisionService implements AuthorizeService {
         },
         policy,
         now,
+        { detailedExplanations: this.opts.detailedExplanations },
       );
       span.setAttribute("countersign.verdict", v.kind);
       return v;

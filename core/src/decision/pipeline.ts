@@ -14,6 +14,12 @@ import {
 import { amountMapping, mapAmount, type MappedAmount } from "./amount.js";
 import type { DecisionContext } from "./context.js";
 
+/** The installation's choices that shape what a decision records, never the decision itself. */
+export interface PipelineOptions {
+  /** COUNTERSIGN_DETAILED_EXPLANATIONS (SPEC 2.9); false: people get the minimal explanation. Default true. */
+  detailedExplanations?: boolean;
+}
+
 /** One call as the pipeline sees it, after the HTTP-level checks. */
 export interface CallInput {
   tool: string;
@@ -104,6 +110,7 @@ export function decideCall(
   call: CallInput,
   policy: CompiledPolicy | null | undefined,
   now: Date,
+  options: PipelineOptions = {},
 ): Verdict {
   const tool = ctx.tool;
   if (!tool || !tool.enabled)
@@ -230,7 +237,9 @@ export function decideCall(
     relaxed,
     observeWindow: window ? { id: window.id, endsAt: window.endsAt } : null,
     agentExplanation: agentExplanation(policy, decision, decisionFacts, level, explanationContext),
-    explanation: fullExplanation(policy, input, decision, decisionFacts, explanationContext),
+    explanation: fullExplanation(policy, input, decision, decisionFacts, explanationContext, {
+      detailed: options.detailedExplanations !== false,
+    }),
   };
   const complete = facts as DecidedFacts;
 
