@@ -460,6 +460,18 @@ describe("pushes that are forged, stale or replayed", () => {
     expect(await count("select count(*) as n from billing_events")).toBe(eventsBefore);
   });
 
+  it("refuses a signed event whose object is not what its type carries, recording nothing", async () => {
+    const eventsBefore = await count("select count(*) as n from billing_events");
+    const odd = event("customer.subscription.updated", { id: "sub_x", object: "subscription" });
+    const res = await push(odd);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("INVALID_REQUEST");
+    expect(await count("select count(*) as n from billing_events")).toBe(eventsBefore);
+    // An event of a type billing does not act on is received, and changes nothing but its id's record.
+    const other = await push(event("invoice.paid", { id: "in_x", object: "invoice" }));
+    expect(other.body).toEqual({ received: true, duplicate: false });
+  });
+
   it("answers a replayed event id 200 duplicate and applies nothing again", async () => {
     const { owner, org } = await ownerWithOrg();
     expect((await owner.post(`/orgs/${org}/billing/checkout`, { plan: "startup" })).status).toBe(201);

@@ -11,7 +11,9 @@
  * changes nothing. Only the plan changes; no item is deleted or disabled (SPEC 8.6).
  */
 import type Stripe from "stripe";
+import { z } from "zod";
 import type { PoolClient } from "@countersign/core/store";
+import { ServiceError } from "@countersign/protocol/errors";
 import { planOfPrice, type BillingOptions } from "./config.js";
 import {
   periodEndOf,
@@ -31,6 +33,41 @@ import {
   type SubscriptionRow,
 } from "./store.js";
 
+/**
+ * The parts of Stripe's objects read here, checked rather than cast: a verified event whose object
+ * lacks them (an API version that moved a field) is refused before anything is recorded.
+ */
+const expandable = z.union([z.string(), z.object({ id: z.string() })]);
+const sessionShape = z.object({
+  id: z.string(),
+  subscription: expandable.nullable(),
+  payment_status: z.string(),
+});
+const subscriptionShape = z.object({
+  id: z.string(),
+  customer: expandable,
+  status: z.string(),
+  cancel_at_period_end: z.boolean(),
+  cancel_at: z.number().nullable(),
+  items: z.object({
+    data: z.array(
+      z.object({ price: z.object({ id: z.string() }), current_period_end: z.number().optional() }),
+    ),
+  }),
+});
+type SessionShape = z.infer<typeof sessionShape>;
+type SubscriptionShape = z.infer<typeof subscriptionShape>;
+
+function objectOf<T>(event: Stripe.Event, shape: z.ZodType<T>): T {
+  const parsed = shape.safeParse(event.data.object);
+  if (!parsed.success)
+    throw new ServiceError(
+      "INVALID_REQUEST",
+      `the ${event.type} event does not carry the object its type names`,
+    );
+  return parsed.data;
+}
+
 /** Applies one verified event in `tx`; false when its id was applied before (nothing done). */
 export async function applyEvent(
   tx: PoolClient,
@@ -41,15 +78,21 @@ export async function applyEvent(
   const at = new Date(event.created * 1000);
   switch (event.type) {
     case "checkout.session.completed":
-      await checkoutCompleted(tx, event.data.object, at);
+      await checkoutCompleted(tx, objectOf(event, sessionShape), at);
       break;
     case "checkout.session.expired":
-      await closeCheckout(tx, event.data.object.id);
+      await closeCheckout(tx, objectOf(event, sessionShape).id);
       break;
     case "customer.subscription.created":
     case "customer.subscription.updated":
     case "customer.subscription.deleted":
-      await subscriptionChanged(tx, billing, event.data.object, event.type.endsWith(".deleted"), at);
+      await subscriptionChanged(
+        tx,
+        billing,
+        objectOf(event, subscriptionShape),
+        event.type.endsWith(".deleted"),
+        at,
+      );
       break;
     default:
       // Other events (invoices, payment methods) change nothing here; their ids are kept all the same.
@@ -61,7 +104,7 @@ export async function applyEvent(
 const idOf = (v: string | { id: string } | null): string | undefined =>
   v === null ? undefined : typeof v === "string" ? v : v.id;
 
-async function checkoutCompleted(tx: PoolClient, session: Stripe.Checkout.Session, at: Date): Promise<void> {
+async function checkoutCompleted(tx: PoolClient, session: SessionShape, at: Date): Promise<void> {
   const checkout = await closeCheckout(tx, session.id);
   const subscriptionId = idOf(session.subscription);
   // A session not started here, or one not paid yet (asynchronous payment methods: its
@@ -85,7 +128,7 @@ async function checkoutCompleted(tx: PoolClient, session: Stripe.Checkout.Sessio
 async function subscriptionChanged(
   tx: PoolClient,
   billing: BillingOptions,
-  sub: Stripe.Subscription,
+  sub: SubscriptionShape,
   deleted: boolean,
   at: Date,
 ): Promise<void> {

@@ -4,13 +4,20 @@
  * plan), or `incomplete` (the first payment is not made yet: not on the plan yet), or `ended`
  * (canceled, unpaid, paused, expired: back to the installation's default plan, the free one).
  */
-import type Stripe from "stripe";
 import type { SubscriptionState } from "@countersign/protocol/wire";
+
+/** What is read of a Stripe subscription (events.ts checks these fields with zod). */
+interface StripeSubscription {
+  status: string;
+  cancel_at_period_end: boolean;
+  cancel_at: number | null;
+  items: { data: { price: { id: string }; current_period_end?: number | undefined }[] };
+}
 
 export type StoredSubscriptionState = SubscriptionState | "incomplete" | "ended";
 
 export function stateOf(
-  s: Pick<Stripe.Subscription, "status" | "cancel_at_period_end" | "cancel_at">,
+  s: Pick<StripeSubscription, "status" | "cancel_at_period_end" | "cancel_at">,
 ): StoredSubscriptionState {
   switch (s.status) {
     case "active":
@@ -31,10 +38,10 @@ export const putsOnPlan = (s: StoredSubscriptionState): s is SubscriptionState =
   s !== "incomplete" && s !== "ended";
 
 /** The end of the period paid for: the latest of the items' (where Stripe's API keeps it now). */
-export function periodEndOf(s: Stripe.Subscription): Date | null {
+export function periodEndOf(s: StripeSubscription): Date | null {
   const ends = s.items.data.map((i) => i.current_period_end).filter((t) => typeof t === "number");
   return ends.length ? new Date(Math.max(...ends) * 1000) : null;
 }
 
 /** The price ids the subscription is for. */
-export const pricesOf = (s: Stripe.Subscription): string[] => s.items.data.map((i) => i.price.id);
+export const pricesOf = (s: StripeSubscription): string[] => s.items.data.map((i) => i.price.id);
