@@ -397,9 +397,9 @@ describe("decision-only integrations", () => {
       ]);
       await who.selectOption({ label: "Your code (decision only)" });
       await expect(owner.getByLabel("URL (public https)").count()).resolves.toBe(0);
-      await owner.getByLabel("Name").fill("ledger");
+      await owner.getByLabel("Name").fill("billing-code");
       await owner.getByRole("button", { name: "Add integration" }).click();
-      await owner.getByRole("heading", { name: "ledger" }).waitFor();
+      await owner.getByRole("heading", { name: "billing-code" }).waitFor();
       await owner.getByText("decision-only integration", { exact: true }).waitFor();
     },
   );
