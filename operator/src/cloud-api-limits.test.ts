@@ -202,6 +202,7 @@ describe("a Cloud API outage", { timeout: 120_000 }, () => {
         defaultProbeIntervalMs + 10_000,
       );
       console.log(`outage seen on all ${down.length} resources after ${Date.now() - stoppedAt} ms`);
+      expect(await operatorMetrics(operator)).toMatch(/^countersign_operator_cloud_api_available 0$/m);
       // Long enough that a pass's exponential backoff (0.5 s doubling) is well past a probe interval.
       await new Promise((r) => setTimeout(r, 20_000));
     } finally {
@@ -225,6 +226,7 @@ describe("a Cloud API outage", { timeout: 120_000 }, () => {
       defaultProbeIntervalMs + 10_000,
     );
     console.log(`recovery seen on all ${back.length} resources after ${Date.now() - startedAt} ms`);
+    expect(await operatorMetrics(operator)).toMatch(/^countersign_operator_cloud_api_available 1$/m);
     const policy = back.find((o) => o.kind === "Policy")!;
     expect(conditionOf(policy, "ExamplesPassing")).toMatchObject({
       status: "True",
