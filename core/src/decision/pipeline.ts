@@ -1,5 +1,11 @@
 import type { GatewayCode } from "@countersign/protocol/errors";
-import { permissionGrants } from "@countersign/protocol/evidence";
+import {
+  checkDelegation,
+  permissionGrants,
+  timestamp,
+  type BodyOf,
+  type SignedObject,
+} from "@countersign/protocol/evidence";
 import {
   agentExplanation,
   decide,
@@ -192,7 +198,29 @@ export function decideCall(
       `no valid delegation grants the agent the action "${tool.action}"`,
       "delegation",
     );
-  facts.delegation = granting.reduce((a, b) => (Date.parse(b.expiresAt) > Date.parse(a.expiresAt) ? b : a));
+  // The evidence workflow (service/task-approval@0.1) applies its own delegation rule to the TASK
+  // that will rely on it, the one the offline verifier applies: a delegation it refuses (issued
+  // after this call, which the Cloud API admits within its clock skew, or naming another agent)
+  // would give a receipt that never verifies. Such a call is denied ENGINE_REFUSED (SPEC 7.3).
+  const stepAt = timestamp(now);
+  const engine = granting.map((d) => ({
+    d,
+    // Only DELEGATION objects are stored as delegations (api/src/delegations/verify.ts checks each).
+    check: checkDelegation(
+      d.object as SignedObject<BodyOf<"DELEGATION">>,
+      { principal: principalKid, agentId: ctx.agent.id, action: tool.action, at: stepAt },
+      [],
+    ),
+  }));
+  const usable = engine.filter((e) => e.check.ok).map((e) => e.d);
+  if (usable.length === 0) {
+    const refusal = engine[0]!.check as { ok: false; code: string; message: string };
+    return denied(
+      "ENGINE_REFUSED",
+      `the evidence workflow refuses the delegation this call would rely on (${refusal.code}: ${refusal.message})`,
+    );
+  }
+  facts.delegation = usable.reduce((a, b) => (Date.parse(b.expiresAt) > Date.parse(a.expiresAt) ? b : a));
 
   const p = ctx.policy;
   if (!p || !p.versionId || p.version === null || p.digest === null) {

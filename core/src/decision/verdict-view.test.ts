@@ -70,8 +70,19 @@ function context(
         objectId: "o",
         permissions: ["payments.*"],
         expiresAt: new Date(now.getTime() + delegationEndsInMs).toISOString(),
-        // Signed by the current principal ("kid"): only its delegations grant.
-        object: { body: { actor: "kid" } } as never,
+        // Signed by the current principal ("kid"): only its delegations grant. The members the
+        // evidence workflow's delegation rule reads: for this agent, issued before the call.
+        object: {
+          body: {
+            actor: "kid",
+            issued_at: new Date(now.getTime() - 60_000).toISOString(),
+            payload: {
+              agent_id: "agent",
+              permissions: ["payments.*"],
+              expires_at: new Date(now.getTime() + delegationEndsInMs).toISOString(),
+            },
+          },
+        } as never,
       },
     ],
     observeWindow: null,
