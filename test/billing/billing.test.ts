@@ -8,27 +8,32 @@
  */
 import { createServer, type Server } from "node:net";
 import { randomBytes } from "node:crypto";
-import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { createAgent } from "../fixtures/organization.js";
 import { Browser, randomIp, startCloudApi, type CloudApi } from "../fixtures/cloud-api.js";
 import { startStripeMock, type StripeMock } from "../stripe-mock/index.js";
 import type { BillingOptions } from "../../api/src/billing/config.js";
-
-const SECRET = "whsec_countersigntestsecret";
-const prices = { startup: "price_countersign_startup", growth: "price_countersign_growth" };
-const events = "/billing/stripe/events";
+import {
+  EVENTS_PATH as events,
+  SECRET_KEY,
+  StripeSide,
+  WEBHOOK_SECRET,
+  now,
+  prices,
+  type Signing,
+} from "./stripe-side.js";
 
 let db: TestDatabase;
 let mock: StripeMock;
 let api: CloudApi;
-/** The SDK as Stripe's side: fixtures read from stripe-mock, pushes signed with its helper. */
-let stripe: Stripe;
+/** Stripe's side: fixtures read from stripe-mock, pushes signed with the SDK's helper. */
+let side: StripeSide;
+let stripe: StripeSide["stripe"];
 
 const billingAt = (apiUrl: string, extra: Partial<BillingOptions> = {}): BillingOptions => ({
-  secretKey: "sk_test_countersign",
-  webhookSecret: SECRET,
+  secretKey: SECRET_KEY,
+  webhookSecret: WEBHOOK_SECRET,
   prices,
   apiUrl,
   ...extra,
@@ -38,8 +43,8 @@ beforeAll(async () => {
   db = await createTestDatabase();
   mock = await startStripeMock();
   api = await startCloudApi(db, { defaultPlan: "developer", extra: { billing: billingAt(mock.url) } });
-  const port = new URL(mock.url).port;
-  stripe = new Stripe("sk_test_countersign", { host: "127.0.0.1", port, protocol: "http" });
+  side = new StripeSide(mock.url, api.base);
+  stripe = side.stripe;
 });
 afterAll(async () => {
   await api?.close();
@@ -59,72 +64,10 @@ async function ownerWithOrg(): Promise<{ owner: Browser; org: string }> {
   return { owner, org: res.body.organization.id };
 }
 
-/** Pushes `event` to the route as Stripe does: the exact bytes, signed (or as `sign` says). */
-async function push(
-  event: object,
-  sign: { secret?: string; timestamp?: number; alter?: (payload: string) => string; header?: string } = {},
-) {
-  const payload = JSON.stringify(event);
-  const header =
-    sign.header ??
-    stripe.webhooks.generateTestHeaderString({
-      payload,
-      secret: sign.secret ?? SECRET,
-      ...(sign.timestamp ? { timestamp: sign.timestamp } : {}),
-    });
-  const sent = sign.alter ? sign.alter(payload) : payload;
-  return new Browser(api.base, randomIp(), null).request("POST", events, Buffer.from(sent), {
-    "content-type": "application/json; charset=utf-8",
-    ...(header ? { "stripe-signature": header } : {}),
-  });
-}
-
-const now = () => Math.floor(Date.now() / 1000);
-let eventSeq = 0;
-function event(type: string, object: object, created = now()) {
-  return {
-    id: `evt_test_${randomBytes(8).toString("hex")}`,
-    object: "event",
-    api_version: "2025-10-29.clover",
-    created: created + eventSeq++ / 1000,
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: { object },
-  };
-}
-
-/** A subscription as Stripe sends it: stripe-mock's fixture, made this customer's, with our price. */
-async function subscription(
-  id: string,
-  customer: string,
-  price: string,
-  change: { status?: string; cancel_at_period_end?: boolean; periodEnd?: number } = {},
-) {
-  const s = (await stripe.subscriptions.retrieve(id)) as unknown as Record<string, unknown> & {
-    items: { data: Record<string, unknown>[] };
-  };
-  const item: Record<string, unknown> = {
-    ...s.items.data[0]!,
-    price: { ...(s.items.data[0]!.price as object), id: price },
-  };
-  if (change.periodEnd) item.current_period_end = change.periodEnd;
-  return {
-    ...s,
-    id,
-    customer,
-    status: change.status ?? "active",
-    cancel_at_period_end: change.cancel_at_period_end ?? false,
-    cancel_at: null,
-    items: { ...s.items, data: [item] },
-  };
-}
-
-async function checkoutSession(id: string, customer: string, subscriptionId: string) {
-  const s = (await stripe.checkout.sessions.retrieve(id)) as unknown as Record<string, unknown>;
-  return { ...s, id, customer, subscription: subscriptionId, status: "complete", payment_status: "paid" };
-}
+const push = (e: object, sign?: Signing) => side.push(e, sign);
+const event = (type: string, object: object, created?: number) => side.event(type, object, created);
+const subscription = (...a: Parameters<StripeSide["subscription"]>) => side.subscription(...a);
+const checkoutSession = (...a: Parameters<StripeSide["checkoutSession"]>) => side.checkoutSession(...a);
 
 async function newAgent(owner: Browser, org: string) {
   return owner.post(`/orgs/${org}/agents`, { name: `agent-${randomBytes(4).toString("hex")}` });
@@ -393,7 +336,7 @@ describe("the billing codes of SPEC 7.2", () => {
         expect(
           await count("select count(*) as n from billing_customers where organization_id = $1", [org]),
         ).toBe(0);
-        expect(broken.logs.join("\n")).not.toContain("sk_test_countersign");
+        expect(broken.logs.join("\n")).not.toContain(SECRET_KEY);
       } finally {
         await broken.close();
       }

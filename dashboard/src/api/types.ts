@@ -39,7 +39,14 @@ export interface SignedObjectJson {
 /** The approval request as the Cloud API answers it: the wire type shared with the api and the CLI. */
 export type { Approval } from "@countersign/protocol/wire";
 
-export type { AuditEntry, Billing, ManagedBy, Overview, Usage } from "@countersign/protocol/wire";
+export type {
+  AuditEntry,
+  Billing,
+  BillingRedirect,
+  ManagedBy,
+  Overview,
+  Usage,
+} from "@countersign/protocol/wire";
 /** A figure of the plan: `limit` null is unlimited. */
 export interface Allowance {
   used: number;

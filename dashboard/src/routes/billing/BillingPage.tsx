@@ -1,11 +1,24 @@
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../../api/client.js";
-import type { Billing, Usage } from "../../api/types.js";
+import type { Billing, BillingRedirect, Usage } from "../../api/types.js";
 import { useCurrentOrganization } from "../../app/organization.js";
+import { ActionButton } from "../../components/ActionButton.js";
 import { Allowances } from "../../components/Allowances.js";
 import { Loaded } from "../../components/Loading.js";
 
-/** The plan in effect, whether plans can be bought in this installation, and what is used of each allowance. */
+const stateWords: Record<NonNullable<Billing["subscription"]>["status"], string> = {
+  active: "active",
+  trialing: "in its trial",
+  past_due: "past due: the provider is retrying the payment",
+  scheduled_cancel: "cancelled: it ends at the end of the period paid for",
+};
+
+/**
+ * The plan in effect, whether plans can be bought in this installation, and what is used of each
+ * allowance. With billing configured the owner buys a plan through Stripe Checkout and manages the
+ * subscription in Stripe's customer portal (docs/billing.md): both are pages of the provider, so
+ * the browser goes there; the plan changes when the provider's event arrives.
+ */
 export function BillingPage() {
   const { orgId, org } = useCurrentOrganization();
   const billing = useQuery({
@@ -19,25 +32,54 @@ export function BillingPage() {
     enabled: !!org,
   });
   if (!org) return <main className="muted">Loading…</main>;
+  const owner = org.role === "owner";
+  const goTo = async (path: string, body?: unknown) => {
+    const { url } = await api.post<BillingRedirect>(`/orgs/${orgId}/billing/${path}`, body);
+    window.location.assign(url);
+  };
   return (
     <main>
       <h1>Plan and billing</h1>
       <Loaded query={billing}>
         {(b) => (
-          <dl className="facts" data-testid="billing">
-            <dt>Plan</dt>
-            <dd data-testid="plan">{b.plan}</dd>
-            <dt>Billing</dt>
-            <dd data-testid="billing-status">
-              {b.configured
-                ? "configured: plans are bought through the billing provider"
-                : "not configured: plans cannot be bought in this installation; the plan above applies"}
-            </dd>
-            <dt>Data retention</dt>
-            <dd>
-              {b.quotas.retention_days === null ? "kept until deleted" : `${b.quotas.retention_days} days`}
-            </dd>
-          </dl>
+          <>
+            <dl className="facts" data-testid="billing">
+              <dt>Plan</dt>
+              <dd data-testid="plan">{b.plan}</dd>
+              <dt>Billing</dt>
+              <dd data-testid="billing-status">
+                {b.configured
+                  ? "configured: plans are bought through the billing provider"
+                  : "not configured: plans cannot be bought in this installation; the plan above applies"}
+              </dd>
+              {b.subscription && (
+                <>
+                  <dt>Subscription</dt>
+                  <dd data-testid="subscription">
+                    {b.subscription.plan}, {stateWords[b.subscription.status]}
+                    {b.subscription.current_period_end &&
+                      ` (period ends ${new Date(b.subscription.current_period_end).toLocaleDateString()})`}
+                  </dd>
+                </>
+              )}
+              <dt>Data retention</dt>
+              <dd>
+                {b.quotas.retention_days === null ? "kept until deleted" : `${b.quotas.retention_days} days`}
+              </dd>
+            </dl>
+            {b.configured && owner && (
+              <section aria-label="Buy or manage" data-testid="billing-actions">
+                {!b.subscription &&
+                  b.purchasable.map((plan) => (
+                    <ActionButton key={plan} onClick={() => goTo("checkout", { plan })}>
+                      Buy the {plan} plan
+                    </ActionButton>
+                  ))}
+                <ActionButton onClick={() => goTo("portal")}>Manage the subscription</ActionButton>
+              </section>
+            )}
+            {b.configured && !owner && <p className="muted">Only an owner buys or changes the plan.</p>}
+          </>
         )}
       </Loaded>
       <h2>Allowances</h2>
