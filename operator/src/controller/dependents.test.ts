@@ -56,3 +56,33 @@ describe("requeueDependents", () => {
     expect(queued.slice(1).sort()).toEqual(["a/agent-1", "a/agent-2"]);
   });
 });
+
+describe("requeueDependents at start", () => {
+  it("a list's add of an object older than the wiring requeues nothing (each dependent's first pass saw it); a new one does", () => {
+    type Dated = {
+      metadata: { namespace: string; name: string; creationTimestamp?: Date };
+      spec: { ref?: string };
+    };
+    const referenced = source<Dated>();
+    const dependents = source<Dated>();
+    const queued: string[] = [];
+    requeueDependents({
+      referenced: referenced as Watched<Dated>,
+      dependent: { ...dependents, queue: { add: (k: string) => queued.push(k) } } as DependentsOf<Dated>,
+      refsOf: (d) => (d.spec.ref ? [`${d.metadata.namespace}/${d.spec.ref}`] : []),
+    });
+    dependents.emit("add", object("a", "agent-1", "policy-x"));
+    const old = {
+      ...object("a", "policy-x"),
+      metadata: { namespace: "a", name: "policy-x", creationTimestamp: new Date("2026-01-01T00:00:00Z") },
+    };
+    referenced.emit("add", old);
+    expect(queued).toEqual([]);
+    // Later changes of that same object still requeue.
+    referenced.emit("update", old);
+    expect(queued).toEqual(["a/agent-1"]);
+    const made = new Date(Date.now() + 5_000);
+    referenced.emit("add", { ...old, metadata: { ...old.metadata, creationTimestamp: made } });
+    expect(queued).toEqual(["a/agent-1", "a/agent-1"]);
+  });
+});

@@ -57,6 +57,7 @@ export function requeueDependents<R extends KubernetesObject, D extends Kubernet
   refOf?: (referenced: R) => string;
 }): ReferenceIndex {
   const index = new ReferenceIndex();
+  const wiredAt = Date.now();
   o.dependent.onObject((event, d) => {
     if (event === "delete") index.delete(objectKey(d));
     else index.set(objectKey(d), o.refsOf(d));
@@ -64,9 +65,23 @@ export function requeueDependents<R extends KubernetesObject, D extends Kubernet
   o.referenced.onObject((event, r) => {
     // A periodic resync reaches every dependent through its own resync.
     if (event === "resync") return;
+    // A (re)list hands over every object as "add". One that existed before the controllers were
+    // wired was seen by each dependent's own first pass, which comes later: requeueing for it
+    // would reconcile every object of a namespace twice on each start.
+    if (event === "add" && createdBefore(r, wiredAt)) return;
     for (const key of index.naming(o.refOf ? o.refOf(r) : objectKey(r))) o.dependent.queue.add(key);
   });
   return index;
+}
+
+/**
+ * Whether `object` was created before `at`, by the apiserver's clock: its whole seconds and a clock
+ * a little apart from ours are allowed for (5 s), so a doubt requeues (one pass more, never one less).
+ */
+function createdBefore(object: KubernetesObject, at: number): boolean {
+  const created = object.metadata?.creationTimestamp;
+  if (created === undefined) return false;
+  return new Date(created).getTime() + 5_000 <= at;
 }
 
 /** "namespace/name" of an object named by a reference in `of`'s namespace. */
