@@ -168,7 +168,7 @@ describe("an owner buys a plan through Stripe", () => {
     expect(await count("select count(*) as n from agents where organization_id = $1", [org])).toBe(6);
   });
 
-  it("moves to the plan of a subscription's own events (portal plan change, past_due) and back", async () => {
+  it("moves to the plan of a subscription's own events (past_due, a late event, a downgrade keeping everything) and back", async () => {
     const { owner, org } = await ownerWithOrg();
     expect((await owner.post(`/orgs/${org}/billing/checkout`, { plan: "startup" })).status).toBe(201);
     const customer = (
@@ -207,17 +207,73 @@ describe("an owner buys a plan through Stripe", () => {
       plan: "growth",
       subscription: { status: "past_due", plan: "growth" },
     });
+    // A downgrade in the portal (growth to startup) with more agents than startup allows: all kept, none disabled.
+    for (let i = 0; i < 51; i++) await createAgent(db.pool, org);
+    await push(
+      event("customer.subscription.updated", await subscription(subId, customer, prices.startup), t + 3),
+    );
+    expect((await owner.get(`/orgs/${org}/billing`)).body).toMatchObject({
+      plan: "startup",
+      subscription: { status: "active", plan: "startup" },
+      quotas: { agents: 50 },
+    });
+    expect(
+      await count("select count(*) as n from agents where organization_id = $1 and status = 'active'", [org]),
+    ).toBe(51);
+    const over = await newAgent(owner, org);
+    expect(over.status).toBe(402);
+    expect(over.body.error.code).toBe("PLAN_LIMIT_EXCEEDED");
     await push(
       event(
         "customer.subscription.updated",
-        await subscription(subId, customer, prices.growth, { status: "unpaid" }),
-        t + 3,
+        await subscription(subId, customer, prices.startup, { status: "unpaid" }),
+        t + 4,
       ),
     );
     expect((await owner.get(`/orgs/${org}/billing`)).body).toMatchObject({
       plan: "developer",
       subscription: null,
     });
+    expect(
+      await count("select count(*) as n from agents where organization_id = $1 and status = 'active'", [org]),
+    ).toBe(51);
+  });
+
+  it("moves only the organization whose customer the event names", async () => {
+    const a = await ownerWithOrg();
+    const b = await ownerWithOrg();
+    for (const o of [a, b])
+      expect((await o.owner.post(`/orgs/${o.org}/billing/checkout`, { plan: "startup" })).status).toBe(201);
+    const customerOf = async (org: string) =>
+      (await db.pool.query("select customer_id from billing_customers where organization_id = $1", [org]))
+        .rows[0].customer_id as string;
+    expect(await customerOf(a.org)).not.toBe(await customerOf(b.org));
+    const res = await push(
+      event(
+        "customer.subscription.created",
+        await subscription(
+          `sub_test_${randomBytes(6).toString("hex")}`,
+          await customerOf(a.org),
+          prices.growth,
+        ),
+      ),
+    );
+    expect(res.status).toBe(200);
+    expect(await planOf(a.org)).toBe("growth");
+    expect(await planOf(b.org)).toBeNull();
+    expect((await b.owner.get(`/orgs/${b.org}/billing`)).body).toMatchObject({
+      plan: "developer",
+      subscription: null,
+    });
+    // A customer this installation never made moves no one.
+    const stranger = await push(
+      event(
+        "customer.subscription.created",
+        await subscription("sub_stranger", "cus_stranger", prices.growth),
+      ),
+    );
+    expect(stranger.body).toEqual({ received: true, duplicate: false });
+    expect(await planOf(b.org)).toBeNull();
   });
 });
 
