@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm stripe-mock images kind-e2e
+.PHONY: install build run test test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm cnpg-crds stripe-mock images kind-e2e
 
 # Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
 # registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
@@ -35,7 +35,7 @@ $(PYTHON_VENV)/.installed: test/requirements.txt
 	$(PYTHON_VENV)/bin/pip install --quiet --disable-pip-version-check -r test/requirements.txt
 	touch $@
 
-test: install control-plane helm stripe-mock $(PYTHON_VENV)/.installed
+test: install control-plane helm cnpg-crds stripe-mock $(PYTHON_VENV)/.installed
 	npx vitest run
 	$(MAKE) test-python
 
@@ -95,6 +95,11 @@ crds: install
 # helm (built through the Go module proxy) into .cache/helm/<version>/ for the chart tests.
 helm:
 	charts/scripts/build-helm.sh
+
+# CloudNativePG's CRDs (from its Go module, through the Go module proxy) into .cache/cnpg-crds/<version>/
+# for the chart test of the CloudNativePG mode (test/chart/cloudnativepg.test.ts).
+cnpg-crds:
+	charts/scripts/fetch-cnpg-crds.sh
 
 # stripe-mock (Stripe's mock of its API, built through the Go module proxy) into
 # .cache/stripe-mock/<version>/ for the billing tests (test/billing/). See docs/billing.md.

@@ -64,12 +64,38 @@ app.kubernetes.io/component: {{ .component }}
 {{- if .Values.postgresql.enabled -}}DATABASE_URL{{- else -}}{{ .Values.database.secretKey }}{{- end -}}
 {{- end -}}
 
+{{/* The CloudNativePG Cluster and Pooler of the production database mode (cloudnativepg.yaml). */}}
+{{- define "countersign.cnpgClusterName" -}}
+{{- printf "%s-db" (include "countersign.fullname" .) -}}
+{{- end -}}
+
+{{- define "countersign.cnpgPoolerName" -}}
+{{- printf "%s-db-pooler" (include "countersign.fullname" .) -}}
+{{- end -}}
+
+{{/*
+DATABASE_URL. In the CloudNativePG mode: the Pooler's Service (or the Cluster's -rw Service), as the
+bootstrap database's owner, whose password CloudNativePG keeps in <cluster>-app; node-postgres
+reads it from PGPASSWORD, so no password is written into a URL (nor needs escaping).
+*/}}
 {{- define "countersign.databaseEnv" -}}
+{{- if .Values.cloudnativepg.enabled -}}
+{{- $cluster := include "countersign.cnpgClusterName" . -}}
+{{- $host := ternary (include "countersign.cnpgPoolerName" .) (printf "%s-rw" $cluster) .Values.cloudnativepg.pooler.enabled -}}
+- name: PGPASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $cluster }}-app
+      key: password
+- name: DATABASE_URL
+  value: {{ printf "postgres://countersign@%s.%s.svc:5432/countersign" $host .Release.Namespace | quote }}
+{{- else -}}
 - name: DATABASE_URL
   valueFrom:
     secretKeyRef:
       name: {{ include "countersign.databaseSecretName" . }}
       key: {{ include "countersign.databaseSecretKey" . }}
+{{- end -}}
 {{- end -}}
 
 {{/* Pod-level security: non-root, a fixed group for the emptyDir, seccomp RuntimeDefault. */}}
