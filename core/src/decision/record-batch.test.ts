@@ -69,10 +69,15 @@ async function usage(organizationId: string): Promise<number> {
   return rows[0].n;
 }
 
+/**
+ * Leaves a key's bucket holding `tokens`, and keeps it there: refilled_at an hour ahead credits no
+ * refill until then (the take reads the clock as greatest(now, refilled_at)), so a slow machine
+ * cannot refill 0.5 tokens (25 ms at 20/s) before the batch's write reads them.
+ */
 async function setTokens(apiKeyId: string, tokens: number) {
   await db.pool.query(
-    `insert into rate_limit_buckets (api_key_id, tokens, refilled_at, wait) values ($1, $2, now(), 0)
-     on conflict (api_key_id) do update set tokens = $2, refilled_at = now()`,
+    `insert into rate_limit_buckets (api_key_id, tokens, refilled_at, wait) values ($1, $2, now() + interval '1 hour', 0)
+     on conflict (api_key_id) do update set tokens = $2, refilled_at = now() + interval '1 hour'`,
     [apiKeyId, tokens],
   );
 }
