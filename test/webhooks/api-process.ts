@@ -22,6 +22,8 @@ export async function startApiProcess(opts: {
   credentialKey: Buffer;
   caFile?: string;
   keyHashSecret?: Buffer;
+  /** More environment (e.g. the Gateway signing key, for closure receipts of approval decisions). */
+  env?: Record<string, string>;
 }): Promise<ApiProcess> {
   return onFreePort((port) => startApiProcessAt(port, opts));
 }
@@ -47,6 +49,7 @@ async function startApiProcessAt(
         COUNTERSIGN_ALLOW_LOOPBACK_URLS: "true",
         COUNTERSIGN_LOG_LEVEL: "info",
         COUNTERSIGN_SHUTDOWN_GRACE_SECONDS: "2",
+        ...opts.env,
       },
     },
   );
