@@ -342,9 +342,12 @@ describe("requests within the Cloud API's limits", { timeout: 300_000 }, () => {
     );
     expect(restart.filter((r) => r.status === 429)).toEqual([]);
     expect(relay.requests.filter((r) => r.status === 429)).toEqual([]);
-    // One read per Organization, MCPServer and Tool; a Policy reads its detail, its document's
-    // digest and the organization's policy status.
-    expect(restart.length).toBeLessThanOrEqual(1 + servers + tools + 3 * policies);
+    // One pass per object: one read per Organization, MCPServer and Tool; a Policy reads its
+    // detail, its document's digest and the organization's policy status. A few more allowed for
+    // an event racing the start, never a second round.
+    const onePassEach = 1 + servers + tools + 3 * policies;
+    expect(restart.length).toBeGreaterThanOrEqual(onePassEach);
+    expect(restart.length).toBeLessThanOrEqual(onePassEach + 10);
     expect(restart.every((r) => r.method === "GET" || r.path.endsWith("/policies/validate"))).toBe(true);
   });
 
