@@ -170,6 +170,9 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       "  timeout connect 2s",
       "  timeout client 1h",
       "  timeout server 1h",
+      // A connection to a dead server fails at once, as to a Service endpoint that is gone (HAProxy
+      // would otherwise retry it three times, a second apart).
+      "  retries 0",
       "frontend rw",
       `  bind 127.0.0.1:${port}`,
       "  default_backend primary",
