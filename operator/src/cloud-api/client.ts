@@ -1,8 +1,9 @@
 // The operator's Cloud API client: JSON over HTTP(S) to {apiUrl}/api/v1, authenticated with the
 // operator's ServiceAccount token (the api reviews it through TokenReview, docs/access.md). The
 // token is read for each request and never logged; errors carry the spec's code and message only.
-// Every request of every reconciler goes through one RequestBudget (budget.ts) and reports to one
-// CloudApiHealth (health.ts); both are shared by the copies `managing` makes. A 429, or a 503 with
+// Every request of every reconciler goes through one RequestBudget (budget.ts) and one
+// CloudApiHealth (health.ts), which it asks to probe when it got no answer; both are shared by the
+// copies `managing` makes. A 429, or a 503 with
 // `Retry-After`, pauses the whole budget for the time asked and the request is sent again (the
 // Cloud API changed nothing, SPEC 8.1 and 7), at most `maxAttempts` times in all.
 
@@ -77,7 +78,7 @@ export class CloudApiClient {
     }
   }
 
-  /** One send, after a token of the budget; the health hears whether the Cloud API answered. */
+  /** One send, after a token of the budget; no answer (or 502-504) has the health probe at once. */
   private async send(method: string, path: string, body: unknown): Promise<Answer> {
     const { health } = this.options;
     // While the probe sees the Cloud API down, nothing is sent: the probe sees it come back.
@@ -96,10 +97,10 @@ export class CloudApiClient {
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
       });
       const text = await res.text();
-      health.report(res.status >= 502 && res.status <= 504 ? new ProbeRefused(res.status) : undefined);
+      if (res.status >= 502 && res.status <= 504) health.suspect();
       return { status: res.status, headers: res.headers, text };
     } catch (error) {
-      health.report(error);
+      health.suspect();
       throw new CloudApiUnavailableError(error);
     }
   }

@@ -1,10 +1,11 @@
-// Whether the Cloud API answers, as one fact the whole operator shares. Every request reports its
-// outcome, and a probe asks {apiUrl}/readyz every `probeIntervalMs` (outside /api/v1, so it costs
-// nothing of the request budget), so an outage is seen within one probe interval even by
-// resources no one is editing. Listeners hear each change: the operator then reconciles every
-// resource at once, so all of them say CloudAPIUnavailable during an outage and clear as soon as
-// it is over, not after their retry backoff. While the Cloud API is down, requests fail at once
-// with the cause the probe saw, instead of each waiting for its own timeout.
+// Whether the Cloud API answers, as one fact the whole operator shares, decided by a probe that
+// asks {apiUrl}/readyz every `probeIntervalMs` (outside /api/v1, so it costs nothing of the
+// request budget) and at once when a request got no answer. A failed probe is confirmed by a
+// second one a second later, so one lost connection does not count as an outage. Listeners hear
+// each change: the operator then reconciles every resource at once, so all of them say
+// CloudAPIUnavailable within one probe interval, even those no one edits, and clear as soon as it
+// answers again, not after their retry backoff. While it is down, requests fail at once with the
+// cause the probe saw, instead of each waiting for its own timeout.
 
 export type HealthListener = (available: boolean) => void;
 
@@ -38,8 +39,13 @@ export class CloudApiHealth {
     this.listeners.push(listener);
   }
 
-  /** A request or probe got an answer (`undefined`) or none (its error). */
-  report(failure: unknown): void {
+  /** A request got no answer (or 502-504): probe now rather than at the next interval. */
+  suspect(): void {
+    if (this.probing && this.down === undefined) void this.probe();
+  }
+
+  /** The probe's finding: an answer (`undefined`) or none (its error). */
+  private report(failure: unknown): void {
     const wasDown = this.down !== undefined;
     this.down = failure;
     const isDown = failure !== undefined;
@@ -66,15 +72,28 @@ export class CloudApiHealth {
     if (this.inFlight) return;
     this.inFlight = true;
     try {
+      let failure = await this.ask();
+      // Up until now: one failure may be one lost connection; a second, a second later, is an outage.
+      if (failure !== undefined && this.down === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        failure = await this.ask();
+      }
+      // Stopped meanwhile (leadership lost): nothing is decided any more.
+      if (this.timer) this.report(failure);
+    } finally {
+      this.inFlight = false;
+    }
+  }
+
+  private async ask(): Promise<unknown> {
+    try {
       const res = await fetch(new URL("/readyz", this.options.baseUrl), {
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 5_000),
       });
       await res.arrayBuffer();
-      this.report(res.status >= 502 && res.status <= 504 ? new ProbeRefused(res.status) : undefined);
+      return res.status >= 502 && res.status <= 504 ? new ProbeRefused(res.status) : undefined;
     } catch (error) {
-      this.report(error);
-    } finally {
-      this.inFlight = false;
+      return error;
     }
   }
 }

@@ -36,7 +36,7 @@ export class OperatorMetrics {
 
   readonly cloudApiAvailable = new Gauge({
     name: "countersign_operator_cloud_api_available",
-    help: "1 while the Cloud API answers (its probe and every request), 0 during an outage.",
+    help: "1 while the Cloud API answers its probe, 0 during an outage.",
     registers: [this.registry],
   });
 
