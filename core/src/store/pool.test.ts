@@ -57,6 +57,23 @@ describe("a pooled client whose connection is lost while it is checked out", () 
   });
 });
 
+describe("a write that reaches a standby", () => {
+  it("is 'database unavailable' (SQLSTATE 25006: the address reached a server that is not the primary)", async () => {
+    // A hot standby refuses writes as a read-only transaction does, with the same SQLSTATE.
+    const err = await inTransaction(db.pool, async (client) => {
+      await client.query("set transaction read only");
+      await client.query("create table never_made (id int)");
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as { code?: string }).code).toBe("25006");
+    expect(isDatabaseUnavailable(err)).toBe(true);
+    const { rows } = await db.pool.query("select to_regclass('never_made') as t");
+    expect(rows[0].t).toBeNull();
+  });
+});
+
 describe("a transaction that meets a deadlock or serialization failure", () => {
   it("is run again from the start, so both of two deadlocked transactions commit", async () => {
     const pool = createPool(db.url, { applicationName: "pool-test-deadlock", max: 4 });
