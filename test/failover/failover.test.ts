@@ -577,3 +577,34 @@ describe("failover to an asynchronous standby that lags", () => {
     },
   );
 });
+
+describe("the address reaching the standby before it is promoted", () => {
+  it(
+    "answers 503 while the server is read-only, never 500, and resumes once it is promoted",
+    { timeout: 120_000 },
+    async () => {
+      await pg.addStandby("sync");
+      const round = newRound();
+      const load = startLoad(round, `early-${randomBytes(3).toString("hex")}`);
+      try {
+        await load.progress(10);
+        await pg.killPrimary();
+        const from = round.answers.length;
+        // The -rw address moves before the promotion (a switchover's race): a hot standby answers
+        // reads and refuses every write (SQLSTATE 25006).
+        await pg.repoint();
+        const repointedAt = Date.now();
+        while (!round.answers.slice(from).some((a) => a.sent >= repointedAt && a.status === 503))
+          await sleep(25);
+        await pg.promoteStandby();
+        await load.progress(10);
+      } finally {
+        await load.stop();
+      }
+      const statuses = checkAnswers(round);
+      expect(statuses.get(503)).toBeGreaterThan(0);
+      expect(api.alive(), api.output()).toBe(true);
+      expect(gateway.alive(), gateway.output()).toBe(true);
+    },
+  );
+});

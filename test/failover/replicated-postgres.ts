@@ -63,9 +63,15 @@ export interface ReplicatedPostgres {
   standbyUrl(): string | undefined;
   /** SIGKILL of the primary's postmaster and every backend of it, as a node lost at once. */
   killPrimary(): Promise<void>;
-  /** `pg_promote()` on the standby; resolves once it accepts writes. */
+  /**
+   * `pg_promote()` on the standby (or, after `repoint` moved the address to it first, on the
+   * instance the address reaches); resolves once it accepts writes.
+   */
   promoteStandby(): Promise<void>;
-  /** Moves HAProxy's address to the promoted standby and drops sessions still held to the old one. */
+  /**
+   * Moves HAProxy's address to the standby (promoted or not) and drops sessions still held to
+   * the old primary.
+   */
   repoint(): Promise<void>;
   /** A new standby of the current primary (pg_basebackup), synchronous or not; waits until it streams. */
   addStandby(mode: "sync" | "async"): Promise<void>;
@@ -314,10 +320,11 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       while ([pid, ...children].some(alive)) await sleep(10);
     },
     async promoteStandby() {
-      if (!standby) throw new Error("no standby");
-      await query(standby.server.url, "select pg_promote(true, 60)");
+      // The standby, or (repointed first, as in a switchover's race) the instance the address reaches.
+      const target = standby ?? primary;
+      await query(target.server.url, "select pg_promote(true, 60)");
       // The new primary runs alone until a standby is added: no synchronous names to wait for.
-      await setSynchronous(standby.server, "");
+      await setSynchronous(target.server, "");
     },
     async repoint() {
       if (!standby) throw new Error("no standby");
