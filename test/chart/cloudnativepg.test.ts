@@ -12,6 +12,10 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { randomBytes } from "node:crypto";
+import { loadConfig } from "../../core/src/config/index.js";
+import { apiSettings } from "../../api/src/config.js";
+import { gatewaySettings } from "../../gateway/src/config.js";
 import { startControlPlane, type ControlPlane } from "../control-plane/index.js";
 import { find, helm, chartDir, releaseNamespace, render, root, type K8sObject } from "./helm.js";
 
@@ -81,6 +85,25 @@ describe("helm template with cloudnativepg.enabled", () => {
     expect(find(cnpg, "Job", "countersign-migrations").metadata.annotations?.["helm.sh/hook"]).toBe(
       "post-install,pre-upgrade",
     );
+  });
+
+  it("gives the api and the Gateway settings that load (the URL without a password, PGPASSWORD beside it)", () => {
+    const environment = (deployment: string): NodeJS.ProcessEnv => {
+      const env: NodeJS.ProcessEnv = {};
+      for (const e of envOf(cnpg, "Deployment", deployment) as (Env & {
+        valueFrom?: { fieldRef?: unknown };
+      })[]) {
+        if (e.value !== undefined) env[e.name] = e.value;
+        else if (e.valueFrom?.secretKeyRef)
+          env[e.name] = randomBytes(32).toString("base64url"); // a generated value
+        else if (e.valueFrom?.fieldRef) env[e.name] = releaseNamespace;
+      }
+      return env;
+    };
+    // loadConfig throws a ConfigError naming every bad or unknown setting.
+    const url = `postgres://countersign@countersign-db-pooler.${releaseNamespace}.svc:5432/countersign`;
+    expect(loadConfig(gatewaySettings, environment("countersign-gateway")).databaseUrl).toBe(url);
+    expect(loadConfig(apiSettings, environment("countersign-api")).databaseUrl).toBe(url);
   });
 
   it("without the Pooler, connects to the Cluster's -rw Service", async () => {
