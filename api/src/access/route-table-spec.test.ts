@@ -104,6 +104,7 @@ describe("the route table against SPEC 4.4", () => {
         "POST /billing/stripe/events",
         "DELETE /orgs/:org_id/operator-bindings/:binding_id",
         "GET /orgs",
+        "GET /orgs/:org_id/api-keys/:key_id",
         "GET /orgs/:org_id/operator-bindings",
         "GET /orgs/:org_id/policies/:policy_id/versions/:version_id",
         "GET /orgs/:org_id/policies/:policy_id/versions/:version_id/impact",
