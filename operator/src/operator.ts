@@ -153,6 +153,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
         dependent: dependent as unknown as DependentsOf<KubernetesObject>,
         refsOf: (d) => [namespaceOf(d)],
         refOf: namespaceOf,
+        specOnly: true,
       });
     requeueDependents({
       referenced: serverController,

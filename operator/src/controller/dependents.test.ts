@@ -86,3 +86,41 @@ describe("requeueDependents at start", () => {
     expect(queued).toEqual(["a/agent-1", "a/agent-1"]);
   });
 });
+
+describe("requeueDependents of a spec", () => {
+  it("specOnly: a status write of the referenced object requeues no one; a new generation or its deletion does", () => {
+    type Versioned = {
+      metadata: { namespace: string; name: string; generation?: number; deletionTimestamp?: Date };
+      spec: { ref?: string };
+    };
+    const referenced = source<Versioned>();
+    const dependents = source<Versioned>();
+    const queued: string[] = [];
+    requeueDependents({
+      referenced: referenced as Watched<Versioned>,
+      dependent: { ...dependents, queue: { add: (k: string) => queued.push(k) } } as DependentsOf<Versioned>,
+      refsOf: (d) => (d.spec.ref ? [`${d.metadata.namespace}/${d.spec.ref}`] : []),
+      specOnly: true,
+    });
+    dependents.emit("add", object("a", "tool-1", "org"));
+    const org = (generation: number, deleting = false): Versioned => ({
+      metadata: {
+        namespace: "a",
+        name: "org",
+        generation,
+        ...(deleting ? { deletionTimestamp: new Date() } : {}),
+      },
+      spec: {},
+    });
+    referenced.emit("add", org(1));
+    expect(queued).toEqual(["a/tool-1"]);
+    referenced.emit("update", org(1));
+    expect(queued).toEqual(["a/tool-1"]);
+    referenced.emit("update", org(2));
+    expect(queued).toEqual(["a/tool-1", "a/tool-1"]);
+    referenced.emit("update", org(2, true));
+    expect(queued).toHaveLength(3);
+    referenced.emit("delete", org(2, true));
+    expect(queued).toHaveLength(4);
+  });
+});

@@ -55,9 +55,17 @@ export function requeueDependents<R extends KubernetesObject, D extends Kubernet
   dependent: DependentsOf<D>;
   refsOf: (dependent: D) => readonly string[];
   refOf?: (referenced: R) => string;
+  /**
+   * The dependents wait for the referenced object's spec (its generation) and deletion only, not
+   * its status: a status write (an Organization's Ready after an outage) requeues no one.
+   */
+  specOnly?: boolean;
 }): ReferenceIndex {
   const index = new ReferenceIndex();
   const wiredAt = Date.now();
+  const seen = new Map<string, string>();
+  const signature = (r: R) =>
+    `${r.metadata?.generation ?? ""}/${r.metadata?.deletionTimestamp ? "deleting" : ""}`;
   o.dependent.onObject((event, d) => {
     if (event === "delete") index.delete(objectKey(d));
     else index.set(objectKey(d), o.refsOf(d));
@@ -68,6 +76,13 @@ export function requeueDependents<R extends KubernetesObject, D extends Kubernet
     // A (re)list hands over every object as "add". One that existed before the controllers were
     // wired was seen by each dependent's own first pass, which comes later: requeueing for it
     // would reconcile every object of a namespace twice on each start.
+    if (o.specOnly) {
+      const key = objectKey(r);
+      const unchanged = event === "update" && seen.get(key) === signature(r);
+      if (event === "delete") seen.delete(key);
+      else seen.set(key, signature(r));
+      if (unchanged) return;
+    }
     if (event === "add" && createdBefore(r, wiredAt)) return;
     for (const key of index.naming(o.refOf ? o.refOf(r) : objectKey(r))) o.dependent.queue.add(key);
   });
