@@ -329,7 +329,12 @@ describe("failures reach status", { timeout: 180_000 }, () => {
         "BindingMissing",
         async () => {
           const p = await get("policy", "refunds");
-          if (conditionOf(p, "Ready")?.reason !== "BindingMissing") throw new Error(JSON.stringify(p.status));
+          // The pass of the applied generation (an earlier generation's pass may see the binding gone first).
+          if (
+            conditionOf(p, "Ready")?.reason !== "BindingMissing" ||
+            p.status.observedGeneration !== p.metadata.generation
+          )
+            throw new Error(JSON.stringify(p.status));
           return p;
         },
         soon,
