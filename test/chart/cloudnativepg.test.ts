@@ -8,7 +8,8 @@
  *
  * The CRDs come from CloudNativePG's Go module (`make cnpg-crds`, charts/scripts/fetch-cnpg-crds.sh).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -161,8 +162,12 @@ describe("helm template with cloudnativepg.enabled", () => {
 
 describe("the rendered Cluster and Pooler on a kube-apiserver with CloudNativePG's CRDs", () => {
   let plane: ControlPlane;
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "countersign-cnpg-chart-"));
+  // helm warns about a kubeconfig others may read.
+  const helmKubeconfig = path.join(scratch, "admin.kubeconfig");
   beforeAll(async () => {
     plane = await startControlPlane({ crds: false });
+    writeFileSync(helmKubeconfig, readFileSync(plane.kubeconfigPath), { mode: 0o600 });
     const applied = await plane.kubectl(["apply", "--server-side", "-f", crdsDir]);
     if (applied.code !== 0) throw new Error(`applying CloudNativePG's CRDs failed: ${applied.stderr}`);
     const waited = await plane.kubectl([
@@ -177,6 +182,7 @@ describe("the rendered Cluster and Pooler on a kube-apiserver with CloudNativePG
   }, 180_000);
   afterAll(async () => {
     await plane?.stop();
+    rmSync(scratch, { recursive: true, force: true });
   });
 
   const dryRun = (items: unknown[]) =>
@@ -194,6 +200,29 @@ describe("the rendered Cluster and Pooler on a kube-apiserver with CloudNativePG
       "cluster.postgresql.cnpg.io/countersign-db",
       "pooler.postgresql.cnpg.io/countersign-db-pooler",
     ]);
+  });
+
+  it("tells the installer in the notes which Cluster to wait for, not a Secret to create", async () => {
+    const res = await helm(
+      [
+        "install",
+        "countersign",
+        chartDir,
+        "-n",
+        releaseNamespace,
+        "--dry-run=server",
+        "--set",
+        "cloudnativepg.enabled=true",
+      ],
+      { kubeconfig: helmKubeconfig },
+    );
+    expect(res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(
+      'Database: the CloudNativePG Cluster "countersign-db" (3 instances, synchronous replication) behind the Pooler "countersign-db-pooler".',
+    );
+    expect(res.stdout).toContain(`kubectl -n ${releaseNamespace} get cluster countersign-db`);
+    expect(res.stdout).not.toContain("--from-literal=DATABASE_URL");
   });
 
   it("refuses a Cluster its schema does not allow (the CRDs really validate)", async () => {
