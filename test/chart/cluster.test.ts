@@ -325,6 +325,18 @@ describe("the servers as the chart runs them", () => {
       ns,
       `--from-literal=url=${smtp.url}`,
     ]);
+    // The Stripe Secret the values' api.billing names (docs/billing.md): the api starts with billing
+    // configured; nothing here calls Stripe.
+    await kubectl([
+      "create",
+      "secret",
+      "generic",
+      "countersign-stripe",
+      "-n",
+      ns,
+      "--from-literal=COUNTERSIGN_STRIPE_SECRET_KEY=sk_test_clusterTestKey",
+      "--from-literal=COUNTERSIGN_STRIPE_WEBHOOK_SECRET=whsec_clusterTestSecret",
+    ]);
     const reviewerToken = (await kubectl(["create", "token", "countersign-api", "-n", ns])).trim();
     const filled = {
       data: {
@@ -620,6 +632,8 @@ describe("the servers as the chart runs them", () => {
       "COUNTERSIGN_GATEWAY_SIGNING_KEY",
       "COUNTERSIGN_CREDENTIAL_KEY",
       "COUNTERSIGN_TOKENREVIEW_TOKEN",
+      "COUNTERSIGN_STRIPE_SECRET_KEY",
+      "COUNTERSIGN_STRIPE_WEBHOOK_SECRET",
     ]) {
       expect(output).not.toContain(apiEnv[key]!);
     }
