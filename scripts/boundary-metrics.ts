@@ -1,0 +1,152 @@
+/**
+ * The figures issue 41 asks to compare before and after: where the codebase's boundaries leak.
+ * Run: `npx tsx scripts/boundary-metrics.ts` (prints one line per figure; nothing is asserted here,
+ * the rules that hold the boundaries are ESLint's and the tests').
+ *
+ * - casts: `x as T` and `<T>x` outside tests (`as const` is not a cast), in every package, and
+ *   in the Cloud API's consumers (dashboard, operator, CLI) separately;
+ * - inline wire types: object type literals given as a type argument (`get<{ agent: Agent }>()`)
+ *   in the Cloud API's consumers, the shape of an answer declared where it is read;
+ * - `.query(` outside store modules (a store module is `store.ts`, `*-store.ts`, or under a
+ *   `store/` folder; migrations and tests do not count);
+ * - transactions and audit writes in route handlers (route files: `routes.ts`, `routes/*.ts`,
+ *   `*-route.ts`, `route.ts`);
+ * - import cycles: strongly connected components of more than one module in the graph of relative
+ *   imports between non-test source files.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
+const packages = [
+  "protocol",
+  "core",
+  "api",
+  "gateway",
+  "operator",
+  "clients/typescript",
+  "dashboard",
+  "local",
+];
+const consumers = ["dashboard/src", "operator/src", "clients/typescript/src/cli"];
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name === "node_modules" || name === "dist" || name.startsWith(".")) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
+    else if (/\.tsx?$/.test(name) && !/\.(test|bench|spec)\.tsx?$/.test(name) && !name.endsWith(".d.ts"))
+      out.push(path);
+  }
+  return out;
+}
+
+const files = packages.flatMap((p) => sourceFiles(join(root, p, "src")));
+const rel = (f: string) => relative(root, f);
+const inConsumer = (f: string) => consumers.some((c) => rel(f).startsWith(c + "/"));
+const isStore = (f: string) => /(^|\/)store\.ts$|-store\.ts$|\/store\//.test(rel(f));
+const isRoute = (f: string) => /(^|\/)routes?\.ts$|\/routes\/[^/]+\.ts$|-route\.ts$/.test(rel(f));
+
+let casts = 0;
+let consumerCasts = 0;
+let inlineTypes = 0;
+let queriesOutsideStores = 0;
+const queryFiles = new Set<string>();
+let handlerTransactions = 0;
+let handlerAudits = 0;
+const imports = new Map<string, string[]>();
+
+for (const file of files) {
+  const text = readFileSync(file, "utf8");
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const deps: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
+      const isConst = ts.isTypeReferenceNode(node.type) && node.type.typeName.getText(sf) === "const";
+      if (!isConst) {
+        casts++;
+        if (inConsumer(file)) consumerCasts++;
+      }
+    }
+    if (inConsumer(file) && ts.isCallExpression(node) && node.typeArguments) {
+      inlineTypes += node.typeArguments.filter(ts.isTypeLiteralNode).length;
+    }
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const name = node.expression.name.text;
+      if (name === "query" && !isStore(file)) {
+        queriesOutsideStores++;
+        queryFiles.add(rel(file));
+      }
+    }
+    if (ts.isCallExpression(node) && isRoute(file)) {
+      const callee = node.expression.getText(sf);
+      if (/(^|\.)(inTransaction|withTransaction)$/.test(callee)) handlerTransactions++;
+      if (/(^|\.)audit$/.test(callee)) handlerAudits++;
+    }
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+      const spec = (node.moduleSpecifier as ts.StringLiteral).text;
+      const typeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly : node.isTypeOnly;
+      if (spec.startsWith(".") && !typeOnly) {
+        const target = resolve(dirname(file), spec).replace(/\.js$/, "");
+        for (const candidate of [target + ".ts", target + ".tsx", join(target, "index.ts")]) {
+          if (files.includes(candidate)) {
+            deps.push(candidate);
+            break;
+          }
+        }
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  imports.set(file, deps);
+}
+
+// Tarjan's strongly connected components over value imports (type-only imports vanish at run time).
+let index = 0;
+const indexOf = new Map<string, number>();
+const low = new Map<string, number>();
+const stack: string[] = [];
+const onStack = new Set<string>();
+const cycles: string[][] = [];
+function strongConnect(v: string) {
+  indexOf.set(v, index);
+  low.set(v, index);
+  index++;
+  stack.push(v);
+  onStack.add(v);
+  for (const w of imports.get(v) ?? []) {
+    if (!indexOf.has(w)) {
+      strongConnect(w);
+      low.set(v, Math.min(low.get(v)!, low.get(w)!));
+    } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indexOf.get(w)!));
+  }
+  if (low.get(v) === indexOf.get(v)) {
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(rel(w));
+    } while (w !== v);
+    if (component.length > 1) cycles.push(component.sort());
+  }
+}
+for (const f of files) if (!indexOf.has(f)) strongConnect(f);
+
+console.log(`source files                      ${files.length}`);
+console.log(`casts (all packages)              ${casts}`);
+console.log(`casts (dashboard, operator, CLI)  ${consumerCasts}`);
+console.log(`inline answer types (same)        ${inlineTypes}`);
+console.log(`.query( outside stores            ${queriesOutsideStores} in ${queryFiles.size} files`);
+console.log(`transactions in route handlers    ${handlerTransactions}`);
+console.log(`audit writes in route handlers    ${handlerAudits}`);
+console.log(
+  `import cycles (value imports)     ${cycles.length} (${cycles.reduce((n, c) => n + c.length, 0)} modules)`,
+);
+if (process.argv.includes("--list")) {
+  for (const c of cycles) console.log("  cycle: " + c.join(", "));
+  for (const f of [...queryFiles].sort()) console.log("  query outside store: " + f);
+}
