@@ -31,6 +31,7 @@ import { ManagementKeysPage } from "../routes/keys/ManagementKeysPage.js";
 import { AuditLogPage } from "../routes/audit/AuditLogPage.js";
 import { BillingPage } from "../routes/billing/BillingPage.js";
 import { configurationRoutes } from "../routes/configuration-routes.js";
+import { ApiReferenceRoute } from "../routes/api-reference/routes.js";
 
 /** Pages behind sign-in send a signed-out person to /sign-in and back afterwards. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -76,6 +77,7 @@ export function App() {
       >
         <Route path="/" element={<Home />} />
         <Route path="/account" element={<AccountPage />} />
+        <Route path="/api-reference" element={<ApiReferenceRoute />} />
         <Route path="/orgs/new" element={<NewOrganizationPage />} />
         <Route path="/orgs/:orgId" element={<OverviewPage />} />
         <Route path="/orgs/:orgId/principal" element={<PrincipalPage />} />

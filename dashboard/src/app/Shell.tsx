@@ -40,6 +40,7 @@ export function Shell() {
             ))}
           </select>
         </label>
+        <NavLink to="/api-reference">API reference</NavLink>
         <NavLink to="/account">{session.user.email}</NavLink>
         <button type="button" onClick={() => signOut().then(() => navigate("/sign-in"))}>
           Sign out
