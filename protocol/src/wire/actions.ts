@@ -89,3 +89,6 @@ export const cancellationAnswerSchema = z.strictObject({
   action: actionSchema,
   receipt: issuedReceiptSchema,
 });
+
+/** GET .../actions/<action_id>. */
+export const actionAnswerSchema = z.strictObject({ action: actionSchema });

@@ -68,3 +68,6 @@ export const approvalDecisionAnswerSchema = z.strictObject({
   approval: approvalSchema,
   receipt: issuedReceiptSchema.nullable(),
 });
+
+/** GET .../approvals/<approval_id>: with the held call's arguments for whoever may decide it. */
+export const approvalAnswerSchema = z.strictObject({ approval: approvalSchema });

@@ -65,3 +65,8 @@ export const observeReportSchema = z.strictObject({
 });
 
 export type ObserveReport = z.infer<typeof observeReportSchema>;
+
+/** POST .../observe/end-all: the windows it ended. */
+export const observeEndedAllSchema = z.strictObject({ ended: z.array(observeWindowSchema) });
+/** GET .../observe-windows/<window_id>/report. */
+export const observeReportAnswerSchema = z.strictObject({ report: observeReportSchema });

@@ -3,6 +3,7 @@ import type {
   DecisionMap,
   ExamplesReport,
   LintResult,
+  PolicyDiff,
   PolicyDocument,
   PolicyExample,
   SimulationReport,
@@ -387,3 +388,63 @@ export const savedSimulationSchema = z.strictObject({
   report: engineObject<SavedSimulationReport>("the simulation report").optional(),
 });
 export type SavedSimulation = z.infer<typeof savedSimulationSchema>;
+
+// The answers of the policy routes that wrap the shapes above (SPEC 4.5).
+/** PATCH .../policies/<id>, DELETE .../shadow. */
+export const policyAnswerSchema = z.strictObject({ policy: policySchema });
+/** POST .../policies and .../policies/from-template: the policy, its first version and that version's lint. */
+export const policyCreatedSchema = z.strictObject({
+  policy: policySchema,
+  version: policyVersionSchema.nullable(),
+  lint: policyLintSchema.nullable(),
+});
+/** POST .../emergency. */
+export const emergencyStopAnswerSchema = z.strictObject({
+  emergency_stopped_at: z.string(),
+  closed_actions: z.number().int(),
+  ended_observe_windows: z.number().int(),
+});
+/** POST .../supersede-open-actions. */
+export const supersededAnswerSchema = z.strictObject({
+  closed_actions: z.number().int(),
+  scope: z.enum(["supersede_pending", "supersede_all"]),
+});
+/** PUT .../shadow. */
+export const shadowSetAnswerSchema = z.strictObject({
+  policy: policySchema,
+  shadow_version: policyVersionSchema,
+});
+/** GET .../policy-status. */
+export const policyStatusAnswerSchema = z.strictObject({ items: z.array(policyStatusItemSchema) });
+/** PUT .../examples: the saved examples and how the active version does on them. */
+export const examplesAnswerSchema = z.strictObject({
+  examples: z.array(engineObject<PolicyExample>("an example")),
+  active_version_report: engineObject<ExamplesReport>("the examples report").nullable(),
+});
+/** POST and GET of one saved simulation. */
+export const savedSimulationAnswerSchema = z.strictObject({ simulation: savedSimulationSchema });
+/** GET .../versions/<version_id>/decision-map. */
+export const decisionMapAnswerSchema = z.strictObject({
+  version_id: z.uuid(),
+  decision_map: engineObject<DecisionMap>("a decision map"),
+});
+/** GET .../diff?from=&to=. */
+export const policyDiffAnswerSchema = z.strictObject({
+  from_version_id: z.uuid(),
+  to_version_id: z.uuid(),
+  diff: engineObject<PolicyDiff>("a policy diff"),
+});
+/** GET .../evidence: the policy's evidence export (format in docs/policy-rollout.md), stored rows as read. */
+const evidenceRows = z.array(z.record(z.string(), z.unknown()));
+export const policyEvidenceSchema = z.strictObject({
+  format: z.literal("countersign.policy-evidence@1"),
+  organization_id: z.uuid(),
+  policy: policySchema,
+  period: z.strictObject({ from: z.string(), to: z.string() }),
+  exported_at: z.string(),
+  versions: z.array(policyVersionSchema),
+  activations: evidenceRows,
+  simulations: evidenceRows,
+  audit: evidenceRows,
+  digest: z.string(),
+});

@@ -113,3 +113,8 @@ export const decisionCheckSchema = z.strictObject({
   possible: z.array(verdictSchema),
 });
 export type DecisionCheck = z.infer<typeof decisionCheckSchema>;
+
+/** GET .../receipts/<receipt_id>. */
+export const receiptAnswerSchema = z.strictObject({ receipt: receiptDetailSchema });
+/** GET .../receipts/<receipt_id>/decision-check. */
+export const decisionCheckAnswerSchema = z.strictObject({ decision_check: decisionCheckSchema });
