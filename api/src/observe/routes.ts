@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { ServiceError } from "@countersign/protocol/errors";
-import { inTransaction } from "@countersign/core/store";
-import { actorOf, audit } from "../audit/record.js";
+import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { looksLikeSecret } from "./secret-like.js";
-import { closeExpiredWindows, endWindows, windowJson } from "./windows.js";
+import { endAllWindows } from "./end-all.js";
+import { endWindow } from "./end.js";
+import { startWindow } from "./start.js";
+import { closeExpiredWindows, windowJson } from "./windows.js";
 import { enforceAnalysisLimit } from "../policies/analysis-limit.js";
 import { readAgent } from "../agents/store.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
@@ -21,17 +21,7 @@ import {
   windowPage,
   windowParams,
 } from "./schemas.js";
-import {
-  hasOpenWindow,
-  insertWindow,
-  isEmergencyStopped,
-  latestWindowsOf,
-  listWindows,
-  lockObserveSettings,
-  lockOrganization,
-  readWindow,
-  windowReport,
-} from "./store.js";
+import { latestWindowsOf, listWindows, readWindow, windowReport } from "./store.js";
 
 const userOf = (request: FastifyRequest) =>
   request.principal.kind === "session" ? request.principal.userId : null;
@@ -42,7 +32,8 @@ const userOf = (request: FastifyRequest) =>
  * allowed and reported, while explicit deny rules, guards and delegations
  * stay enforced (the decision pipeline's part). One open window per agent;
  * never extended; ended by the end calls, by expiry, or by the owner's
- * settings changes (api/src/observe/windows.ts).
+ * settings changes (api/src/observe/windows.ts). Each change is its own
+ * operation (start.ts, end.ts, end-all.ts); the handlers parse, call and answer.
  */
 export async function observeRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
@@ -52,64 +43,13 @@ export async function observeRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params: agentParams, body: startBody, response: { 201: windowAnswer } } },
     async (request, reply) => {
       const o = organizationOf(request);
-      const b = request.body;
-      const now = new Date();
-      const started = await inTransaction(ctx.pool, async (db) => {
-        const s = await lockObserveSettings(db, o.id);
-        const agent = await readAgent(db, o.id, request.params.agent_id, true);
-        if (s.observe_max_hours === 0)
-          throw new ServiceError(
-            "OBSERVE_DISABLED",
-            "observe windows are off for this organization (observe_max_hours is 0); the owner turns them on",
-          );
-        if (b.live && !s.observe_live_opt_in)
-          throw new ServiceError(
-            "OBSERVE_LIVE_NOT_ALLOWED",
-            "the owner has not opted in to observe windows for live keys",
-          );
-        if (b.hours > s.observe_max_hours) {
-          throw new ServiceError(
-            "OBSERVE_WINDOW_TOO_LONG",
-            `a window lasts at most ${s.observe_max_hours} hours here`,
-            { issues: [{ path: "hours", code: "too_big", message: `at most ${s.observe_max_hours}` }] },
-          );
-        }
-        if (b.confirmation !== agent.name)
-          throw new ServiceError("CONFIRMATION_MISMATCH", "type the agent's name exactly to confirm");
-        if (b.reason !== undefined && looksLikeSecret(b.reason))
-          throw new ServiceError(
-            "REASON_REJECTED",
-            "the reason looks like a secret; it would be shown to every member, so it is not stored",
-          );
-        if (agent.policy_id && (await isEmergencyStopped(db, agent.policy_id)))
-          throw new ServiceError(
-            "EMERGENCY_ACTIVE",
-            "the agent's policy is emergency-stopped; no window can start",
-          );
-        await closeExpiredWindows(db, o.id, now);
-        if (await hasOpenWindow(db, agent.id))
-          throw new ServiceError(
-            "OBSERVE_ACTIVE",
-            "this agent already has an open observe window; windows are never extended",
-          );
-        const id = await insertWindow(db, {
-          organizationId: o.id,
-          agentId: agent.id,
-          policyId: agent.policy_id,
-          startedBy: userOf(request),
-          startedAt: now,
-          hours: b.hours,
-          live: b.live,
-          reason: b.reason ?? null,
-        });
-        await audit(db, {
-          organizationId: o.id,
-          action: "observe_window.started",
-          actor: actorOf(request.principal),
-          target: { type: "observe_window", id },
-          details: { agent_id: agent.id, hours: b.hours, live: b.live, reason_given: b.reason !== undefined },
-        });
-        return readWindow(db, o.id, id);
+      const started = await startWindow(ctx.pool, {
+        organizationId: o.id,
+        agentId: request.params.agent_id,
+        body: request.body,
+        actor: actorOf(request.principal),
+        userId: userOf(request),
+        now: new Date(),
       });
       return reply.code(201).send({ observe_window: windowJson(started) });
     },
@@ -120,21 +60,13 @@ export async function observeRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params: agentParams, response: { 200: windowAnswer } } },
     async (request) => {
       const o = organizationOf(request);
-      const ended = await inTransaction(ctx.pool, async (db) => {
-        const agent = await readAgent(db, o.id, request.params.agent_id, true);
-        return endWindows(db, {
-          organizationId: o.id,
-          now: new Date(),
-          reason: "ended",
-          actor: actorOf(request.principal),
-          endedBy: userOf(request),
-          where: "w.agent_id = $5",
-          args: [agent.id],
-        });
+      const ended = await endWindow(ctx.pool, {
+        organizationId: o.id,
+        agentId: request.params.agent_id,
+        actor: actorOf(request.principal),
+        userId: userOf(request),
       });
-      if (ended.length === 0)
-        throw new ServiceError("NO_OPEN_WINDOW", "this agent has no open observe window");
-      return { observe_window: windowJson(ended[0]!) };
+      return { observe_window: windowJson(ended) };
     },
   );
 
@@ -143,17 +75,10 @@ export async function observeRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params: orgParams, response: { 200: endedAll } } },
     async (request) => {
       const o = organizationOf(request);
-      const ended = await inTransaction(ctx.pool, async (db) => {
-        await lockOrganization(db, o.id);
-        return endWindows(db, {
-          organizationId: o.id,
-          now: new Date(),
-          reason: "ended",
-          actor: actorOf(request.principal),
-          endedBy: userOf(request),
-          where: "true",
-          args: [],
-        });
+      const ended = await endAllWindows(ctx.pool, {
+        organizationId: o.id,
+        actor: actorOf(request.principal),
+        userId: userOf(request),
       });
       return { ended: ended.map(windowJson) };
     },

@@ -1,6 +1,31 @@
 import { ServiceError } from "@countersign/protocol/errors";
 import type { Queryable } from "@countersign/core/store";
-import { WINDOW_COLUMNS, WINDOW_FROM, type WindowRow } from "./windows.js";
+
+/**
+ * Observe windows (SPEC 3.9) as stored in `observe_windows` (migration 0005).
+ * A window is open while `ended_at` is null and `ends_at` is in the future.
+ */
+export interface WindowRow {
+  id: string;
+  agent_id: string;
+  agent_name: string;
+  policy_id: string | null;
+  started_by: string | null;
+  started_at: Date;
+  hours: number;
+  ends_at: Date;
+  live: boolean;
+  reason: string | null;
+  ended_at: Date | null;
+  ended_by: string | null;
+  end_reason: EndReason | null;
+}
+
+export type EndReason = "ended" | "expired" | "settings_changed";
+
+const WINDOW_COLUMNS = `w.id, w.agent_id, a.name as agent_name, w.policy_id, w.started_by, w.started_at, w.hours, w.ends_at, w.live,
+  w.reason, w.ended_at, w.ended_by, w.end_reason`;
+const WINDOW_FROM = "observe_windows w join agents a on a.id = w.agent_id";
 
 /** SPEC 8.5: observe windows shown per agent. */
 export const WINDOWS_SHOWN_PER_AGENT = 20;
@@ -133,4 +158,93 @@ export async function windowReport(db: Queryable, windowId: string) {
     [windowId],
   );
   return { counts: counts[0]!, calls };
+}
+
+/**
+ * Marks windows that ran out as ended at the time they ran out (of one organization, or of all
+ * when null); rows another transaction holds are skipped: that one is closing or ending them.
+ */
+export async function expireWindows(
+  db: Queryable,
+  organizationId: string | null,
+  now: Date,
+  limit: number,
+): Promise<{ id: string; organization_id: string }[]> {
+  const { rows } = await db.query<{ id: string; organization_id: string }>(
+    `update observe_windows set ended_at = ends_at, end_reason = 'expired'
+      where id in (select id from observe_windows
+                    where ($1::uuid is null or organization_id = $1) and ended_at is null and ends_at <= $2
+                    limit $3 for update skip locked)
+      returning id, organization_id`,
+    [organizationId, now, limit],
+  );
+  return rows;
+}
+
+/** Which open windows of an organization end (by a person's call, or by the owner's settings changes). */
+export type WindowSelection =
+  | { kind: "agent"; agentId: string }
+  | { kind: "all" }
+  | { kind: "settings"; lowered: boolean; maxHours: number; withdrawn: boolean };
+
+const selections: Record<WindowSelection["kind"], string> = {
+  agent: "w.agent_id = $5",
+  all: "true",
+  // hours > 0 always, so a longest window of 0 ends every window
+  settings: "($5::boolean and w.hours > $6) or ($7::boolean and w.live)",
+};
+
+const selectionArgs = (s: WindowSelection): unknown[] =>
+  s.kind === "agent" ? [s.agentId] : s.kind === "all" ? [] : [s.lowered, s.maxHours, s.withdrawn];
+
+/** Ends the selected open windows of an organization; returns their ids. */
+export async function endOpenWindows(
+  db: Queryable,
+  e: { organizationId: string; now: Date; endedBy: string | null; reason: EndReason; which: WindowSelection },
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `update observe_windows w set ended_at = $2, ended_by = $3, end_reason = $4
+      where w.organization_id = $1 and w.ended_at is null and (${selections[e.which.kind]}) returning w.id`,
+    [e.organizationId, e.now, e.endedBy, e.reason, ...selectionArgs(e.which)],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Windows by id, oldest first. */
+export async function windowsByIds(db: Queryable, ids: string[]): Promise<WindowRow[]> {
+  const { rows } = await db.query<WindowRow>(
+    `select ${WINDOW_COLUMNS} from ${WINDOW_FROM} where w.id = any($1::uuid[]) order by w.started_at`,
+    [ids],
+  );
+  return rows;
+}
+
+/**
+ * Ends the open windows of the agents of a policy under an emergency stop (end reason
+ * `policy_emergency`, not audited one by one: the stop's audit entry counts them).
+ */
+export async function endWindowsOfPolicy(
+  db: Queryable,
+  q: { organizationId: string; policyId: string; now: Date; endedBy: string | null },
+): Promise<number> {
+  const { rowCount } = await db.query(
+    `update observe_windows set ended_at = $2, ended_by = $3, end_reason = 'policy_emergency'
+      where organization_id = $1 and ended_at is null and agent_id in (select id from agents where policy_id = $4)`,
+    [q.organizationId, q.now, q.endedBy, q.policyId],
+  );
+  return rowCount ?? 0;
+}
+
+/** Policies of the organization with an agent in an open observe window now. */
+export async function observingPolicies(
+  db: Queryable,
+  organizationId: string,
+  now: Date,
+): Promise<Set<string>> {
+  const { rows } = await db.query<{ policy_id: string }>(
+    `select distinct a.policy_id from observe_windows w join agents a on a.id = w.agent_id
+      where w.organization_id = $1 and w.ended_at is null and w.ends_at > $2 and a.policy_id is not null`,
+    [organizationId, now],
+  );
+  return new Set(rows.map((r) => r.policy_id));
 }

@@ -1,35 +1,22 @@
 import type { ObserveWindow } from "@countersign/protocol/wire";
 import type { Queryable } from "@countersign/core/store";
 import { audit, serviceActor, type Actor } from "../audit/record.js";
+import {
+  endOpenWindows,
+  expireWindows,
+  windowsByIds,
+  type EndReason,
+  type WindowRow,
+  type WindowSelection,
+} from "./store.js";
 
 /**
- * Observe windows (SPEC 3.9) as stored in `observe_windows` (migration 0005).
- * A window is open while `ended_at` is null and `ends_at` is in the future;
- * one that ran out is closed here (end_reason `expired`) the next time
- * anything reads or starts windows of its organization. The decision
- * pipeline never relies on that: it compares `ends_at` with the time itself.
+ * Observe windows (SPEC 3.9): ending them, with an audit entry each. A window
+ * that ran out is closed here (end_reason `expired`) the next time anything
+ * reads or starts windows of its organization. The decision pipeline never
+ * relies on that: it compares `ends_at` with the time itself.
  */
-export interface WindowRow {
-  id: string;
-  agent_id: string;
-  agent_name: string;
-  policy_id: string | null;
-  started_by: string | null;
-  started_at: Date;
-  hours: number;
-  ends_at: Date;
-  live: boolean;
-  reason: string | null;
-  ended_at: Date | null;
-  ended_by: string | null;
-  end_reason: EndReason | null;
-}
-
-export const WINDOW_COLUMNS = `w.id, w.agent_id, a.name as agent_name, w.policy_id, w.started_by, w.started_at, w.hours, w.ends_at, w.live,
-  w.reason, w.ended_at, w.ended_by, w.end_reason`;
-export const WINDOW_FROM = "observe_windows w join agents a on a.id = w.agent_id";
-
-export type EndReason = "ended" | "expired" | "settings_changed";
+export type { EndReason, WindowRow };
 
 export function windowJson(w: WindowRow): ObserveWindow {
   return {
@@ -60,14 +47,7 @@ export async function closeExpiredWindows(
   now: Date,
   limit = 1000,
 ): Promise<number> {
-  const { rows } = await db.query<{ id: string; organization_id: string }>(
-    `update observe_windows set ended_at = ends_at, end_reason = 'expired'
-      where id in (select id from observe_windows
-                    where ($1::uuid is null or organization_id = $1) and ended_at is null and ends_at <= $2
-                    limit $3 for update skip locked)
-      returning id, organization_id`,
-    [organizationId, now, limit],
-  );
+  const rows = await expireWindows(db, organizationId, now, limit);
   for (const r of rows) {
     await audit(db, {
       organizationId: r.organization_id,
@@ -81,8 +61,8 @@ export async function closeExpiredWindows(
 }
 
 /**
- * Ends the open windows of an organization that `which` selects (an SQL
- * condition on `w`), audits each, and returns them as they are now.
+ * Ends the open windows of an organization that `which` selects, audits each,
+ * and returns them as they are now.
  */
 export async function endWindows(
   db: Queryable,
@@ -92,17 +72,11 @@ export async function endWindows(
     reason: EndReason;
     actor: Actor;
     endedBy: string | null;
-    where: string;
-    args: unknown[];
+    which: WindowSelection;
   },
 ): Promise<WindowRow[]> {
   await closeExpiredWindows(db, e.organizationId, e.now);
-  const { rows } = await db.query<{ id: string }>(
-    `update observe_windows w set ended_at = $2, ended_by = $3, end_reason = $4
-      where w.organization_id = $1 and w.ended_at is null and (${e.where}) returning w.id`,
-    [e.organizationId, e.now, e.endedBy, e.reason, ...e.args],
-  );
-  const ids = rows.map((r) => r.id);
+  const ids = await endOpenWindows(db, e);
   for (const id of ids) {
     await audit(db, {
       organizationId: e.organizationId,
@@ -113,11 +87,7 @@ export async function endWindows(
     });
   }
   if (ids.length === 0) return [];
-  const { rows: ended } = await db.query<WindowRow>(
-    `select ${WINDOW_COLUMNS} from ${WINDOW_FROM} where w.id = any($1::uuid[]) order by w.started_at`,
-    [ids],
-  );
-  return ended;
+  return windowsByIds(db, ids);
 }
 
 /**
@@ -145,8 +115,6 @@ export async function endWindowsForSettings(
     reason: "settings_changed",
     actor: s.actor,
     endedBy: s.endedBy,
-    // hours > 0 always, so a longest window of 0 ends every window
-    where: "($5::boolean and w.hours > $6) or ($7::boolean and w.live)",
-    args: [lowered, s.after.maxHours, withdrawn],
+    which: { kind: "settings", lowered, maxHours: s.after.maxHours, withdrawn },
   });
 }
