@@ -7,6 +7,7 @@ import { activationImpact, compileOrError, type Impact } from "./impact.js";
 import { gateMessages, languageGate, type LanguageGate } from "./language-gate.js";
 import type { Rollout } from "./options.js";
 import { recordActivation } from "./record-activation.js";
+import { readSimulation } from "./simulation-store.js";
 import { loadPolicy, loadVersion, type VersionRow } from "./store.js";
 
 /** The body of POST .../versions/<version_id>/activate (SPEC 4.5). */
@@ -111,14 +112,7 @@ export async function activateVersion(
     }
     if (compiled instanceof ServiceError) throw compiled;
     if (b.simulation_id !== undefined) {
-      const { rows } = await db.query<{
-        candidate_version_id: string;
-        baseline: { kind: string; version_id?: string | null };
-      }>(
-        "select candidate_version_id, baseline from policy_simulations where id = $1 and policy_id = $2 and expires_at > $3",
-        [b.simulation_id, policy.id, now],
-      );
-      const s = rows[0];
+      const s = await readSimulation(db, policy.id, b.simulation_id, now);
       const baselineVersion = s?.baseline.version_id ?? null;
       const matches =
         s &&

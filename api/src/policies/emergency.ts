@@ -2,9 +2,10 @@ import { ServiceError } from "@countersign/protocol/errors";
 import { inTransaction, type Pool } from "@countersign/core/store";
 import { audit, type Actor } from "../audit/record.js";
 import type { Rollout } from "./options.js";
-import { loadPolicy } from "./store.js";
+import { endWindowsOfPolicy } from "../observe/store.js";
+import { loadPolicy, setEmergencyStop } from "./store.js";
 import { lockOpenActions, supersedeCovered } from "@countersign/core/actions";
-import { recordSupersession } from "./supersede.js";
+import { recordSupersession } from "./supersession-store.js";
 
 /**
  * Emergency stop (POST .../emergency; docs/policy-rollout.md). From this
@@ -36,7 +37,7 @@ export async function emergencyStop(
         "EMERGENCY_ACTIVE",
         "the policy is already emergency-stopped; roll back to end the stop",
       );
-    await db.query("update policies set emergency_stopped_at = $2 where id = $1", [policy.id, now]);
+    await setEmergencyStop(db, policy.id, now);
     const coverage = {
       organizationId: q.organizationId,
       policyId: policy.id,
@@ -45,11 +46,12 @@ export async function emergencyStop(
     };
     const closed = await supersedeCovered(db, coverage);
     await recordSupersession(db, coverage, "emergency", closed);
-    const { rowCount } = await db.query(
-      `update observe_windows set ended_at = $2, ended_by = $3, end_reason = 'policy_emergency'
-        where organization_id = $1 and ended_at is null and agent_id in (select id from agents where policy_id = $4)`,
-      [q.organizationId, now, q.userId, policy.id],
-    );
+    const endedObserveWindows = await endWindowsOfPolicy(db, {
+      organizationId: q.organizationId,
+      policyId: policy.id,
+      now,
+      endedBy: q.userId,
+    });
     await audit(db, {
       organizationId: q.organizationId,
       action: "policy.emergency_stopped",
@@ -58,9 +60,9 @@ export async function emergencyStop(
       details: {
         active_version_id: policy.active_version_id,
         closed_actions: closed,
-        ended_observe_windows: rowCount ?? 0,
+        ended_observe_windows: endedObserveWindows,
       },
     });
-    return { emergencyStoppedAt: now, closed, endedObserveWindows: rowCount ?? 0 };
+    return { emergencyStoppedAt: now, closed, endedObserveWindows };
   });
 }

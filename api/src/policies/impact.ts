@@ -3,7 +3,7 @@ import { simulate, type CompiledPolicy } from "@countersign/protocol/policy";
 import type { Impact } from "@countersign/protocol/wire";
 import type { Queryable } from "@countersign/core/store";
 import type { Rollout } from "./options.js";
-import { recordedInputs } from "./recorded-inputs.js";
+import { recordedInputs } from "./recorded-inputs-store.js";
 import { compiledVersion, versionsById, type PolicyRow, type VersionRow } from "./store.js";
 
 /**

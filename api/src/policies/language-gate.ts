@@ -1,5 +1,6 @@
 import type { LanguageGate } from "@countersign/protocol/wire";
 import type { Queryable } from "@countersign/core/store";
+import { gatewayReports } from "./gateway-reports-store.js";
 
 /**
  * The language gate of SPEC 3.4 step 2 (docs/policy-rollout.md): a
@@ -18,17 +19,8 @@ export const OLDER_DECISIONS_MINUTES = 30;
 export type { LanguageGate };
 
 export async function languageGate(db: Queryable, organizationId: string, now: Date): Promise<LanguageGate> {
-  const { rows } = await db.query<{ recent: string; outdated: string[] | null; older_decisions: boolean }>(
-    `select (select count(*) from gateway_instances where last_seen_at > $2::timestamptz - make_interval(secs => $3)) as recent,
-            (select array_agg(instance_id order by instance_id) from gateway_instances
-              where last_seen_at > $2::timestamptz - make_interval(secs => $3) and not (2 = any(language_revisions))) as outdated,
-            exists (select 1 from protected_actions
-                     where organization_id = $1 and created_at > $2::timestamptz - make_interval(mins => $4)
-                       and gateway_language_revision < 2) as older_decisions`,
-    [organizationId, now, RECENT_SECONDS, OLDER_DECISIONS_MINUTES],
-  );
-  const r = rows[0]!;
-  const gateways = Number(r.recent);
+  const r = await gatewayReports(db, organizationId, now, RECENT_SECONDS, OLDER_DECISIONS_MINUTES);
+  const gateways = r.recent;
   if (gateways === 0) return { open: false, reason: "no_recent_gateway", gateways };
   if (r.outdated?.length)
     return { open: false, reason: "outdated_gateway_running", gateways, outdated_instances: r.outdated };

@@ -1,5 +1,6 @@
 import type { Queryable } from "@countersign/core/store";
 import { audit, type Actor } from "../audit/record.js";
+import { insertActivatedEvent, insertActivation, switchActiveVersion } from "./activation-store.js";
 import type { PolicyRow, VersionRow } from "./store.js";
 
 /**
@@ -31,49 +32,31 @@ export async function recordActivation(
 ): Promise<{ activationId: string; shadowCleared: boolean }> {
   const p = a.policy;
   const previous = p.active_version_id;
-  if (previous) {
-    await db.query("update policy_versions set status = 'superseded', superseded_at = $2 where id = $1", [
-      previous,
-      a.now,
-    ]);
-  }
-  await db.query("update policy_versions set status = 'active', activated_at = $2 where id = $1", [
-    a.version.id,
-    a.now,
-  ]);
   const clearsShadow = p.shadow_version_id !== null && p.shadow_version_id === (a.restored ?? a.version).id;
-  await db.query(
-    `update policies set active_version_id = $2, emergency_stopped_at = null,
-            shadow_version_id = case when $3 then null else shadow_version_id end
-      where id = $1`,
-    [p.id, a.version.id, clearsShadow],
-  );
-  const { rows } = await db.query<{ id: string }>(
-    `insert into policy_activations (organization_id, policy_id, version_id, previous_version_id, trigger, restored_version_id, open_actions,
-                                     note_given, acknowledged_failing_examples, failing_examples, impact, language_gate, simulation_id,
-                                     actor_type, actor_id, actor_label, created_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) returning id`,
-    [
-      p.organization_id,
-      p.id,
-      a.version.id,
-      previous,
-      a.trigger,
-      a.restored?.id ?? null,
-      a.openActions ?? null,
-      a.noteGiven,
-      a.acknowledgedFailingExamples,
-      a.failingExamples,
-      a.impact === undefined ? null : JSON.stringify(a.impact),
-      a.languageGate === undefined ? null : JSON.stringify(a.languageGate),
-      a.simulationId,
-      a.actor.type,
-      a.actor.id,
-      a.actor.label,
-      a.now,
-    ],
-  );
-  const activationId = rows[0]!.id;
+  await switchActiveVersion(db, {
+    policyId: p.id,
+    previousId: previous,
+    versionId: a.version.id,
+    clearsShadow,
+    now: a.now,
+  });
+  const activationId = await insertActivation(db, {
+    organizationId: p.organization_id,
+    policyId: p.id,
+    versionId: a.version.id,
+    previousVersionId: previous,
+    trigger: a.trigger,
+    restoredVersionId: a.restored?.id ?? null,
+    openActions: a.openActions ?? null,
+    noteGiven: a.noteGiven,
+    acknowledgedFailingExamples: a.acknowledgedFailingExamples,
+    failingExamples: a.failingExamples,
+    impact: a.impact,
+    languageGate: a.languageGate,
+    simulationId: a.simulationId,
+    actor: a.actor,
+    now: a.now,
+  });
   const target = { type: "policy", id: p.id };
   await audit(db, {
     organizationId: p.organization_id,
@@ -109,24 +92,22 @@ export async function recordActivation(
       },
     });
   }
-  await db.query(
-    "insert into events (organization_id, type, data, created_at) values ($1, 'policy.activated', $2, $3)",
-    [
-      p.organization_id,
-      JSON.stringify({
-        policy_id: p.id,
-        policy_name: p.name,
-        version_id: a.version.id,
-        version: a.version.number,
-        digest: a.version.digest,
-        language_revision: a.version.language_revision,
-        previous_version_id: previous,
-        trigger: a.trigger,
-        restored_version_id: a.restored?.id ?? null,
-        activated_at: a.now.toISOString(),
-      }),
-      a.now,
-    ],
+  await insertActivatedEvent(
+    db,
+    p.organization_id,
+    {
+      policy_id: p.id,
+      policy_name: p.name,
+      version_id: a.version.id,
+      version: a.version.number,
+      digest: a.version.digest,
+      language_revision: a.version.language_revision,
+      previous_version_id: previous,
+      trigger: a.trigger,
+      restored_version_id: a.restored?.id ?? null,
+      activated_at: a.now.toISOString(),
+    },
+    a.now,
   );
   return { activationId, shadowCleared: clearsShadow };
 }

@@ -6,14 +6,14 @@ import type { Rollout } from "./options.js";
 import { recordActivation } from "./record-activation.js";
 import {
   compiledVersion,
+  lastSuperseded,
   loadPolicy,
   loadVersion,
   namedVersion,
-  VERSION_COLUMNS,
   type VersionRow,
 } from "./store.js";
 import { lockOpenActions, supersedeCovered } from "@countersign/core/actions";
-import { recordSupersession } from "./supersede.js";
+import { recordSupersession } from "./supersession-store.js";
 import { insertVersion } from "./versions.js";
 
 /** The body of POST .../rollback (SPEC 4.5, 3.6). */
@@ -60,13 +60,10 @@ export async function rollBack(
     }
     let target: VersionRow;
     if (b.to_version_id === undefined) {
-      const { rows } = await db.query<VersionRow>(
-        `select ${VERSION_COLUMNS} from policy_versions where policy_id = $1 and status = 'superseded' order by activated_at desc nulls last, number desc limit 1`,
-        [policy.id],
-      );
-      if (!rows[0])
+      const last = await lastSuperseded(db, policy.id);
+      if (!last)
         throw new ServiceError("NOTHING_TO_ROLL_BACK", "no version of this policy was ever superseded");
-      target = rows[0];
+      target = last;
     } else {
       target = await namedVersion(db, policy.id, b.to_version_id, "to_version_id");
       if (target.status !== "superseded")

@@ -8,13 +8,12 @@ import {
   compilePolicy,
   type Baseline,
   type CompiledPolicy,
-  type MapTool,
 } from "@countersign/protocol/policy";
 import { checkArguments } from "@countersign/core/decision";
 import type { Queryable } from "@countersign/core/store";
 import type { SimulationRequest, StoredBaseline } from "@countersign/protocol/wire";
-import { recordedInputs } from "./recorded-inputs.js";
-import { compiledVersion, namedVersion, type PolicyRow } from "./store.js";
+import { recordedInputs } from "./recorded-inputs-store.js";
+import { compiledVersion, mapTools, namedVersion, type PolicyRow } from "./store.js";
 
 export const simulationBounds = { windowDays: 90, calls: 100 } as const;
 
@@ -25,23 +24,6 @@ function compileSubmitted(document: unknown): CompiledPolicy {
       v.issues.map((i) => ({ ...i, path: i.path ? `candidate.document.${i.path}` : "candidate.document" })),
     );
   return compilePolicy(v.document);
-}
-
-/** The organization's tools as the decision map sees them. */
-export async function mapTools(db: Queryable, organizationId: string): Promise<MapTool[]> {
-  const { rows } = await db.query<{
-    exposed_name: string;
-    action: string;
-    amount_mapping: { currency?: string } | null;
-  }>(
-    "select exposed_name, action, amount_mapping from tools where organization_id = $1 order by exposed_name",
-    [organizationId],
-  );
-  return rows.map((t) => ({
-    tool: t.exposed_name,
-    action: t.action,
-    amount: t.amount_mapping ? { currency: t.amount_mapping.currency ?? null } : null,
-  }));
 }
 
 /**

@@ -1,5 +1,4 @@
 import { policyDigest, requireApprovalDraft } from "@countersign/protocol/policy";
-import type { Queryable } from "@countersign/core/store";
 import type { RolloutStage } from "@countersign/protocol/wire";
 import type { VersionRow } from "./store.js";
 
@@ -29,18 +28,4 @@ export function rolloutStage(s: {
   if (s.shadow && isRequireApprovalCopy(s.active, s.shadow)) return "require_approval";
   if (s.shadow) return "shadow";
   return "enforce";
-}
-
-/** Policies of the organization with an agent in an open observe window now. */
-export async function observingPolicies(
-  db: Queryable,
-  organizationId: string,
-  now: Date,
-): Promise<Set<string>> {
-  const { rows } = await db.query<{ policy_id: string }>(
-    `select distinct a.policy_id from observe_windows w join agents a on a.id = w.agent_id
-      where w.organization_id = $1 and w.ended_at is null and w.ends_at > $2 and a.policy_id is not null`,
-    [organizationId, now],
-  );
-  return new Set(rows.map((r) => r.policy_id));
 }

@@ -4,6 +4,7 @@ import {
   parsePolicy,
   type CompiledPolicy,
   type LintTool,
+  type MapTool,
   type PolicyDocument,
   type PolicyExample,
 } from "@countersign/protocol/policy";
@@ -251,6 +252,20 @@ export async function setDisclosure(db: Queryable, policyId: string, disclosure:
   await db.query("update policies set agent_disclosure = $2 where id = $1", [policyId, disclosure]);
 }
 
+/** The emergency stop's mark: every Gateway denies the policy's calls from this change on. */
+export async function setEmergencyStop(db: Queryable, policyId: string, at: Date): Promise<void> {
+  await db.query("update policies set emergency_stopped_at = $2 where id = $1", [policyId, at]);
+}
+
+/** The version superseded last, the one a rollback without `to_version_id` restores. */
+export async function lastSuperseded(db: Queryable, policyId: string): Promise<VersionRow | undefined> {
+  const { rows } = await db.query<VersionRow>(
+    `select ${VERSION_COLUMNS} from policy_versions where policy_id = $1 and status = 'superseded' order by activated_at desc nulls last, number desc limit 1`,
+    [policyId],
+  );
+  return rows[0];
+}
+
 export async function setShadowVersion(
   db: Queryable,
   policyId: string,
@@ -264,6 +279,23 @@ export async function setExamples(db: Queryable, policyId: string, examples: unk
     policyId,
     JSON.stringify(examples),
   ]);
+}
+
+/** The organization's tools as the decision map sees them. */
+export async function mapTools(db: Queryable, organizationId: string): Promise<MapTool[]> {
+  const { rows } = await db.query<{
+    exposed_name: string;
+    action: string;
+    amount_mapping: { currency?: string } | null;
+  }>(
+    "select exposed_name, action, amount_mapping from tools where organization_id = $1 order by exposed_name",
+    [organizationId],
+  );
+  return rows.map((t) => ({
+    tool: t.exposed_name,
+    action: t.action,
+    amount: t.amount_mapping ? { currency: t.amount_mapping.currency ?? null } : null,
+  }));
 }
 
 /** The organization's tools as lint sees them (more warnings with them, docs/policy-language.md 3). */

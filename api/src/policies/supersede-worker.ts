@@ -1,6 +1,7 @@
 import { inTransaction, type Pool } from "@countersign/core/store";
 import { startPeriodic, type PeriodicWorker } from "@countersign/core/workers";
-import { supersedeCovered, type SupersedeScope } from "@countersign/core/actions";
+import { supersedeCovered } from "@countersign/core/actions";
+import { claimSupersession, recordSupersedePass } from "./supersession-store.js";
 
 /**
  * The worker that closes covered actions "usually within about 15 seconds"
@@ -21,34 +22,14 @@ export async function supersedePass(
   const batch = opts.batch ?? supersedeDefaults.batch;
   const grace = opts.graceSeconds ?? supersedeDefaults.graceSeconds;
   return inTransaction(pool, async (db) => {
-    const { rows } = await db.query<{
-      id: string;
-      organization_id: string;
-      policy_id: string;
-      version_id: string | null;
-      scope: SupersedeScope;
-      old: boolean;
-    }>(
-      `select id, organization_id, policy_id, version_id, scope, created_at < now() - make_interval(secs => $1) as old
-         from policy_supersessions
-        where completed_at is null
-        order by last_run_at nulls first, created_at
-        limit 1 for update skip locked`,
-      [grace],
-    );
-    const s = rows[0];
+    const s = await claimSupersession(db, grace);
     if (!s) return 0;
     const closed = await supersedeCovered(
       db,
       { organizationId: s.organization_id, policyId: s.policy_id, versionId: s.version_id, scope: s.scope },
       { batch, skipLocked: true },
     );
-    await db.query(
-      `update policy_supersessions set closed = closed + $2, last_run_at = now(),
-              completed_at = case when $2 = 0 and $3 then now() end
-        where id = $1`,
-      [s.id, closed, s.old],
-    );
+    await recordSupersedePass(db, s, closed);
     return closed;
   });
 }

@@ -1,23 +1,17 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import { decisionMap, diffPolicies, runExamples, validateExamples } from "@countersign/protocol/policy";
-import { inTransaction } from "@countersign/core/store";
-import { actorOf, audit } from "../../audit/record.js";
+import { decisionMap, diffPolicies, validateExamples } from "@countersign/protocol/policy";
+import { actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { enforceAnalysisLimit } from "../analysis-limit.js";
 import { rolloutOf } from "../options.js";
 import type { SimulationRequest } from "@countersign/protocol/wire";
-import { mapTools, runSimulation } from "../simulation.js";
-import { compiledVersion, loadPolicy, loadVersion, namedVersion, setExamples } from "../store.js";
-import {
-  insertSimulation,
-  listSimulations,
-  readSimulation,
-  savedSimulationBounds,
-  simulationsSavedSince,
-  type SimulationRow,
-} from "../simulation-store.js";
+import { runSimulation } from "../simulation.js";
+import { saveSimulation } from "../save-simulation.js";
+import { saveExamples } from "../set-examples.js";
+import { compiledVersion, loadPolicy, loadVersion, mapTools, namedVersion } from "../store.js";
+import { listSimulations, readSimulation, type SimulationRow } from "../simulation-store.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
 import {
   decisionMapAnswer,
@@ -77,21 +71,11 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
           "the examples are invalid (at most 200, unique ids, an amount with its currency)",
           { issues: v.issues },
         );
-      return inTransaction(ctx.pool, async (db) => {
-        const p = await loadPolicy(db, o.id, request.params.policy_id, true);
-        await setExamples(db, p.id, v.examples);
-        await audit(db, {
-          organizationId: o.id,
-          action: "policy.examples_updated",
-          actor: actorOf(request.principal),
-          target: { type: "policy", id: p.id },
-          details: { count: v.examples.length },
-        });
-        const active = p.active_version_id ? await loadVersion(db, p.id, p.active_version_id) : null;
-        return {
-          examples: v.examples,
-          active_version_report: active ? runExamples(compiledVersion(active), v.examples) : null,
-        };
+      return saveExamples(ctx.pool, {
+        organizationId: o.id,
+        policyId: request.params.policy_id,
+        examples: v.examples,
+        actor: actorOf(request.principal),
       });
     },
   );
@@ -124,38 +108,13 @@ export async function analysisRoutes(app: FastifyInstance, ctx: ApiContext) {
       const candidateId = b.candidate.version_id;
       const p = await loadPolicy(ctx.pool, o.id, request.params.policy_id);
       await enforceAnalysisLimit(ctx.pool, request, o.id);
-      const now = rollout.now();
-      const saved = await inTransaction(ctx.pool, async (db) => {
-        const locked = await loadPolicy(db, o.id, p.id, true);
-        if ((await simulationsSavedSince(db, p.id, now)) >= savedSimulationBounds.perDay)
-          throw new ServiceError(
-            "SIMULATION_LIMIT",
-            "at most 100 simulations are saved per policy per 24 hours",
-          );
-        const out = await runSimulation(db, locked, b, now);
-        const s = await insertSimulation(db, {
-          organizationId: o.id,
-          policyId: p.id,
-          candidateVersionId: candidateId,
-          baseline: out.baseline,
-          parameters: { window_days: b.window_days, scope: b.scope, environment: b.environment },
-          report: { ...out.report, calls: out.calls, examples: out.examples ?? null },
-          createdBy: actorOf(request.principal),
-          now,
-        });
-        await audit(db, {
-          organizationId: o.id,
-          action: "policy.simulation_saved",
-          actor: actorOf(request.principal),
-          target: { type: "policy", id: p.id },
-          details: {
-            simulation_id: s.id,
-            candidate_version_id: candidateId,
-            baseline: out.baseline,
-            counts: out.report.counts,
-          },
-        });
-        return s;
+      const saved = await saveSimulation(ctx.pool, {
+        organizationId: o.id,
+        policyId: p.id,
+        candidateVersionId: candidateId,
+        body: b,
+        actor: actorOf(request.principal),
+        now: rollout.now(),
       });
       return reply.code(201).send({ simulation: simulationJson(saved, true) });
     },

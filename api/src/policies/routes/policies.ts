@@ -1,35 +1,25 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import {
-  policyTemplate,
-  policyTemplates,
-  requireApprovalDraft,
-  validatePolicy,
-} from "@countersign/protocol/policy";
-import { inTransaction } from "@countersign/core/store";
-import { actorOf, audit } from "../../audit/record.js";
+import { policyTemplate, policyTemplates, validatePolicy } from "@countersign/protocol/policy";
+import { actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { checkQuota } from "../../orgs/quota.js";
+import { createVersion } from "../create-version.js";
+import { createPolicy } from "../create.js";
 import {
-  insertPolicy,
   lintTools,
   listPolicies,
   loadPolicy,
   loadVersion,
-  lockAndCountPolicies,
   policyJson,
-  setDisclosure,
   versionJson,
   versionsById,
   versionsOf,
-  type VersionRow,
 } from "../store.js";
-import { insertVersion, validDocument } from "../versions.js";
+import { updatePolicy } from "../update.js";
 import {
   decodeCursor,
   nameCursor,
-  isUniqueViolation,
   keysetPage,
   organizationOf,
   orgParams,
@@ -54,58 +44,11 @@ import {
   documentInput,
 } from "../schemas.js";
 
-/** Creates a policy, with version 1 as a draft when a document is given; counts against the plan (SPEC 8.6). */
-async function createPolicy(
-  ctx: ApiContext,
-  request: Parameters<typeof organizationOf>[0],
-  p: {
-    name: string;
-    document?: Record<string, unknown>;
-    note?: string;
-    disclosure?: string;
-    origin: "document" | "template";
-  },
-) {
-  const o = organizationOf(request);
-  const doc = p.document ? validDocument(p.document) : undefined;
-  try {
-    return await inTransaction(ctx.pool, async (db) => {
-      checkQuota(o.plan, "policies", await lockAndCountPolicies(db, o.id));
-      const policy = await insertPolicy(db, o.id, p.name, p.disclosure ?? "inherit");
-      const actor = actorOf(request.principal);
-      const version = doc
-        ? await insertVersion(db, {
-            organizationId: o.id,
-            policyId: policy.id,
-            ...doc,
-            note: p.note ?? null,
-            origin: p.origin,
-            createdBy: actor.label,
-          })
-        : null;
-      await audit(db, {
-        organizationId: o.id,
-        action: "policy.created",
-        actor,
-        target: { type: "policy", id: policy.id },
-        details: { name: p.name, version_id: version?.id ?? null },
-      });
-      return {
-        policy: policyJson(policy),
-        version: version ? versionJson(version, true) : null,
-        lint: doc?.lint ?? null,
-      };
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new ServiceError("NAME_TAKEN", "a policy with this name exists");
-    throw err;
-  }
-}
-
 /**
  * Policies and their versions (SPEC 2.4, 4.4): list, read, create (plan
  * limit), create from a template, the templates, validation, draft
- * versions, and the disclosure setting (which creates no version).
+ * versions, and the disclosure setting (which creates no version). The
+ * changes are operations of their own (create.ts, create-version.ts, update.ts).
  */
 export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
@@ -200,12 +143,14 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request, reply) => {
       const b = request.body;
       return reply.code(201).send(
-        await createPolicy(ctx, request, {
+        await createPolicy(ctx.pool, {
+          organization: organizationOf(request),
           name: b.name,
           document: b.document,
           note: b.note,
           disclosure: b.agent_disclosure,
           origin: "document",
+          actor: actorOf(request.principal),
         }),
       );
     },
@@ -217,11 +162,13 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request, reply) => {
       const t = policyTemplate(request.body.template_id);
       if (!t) throw new ServiceError("TEMPLATE_NOT_FOUND", "no policy template has this id");
-      const created = await createPolicy(ctx, request, {
+      const created = await createPolicy(ctx.pool, {
+        organization: organizationOf(request),
         name: request.body.name,
         document: t.document as unknown as Record<string, unknown>,
         note: request.body.note,
         origin: "template",
+        actor: actorOf(request.principal),
       });
       return reply.code(201).send(created);
     },
@@ -232,51 +179,11 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params: policyParams, body: versionBody, response: { 201: createdVersion } } },
     async (request, reply) => {
       const o = organizationOf(request);
-      const b = request.body;
-      const actor = actorOf(request.principal);
-      const out = await inTransaction(ctx.pool, async (db) => {
-        const p = await loadPolicy(db, o.id, request.params.policy_id, true);
-        let doc: ReturnType<typeof validDocument>;
-        let source: VersionRow | null = null;
-        if ("document" in b) doc = validDocument(b.document);
-        else {
-          // The require-approval copy of SPEC 3.5, derived by the engine from the target.
-          source = await loadVersion(db, p.id, b.require_approval_copy_of).catch(() => {
-            throw new ServiceError(
-              "POLICY_NOT_FOUND",
-              "require_approval_copy_of names no version of this policy",
-              {
-                issues: [
-                  {
-                    path: "require_approval_copy_of",
-                    code: "not_found",
-                    message: "no such version of this policy",
-                  },
-                ],
-              },
-            );
-          });
-          doc = validDocument(requireApprovalDraft(source.document));
-        }
-        const v = await insertVersion(db, {
-          organizationId: o.id,
-          policyId: p.id,
-          document: doc.document,
-          digest: doc.digest,
-          revision: doc.revision,
-          note: b.note ?? null,
-          origin: source ? "require_approval_copy" : "document",
-          sourceVersionId: source?.id ?? null,
-          createdBy: actor.label,
-        });
-        await audit(db, {
-          organizationId: o.id,
-          action: "policy.version_created",
-          actor,
-          target: { type: "policy", id: p.id },
-          details: { version_id: v.id, version: v.number, digest: v.digest, origin: v.origin },
-        });
-        return { version: versionJson(v, true), lint: doc.lint };
+      const out = await createVersion(ctx.pool, {
+        organizationId: o.id,
+        policyId: request.params.policy_id,
+        body: request.body,
+        actor: actorOf(request.principal),
       });
       return reply.code(201).send(out);
     },
@@ -293,18 +200,13 @@ export async function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
     async (request) => {
       const o = organizationOf(request);
-      return inTransaction(ctx.pool, async (db) => {
-        const p = await loadPolicy(db, o.id, request.params.policy_id, true);
-        await setDisclosure(db, p.id, request.body.agent_disclosure);
-        await audit(db, {
-          organizationId: o.id,
-          action: "policy.updated",
-          actor: actorOf(request.principal),
-          target: { type: "policy", id: p.id },
-          details: { agent_disclosure: { from: p.agent_disclosure, to: request.body.agent_disclosure } },
-        });
-        return { policy: policyJson(await loadPolicy(db, o.id, p.id)) };
+      const policy = await updatePolicy(ctx.pool, {
+        organizationId: o.id,
+        policyId: request.params.policy_id,
+        disclosure: request.body.agent_disclosure,
+        actor: actorOf(request.principal),
       });
+      return { policy };
     },
   );
 }

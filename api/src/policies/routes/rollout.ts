@@ -1,8 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import { inTransaction } from "@countersign/core/store";
-import { actorOf, audit } from "../../audit/record.js";
+import { actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { activateVersion } from "../activate.js";
 import { unapprovableRules } from "../approver-coverage.js";
@@ -10,22 +9,21 @@ import { activationImpact, compileOrError } from "../impact.js";
 import { emergencyStop } from "../emergency.js";
 import { rolloutOf } from "../options.js";
 import { rollBack } from "../rollback.js";
-import { observingPolicies, rolloutStage } from "../stage.js";
+import { observingPolicies } from "../../observe/store.js";
+import { rolloutStage } from "../stage.js";
 import {
   allPolicies,
   loadPolicy,
   loadVersion,
-  namedVersion,
   newestDrafts,
-  policyJson,
-  setShadowVersion,
   versionJson,
   versionsById,
   type PolicyRow,
   type VersionRow,
 } from "../store.js";
-import { lockOpenActions, supersedeCovered } from "@countersign/core/actions";
-import { recordSupersession } from "../supersede.js";
+import { clearShadow } from "../clear-shadow.js";
+import { setShadow } from "../set-shadow.js";
+import { supersedeOpenActions } from "../supersede-open-actions.js";
 import { organizationOf, orgParams, typed } from "../../http/shared.js";
 import {
   activateBody,
@@ -47,7 +45,9 @@ import {
 /**
  * Rollout (SPEC 3.3-3.6): activation through the gates, rollback, emergency
  * stop, closing covered open actions, the shadow version, and the derived
- * rollout stage of every policy.
+ * rollout stage of every policy. Each change is an operation of its own
+ * (activate.ts, rollback.ts, emergency.ts, supersede-open-actions.ts,
+ * set-shadow.ts, clear-shadow.ts); the handlers parse, call and answer.
  */
 export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
@@ -154,27 +154,13 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const scope = request.body.scope;
-      return inTransaction(ctx.pool, async (db) => {
-        await lockOpenActions(db, { organizationId: o.id, policyId: request.params.policy_id, scope });
-        const p = await loadPolicy(db, o.id, request.params.policy_id, true);
-        // Covered now: everything open not decided under the version in force (all of them under a stop).
-        const coverage = {
-          organizationId: o.id,
-          policyId: p.id,
-          versionId: p.emergency_stopped_at ? null : p.active_version_id,
-          scope,
-        };
-        const closed = await supersedeCovered(db, coverage);
-        await recordSupersession(db, coverage, "manual", closed);
-        await audit(db, {
-          organizationId: o.id,
-          action: "policy.open_actions_superseded",
-          actor: actorOf(request.principal),
-          target: { type: "policy", id: p.id },
-          details: { scope, closed_actions: closed },
-        });
-        return { closed_actions: closed, scope };
+      const closed = await supersedeOpenActions(ctx.pool, {
+        organizationId: o.id,
+        policyId: request.params.policy_id,
+        scope,
+        actor: actorOf(request.principal),
       });
+      return { closed_actions: closed, scope };
     },
   );
 
@@ -189,34 +175,11 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
     async (request) => {
       const o = organizationOf(request);
-      const b = request.body;
-      return inTransaction(ctx.pool, async (db) => {
-        const p = await loadPolicy(db, o.id, request.params.policy_id, true);
-        if (p.emergency_stopped_at)
-          throw new ServiceError(
-            "EMERGENCY_ACTIVE",
-            "the policy is emergency-stopped; only a rollback is possible",
-          );
-        const v = await namedVersion(db, p.id, b.version_id, "version_id");
-        if (v.id === p.active_version_id)
-          throw new ServiceError("SHADOW_IS_ACTIVE", "the shadow version cannot be the active version");
-        if (
-          b.expected_shadow_version_id !== undefined &&
-          b.expected_shadow_version_id !== p.shadow_version_id
-        ) {
-          throw new ServiceError("SHADOW_CHANGED", "the shadow version is no longer the one expected", {
-            shadow_version_id: p.shadow_version_id,
-          });
-        }
-        await setShadowVersion(db, p.id, v.id);
-        await audit(db, {
-          organizationId: o.id,
-          action: "policy.shadow_set",
-          actor: actorOf(request.principal),
-          target: { type: "policy", id: p.id },
-          details: { version_id: v.id, version: v.number, previous_shadow_version_id: p.shadow_version_id },
-        });
-        return { policy: policyJson(await loadPolicy(db, o.id, p.id)), shadow_version: versionJson(v) };
+      return setShadow(ctx.pool, {
+        organizationId: o.id,
+        policyId: request.params.policy_id,
+        body: request.body,
+        actor: actorOf(request.principal),
       });
     },
   );
@@ -226,19 +189,12 @@ export async function rolloutRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params: policyParams, response: { 200: policyAnswer } } },
     async (request) => {
       const o = organizationOf(request);
-      return inTransaction(ctx.pool, async (db) => {
-        const p = await loadPolicy(db, o.id, request.params.policy_id, true);
-        if (!p.shadow_version_id) throw new ServiceError("NO_SHADOW", "the policy has no shadow version");
-        await setShadowVersion(db, p.id, null);
-        await audit(db, {
-          organizationId: o.id,
-          action: "policy.shadow_cleared",
-          actor: actorOf(request.principal),
-          target: { type: "policy", id: p.id },
-          details: { version_id: p.shadow_version_id },
-        });
-        return { policy: policyJson(await loadPolicy(db, o.id, p.id)) };
+      const policy = await clearShadow(ctx.pool, {
+        organizationId: o.id,
+        policyId: request.params.policy_id,
+        actor: actorOf(request.principal),
       });
+      return { policy };
     },
   );
 
