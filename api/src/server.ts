@@ -10,6 +10,8 @@ import type { CloudApiOptions } from "./context.js";
 import { API_PREFIX } from "./prefix.js";
 import { accessRoutes } from "./routes/index.js";
 import { dashboardFiles } from "./dashboard/serve.js";
+import { openApiDocument } from "./openapi/document.js";
+import { openApiRoute } from "./openapi/route.js";
 
 export { API_PREFIX };
 const ONE_MIB = 1024 * 1024;
@@ -47,6 +49,8 @@ export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
   app.register(cloudApiConventions, {
     dashboard: opts.dashboardDir ? dashboardFiles(opts.dashboardDir, API_PREFIX) : undefined,
   });
+  // Before the routes: it collects them into the OpenAPI document (api/src/openapi).
+  app.register(openApiDocument);
   app.register(
     async (api) => {
       if (opts.cloud) {
@@ -55,6 +59,7 @@ export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
         await api.register(kubernetesManagedBy, ctx);
         await api.register(accessRoutes, ctx);
       }
+      await api.register(openApiRoute);
       if (opts.routes) await opts.routes(api);
     },
     { prefix: API_PREFIX },

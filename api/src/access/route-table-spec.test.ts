@@ -103,6 +103,7 @@ describe("the route table against SPEC 4.4", () => {
         "DELETE /me",
         "POST /billing/stripe/events",
         "DELETE /orgs/:org_id/operator-bindings/:binding_id",
+        "GET /openapi.json",
         "GET /orgs",
         "GET /orgs/:org_id/api-keys/:key_id",
         "GET /orgs/:org_id/operator-bindings",
