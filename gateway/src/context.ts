@@ -1,9 +1,5 @@
-import type {
-  AuthorizeService,
-  DecisionService,
-  GatewayIdentity,
-  PolicyCache,
-} from "@countersign/core/decision";
+import type { AuthorizeService, DecisionService, PolicyCache } from "@countersign/core/decision";
+import type { GatewayIdentity } from "@countersign/core/identities";
 import type { AddressRules } from "@countersign/core/net";
 import type { UpstreamEras, UpstreamSessions } from "@countersign/core/upstream";
 import type { ClaimWithDecisionFn } from "@countersign/core/execution";

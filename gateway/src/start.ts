@@ -1,9 +1,5 @@
-import {
-  DecisionService,
-  PolicyCache,
-  registerGatewayIdentity,
-  type GatewayIdentity,
-} from "@countersign/core/decision";
+import { DecisionService, PolicyCache } from "@countersign/core/decision";
+import { registerGatewayIdentity, type GatewayIdentity } from "@countersign/core/identities";
 import { ACTION_CHANNEL, ResultWriter } from "@countersign/core/actions";
 import { claimWithDecision, startRecovery } from "@countersign/core/execution";
 import type { Plan } from "@countersign/core/plans";

@@ -3,7 +3,7 @@
  * and making the same Ed25519 signatures a decision makes (TASK, PROPOSAL,
  * RECEIPT) over bodies of the same size, each with a unique id so that no
  * two requests write the same content-addressed object:
- * - BENCH_SIDE=baseline: the Gateway's own decision write (record.ts), the
+ * - BENCH_SIDE=baseline: the Gateway's own decision write (core/src/decision/record/store.ts), the
  *   same rows, and no other logic (no key check, rate limit, context, policy);
  * - BENCH_SIDE=minimal: the minimal durable signed decision, the ceiling:
  *   parse, the key's HMAC, canonical JSON + SHA-256, the signatures, one
@@ -17,7 +17,7 @@
 import { createHmac, randomUUID } from "node:crypto";
 import { Agent, request as httpRequest } from "node:http";
 import { canonicalJson, sha256Digest } from "../../protocol/src/canonical/index.js";
-import { recordDecision, type DecisionWrite } from "../../core/src/decision/record.js";
+import { recordDecision, type DecisionWrite } from "../../core/src/decision/record/index.js";
 import { generateSeed, nodeSigner } from "../../protocol/src/evidence/index.js";
 import { createLogger, createServer } from "../../core/src/server/index.js";
 import { createPool } from "../../core/src/store/index.js";

@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideApproval } from "../../core/src/approvals/index.js";
-import { registerGatewayIdentity } from "../../core/src/decision/index.js";
+import { registerGatewayIdentity } from "../../core/src/identities/index.js";
 import { generateSeed } from "../../protocol/src/evidence/index.js";
 import { insertApiKey } from "../../core/src/keys/index.js";
 import {

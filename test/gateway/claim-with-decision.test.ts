@@ -7,13 +7,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  DecisionService,
-  loadDecisionContext,
-  PolicyCache,
-  registerGatewayIdentity,
-  type GatewayIdentity,
-} from "../../core/src/decision/index.js";
+import { DecisionService, loadDecisionContext, PolicyCache } from "../../core/src/decision/index.js";
+import { registerGatewayIdentity, type GatewayIdentity } from "../../core/src/identities/index.js";
 import { claimExecution, claimWithDecision } from "../../core/src/execution/index.js";
 import { NotificationHub } from "../../core/src/store/index.js";
 import { canonicalJson } from "../../protocol/src/canonical/index.js";

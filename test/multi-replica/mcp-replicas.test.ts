@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerGatewayIdentity } from "../../core/src/decision/index.js";
+import { registerGatewayIdentity } from "../../core/src/identities/index.js";
 import { generateSeed, nodeSigner, verifyBundle } from "../../protocol/src/evidence/index.js";
 import { recoverInterrupted } from "../../core/src/execution/index.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";

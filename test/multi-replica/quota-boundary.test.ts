@@ -64,7 +64,7 @@ async function usage(): Promise<number> {
 
 /**
  * `n` different calls at once, alternating between the two processes, on five fresh keys: a
- * process writes the decisions of different keys that queue in one batch (record-batcher.ts),
+ * process writes the decisions of different keys that queue in one batch (core/src/decision/record/batcher.ts),
  * so one transaction holds several counts of the organization.
  */
 async function race(n: number, tag: string) {

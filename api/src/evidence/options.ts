@@ -1,4 +1,4 @@
-import { registerGatewayIdentity, type GatewayIdentity } from "@countersign/core/decision";
+import { registerGatewayIdentity, type GatewayIdentity } from "@countersign/core/identities";
 import { ServiceError } from "@countersign/protocol/errors";
 import type { Pool } from "@countersign/core/store";
 

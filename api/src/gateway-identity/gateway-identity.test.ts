@@ -5,7 +5,7 @@
  * receipts (a verifier pins its KID as trusted issuer).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerGatewayIdentity } from "@countersign/core/decision";
+import { registerGatewayIdentity } from "@countersign/core/identities";
 import { generateSeed, verifyIdentityDocument } from "@countersign/protocol/evidence";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
 import { startCloudApi, type CloudApi } from "../../../test/fixtures/cloud-api.js";

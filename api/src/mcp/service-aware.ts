@@ -1,6 +1,6 @@
 import { ServiceError } from "@countersign/protocol/errors";
 import { declarationCapabilityKey, declarationSchema } from "@countersign/protocol/upstream";
-import { storedIdentityLogs } from "@countersign/core/decision";
+import { storedIdentityLogs } from "@countersign/core/evidence";
 import { serverIdentityOf } from "@countersign/core/execution";
 import type { Queryable } from "@countersign/core/store";
 

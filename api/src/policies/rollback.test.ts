@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideApproval } from "@countersign/core/approvals";
-import type { GatewayIdentity } from "@countersign/core/decision";
+import type { GatewayIdentity } from "@countersign/core/identities";
 import { handOutApproved } from "../../../core/src/decision/hand-out.js";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
 import { createAgent } from "../../../test/fixtures/organization.js";

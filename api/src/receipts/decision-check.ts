@@ -6,11 +6,11 @@ import {
   scaledAmount,
   UNKNOWN_ARGUMENTS,
 } from "@countersign/protocol/policy";
-import { storedObjects } from "@countersign/core/decision";
+import { storedObjects } from "@countersign/core/evidence";
 import type { Queryable } from "@countersign/core/store";
 import type { DecisionCheck } from "@countersign/protocol/wire";
 import { pathOf } from "./receipt-detail.js";
-import type { ReceiptRow } from "./store.js";
+import { proposalObjectIdOf, storedPolicyVersion, type ReceiptRow } from "./store.js";
 
 type Verdict = { policy_effect: string; rule_id: string | null };
 
@@ -50,11 +50,7 @@ async function check(
   let proposal = path.find((s) => s.body.type === "PROPOSAL") as SignedObject<BodyOf<"PROPOSAL">> | undefined;
   // A cancellation receipt covers TASK → CANCELLATION only; the PROPOSAL is the action's stored one.
   if (!proposal && task) {
-    const { rows } = await db.query<{ proposal_object_id: string | null }>(
-      "select proposal_object_id from protected_actions where id = $1",
-      [r.id],
-    );
-    const id = rows[0]?.proposal_object_id;
+    const id = await proposalObjectIdOf(db, r.id);
     if (id)
       proposal = (await storedObjects(db, [id])).get(id) as SignedObject<BodyOf<"PROPOSAL">> | undefined;
   }
@@ -74,11 +70,7 @@ async function check(
   const signed: Verdict | null = proposal
     ? { policy_effect: proposal.body.payload.policy_effect, rule_id: proposal.body.payload.rule_id }
     : null;
-  const { rows } = await db.query<{ document: unknown; digest: string }>(
-    "select document, digest from policy_versions where id = $1 and organization_id = $2",
-    [signedPolicy.version_id, organizationId],
-  );
-  const stored = rows[0];
+  const stored = await storedPolicyVersion(db, organizationId, signedPolicy.version_id);
   const common = {
     ...base,
     policy: signedPolicy,

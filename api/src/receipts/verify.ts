@@ -1,6 +1,7 @@
-import { storedIdentityLogs } from "@countersign/core/decision";
+import { storedIdentityLogs } from "@countersign/core/evidence";
 import { verifyBundle, type Kid, type VerificationResult } from "@countersign/protocol/evidence";
 import type { Queryable } from "@countersign/core/store";
+import { trustedIdentities } from "./store.js";
 
 /**
  * Verifies a stored bundle the way an offline verifier would (SPEC 2.8), with
@@ -15,10 +16,7 @@ export async function verifyStoredBundle(
   bundle: unknown,
   now: Date,
 ): Promise<VerificationResult> {
-  const { rows } = await db.query<{ kid: string; kind: string }>(
-    "select kid, kind from identities where kind = 'gateway' or (kind = 'principal' and organization_id = $1)",
-    [organizationId],
-  );
+  const rows = await trustedIdentities(db, organizationId);
   const signers = kidsOf(bundle);
   const known = await storedIdentityLogs(db, signers);
   return verifyBundle(bundle, {

@@ -1,9 +1,7 @@
-import { issueStoredReceipt } from "../decision/evidence.js";
-import type { GatewayIdentity } from "../decision/gateway-identity.js";
-import { storedObjects } from "../decision/stored-evidence.js";
+import { issueStoredReceipt, storedObjects } from "../evidence/index.js";
 import { ServiceError } from "@countersign/protocol/errors";
 import { verifySignedObject, type BodyOf, type SignedObject } from "@countersign/protocol/evidence";
-import { storedIdentity } from "../identities/index.js";
+import { storedIdentity, type GatewayIdentity } from "../identities/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { insertReceipt } from "./receipts.js";

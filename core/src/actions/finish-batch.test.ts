@@ -13,7 +13,7 @@ import {
 } from "../../../test/fixtures/authorization.js";
 import { countingPool, ofCalls } from "../../../test/fixtures/counting-pool.js";
 import { claimed, claimTarget, decision } from "../../../test/fixtures/decision-write.js";
-import { recordDecision } from "../decision/record.js";
+import { recordDecision } from "../decision/record/index.js";
 import { finishMany, ResultWriter } from "./finish-batch.js";
 import type { FinishedAction } from "./transitions.js";
 

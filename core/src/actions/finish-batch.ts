@@ -8,7 +8,7 @@ import { finish, type FinishedAction } from "./transitions.js";
 // RESULT, receipt and receipt.created are written only while its action is
 // still executing, as the single statement does. The results and RESULT
 // objects come apart from the rows ($2, $3), and the bundles as one binary
-// parameter ($4, sliced), as in core/src/decision/record-batch.ts.
+// parameter ($4, sliced), as in core/src/decision/record/batch-store.ts.
 const RESULTS = statement(
   "execution_results",
   `with input as materialized (

@@ -14,7 +14,15 @@ export {
 } from "./status.js";
 export { type ActionRecord } from "./record.js";
 export { readActionView, type ActionView } from "./view.js";
-export { insertReceipt, receiptInsert, type ReceiptRecord, type ReceiptValues } from "./receipts.js";
+export {
+  insertReceipt,
+  receiptCreated,
+  receiptInsert,
+  receiptRecord,
+  type ReceiptRecord,
+  type ReceiptValues,
+} from "./receipts.js";
+export { holdsIdempotencyKey } from "./reopened-keys.js";
 export {
   approve,
   authorizeApproved,

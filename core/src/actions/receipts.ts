@@ -1,8 +1,8 @@
 import { workflowId } from "@countersign/protocol/evidence";
-import type { IssuedReceipt } from "../decision/evidence.js";
-import { receiptCreated } from "../decision/events.js";
+import type { IssuedReceipt } from "../evidence/index.js";
 import type { Queryable } from "../store/queryable.js";
 import { newRowId } from "../store/row-id.js";
+import type { EventRecord } from "../webhooks/outbox.js";
 
 /** A receipt as a decision write carries it (SPEC 2.8); its workflow is always `workflowId`. */
 export interface ReceiptRecord {
@@ -16,6 +16,44 @@ export interface ReceiptRecord {
   bundle: Buffer;
   bundleSha256: string;
   verifiedAtIssuance: boolean | null;
+}
+
+/** The row of a receipt this Gateway just issued (the evidence worker verifies it later). */
+export function receiptRecord(id: string, issued: IssuedReceipt, issuerKid: string): ReceiptRecord {
+  return {
+    id,
+    kind: issued.kind,
+    receiptObjectId: issued.receiptObjectId,
+    threadId: issued.threadId,
+    headObjectId: issued.headObjectId,
+    outcome: issued.outcome,
+    issuerKid,
+    bundle: issued.file,
+    bundleSha256: issued.bundleSha256,
+    verifiedAtIssuance: null,
+  };
+}
+
+/** The `receipt.created` event (SPEC 6.1) of a stored receipt: exactly the spec's fields. */
+export function receiptCreated(r: {
+  receipt_id: string;
+  protected_action_id: string;
+  receipt_object_id: string;
+  thread_id: string;
+  outcome: string;
+  bundle_sha256: string;
+}): EventRecord {
+  return {
+    type: "receipt.created",
+    data: {
+      receipt_id: r.receipt_id,
+      protected_action_id: r.protected_action_id,
+      receipt_object_id: r.receipt_object_id,
+      thread_id: r.thread_id,
+      outcome: r.outcome,
+      bundle_sha256: r.bundle_sha256,
+    },
+  };
 }
 
 /** For each column of a receipt row, the SQL expression that gives it in the statement it is part of. */

@@ -1,8 +1,6 @@
 import { canonicalJson } from "@countersign/protocol/canonical";
 import { approve, insertReceipt, reject, wakeWaiters } from "../actions/index.js";
-import { issueStoredReceipt } from "../decision/evidence.js";
-import type { GatewayIdentity } from "../decision/gateway-identity.js";
-import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
+import { issueStoredReceipt, storedIdentityLogs, storedObjects } from "../evidence/index.js";
 import { ServiceError } from "@countersign/protocol/errors";
 import {
   verifySignedObject,
@@ -10,7 +8,7 @@ import {
   type SignedObject,
   type StepBody,
 } from "@countersign/protocol/evidence";
-import { personOfIdentity } from "../identities/index.js";
+import { personOfIdentity, type GatewayIdentity } from "../identities/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
 

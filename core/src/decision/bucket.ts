@@ -11,7 +11,7 @@ export const BUCKET = { burst: 120, refillPerSecond: 20 } as const;
  * seconds until there are enough.
  *
  * `onlyWhenEnough`: the row is changed, and returned, only when the tokens
- * are there (a warm decision's write, record.ts, which is answered fresh
+ * are there (a warm decision's write, record/store.ts, which is answered fresh
  * otherwise); else it is always changed and `wait` says the answer (the
  * admission, admission.ts).
  */
@@ -22,7 +22,7 @@ export function bucketTake(p: {
   burst: string;
   refill: string;
   onlyWhenEnough: boolean;
-  /** A condition on `from`'s rows: only those are taken for (a batch's warm rows, record-batch.ts). */
+  /** A condition on `from`'s rows: only those are taken for (a batch's warm rows, record/batch-store.ts). */
   where?: string;
 }): string {
   const { cost, burst, refill } = p;

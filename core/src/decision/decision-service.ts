@@ -16,16 +16,14 @@ import type {
 } from "./authorize-call.js";
 import { loadDecisionContext } from "./context.js";
 import { ContextCache } from "./context-cache.js";
-import type { GatewayIdentity } from "./gateway-identity.js";
+import type { GatewayIdentity } from "../identities/index.js";
 import { handOutApproved } from "./hand-out.js";
 import { openIdenticalHeld } from "./identical-held.js";
 import { decideCall, type Verdict } from "./pipeline.js";
 import { PolicyCache } from "./policy-cache.js";
-import { recordDecision } from "./record.js";
-import { DecisionWriter } from "./record-batcher.js";
+import { decisionWrite, DecisionWriter, idsOf, recordDecision } from "./record/index.js";
 import { verdictOutcome, verdictView } from "./verdict-view.js";
 import { WaitLimits } from "./wait-limits.js";
-import { decisionWrite, idsOf } from "./write/index.js";
 import { StaleAdmission, WarmAdmissions } from "./warm-admission.js";
 
 const unrecorded = (code: GatewayCode, detail: string): Decided => ({ kind: "unrecorded", code, detail });
@@ -42,7 +40,7 @@ export interface DecisionServiceOptions {
   now?: () => Date;
   /** Told when the number of held approval waits changes (metrics). */
   onWaitsChanged?: (waiting: number) => void;
-  /** Told the size of every batch of decision writes (record-batcher.ts). */
+  /** Told the size of every batch of decision writes (record/batcher.ts). */
   onWriteBatch?: (size: number) => void;
   /**
    * Decide calls from the keys and contexts this process read before, each
@@ -66,7 +64,7 @@ export class DecisionService implements AuthorizeService {
   /** The principal's log and the delegations' objects this process already holds (context-cache.ts). */
   private readonly held = new ContextCache();
   private readonly warm = new WarmAdmissions();
-  /** Decision writes, batched when they queue (record-batcher.ts). */
+  /** Decision writes, batched when they queue (record/batcher.ts). */
   private readonly writer: DecisionWriter;
 
   constructor(private readonly opts: DecisionServiceOptions) {

@@ -1,10 +1,17 @@
 import type { BodyOf, SignedObject, StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, newRowId, type Pool } from "../store/index.js";
-import { authorizeApproved, deny, expire, readActionView, type ActionView } from "../actions/index.js";
-import { issueStoredReceipt, receiptRecord } from "./evidence.js";
-import { actionAuthorized, receiptCreated } from "./events.js";
-import type { GatewayIdentity } from "./gateway-identity.js";
-import { storedIdentityLogs, storedObjects } from "./stored-evidence.js";
+import {
+  authorizeApproved,
+  deny,
+  expire,
+  readActionView,
+  receiptCreated,
+  receiptRecord,
+  type ActionView,
+} from "../actions/index.js";
+import { issueStoredReceipt, storedIdentityLogs, storedObjects } from "../evidence/index.js";
+import type { GatewayIdentity } from "../identities/index.js";
+import { actionAuthorized } from "./record/index.js";
 
 export type HandOut =
   | { ok: true; view: ActionView }

@@ -31,7 +31,6 @@ export {
   type CallFacts,
 } from "./pipeline.js";
 export { PolicyCache } from "./policy-cache.js";
-export { registerGatewayIdentity, type GatewayIdentity } from "./gateway-identity.js";
 export { DecisionService, type DecisionServiceOptions } from "./decision-service.js";
 export { LANGUAGE_REVISION } from "./language-revision.js";
 export { WaitLimits } from "./wait-limits.js";
@@ -51,7 +50,6 @@ export {
   AUTHORIZATION_NOTE,
   type RecordedRefusal,
 } from "./answers.js";
-export { issueStoredReceipt, type IssuedReceipt } from "./evidence.js";
 export {
   type AuthorizeCall,
   type AuthorizeAnswer,
@@ -59,4 +57,3 @@ export {
   type DecisionCall,
   type Decided,
 } from "./authorize-call.js";
-export { storedObjects, storedIdentityLogs } from "./stored-evidence.js";

@@ -6,7 +6,7 @@ import { Bounded } from "./bounded.js";
  * A decision made from what this process read before, not from a fresh
  * read: the write holds only while the organization's configuration revision
  * is still `revision` (migration 0026), and takes the key's `cost` tokens
- * itself (record.ts). Nothing of such a decision is answered unless its
+ * itself (record/store.ts). Nothing of such a decision is answered unless its
  * write held: otherwise the call is decided again from a fresh read
  * (StaleAdmission).
  */

@@ -1,7 +1,7 @@
 import type { BodyOf, SignedObject, StepBody } from "@countersign/protocol/evidence";
 import type { DecisionContext } from "../decision/context.js";
-import type { GatewayIdentity } from "../decision/gateway-identity.js";
-import type { DecisionWrite } from "../decision/record.js";
+import type { DecisionWrite } from "../decision/record/index.js";
+import type { GatewayIdentity } from "../identities/index.js";
 import { decryptMcpCredential } from "../mcp-servers/index.js";
 import { EXECUTION_DEADLINE_MS, signExecution, type ExecutionPlan } from "./claim.js";
 
@@ -24,7 +24,7 @@ export type ClaimWithDecisionFn = (d: {
  * executing, and one commit fewer before the upstream is called. The write
  * re-checks, under the same share locks as the claim of a recorded decision,
  * everything that claim re-checks and that could have changed since the
- * context was read (record.ts); the rest the decision has just checked
+ * context was read (decision/record/store.ts); the rest the decision has just checked
  * itself. Calls that need more than the context holds are claimed on their
  * own, as before: a service-aware server (its identity is read with the
  * claim), a call relaxed by an observe window, a credential that cannot be

@@ -1,8 +1,7 @@
 import { canonicalJson, digestOf } from "@countersign/protocol/canonical";
 import { decide, type PolicyInput } from "@countersign/protocol/policy";
-import type { GatewayIdentity } from "../decision/gateway-identity.js";
 import type { PolicyCache } from "../decision/policy-cache.js";
-import { identityLogOf } from "../identities/index.js";
+import { identityLogOf, type GatewayIdentity } from "../identities/index.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import {
   followingOwnStep,

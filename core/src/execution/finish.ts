@@ -1,8 +1,6 @@
 import { canonicalJson, digestOf, sha256Digest } from "@countersign/protocol/canonical";
-import { issueStoredReceipt, receiptRecord } from "../decision/evidence.js";
-import { receiptCreated } from "../decision/events.js";
-import type { GatewayIdentity } from "../decision/gateway-identity.js";
-import { storedIdentityLogs } from "../decision/stored-evidence.js";
+import { issueStoredReceipt, storedIdentityLogs } from "../evidence/index.js";
+import type { GatewayIdentity } from "../identities/index.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
 import {
   followingOwnStep,
@@ -15,7 +13,13 @@ import {
 } from "@countersign/protocol/evidence";
 import { newRowId, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
-import { finish, type FinishedAction, type ResultWriter } from "../actions/index.js";
+import {
+  finish,
+  receiptCreated,
+  receiptRecord,
+  type FinishedAction,
+  type ResultWriter,
+} from "../actions/index.js";
 import type { ExecutionPlan } from "./claim.js";
 import type { ServiceAwareCall } from "./service-aware.js";
 

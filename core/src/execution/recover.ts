@@ -1,6 +1,6 @@
 import { digestOf } from "@countersign/protocol/canonical";
-import type { GatewayIdentity } from "../decision/gateway-identity.js";
-import { storedIdentityLogs, storedObjects } from "../decision/stored-evidence.js";
+import { storedIdentityLogs, storedObjects } from "../evidence/index.js";
+import type { GatewayIdentity } from "../identities/index.js";
 import type { SignedObject, StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
 import { recordResult, type RecordedPlan } from "./finish.js";

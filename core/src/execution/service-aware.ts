@@ -9,7 +9,7 @@ import {
   upstreamEvidence,
   type UpstreamEvidence,
 } from "@countersign/protocol/upstream";
-import type { GatewayIdentity } from "../decision/gateway-identity.js";
+import type { GatewayIdentity } from "../identities/index.js";
 
 /** What a call to a service-aware upstream carries and is checked against. */
 export interface ServiceAwareCall {

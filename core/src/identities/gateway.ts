@@ -8,7 +8,7 @@ import {
 } from "@countersign/protocol/evidence";
 import { sealStored } from "@countersign/protocol/canonical";
 import type { Queryable } from "../store/queryable.js";
-import { identityLogOf } from "../identities/index.js";
+import { identityLogOf } from "./stored.js";
 
 /** The installation's Gateway identity (SPEC 2.8 `issuer_kid`): what signs TASK, PROPOSAL, EXECUTION, RESULT and receipts. */
 export interface GatewayIdentity {

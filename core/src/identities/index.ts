@@ -1,5 +1,5 @@
 /**
- * Organization principals and personal identities (SPEC 2.1): how they are
+ * Organization principals, personal identities (SPEC 2.1) and the Gateway's own identity: how they are
  * stored, registered, bound, revoked, and read by the decision pipeline and
  * the approval route (is this organization's principal valid; which personal
  * identities may a member sign with).
@@ -24,3 +24,4 @@ export {
   CHALLENGE_TTL_SECONDS,
   type Binding,
 } from "./personal.js";
+export { registerGatewayIdentity, type GatewayIdentity } from "./gateway.js";

@@ -1,23 +1,23 @@
 /**
- * The batch write (record-batch.ts) gives every decision the outcome the
- * single write (record.ts) gives it alone, and writes the rows of exactly
- * the recorded ones; the writer (record-batcher.ts) batches writes that
+ * The batch write (batch-store.ts) gives every decision the outcome the
+ * single write (store.ts) gives it alone, and writes the rows of exactly
+ * the recorded ones; the writer (batcher.ts) batches writes that
  * queue and writes a failed batch again one decision at a time.
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
+import { createTestDatabase, type TestDatabase } from "../../../../test/setup/database.js";
 import {
   createAuthorizationWorld,
   createGatewayKey,
   type AuthorizationWorld,
-} from "../../../test/fixtures/authorization.js";
-import { countingPool, ofCalls } from "../../../test/fixtures/counting-pool.js";
-import { BUCKET } from "./bucket.js";
-import { recordDecision } from "./record.js";
-import { claimed, claimTarget, decision } from "../../../test/fixtures/decision-write.js";
-import { MAX_BATCH, recordDecisions } from "./record-batch.js";
-import { DecisionWriter } from "./record-batcher.js";
+} from "../../../../test/fixtures/authorization.js";
+import { countingPool, ofCalls } from "../../../../test/fixtures/counting-pool.js";
+import { BUCKET } from "../bucket.js";
+import { recordDecision } from "./store.js";
+import { claimed, claimTarget, decision } from "../../../../test/fixtures/decision-write.js";
+import { MAX_BATCH, recordDecisions } from "./batch-store.js";
+import { DecisionWriter } from "./batcher.js";
 
 let db: TestDatabase;
 let w: AuthorizationWorld;

@@ -1,8 +1,8 @@
-import type { Queryable } from "../store/queryable.js";
-import { holdsIdempotencyKey } from "../actions/reopened-keys.js";
-import { statement } from "../store/statement.js";
-import { BUCKET, bucketTake, touchLastUsed } from "./bucket.js";
-import { objectsJson, type DecisionWrite, type RecordOutcome } from "./record.js";
+import type { Queryable } from "../../store/queryable.js";
+import { holdsIdempotencyKey } from "../../actions/index.js";
+import { statement } from "../../store/statement.js";
+import { BUCKET, bucketTake, touchLastUsed } from "../bucket.js";
+import { objectsJson, type DecisionWrite, type RecordOutcome } from "./decision-write.js";
 import {
   actionInsert,
   approvalInsert,
@@ -10,7 +10,7 @@ import {
   decisionReceiptInsert,
   eventsInsert,
   objectsInsert,
-} from "./record-rows.js";
+} from "./rows.js";
 
 /**
  * Most decisions one transaction writes: a far-path usage count of a limited
@@ -36,7 +36,7 @@ export function batchKeys(w: DecisionWrite): string[] {
   return keys;
 }
 
-// The single write of record.ts for many decisions: each input row carries one
+// The single write of store.ts for many decisions: each input row carries one
 // DecisionWrite (and, when warm, its ticket), and every condition of the
 // single statement holds row by row (a warm row: its organization's revision,
 // no action under its idempotency key, its key's bucket; a claimed row: the
@@ -50,7 +50,7 @@ export function batchKeys(w: DecisionWrite): string[] {
 // claim's rows) are subqueries correlated to the row, so they are index scans
 // whatever the planner estimates for the batch: a join could hash every
 // organization's revision or every active delegation.
-// Rows come sorted by organization and key (record-batcher.ts): concurrent
+// Rows come sorted by organization and key (batcher.ts): concurrent
 // batches lock buckets and count usage in one order. The signed objects and
 // events come apart from the rows ($2, $3: one array per row), so the CTEs
 // carry each row's small JSON only, and the bundles as one binary parameter

@@ -1,10 +1,11 @@
-import { GroupCommit } from "../store/group-commit.js";
-import type { Queryable } from "../store/queryable.js";
-import { recordDecision, type DecisionWrite, type RecordOutcome } from "./record.js";
-import { batchable, batchKeys, MAX_BATCH, recordDecisions } from "./record-batch.js";
+import { GroupCommit } from "../../store/group-commit.js";
+import type { Queryable } from "../../store/queryable.js";
+import type { DecisionWrite, RecordOutcome } from "./decision-write.js";
+import { recordDecision } from "./store.js";
+import { batchable, batchKeys, MAX_BATCH, recordDecisions } from "./batch-store.js";
 
 /**
- * The Gateway's decision writes, batched when they queue (record-batch.ts).
+ * The Gateway's decision writes, batched when they queue (batch-store.ts).
  * Every write is answered with the outcome recordDecision would give it; a
  * batch whose statement fails (an idempotency race, a lost connection) wrote
  * nothing and is written again one decision at a time.

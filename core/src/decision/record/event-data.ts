@@ -1,4 +1,4 @@
-import type { EventRecord } from "./record.js";
+import type { EventRecord } from "../../webhooks/outbox.js";
 
 /**
  * Data of the webhook events a decision writes to the outbox (SPEC 6.1, 6.2;
@@ -68,25 +68,4 @@ export function approvalRequested(
 
 export function observeOverride(action: EventAction, policy: PolicyObject): EventRecord {
   return { type: "action.observe_override", data: { ...action, policy } };
-}
-
-export function receiptCreated(r: {
-  receipt_id: string;
-  protected_action_id: string;
-  receipt_object_id: string;
-  thread_id: string;
-  outcome: string;
-  bundle_sha256: string;
-}): EventRecord {
-  return {
-    type: "receipt.created",
-    data: {
-      receipt_id: r.receipt_id,
-      protected_action_id: r.protected_action_id,
-      receipt_object_id: r.receipt_object_id,
-      thread_id: r.thread_id,
-      outcome: r.outcome,
-      bundle_sha256: r.bundle_sha256,
-    },
-  };
 }

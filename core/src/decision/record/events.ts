@@ -6,12 +6,11 @@ import {
   actionDenied,
   approvalRequested,
   observeOverride,
-  receiptCreated,
   type EventAction,
   type PolicyObject,
-} from "../events.js";
-import type { ReceiptRecord } from "../../actions/index.js";
-import type { EventRecord } from "../record.js";
+} from "./event-data.js";
+import { receiptCreated, type ReceiptRecord } from "../../actions/index.js";
+import type { EventRecord } from "../../webhooks/outbox.js";
 import type { RecordedVerdict } from "../verdict-view.js";
 
 export interface DecisionEventsInput {

@@ -1,8 +1,8 @@
-import { receiptInsert } from "../actions/index.js";
+import { receiptInsert } from "../../actions/index.js";
 
 /**
  * The rows of a decision as SQL, given the SQL that stands for its parts: one
- * home for the single write (record.ts) and the batch write (record-batch.ts),
+ * home for the single write (store.ts) and the batch write (batch-store.ts),
  * so both store exactly the same columns from the same JSON (DecisionWrite).
  * Each `from` is the FROM list of the rows to write, binding the JSON they
  * read; `actionId` stands for the recorded action's id.

@@ -1,8 +1,9 @@
 import type { BodyOf, Kid, ObjectId, SignedObject } from "@countersign/protocol/evidence";
 import type { DecisionCall } from "../authorize-call.js";
 import type { DecisionContext } from "../context.js";
-import { issueStoredReceipt, signedCall, signProposal, signTask, type IssuedReceipt } from "../evidence.js";
-import type { GatewayIdentity } from "../gateway-identity.js";
+import { issueStoredReceipt, type IssuedReceipt } from "../../evidence/index.js";
+import type { GatewayIdentity } from "../../identities/index.js";
+import { signedCall, signProposal, signTask } from "./steps.js";
 import type { RecordedVerdict } from "../verdict-view.js";
 
 /** What the Gateway signs for a decision; each is absent where the verdict has none. */

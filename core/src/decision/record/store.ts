@@ -1,9 +1,8 @@
-import { canonicalJson } from "@countersign/protocol/canonical";
-import { holdsIdempotencyKey } from "../actions/reopened-keys.js";
-import type { ActionRecord, ReceiptRecord } from "../actions/index.js";
-import type { Queryable } from "../store/queryable.js";
-import { statement } from "../store/statement.js";
-import { BUCKET, bucketTake, touchLastUsed } from "./bucket.js";
+import { holdsIdempotencyKey } from "../../actions/index.js";
+import type { Queryable } from "../../store/queryable.js";
+import { statement } from "../../store/statement.js";
+import { BUCKET, bucketTake, touchLastUsed } from "../bucket.js";
+import { objectsJson, type DecisionWrite, type RecordOutcome } from "./decision-write.js";
 import {
   actionInsert,
   approvalInsert,
@@ -11,79 +10,7 @@ import {
   decisionReceiptInsert,
   eventsInsert,
   objectsInsert,
-} from "./record-rows.js";
-import type { WarmTicket } from "./warm-admission.js";
-
-export interface ObjectRecord {
-  objectId: string;
-  type: string;
-  object: unknown;
-}
-
-/**
- * The objects as the JSON the write reads. A signed object carries its canonical text (the
- * protocol's signObject seals it), which canonicalJson returns as it is: the objects are not
- * serialized a second time for the write (JSON.stringify walked them again).
- */
-export function objectsJson(objects: ObjectRecord[] | ObjectRecord[][]): string {
-  return canonicalJson(objects);
-}
-
-export interface ApprovalRecord {
-  id: string;
-  roles: string[];
-  approverCount: number;
-  approverKids: string[];
-  expiresAt: Date;
-}
-
-export interface EventRecord {
-  type: string;
-  data: unknown;
-}
-
-export interface DecisionWrite {
-  action: ActionRecord;
-  objects: ObjectRecord[];
-  receipt: ReceiptRecord | null;
-  approval: ApprovalRecord | null;
-  events: EventRecord[];
-  /** null: the plan has no monthly limit (counted in its connection's shard, no contention). */
-  monthlyLimit: number | null;
-  /**
-   * An allowed Gateway-enforced call claimed for execution in the same write (its EXECUTION is
-   * among `objects`): recorded executing, and only while what the claim re-checks still holds.
-   */
-  claim?: ClaimWithDecision;
-  /**
-   * Decided from a warm admission (warm-admission.ts): the write holds only at
-   * the ticket's configuration revision and when the key's bucket has the
-   * tokens, which it takes; else nothing is written ("stale").
-   */
-  warm?: WarmTicket;
-}
-
-/** What a claim made with the decision re-checks under its share locks, and what it records. */
-export interface ClaimWithDecision {
-  executionObjectId: string;
-  deadline: Date;
-  delegationId: string;
-  policyId: string;
-  policyVersionId: string;
-  policyVersion: number;
-  toolId: string;
-  /** The binding the decision was made with: the tool must still be bound, and authorized, to it. */
-  binding: unknown;
-}
-
-/**
- * `claim_refused`: something the claim re-checks changed since the context was read; nothing was written.
- * A warm write that does not hold writes and takes nothing: `stale`, the configuration moved (or,
- * claimed, a re-check failed); `repeat`, an action is recorded under the call's idempotency key;
- * `bucket_short`, the key's bucket lacks the call's tokens.
- */
-export type RecordOutcome =
-  "recorded" | "plan_limit" | "idempotency_conflict" | "claim_refused" | "stale" | "repeat" | "bucket_short";
+} from "./rows.js";
 
 // One statement: the usage count first (count_usage_many, migrations 0014, 0030 and 0031: exact at
 // a limited plan's limit without one row every decision queues on), and
@@ -169,7 +96,7 @@ function warmAdmission(from: string, w: (n: number) => string): string {
 ),`;
 }
 
-// A claim made with the decision: its re-checks (record-rows.ts) hold, or nothing is written.
+// A claim made with the decision: its re-checks (rows.ts) hold, or nothing is written.
 const CLAIM_GUARD = `guard as (
   ${claimGuard({
     select: "1",

@@ -1,10 +1,10 @@
+import { receiptRecord } from "../../actions/index.js";
+import type { GatewayIdentity } from "../../identities/index.js";
 import { quotas, type Plan } from "../../plans/index.js";
 import { newRowId } from "../../store/row-id.js";
 import type { DecisionCall } from "../authorize-call.js";
 import type { DecisionContext } from "../context.js";
-import { receiptRecord } from "../evidence.js";
-import type { GatewayIdentity } from "../gateway-identity.js";
-import type { DecisionWrite, ObjectRecord } from "../record.js";
+import type { DecisionWrite, ObjectRecord } from "./decision-write.js";
 import type { RecordedIds, RecordedVerdict, VerdictOutcome } from "../verdict-view.js";
 import { actionRecord } from "./action-record.js";
 import { decisionEvents } from "./events.js";
@@ -32,7 +32,7 @@ const objectRecord = (o: { id: string; body: { type: string } }): ObjectRecord =
 
 /**
  * Everything a new decision writes, in the shape of the one-statement write
- * (record.ts): the action's row, what the Gateway signs, and the events.
+ * (store.ts): the action's row, what the Gateway signs, and the events.
  */
 export function decisionWrite(w: DecisionWriteInput): DecisionWrite {
   const id = newRowId();
