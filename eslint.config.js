@@ -6,6 +6,53 @@ const actionWrite = /update\s+protected_actions/i;
 const actionWriteMessage =
   "Only core/src/actions changes a protected action: call one of its transitions (core/src/actions/index.ts).";
 
+/**
+ * Which of our packages each package may import (docs/architecture.md, "Layers"): protocol nothing
+ * of ours; core only protocol; api and gateway core and protocol, never each other; the operator,
+ * the clients and the dashboard only protocol and the client. `local/` (make run) composes api and
+ * gateway in one process and is not restricted; tests are exempt, they start real processes.
+ */
+const ourPackages = [
+  "protocol",
+  "core",
+  "api",
+  "gateway",
+  "operator",
+  "client",
+  "dashboard",
+  "local",
+  "test",
+];
+/** Imports of the operator still on core until it moves onto the Cloud API client (issue 41): this list only shrinks. */
+const operatorPendingCore = ["config", "webhooks"];
+function importsOnly(name, allowed, pending = []) {
+  const others = ourPackages.filter((p) => !allowed.includes(p) && p !== name);
+  const pendingPart = pending.length > 0 ? `(?!core/(${pending.join("|")})$)` : "";
+  return {
+    files: [`${name === "client" ? "clients/typescript" : name}/src/**/*.{ts,tsx}`],
+    ignores: ["**/*.test.ts", "**/*.test-support.ts", "**/*.bench.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: `^@countersign/${pendingPart}(${others.join("|")})(/|$)`,
+              message: `${name} may import only ${allowed.length > 0 ? allowed.join(" and ") : "nothing of ours"} (docs/architecture.md, "Layers").`,
+            },
+            {
+              regex:
+                "^(\\.\\./)+(protocol|core|api|gateway|operator|clients|dashboard|local|test)/(src|typescript)(/|$)",
+              message:
+                "Import another package by its name (@countersign/...), never by a relative path into its tree.",
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   {
     ignores: ["**/dist/**", "**/node_modules/**", ".data/**", ".cache/**", "charts/**", "clients/python/**"],
@@ -28,4 +75,11 @@ export default tseslint.config(
       ],
     },
   },
+  importsOnly("protocol", []),
+  importsOnly("core", ["protocol"]),
+  importsOnly("api", ["protocol", "core"]),
+  importsOnly("gateway", ["protocol", "core"]),
+  importsOnly("operator", ["protocol", "client"], operatorPendingCore),
+  importsOnly("client", ["protocol"]),
+  importsOnly("dashboard", ["protocol", "client"]),
 );
