@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test openapi test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm cnpg-crds stripe-mock images kind-e2e
+.PHONY: install build run test openapi test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm cnpg-crds stripe-mock images cluster kind-e2e
 
 # Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
 # registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
@@ -113,9 +113,16 @@ cnpg-crds:
 stripe-mock:
 	test/stripe-mock/build.sh
 
-# The Countersign image (images/Dockerfile) with docker or podman; fails clearly without one.
+# The Countersign image (images/Dockerfile) with docker or podman; without either, with buildah on
+# base images built here (images/buildah.sh: OCI archives in .cache/images/). See docs/cluster.md.
 images:
 	images/build.sh
+
+# The single-node test cluster's binaries (kubelet, kube-controller-manager, kube-scheduler,
+# kube-proxy, kubectl, CoreDNS, pause) through the Go module proxy into .cache/cluster/<version>/;
+# test/cluster/cluster.sh starts and stops the cluster. See docs/cluster.md.
+cluster: control-plane
+	test/cluster/build.sh
 
 # charts/countersign end to end in a kind cluster (needs a container engine and kind).
 kind-e2e: helm

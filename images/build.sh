@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make images`: builds the Countersign image (api, gateway, operator, migrations) with docker or
-# podman. Fails clearly on a machine without a container engine.
+# podman; on a machine with neither, with buildah and base images built here (images/buildah.sh,
+# OCI archives under .cache/images/). Fails clearly when none of the three is present.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 IMAGE="${IMAGE:-countersign}"
@@ -12,9 +13,12 @@ if [[ -z "$engine" ]]; then
     if command -v "$candidate" >/dev/null 2>&1; then engine="$candidate"; break; fi
   done
 fi
-if [[ -z "$engine" ]] || ! "$engine" info >/dev/null 2>&1; then
-  echo "make images: no container engine is available (looked for docker and podman, or CONTAINER_ENGINE)." >&2
-  echo "Install docker or podman and start it, then run make images again." >&2
+if [[ -z "$engine" || "$engine" == buildah ]] || ! "$engine" info >/dev/null 2>&1; then
+  if [[ "${CONTAINER_ENGINE:-buildah}" == buildah ]] && command -v buildah >/dev/null 2>&1; then
+    exec "$root/images/buildah.sh"
+  fi
+  echo "make images: no container engine is available (looked for docker, podman and buildah, or CONTAINER_ENGINE)." >&2
+  echo "Install docker, podman or buildah (root), then run make images again." >&2
   exit 1
 fi
 
