@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { managedBySchema } from "./managed-by.js";
 import { nameSchema } from "./names.js";
+import { pageSchema } from "./pages.js";
 
 export const agentStatuses = ["active", "disabled"] as const;
 const agentStatus = z.enum(agentStatuses);
@@ -33,3 +34,6 @@ export type AgentPatch = z.infer<typeof agentPatchSchema>;
 
 /** The answer of GET, POST and PATCH of one agent: `{agent}`. */
 export const agentAnswerSchema = z.strictObject({ agent: agentSchema });
+
+/** GET .../agents: a page of agents. */
+export const agentListSchema = pageSchema(agentSchema);

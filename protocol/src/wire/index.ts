@@ -11,6 +11,7 @@ export {
   agentStatuses,
   agentSchema,
   agentAnswerSchema,
+  agentListSchema,
   agentCreateSchema,
   agentPatchSchema,
   type Agent,

@@ -1,12 +1,16 @@
 import { z } from "zod";
+import { noContentSchema } from "@countersign/protocol/wire";
 import { CloudApiError, errorOf } from "./errors.js";
 
 export interface CloudClientOptions {
   /** The Cloud API's origin ("https://cloud.example"), or "" for the page's own origin in a browser. */
   baseUrl: string;
   fetch?: typeof fetch;
-  /** Authentication per request: a bearer key, or a session's X-Service-CSRF. May throw to refuse it. */
-  headers?: (method: string) => Record<string, string>;
+  /**
+   * Authentication per request: a bearer key, or a session's X-Service-CSRF. May throw to refuse it,
+   * and may be asynchronous (the operator reads its ServiceAccount token for each request).
+   */
+  headers?: (method: string) => Record<string, string> | Promise<Record<string, string>>;
   credentials?: RequestInit["credentials"];
   /** Told the status and headers of every answer received (a browser ends its session on 401). */
   onAnswer?: (status: number, headers: Headers) => void;
@@ -40,8 +44,8 @@ export interface CloudClient {
   ): Promise<{ bytes: Uint8Array; headers: Headers }>;
 }
 
-/** The answer of a 204: nothing. */
-export const noContent = z.undefined();
+/** The answer of a 204: nothing (the wire's one schema of it). */
+export const noContent = noContentSchema;
 
 export const API_PREFIX = "/api/v1";
 
@@ -60,7 +64,7 @@ export function createCloudClient(options: CloudClientOptions): CloudClient {
     // Asked before sending: a refusal thrown here (e.g. the browser's account changed) is the caller's.
     const headers: Record<string, string> = {
       accept,
-      ...options.headers?.(method),
+      ...(await options.headers?.(method)),
       ...opts.headers,
     };
     if (opts.body !== undefined) headers["content-type"] = "application/json";
@@ -72,11 +76,15 @@ export function createCloudClient(options: CloudClientOptions): CloudClient {
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
         credentials: options.credentials,
         signal: opts.signal,
+        // A redirect is an error answer, never followed: it would carry the credentials elsewhere.
+        redirect: "manual",
       });
     } catch (err) {
+      // A wrapping fetch's own refusal (the operator's, while its health probe sees an outage).
+      if (err instanceof CloudApiError) throw err;
       if (opts.signal?.aborted || (err instanceof Error && err.name === "AbortError"))
         throw new CloudApiError(0, "ABORTED", "the request was aborted");
-      throw new CloudApiError(0, "NETWORK_ERROR", "the service could not be reached");
+      throw new CloudApiError(0, "NETWORK_ERROR", `the service could not be reached${reasonOf(err)}`);
     }
     options.onAnswer?.(res.status, res.headers);
     if (!res.ok) throw errorOf(res.status, res.headers, await res.text().catch(() => ""));
@@ -103,12 +111,17 @@ export function createCloudClient(options: CloudClientOptions): CloudClient {
       throw new CloudApiError(res.status, "INVALID_ANSWER", "the answer is not JSON");
     }
     const parsed = answer.safeParse(json);
-    if (!parsed.success)
+    if (!parsed.success) {
+      // Where the answer differs, never its values: an answer may hold what must not be logged.
+      const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), code: i.code }));
       throw new CloudApiError(
         res.status,
         "INVALID_ANSWER",
-        `the answer does not match its schema: ${parsed.error.message}`,
+        `the answer does not match its schema at ${issues.map((i) => i.path || "(root)").join(", ")}`,
+        { issues },
+        res.headers.get("x-request-id") ?? undefined,
       );
+    }
     return parsed.data;
   }
 
@@ -130,4 +143,11 @@ export function createCloudClient(options: CloudClientOptions): CloudClient {
       return { bytes, headers: res.headers };
     },
   };
+}
+
+/** The low-level reason a fetch failed (ECONNREFUSED, ENOTFOUND, TimeoutError), never the URL. */
+function reasonOf(err: unknown): string {
+  const e = err as { cause?: { code?: unknown }; name?: unknown } | undefined;
+  const reason = e?.cause?.code ?? (e?.name === "TypeError" ? undefined : e?.name);
+  return typeof reason === "string" ? ` (${reason})` : "";
 }
