@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageSchema } from "./pages.js";
 
 /**
  * The ten states of a protected action (SPEC 2.6). A decision records one of the first four; the
@@ -92,3 +93,6 @@ export const cancellationAnswerSchema = z.strictObject({
 
 /** GET .../actions/<action_id>. */
 export const actionAnswerSchema = z.strictObject({ action: actionSchema });
+
+/** GET .../actions: a page of actions. */
+export const actionListSchema = pageSchema(actionSchema);

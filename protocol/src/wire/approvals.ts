@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageSchema } from "./pages.js";
 import { signedObjectSchema, type BodyOf, type SignedObject } from "../evidence/index.js";
 import {
   actionSummarySchema,
@@ -71,3 +72,6 @@ export const approvalDecisionAnswerSchema = z.strictObject({
 
 /** GET .../approvals/<approval_id>: with the held call's arguments for whoever may decide it. */
 export const approvalAnswerSchema = z.strictObject({ approval: approvalSchema });
+
+/** GET .../approvals: a page of approval requests. */
+export const approvalListSchema = pageSchema(approvalSchema);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageSchema } from "./pages.js";
 import { signedObjectSchema, type BodyOf, type SignedObject } from "../evidence/index.js";
 
 export const delegationStates = ["active", "expired", "revoked"] as const;
@@ -32,3 +33,6 @@ export const revocationSubmissionSchema = z.strictObject({ revocation: z.record(
 
 /** The answer of those two and of nothing else: `{delegation}`. */
 export const delegationAnswerSchema = z.strictObject({ delegation: delegationSchema });
+
+/** GET .../agents/<id>/delegations: a page of delegations. */
+export const delegationListSchema = pageSchema(delegationSchema);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageSchema } from "./pages.js";
 import { managedBySchema } from "./managed-by.js";
 import { nameSchema } from "./names.js";
 import { MAX_URL_LENGTH } from "./urls.js";
@@ -108,3 +109,6 @@ export const discoverySchema = z.strictObject({
   pages: z.number().int(),
   bytes: z.number().int(),
 });
+
+/** GET .../mcp-servers: a page of servers. */
+export const mcpServerListSchema = pageSchema(mcpServerSchema);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageSchema } from "./pages.js";
 
 export const observeEndReasons = ["ended", "expired", "settings_changed"] as const;
 
@@ -70,3 +71,6 @@ export type ObserveReport = z.infer<typeof observeReportSchema>;
 export const observeEndedAllSchema = z.strictObject({ ended: z.array(observeWindowSchema) });
 /** GET .../observe-windows/<window_id>/report. */
 export const observeReportAnswerSchema = z.strictObject({ report: observeReportSchema });
+
+/** GET .../observe-windows: a page of windows. */
+export const observeWindowListSchema = pageSchema(observeWindowSchema);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageSchema } from "./pages.js";
 import type {
   DecisionMap,
   ExamplesReport,
@@ -448,3 +449,8 @@ export const policyEvidenceSchema = z.strictObject({
   audit: evidenceRows,
   digest: z.string(),
 });
+
+/** GET .../policies: a page of policies. */
+export const policyListSchema = pageSchema(policySchema);
+/** GET .../policies/<id>/simulations: a page of saved simulations. */
+export const savedSimulationListSchema = pageSchema(savedSimulationSchema);

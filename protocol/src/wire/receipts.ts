@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageSchema } from "./pages.js";
 import { summarySchema, verificationResultSchema } from "../evidence/index.js";
 import { actionSummarySchema, evidenceStateSchema, policyDecisionSchema } from "./actions.js";
 
@@ -118,3 +119,6 @@ export type DecisionCheck = z.infer<typeof decisionCheckSchema>;
 export const receiptAnswerSchema = z.strictObject({ receipt: receiptDetailSchema });
 /** GET .../receipts/<receipt_id>/decision-check. */
 export const decisionCheckAnswerSchema = z.strictObject({ decision_check: decisionCheckSchema });
+
+/** GET .../receipts: a page of receipts. */
+export const receiptListSchema = pageSchema(receiptListItemSchema);

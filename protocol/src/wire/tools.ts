@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageSchema } from "./pages.js";
 import { managedBySchema } from "./managed-by.js";
 
 /**
@@ -121,3 +122,6 @@ export type ToolPatch = z.infer<typeof toolPatchSchema>;
 
 /** POST .../tools/<id>/authorize: the binding the admin saw, refused BINDING_CHANGED if it moved. */
 export const toolAuthorizeSchema = z.strictObject({ binding_digest: digest });
+
+/** GET .../tools: a page of tools. */
+export const toolListSchema = pageSchema(toolSchema);
