@@ -6,7 +6,8 @@ import type { Pool } from "@countersign/core/store";
 /** How often a replica reports itself (the language gate of SPEC 3.4 reads `last_seen_at`). */
 export const REPORT_INTERVAL_MS = 15_000;
 
-const VERSION = "0.1.0";
+/** The Gateway's version: reported with each replica and named by its OpenAPI document. */
+export const VERSION = "0.1.0";
 
 /** This replica's id: host name plus a random suffix, so restarts and pods on one host stay apart. */
 export function newInstanceId(): string {

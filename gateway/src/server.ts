@@ -3,6 +3,7 @@ import { createServer, type Logger } from "@countersign/core/server";
 import { databaseReadiness, type Pool } from "@countersign/core/store";
 import { gatewayErrors, gatewayNotFound } from "./http/edge.js";
 import { sendUnavailable } from "./http/unavailable.js";
+import { openApiRoute } from "./openapi/route.js";
 
 const ONE_MIB = 1024 * 1024;
 
@@ -31,6 +32,8 @@ export function buildGatewayServer(opts: GatewayServerOptions): FastifyInstance 
   // Paths the Gateway does not serve, and errors outside its two endpoints, in the same shapes.
   app.setNotFoundHandler(gatewayNotFound);
   app.setErrorHandler(gatewayErrors);
+  // The document describing the server, whichever of its endpoints it serves (no key needed).
+  app.register(openApiRoute);
   if (opts.routes) app.register(opts.routes);
   return app;
 }

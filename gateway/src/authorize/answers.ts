@@ -1,15 +1,22 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { KeyCheck } from "../http/key-check.js";
-import { retryableGatewayCodes, statusOf, type GatewayCode } from "@countersign/protocol/errors";
+import { gatewayCodes, retryableGatewayCodes } from "@countersign/protocol/errors";
+import type { AuthorizeRefusal, AuthorizeRefusalCode, RateLimitedAnswer } from "@countersign/protocol/wire";
 
 /**
  * Answers of POST /v1/authorize that are not decisions of the pipeline: the
  * HTTP-level refusals (docs/gateway.md lists each). Every body has `allowed`
- * false, so a caller that only reads `allowed` stays safe.
+ * false, so a caller that only reads `allowed` stays safe. Shapes: the Gateway's wire
+ * (protocol/src/wire/gateway/authorize.ts), which the OpenAPI document is generated from.
  */
-export function refuse(reply: FastifyReply, http: number, code: GatewayCode, detail: string): FastifyReply {
-  const status = statusOf(code);
-  const body: Record<string, unknown> = { allowed: false, status, code, detail };
+export function refuse(
+  reply: FastifyReply,
+  http: number,
+  code: AuthorizeRefusalCode,
+  detail: string,
+): FastifyReply {
+  const status = gatewayCodes[code];
+  const body: AuthorizeRefusal = { allowed: false, status, code, detail };
   if (retryableGatewayCodes.has(code)) body.retryable = true;
   if (status === "unavailable") reply.header("retry-after", "5");
   return reply.code(http).send(body);
@@ -39,20 +46,21 @@ export function refuseUnauthorized(reply: FastifyReply): FastifyReply {
 
 export function refuseRateLimited(reply: FastifyReply, waitSeconds: number): FastifyReply {
   const seconds = Math.max(1, Math.ceil(waitSeconds));
+  const body: RateLimitedAnswer = {
+    allowed: false,
+    status: "unavailable",
+    code: "RATE_LIMITED",
+    retryable: true,
+    detail: `too many requests for this key; retry in ${seconds} s`,
+    retry_after_seconds: seconds,
+  };
   return (
     reply
       .code(429)
       .header("retry-after", String(seconds))
       // RATE_LIMITED is the HTTP-level answer of a key over its budget, not a decision; its status is
       // the one every "retry later" answer of this endpoint carries, as /mcp's error data says.
-      .send({
-        allowed: false,
-        status: "unavailable",
-        code: "RATE_LIMITED",
-        retryable: true,
-        detail: `too many requests for this key; retry in ${seconds} s`,
-        retry_after_seconds: seconds,
-      })
+      .send(body)
   );
 }
 

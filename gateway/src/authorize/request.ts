@@ -1,23 +1,9 @@
-import { z } from "zod";
+import type { z } from "zod";
 
 /**
- * The body of POST /v1/authorize (SPEC 4.1). Any other member, a wrong type or
- * a length outside the rules is 400 invalid_request / INVALID_REQUEST; the
- * argument limits of 8.3 are checked afterwards (INVALID_ARGUMENTS).
+ * Why a body failed `authorizeRequestSchema` (protocol/src/wire/gateway, SPEC 4.1): a one-line
+ * reason naming the offending member, never its value.
  */
-export const authorizeRequest = z.strictObject({
-  tool: z.string().min(1).max(128),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  idempotency_key: z.string().min(1).max(200).optional(),
-  wait_seconds: z.number().int().min(0).optional(),
-});
-
-export type AuthorizeRequest = z.infer<typeof authorizeRequest>;
-
-/** Longest approval wait a call may ask for (SPEC 8.4); larger values are lowered to it. */
-export const MAX_WAIT_SECONDS = 60;
-
-/** A one-line reason naming the offending member, never its value. */
 export function describeInvalid(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return "invalid request";

@@ -7,7 +7,8 @@ import { checkGatewayKey } from "../http/key-check.js";
 import { otherMethods } from "../http/edge.js";
 import { refuse, refuseKeyCheck } from "./answers.js";
 import { authorizeErrors } from "./edge-errors.js";
-import { authorizeRequest, describeInvalid, MAX_WAIT_SECONDS } from "./request.js";
+import { authorizeRequestSchema, MAX_WAIT_SECONDS } from "@countersign/protocol/wire";
+import { describeInvalid } from "./request.js";
 
 /**
  * POST /v1/authorize (SPEC 4.1): HTTP-level checks in the order that keeps
@@ -43,7 +44,7 @@ export async function authorizeRoutes(app: FastifyInstance, ctx: GatewayContext)
     const parsed =
       request.body === undefined || request.body === null
         ? undefined
-        : authorizeRequest.safeParse(request.body);
+        : authorizeRequestSchema.safeParse(request.body);
     const intent = parsed?.success
       ? { tool: parsed.data.tool, idempotencyKey: parsed.data.idempotency_key ?? null }
       : null;

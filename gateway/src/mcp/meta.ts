@@ -1,4 +1,4 @@
-import { MAX_WAIT_SECONDS } from "../authorize/request.js";
+import { MAX_WAIT_SECONDS } from "@countersign/protocol/wire";
 
 export type CallMeta =
   { ok: true; idempotencyKey: string | null; waitSeconds: number } | { ok: false; detail: string };

@@ -23,13 +23,22 @@ const validators = [
 
 /** Real refusals as the Gateway answers them: denied, held (with its extra members and policy explanation), failed. */
 const refusals = [
-  refusalResult("POLICY_DENIED", "the policy denies this call", { protected_action_id: "pa_1" })
-    .structuredContent,
+  refusalResult("POLICY_DENIED", "the policy denies this call", {
+    protected_action_id: "0b7f3c52-1d1e-4c3a-9d57-7f0f6c1c2a10",
+  }).structuredContent,
   refusalResult(
     "APPROVAL_PENDING",
     "waiting for approval",
-    { protected_action_id: "pa_2", approval_request_id: "ar_1", expires_at: "2026-11-27T15:00:00Z" },
-    { message: "refunds above 100 need a person", schema: "service.cloud/agent-explanation@1" },
+    {
+      protected_action_id: "5a1d6c1e-8e0b-4f0e-b7a4-2f3f1c9d8e21",
+      approval_request_id: "9c2e4b7a-3f61-4d2b-8a0e-6b5c4d3e2f10",
+      expires_at: "2026-11-27T15:00:00.000Z",
+    },
+    {
+      message: "refunds above 100 need a person",
+      schema: "service.cloud/agent-explanation@1",
+      disclosure: "rule",
+    },
   ).structuredContent,
   refusalResult("GATEWAY_BUSY", "try again").structuredContent,
 ];

@@ -1,4 +1,4 @@
-import { refusalContentJsonSchema } from "@countersign/protocol/errors";
+import { refusalContentJsonSchema } from "@countersign/protocol/wire";
 
 type Schema = Record<string, unknown>;
 

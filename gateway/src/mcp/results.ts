@@ -5,8 +5,13 @@ import {
   retryableGatewayCodes,
   statusOf,
   type GatewayCode,
-  type RefusalContent,
 } from "@countersign/protocol/errors";
+import {
+  agentExplanationSchema,
+  observePolicySchema,
+  type RefusalContent,
+  type ResultServiceMeta,
+} from "@countersign/protocol/wire";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 type Body = Record<string, unknown>;
@@ -22,15 +27,16 @@ export function refusalResult(
   detail: string,
   extra: Body = {},
   explanation: ({ message?: string } & Body) | null = null,
-  meta?: Body,
+  meta?: ResultServiceMeta,
 ): CallToolResult {
-  // Typed by the refusal's schema (protocol/src/errors/refusal.ts), which tools/list's output schemas admit.
+  // Typed by the refusal's schema (protocol/src/wire/gateway/mcp.ts), which tools/list's output schemas admit.
   const service: RefusalContent["service"] = { status: statusOf(code), code, detail, ...extra };
   if (retryableGatewayCodes.has(code)) service.retryable = true;
   const content: CallToolResult["content"] = [{ type: "text", text: `${code}: ${detail}` }];
   if (explanation) {
-    service.policy = explanation;
-    content.push({ type: "text", text: `Why: ${explanation.message}` });
+    // The stored explanation (SPEC 2.9) as the refusal's schema promises it to MCP clients.
+    service.policy = agentExplanationSchema.parse(explanation);
+    content.push({ type: "text", text: `Why: ${service.policy.message}` });
   }
   return {
     content,
@@ -74,7 +80,7 @@ export interface CompletedCall {
  * error result).
  */
 export function completedResult(c: CompletedCall): CallToolResult {
-  const meta: Body = {
+  const meta: ResultServiceMeta = {
     protected_action_id: c.view.id,
     ...(c.receipt
       ? {
@@ -85,7 +91,8 @@ export function completedResult(c: CompletedCall): CallToolResult {
       : {}),
   };
   const policy = observePolicyOf(c.view);
-  if (policy) meta.policy = policy;
+  // Read from the action's columns: validated into the wire's shape, not cast.
+  if (policy) meta.policy = observePolicySchema.parse(policy);
   if (c.status === "succeeded" && c.result) {
     const upstreamMeta = (c.result._meta as Body | undefined) ?? {};
     return { ...(c.result as CallToolResult), _meta: { ...upstreamMeta, service: meta } };

@@ -8,10 +8,4 @@ export {
   type GatewayCode,
   type GatewayStatus,
 } from "./gateway-codes.js";
-export {
-  refusalContentSchema,
-  refusalServiceSchema,
-  refusalContentJsonSchema,
-  type RefusalContent,
-} from "./refusal.js";
 export { ServiceError, type Issue, type ErrorDetails } from "./service-error.js";

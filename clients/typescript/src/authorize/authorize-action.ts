@@ -10,6 +10,7 @@ import {
   ServiceRateLimitedError,
   ServiceUnavailableError,
 } from "./errors.js";
+import { authorizeRefusalSchema } from "@countersign/protocol/wire";
 import { checkGatewayUrl, endpoint } from "./gateway-url.js";
 import { checkRequest, type AuthorizeRequest } from "./request.js";
 import { readResult, type AuthorizeResult } from "./result.js";
@@ -50,9 +51,11 @@ function interpret(answer: HttpAnswer): AuthorizeResult {
   }
   const body = parseJson(answer.text);
   if (status === 200) return readResult(body);
+  // An answer with `allowed` false in the Gateway's wire (protocol/src/wire/gateway), or undefined.
+  const refusal = authorizeRefusalSchema.safeParse(body).data;
   if (status === 400) {
     // The Gateway's invalid_request answers are decisions; a 400 from anything else is not.
-    if (isServiceBody(body)) return readResult(body);
+    if (refusal) return readResult(body);
     throw new ServiceHttpError("HTTP 400 that is not a Gateway answer", { httpStatus: status });
   }
   if (status === 401)
@@ -60,17 +63,17 @@ function interpret(answer: HttpAnswer): AuthorizeResult {
   if (status === 429)
     throw new ServiceRateLimitedError(
       "too many requests for this key (HTTP 429)",
-      retryAfter(answer, body) ?? 1,
+      retryAfter(answer, refusal?.retry_after_seconds) ?? 1,
     );
-  if (status === 503 && isServiceBody(body) && typeof (body as { code: unknown }).code === "string") {
+  if (status === 503 && refusal) {
     // The Gateway says it could not decide now; it recorded nothing.
-    const code = (body as { code: string }).code;
+    const code = refusal.code;
     throw new ServiceUnavailableError(
       code,
       `the Gateway cannot decide now (${code}); nothing was recorded, retry later`,
       {
         outcomeUnknown: false,
-        retryAfterSeconds: retryAfter(answer, body),
+        retryAfterSeconds: retryAfter(answer, refusal.retry_after_seconds),
       },
     );
   }
@@ -78,7 +81,7 @@ function interpret(answer: HttpAnswer): AuthorizeResult {
     throw new ServiceUnavailableError(
       "HTTP_ERROR",
       `HTTP ${status} from the Gateway URL; the outcome is unknown`,
-      { outcomeUnknown: true, retryAfterSeconds: retryAfter(answer, body) },
+      { outcomeUnknown: true, retryAfterSeconds: retryAfter(answer, refusal?.retry_after_seconds) },
     );
   }
   throw new ServiceHttpError(`HTTP ${status} from the Gateway URL`, { httpStatus: status });
@@ -92,18 +95,8 @@ function parseJson(text: string): unknown {
   }
 }
 
-function isServiceBody(body: unknown): boolean {
-  return (
-    typeof body === "object" &&
-    body !== null &&
-    (body as { allowed?: unknown }).allowed === false &&
-    typeof (body as { status?: unknown }).status === "string"
-  );
-}
-
-function retryAfter(answer: HttpAnswer, body: unknown): number | null {
+function retryAfter(answer: HttpAnswer, member: number | undefined): number | null {
   const header = Number(answer.headers["retry-after"]);
   if (Number.isFinite(header) && header >= 0) return header;
-  const member = (body as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
-  return typeof member === "number" && member >= 0 ? member : null;
+  return member ?? null;
 }

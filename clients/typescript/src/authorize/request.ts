@@ -3,6 +3,7 @@
  * request the Gateway would refuse as sent is answered here the same way,
  * `invalid_request`, without a round trip and without sending the key.
  */
+import type { AuthorizeRequestBody } from "@countersign/protocol/wire";
 import type { Refusal } from "./result.js";
 
 export interface AuthorizeRequest {
@@ -12,12 +13,8 @@ export interface AuthorizeRequest {
   waitSeconds?: number;
 }
 
-export type WireRequest = {
-  tool: string;
-  arguments: Record<string, unknown>;
-  idempotency_key?: string;
-  wait_seconds?: number;
-};
+/** The body sent: the Gateway's wire (protocol/src/wire/gateway), with `arguments` always present. */
+export type WireRequest = AuthorizeRequestBody & { arguments: Record<string, unknown> };
 
 export function checkRequest(
   req: AuthorizeRequest,

@@ -4,21 +4,19 @@
  * `authorized`) is permission to act, once, before `expiresAt`, with exactly
  * the authorized arguments.
  */
+import {
+  authorizationSchema,
+  authorizeRefusalSchema,
+  type AuthorizeRefusal,
+  type ObservePolicy,
+} from "@countersign/protocol/wire";
 import { ServiceProtocolError } from "./errors.js";
 
-export type DecisionStatus =
-  | "authorized"
-  | "approval_pending"
-  | "denied"
-  | "rejected"
-  | "expired"
-  | "cancelled"
-  | "plan_limit"
-  | "invalid_request"
-  | "unavailable";
+/** `authorized`, or the status of an answer with `allowed` false (the Gateway's wire, SPEC 4.1). */
+export type DecisionStatus = "authorized" | AuthorizeRefusal["status"];
 
 /** The policy member of an authorization: null, or the observe window that relaxed it. */
-export type AuthorizationPolicy = Record<string, unknown> | null;
+export type AuthorizationPolicy = ObservePolicy | null;
 
 export interface Authorization {
   allowed: true;
@@ -41,7 +39,7 @@ export interface Authorization {
 
 export interface Refusal {
   allowed: false;
-  status: Exclude<DecisionStatus, "authorized">;
+  status: AuthorizeRefusal["status"];
   code: string;
   detail: string;
   /** Absent (null) for decisions that recorded nothing, such as invalid requests and plan limits. */
@@ -60,90 +58,64 @@ export interface Refusal {
 
 export type AuthorizeResult = Authorization | Refusal;
 
-const REFUSAL_STATUSES = new Set([
-  "approval_pending",
-  "denied",
-  "rejected",
-  "expired",
-  "cancelled",
-  "plan_limit",
-  "invalid_request",
-  "unavailable",
-]);
-
-type Wire = Record<string, unknown>;
-
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
-
-/** Reads a Gateway answer; anything that is not one is `NOT_A_SERVICE_RESULT`, never success. */
+/**
+ * Reads a Gateway answer, validated by the Gateway's wire schemas (protocol/src/wire/gateway);
+ * anything that is not one is `NOT_A_SERVICE_RESULT`, never success.
+ */
 export function readResult(body: unknown): AuthorizeResult {
   if (typeof body !== "object" || body === null || Array.isArray(body))
     throw notAResult("the answer is not a JSON object");
-  const b = body as Wire;
-  if (b.allowed === true) {
-    const required = [
-      "protected_action_id",
-      "expires_at",
-      "task_object_id",
-      "proposal_object_id",
-      "receipt_object_id",
-      "arguments_digest",
-      "receipt_id",
-    ];
-    if (
-      b.status !== "authorized" ||
-      b.decision !== "allow" ||
-      b.execution !== "caller" ||
-      required.some((m) => typeof b[m] !== "string")
-    ) {
-      throw notAResult("an answer with allowed true lacks the members of an authorization");
-    }
+  if ("allowed" in body && body.allowed === true) {
+    const parsed = authorizationSchema.safeParse(body);
+    if (!parsed.success)
+      throw notAResult(
+        `an answer with allowed true lacks the members of an authorization (${where(parsed.error)})`,
+      );
+    const b = parsed.data;
     return {
       allowed: true,
       status: "authorized",
       decision: "allow",
       execution: "caller",
       code: null,
-      detail: str(b.note) ?? "authorized",
-      protectedActionId: b.protected_action_id as string,
-      approvalRequestId: str(b.approval_request_id),
-      expiresAt: b.expires_at as string,
-      taskObjectId: b.task_object_id as string,
-      proposalObjectId: b.proposal_object_id as string,
-      receiptObjectId: b.receipt_object_id as string,
-      argumentsDigest: b.arguments_digest as string,
-      receiptId: b.receipt_id as string,
-      policy: isObject(b.policy) ? b.policy : null,
-      note: str(b.note) ?? "",
+      detail: b.note,
+      protectedActionId: b.protected_action_id,
+      approvalRequestId: b.approval_request_id,
+      expiresAt: b.expires_at,
+      taskObjectId: b.task_object_id,
+      proposalObjectId: b.proposal_object_id,
+      receiptObjectId: b.receipt_object_id,
+      argumentsDigest: b.arguments_digest,
+      receiptId: b.receipt_id,
+      policy: b.policy,
+      note: b.note,
     };
   }
-  if (
-    b.allowed !== false ||
-    typeof b.status !== "string" ||
-    !REFUSAL_STATUSES.has(b.status) ||
-    typeof b.code !== "string"
-  ) {
-    throw notAResult("the answer has no decision (allowed, status and code)");
-  }
+  const parsed = authorizeRefusalSchema.safeParse(body);
+  if (!parsed.success)
+    throw notAResult(`the answer has no decision (allowed, status, code and detail: ${where(parsed.error)})`);
+  const b = parsed.data;
   return {
     allowed: false,
-    status: b.status as Refusal["status"],
+    status: b.status,
     code: b.code,
-    detail: str(b.detail) ?? "",
-    protectedActionId: str(b.protected_action_id),
-    approvalRequestId: str(b.approval_request_id),
-    expiresAt: str(b.expires_at),
-    taskObjectId: str(b.task_object_id),
-    proposalObjectId: str(b.proposal_object_id),
-    receiptObjectId: str(b.receipt_object_id),
-    receiptId: str(b.receipt_id),
+    detail: b.detail,
+    protectedActionId: b.protected_action_id ?? null,
+    approvalRequestId: b.approval_request_id ?? null,
+    expiresAt: b.expires_at ?? null,
+    taskObjectId: b.task_object_id ?? null,
+    proposalObjectId: b.proposal_object_id ?? null,
+    receiptObjectId: b.receipt_object_id ?? null,
+    receiptId: b.receipt_id ?? null,
     retryable: b.retryable === true,
-    policy: isObject(b.policy) ? b.policy : null,
+    policy: b.policy ?? null,
   };
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+/** The first member that failed, never its value. */
+function where(error: { issues: { path: PropertyKey[] }[] }): string {
+  const path = error.issues[0]?.path ?? [];
+  return path.length ? `member ${path.map(String).join(".")}` : "body";
 }
 
 function notAResult(why: string): ServiceProtocolError {

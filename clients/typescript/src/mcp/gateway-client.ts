@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { rpcErrorDataSchema } from "@countersign/protocol/wire";
 import { checkApiKey } from "../authorize/api-key.js";
 import {
   ServiceError,
@@ -123,11 +124,11 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
           "no answer from the Gateway in time; the outcome is unknown",
           { outcomeUnknown: true, cause: err },
         );
-      const service = (err.data as { service?: { status?: unknown; code?: unknown } } | undefined)?.service;
+      const service = rpcErrorDataSchema.safeParse(err.data).data?.service;
       if (service?.status === "unavailable") {
         throw new ServiceUnavailableError(
           "RPC_UNAVAILABLE",
-          `the Gateway answered unavailable (${String(service.code)})`,
+          `the Gateway answered unavailable (${service.code})`,
           { outcomeUnknown: false, cause: err },
         );
       }

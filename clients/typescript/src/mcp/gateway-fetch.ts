@@ -5,6 +5,7 @@
  * sees them, so callers get one set of error classes for both protocols.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { jsonRpcErrorAnswerSchema, rpcErrorDataSchema } from "@countersign/protocol/wire";
 import {
   ServiceAuthError,
   ServiceHttpError,
@@ -59,16 +60,14 @@ export function gatewayFetch(origin: string, base: FetchLike = fetch): FetchLike
     }
     if (status < 400) return response;
     const body = await response.json().catch(() => undefined);
-    const data = (
-      body as
-        { error?: { data?: { retry_after_seconds?: unknown; service?: { code?: unknown } } } } | undefined
-    )?.error?.data;
+    // The Gateway's JSON-RPC error and its `data` (protocol/src/wire/gateway/mcp.ts), or undefined.
+    const data = rpcErrorDataSchema.safeParse(jsonRpcErrorAnswerSchema.safeParse(body).data?.error.data).data;
     const retryAfter = retryAfterSeconds(response.headers.get("retry-after"), data?.retry_after_seconds);
     if (status === 401)
       throw new ServiceAuthError("UNAUTHORIZED", "the Gateway refused the API key (HTTP 401)");
     if (status === 429)
       throw new ServiceRateLimitedError("too many requests for this key (HTTP 429)", retryAfter ?? 1);
-    if (status === 503 && typeof data?.service?.code === "string") {
+    if (status === 503 && data?.service) {
       throw new ServiceUnavailableError(
         data.service.code,
         `the Gateway cannot process requests now (${data.service.code}); nothing was recorded`,
@@ -96,8 +95,8 @@ function causeCode(err: unknown): string | null {
   return null;
 }
 
-function retryAfterSeconds(header: string | null, member: unknown): number | null {
+function retryAfterSeconds(header: string | null, member: number | undefined): number | null {
   const h = Number(header);
   if (header !== null && Number.isFinite(h) && h >= 0) return h;
-  return typeof member === "number" && member >= 0 ? member : null;
+  return member ?? null;
 }

@@ -5,7 +5,8 @@
  * Gateway result and is never taken for success.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { gatewayStatuses, type GatewayStatus } from "@countersign/protocol/errors";
+import type { GatewayStatus } from "@countersign/protocol/errors";
+import { refusalServiceSchema, resultServiceMetaSchema } from "@countersign/protocol/wire";
 import { ServiceProtocolError } from "../authorize/errors.js";
 
 /** The refusal statuses of the Gateway (SPEC 7.3), as the protocol package lists them. */
@@ -40,59 +41,58 @@ export type ToolCallOutcome =
   | { ok: true; result: CallToolResult; service: CompletedCall }
   | { ok: false; result: CallToolResult; refusal: ToolRefusal };
 
-const STATUSES = new Set<string>(gatewayStatuses);
-
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 
+/**
+ * Reads a result by the Gateway's wire (protocol/src/wire/gateway/mcp.ts): a refusal's
+ * `structuredContent.service` and `_meta.service` are validated by their schemas.
+ */
 export function readToolResult(result: CallToolResult): ToolCallOutcome {
-  const meta = isObj(result._meta) && isObj(result._meta.service) ? result._meta.service : null;
+  const rawMeta = isObj(result._meta) ? result._meta.service : undefined;
   if (result.isError === true) {
-    const service =
-      isObj(result.structuredContent) && isObj(result.structuredContent.service)
-        ? result.structuredContent.service
-        : null;
-    if (
-      !service ||
-      typeof service.status !== "string" ||
-      !STATUSES.has(service.status) ||
-      typeof service.code !== "string"
-    ) {
+    const parsed = refusalServiceSchema.safeParse(
+      isObj(result.structuredContent) ? result.structuredContent.service : undefined,
+    );
+    if (!parsed.success) {
       throw new ServiceProtocolError(
         "an error result without structuredContent.service is not a Gateway refusal",
       );
     }
+    const service = parsed.data;
+    // A refusal's receipt ids (rejected, cancelled, failed) are in `_meta.service` when it has one.
+    const meta = resultServiceMetaSchema.safeParse(rawMeta).data;
     return {
       ok: false,
       result,
       refusal: {
-        status: service.status as ToolRefusalStatus,
+        status: service.status,
         code: service.code,
-        detail: str(service.detail) ?? "",
-        protectedActionId: str(service.protected_action_id) ?? str(meta?.protected_action_id),
-        approvalRequestId: str(service.approval_request_id),
-        expiresAt: str(service.expires_at),
+        detail: service.detail,
+        protectedActionId: service.protected_action_id ?? meta?.protected_action_id ?? null,
+        approvalRequestId: service.approval_request_id ?? null,
+        expiresAt: service.expires_at ?? null,
         retryable: service.retryable === true,
-        policy: isObj(service.policy) ? service.policy : null,
-        receiptId: str(meta?.receipt_id),
-        receiptObjectId: str(meta?.receipt_object_id),
-        resultObjectId: str(meta?.result_object_id),
+        policy: service.policy ?? null,
+        receiptId: meta?.receipt_id ?? null,
+        receiptObjectId: meta?.receipt_object_id ?? null,
+        resultObjectId: meta?.result_object_id ?? null,
       },
     };
   }
-  if (!meta || typeof meta.protected_action_id !== "string") {
+  const meta = resultServiceMetaSchema.safeParse(rawMeta);
+  if (!meta.success) {
     throw new ServiceProtocolError("a result without _meta.service is not a Gateway result");
   }
   return {
     ok: true,
     result,
     service: {
-      protectedActionId: meta.protected_action_id,
-      receiptId: str(meta.receipt_id),
-      receiptObjectId: str(meta.receipt_object_id),
-      resultObjectId: str(meta.result_object_id),
-      policy: isObj(meta.policy) ? meta.policy : null,
+      protectedActionId: meta.data.protected_action_id,
+      receiptId: meta.data.receipt_id ?? null,
+      receiptObjectId: meta.data.receipt_object_id ?? null,
+      resultObjectId: meta.data.result_object_id ?? null,
+      policy: meta.data.policy ?? null,
     },
   };
 }
