@@ -1,5 +1,6 @@
 import { ServiceError } from "@countersign/protocol/errors";
 import type { Pool } from "@countersign/core/store";
+import { advisoryUnlock, tryAdvisoryLock } from "./slot-locks-store.js";
 
 /** SPEC 8.1: discovery (and tool creation that discovers) runs 2 at a time per organization, 8 overall. */
 export const discoverySlots = { perOrganization: 2, overall: 8 } as const;
@@ -29,12 +30,9 @@ export async function withDiscoverySlot<T>(
   const client = await pool.connect();
   const held: [number, string][] = [];
   const tryLock = async (ns: number, key: string) => {
-    const { rows } = await client.query<{ ok: boolean }>(
-      "select pg_try_advisory_lock($1, hashtext($2)) as ok",
-      [ns, key],
-    );
-    if (rows[0]!.ok) held.push([ns, key]);
-    return rows[0]!.ok;
+    const ok = await tryAdvisoryLock(client, ns, key);
+    if (ok) held.push([ns, key]);
+    return ok;
   };
   try {
     let org = false;
@@ -46,8 +44,7 @@ export async function withDiscoverySlot<T>(
     if (!all) throw busy(`the service already runs ${discoverySlots.overall} discoveries`);
     return await fn();
   } finally {
-    for (const [ns, key] of held)
-      await client.query("select pg_advisory_unlock($1, hashtext($2))", [ns, key]).catch(() => undefined);
+    for (const [ns, key] of held) await advisoryUnlock(client, ns, key).catch(() => undefined);
     client.release();
   }
 }
