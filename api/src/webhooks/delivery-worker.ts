@@ -7,6 +7,7 @@ import {
   signatureHeader,
   WebhookMetrics,
 } from "@countersign/core/webhooks";
+import { oldestDue } from "./attempt-store.js";
 import { claimAttempts, type ClaimedAttempt } from "./claim.js";
 import { signingSecrets } from "./endpoint-secrets.js";
 import { finishAttempt } from "./finish-attempt.js";
@@ -187,12 +188,7 @@ export class DeliveryWorker {
   }
 
   private async observeQueueAge(now: Date): Promise<void> {
-    const { rows } = await this.opts.pool.query<{ oldest: Date | null }>(
-      `select min(d.next_attempt_at) as oldest from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-        where d.state = 'pending' and e.enabled and d.next_attempt_at < $1::timestamptz + interval '1 millisecond' and (d.lease_until is null or d.lease_until <= $1)`,
-      [now],
-    );
-    const oldest = rows[0]?.oldest;
+    const oldest = await oldestDue(this.opts.pool, now);
     this.metrics.queueAgeSeconds.set(oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0);
   }
 }

@@ -1,3 +1,4 @@
+import { ServiceError } from "@countersign/protocol/errors";
 import type { Queryable } from "@countersign/core/store";
 
 /** An endpoint row as the routes read it; never the secrets. */
@@ -73,6 +74,9 @@ export async function insertEndpoint(
   );
   return rows[0]!;
 }
+
+/** 404 for an endpoint that is not the organization's. */
+export const endpointNotFound = () => new ServiceError("NOT_FOUND", "webhook endpoint not found");
 
 /** The organization's endpoint, optionally locked for a change; undefined when it has none of that id. */
 export async function readEndpoint(

@@ -1,5 +1,6 @@
 import { inTransaction, type Pool } from "@countersign/core/store";
 import { retryDelayMs } from "@countersign/core/webhooks";
+import { holdsLease, logAttempt, markDelivered, markFailed, scheduleRetry } from "./attempt-store.js";
 import type { ClaimedAttempt } from "./claim.js";
 import type { AttemptResult } from "./send-attempt.js";
 
@@ -18,35 +19,25 @@ export async function finishAttempt(
   at: { now: Date; durationMs: number },
 ): Promise<DeliveryOutcome> {
   return inTransaction(pool, async (db) => {
-    const { rows } = await db.query(
-      "select 1 from webhook_deliveries where id = $1 and lease_token = $2 for update",
-      [claim.deliveryId, claim.leaseToken],
-    );
-    if (!rows.length) return "lost_lease";
-    await db.query(
-      `update webhook_attempts set finished_at = $3, duration_ms = $4, status_code = $5, error = $6
-        where delivery_id = $1 and number = $2`,
-      [claim.deliveryId, claim.number, at.now, Math.round(at.durationMs), result.status, result.error],
-    );
+    if (!(await holdsLease(db, claim.deliveryId, claim.leaseToken))) return "lost_lease";
+    await logAttempt(db, {
+      deliveryId: claim.deliveryId,
+      number: claim.number,
+      finishedAt: at.now,
+      durationMs: Math.round(at.durationMs),
+      status: result.status,
+      error: result.error,
+    });
     if (result.ok) {
-      await db.query(
-        "update webhook_deliveries set state = 'delivered', delivered_at = $2, lease_token = null, lease_until = null where id = $1",
-        [claim.deliveryId, at.now],
-      );
+      await markDelivered(db, claim.deliveryId, at.now);
       return "delivered";
     }
     const delay = retryDelayMs(claim.roundAttempt);
     if (delay === null) {
-      await db.query(
-        "update webhook_deliveries set state = 'failed', failed_at = $2, lease_token = null, lease_until = null where id = $1",
-        [claim.deliveryId, at.now],
-      );
+      await markFailed(db, claim.deliveryId, at.now);
       return "failed";
     }
-    await db.query(
-      "update webhook_deliveries set next_attempt_at = $2, lease_token = null, lease_until = null where id = $1",
-      [claim.deliveryId, new Date(at.now.getTime() + delay)],
-    );
+    await scheduleRetry(db, claim.deliveryId, new Date(at.now.getTime() + delay));
     return "retry";
   });
 }

@@ -13,3 +13,12 @@ export interface WebhookOptions {
   /** The clock of the routes (rotation windows); tests inject one. */
   now?: () => Date;
 }
+
+/** The webhook options of the api; without COUNTERSIGN_CREDENTIAL_KEY the routes cannot seal secrets. */
+export function webhookOptionsOf(ctx: { webhooks?: WebhookOptions }): WebhookOptions {
+  if (!ctx.webhooks) throw new Error("webhooks are not configured (COUNTERSIGN_CREDENTIAL_KEY)");
+  return ctx.webhooks;
+}
+
+/** The routes' clock (rotation windows): the injected one, or the time. */
+export const webhookClock = (ctx: { webhooks?: WebhookOptions }): Date => ctx.webhooks?.now?.() ?? new Date();
