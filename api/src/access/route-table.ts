@@ -44,8 +44,9 @@ export const routeTable: readonly RouteAccess[] = [
   row("DELETE /me/identities/:kid", "signed-in", "no"),
   row("POST /invitations/accept", "signed-in", "no"),
   row("GET /gateway/identity", "signed-in-or-key", "any"),
-  // Not in SPEC 4.4: the Cloud API's OpenAPI document (docs/openapi.md), public like the spec it describes.
-  row("GET /openapi.json", "anyone", "no"),
+  // Not in SPEC 4.4: the Cloud API's OpenAPI document (docs/openapi.md), public like the spec it
+  // describes; a client that sends its management key everywhere may fetch it with the key too.
+  row("GET /openapi.json", "anyone", "any"),
 
   // Organizations, members, invitations
   row("GET /orgs", "signed-in", "no"), // the caller's organizations (not in 4.4; the dashboard's switcher)

@@ -39,5 +39,31 @@ export function transformObject(input: Input) {
   const paths = Object.fromEntries(
     Object.entries(doc.paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   );
-  return { ...doc, components: { ...components, schemas }, paths };
+  return portablePatterns({ ...doc, components: { ...components, schemas }, paths });
+}
+
+/**
+ * Unicode property escapes (`\p{Cc}`) need a regex engine in Unicode mode,
+ * which not every JSON Schema tool has (schemathesis's generator refuses
+ * them), so the document spells the classes our schemas use as the code
+ * points they stand for: Cc is U+0000-U+001F and U+007F-U+009F, Zl U+2028, Zp U+2029.
+ */
+const propertyClasses: [RegExp, string][] = [
+  [/\\p\{Cc\}/g, "\\u0000-\\u001f\\u007f-\\u009f"],
+  [/\\p\{Zl\}/g, "\\u2028"],
+  [/\\p\{Zp\}/g, "\\u2029"],
+];
+function portablePatterns<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(portablePatterns) as T;
+  if (node === null || typeof node !== "object") return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "pattern" && typeof value === "string") {
+      let pattern = value;
+      for (const [escape, range] of propertyClasses) pattern = pattern.replace(escape, range);
+      if (/\\[pP]\{/.test(pattern)) throw new Error(`no portable spelling for the pattern ${value}`);
+      out[key] = pattern;
+    } else out[key] = portablePatterns(value);
+  }
+  return out as T;
 }

@@ -13,14 +13,14 @@ import { routeShape } from "../access/route-table.js";
  * what every route shares and the codes are listed generically, per status
  * (docs/openapi.md):
  * - every route: 400, 404 (a path that names nothing), 429 (per-IP and
- *   per-credential limits), 500, 503 (the database unavailable, draining);
- * - a route that takes credentials: 401, 403; an unauthenticated unsafe route: 403 (CSRF_FAILED);
+ *   per-credential limits), 500, 503 (the database unavailable, draining),
+ *   401 and 403 (a credential that is invalid or not taken here is refused
+ *   even on the routes anyone may call; sign-in's INVALID_CREDENTIALS);
  * - a route with a body (POST, PUT, PATCH): 413, 415;
  * - an unsafe route (its domain rules): 402, 409, 410, 422, 502, 504;
  * - a read with a domain refusal of its own: listed in `readRefusals`.
  */
-const EVERY = [400, 404, 429, 500, 503];
-const CREDENTIALS = [401, 403];
+const EVERY = [400, 401, 403, 404, 429, 500, 503];
 const BODY = [413, 415];
 const DOMAIN = [402, 409, 410, 422, 502, 504];
 
@@ -33,8 +33,6 @@ const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 /** The statuses other than success a route of the table can answer. */
 export function errorStatusesOf(access: RouteAccess): number[] {
   const statuses = new Set(EVERY);
-  if (access.who !== "anyone") CREDENTIALS.forEach((s) => statuses.add(s));
-  else if (UNSAFE.has(access.method)) statuses.add(403);
   if (WITH_BODY.has(access.method)) BODY.forEach((s) => statuses.add(s));
   if (UNSAFE.has(access.method)) DOMAIN.forEach((s) => statuses.add(s));
   for (const s of readRefusals[routeShape(access.method, access.path)] ?? []) statuses.add(s);
