@@ -13,6 +13,9 @@ pytest_pin=$(grep -E '^pytest==' "$repo/test/requirements.txt")
 # fastmcp's client, for tests/test_third_party_fastmcp.py (a third-party MCP client against the
 # Gateway); it needs Python 3.11 or newer, so that file runs on those only.
 fastmcp_pin="fastmcp==4.2.3"
+# JSON Schema validation for tests/test_wire_schemas.py (the Gateway's wire as JSON Schema); a
+# test dependency only, the client does not import it.
+jsonschema_pin="jsonschema==4.26.0"
 
 rm -rf "$work/dist" && mkdir -p "$work"
 "$tools/bin/python" -m build --wheel --outdir "$work/dist" "$repo/clients/python" >"$work/build.log" 2>&1 || {
@@ -59,10 +62,10 @@ for v in $(printf '%s\n' "${versions[@]}" | sort -V); do
   "${chosen[$v]}" -m venv --clear "$venv"
   # fastmcp where it installs (3.11+); elsewhere its test file is left out, not skipped.
   if [ "$(printf '%s\n' 3.11 "$v" | sort -V | head -1)" = 3.11 ]; then
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheel}[mcp]" "$pytest_pin" "$fastmcp_pin"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheel}[mcp]" "$pytest_pin" "$jsonschema_pin" "$fastmcp_pin"
     leave_out=()
   else
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheel}[mcp]" "$pytest_pin"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "${wheel}[mcp]" "$pytest_pin" "$jsonschema_pin"
     leave_out=(--ignore="$repo/clients/python/tests/test_third_party_fastmcp.py")
   fi
   (cd "$outside" && "$venv/bin/python" -m pytest -q -p no:cacheprovider ${leave_out[@]+"${leave_out[@]}"} "$repo/clients/python/tests")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
+from . import wire
 from .errors import ServiceProtocolError
 
 DecisionStatus = Literal[
@@ -20,19 +21,9 @@ DecisionStatus = Literal[
     "cancelled",
     "plan_limit",
     "invalid_request",
+    "unauthorized",
     "unavailable",
 ]
-
-_REFUSALS = {"approval_pending", "denied", "rejected", "expired", "cancelled", "plan_limit", "invalid_request", "unavailable"}
-_AUTHORIZATION_IDS = (
-    "protected_action_id",
-    "expires_at",
-    "task_object_id",
-    "proposal_object_id",
-    "receipt_object_id",
-    "arguments_digest",
-    "receipt_id",
-)
 
 
 @dataclass(frozen=True)
@@ -56,30 +47,26 @@ class AuthorizeResult:
     retryable: bool = False
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def read_result(body: Any) -> AuthorizeResult:
-    """Reads a Gateway answer; anything that is not one is NOT_A_SERVICE_RESULT, never success."""
+    """Reads a Gateway answer; anything that is not one is NOT_A_SERVICE_RESULT, never success.
+
+    The checks are those of the Gateway's wire (protocol/src/wire/gateway, published as JSON
+    Schema; the tests check this function against it): required members, types, enumerations and
+    id formats. Members it does not know are ignored, so a later Gateway may add one.
+    """
     if not isinstance(body, dict):
         raise ServiceProtocolError("the answer is not a JSON object; it is not a Gateway result")
-    policy = body.get("policy") if isinstance(body.get("policy"), dict) else None
     if body.get("allowed") is True:
-        if (
-            body.get("status") != "authorized"
-            or body.get("decision") != "allow"
-            or body.get("execution") != "caller"
-            or any(not isinstance(body.get(m), str) for m in _AUTHORIZATION_IDS)
-        ):
-            raise ServiceProtocolError("an answer with allowed true lacks the members of an authorization; it is not a Gateway result")
+        bad = wire.authorization_problem(body)
+        if bad:
+            raise ServiceProtocolError(f"an answer with allowed true lacks the members of an authorization ({bad}); it is not a Gateway result")
         return AuthorizeResult(
             allowed=True,
             status="authorized",
             code=None,
-            detail=_str(body.get("note")) or "authorized",
+            detail=body["note"],
             protected_action_id=body["protected_action_id"],
-            approval_request_id=_str(body.get("approval_request_id")),
+            approval_request_id=body["approval_request_id"],
             expires_at=body["expires_at"],
             task_object_id=body["task_object_id"],
             proposal_object_id=body["proposal_object_id"],
@@ -88,25 +75,25 @@ def read_result(body: Any) -> AuthorizeResult:
             arguments_digest=body["arguments_digest"],
             decision="allow",
             execution="caller",
-            policy=policy,
-            note=_str(body.get("note")),
+            policy=body["policy"],
+            note=body["note"],
         )
-    status = body.get("status")
-    if body.get("allowed") is not False or status not in _REFUSALS or not isinstance(body.get("code"), str):
-        raise ServiceProtocolError("the answer has no decision (allowed, status and code); it is not a Gateway result")
+    bad = wire.refusal_problem(body)
+    if bad:
+        raise ServiceProtocolError(f"the answer has no decision (allowed, status, code and detail: {bad}); it is not a Gateway result")
     return AuthorizeResult(
         allowed=False,
-        status=status,
+        status=body["status"],
         code=body["code"],
-        detail=_str(body.get("detail")) or "",
-        protected_action_id=_str(body.get("protected_action_id")),
-        approval_request_id=_str(body.get("approval_request_id")),
-        expires_at=_str(body.get("expires_at")),
-        task_object_id=_str(body.get("task_object_id")),
-        proposal_object_id=_str(body.get("proposal_object_id")),
-        receipt_object_id=_str(body.get("receipt_object_id")),
-        receipt_id=_str(body.get("receipt_id")),
-        policy=policy,
+        detail=body["detail"],
+        protected_action_id=body.get("protected_action_id"),
+        approval_request_id=body.get("approval_request_id"),
+        expires_at=body.get("expires_at"),
+        task_object_id=body.get("task_object_id"),
+        proposal_object_id=body.get("proposal_object_id"),
+        receipt_object_id=body.get("receipt_object_id"),
+        receipt_id=body.get("receipt_id"),
+        policy=body.get("policy"),
         retryable=body.get("retryable") is True,
     )
 

@@ -10,6 +10,7 @@ from typing import Any, Literal, Mapping, Union
 
 from mcp.types import CallToolResult
 
+from .. import wire
 from ..errors import ServiceProtocolError
 
 ToolRefusalStatus = Literal[
@@ -25,21 +26,6 @@ ToolRefusalStatus = Literal[
     "unauthorized",
     "unavailable",
 ]
-
-_STATUSES = {
-    "denied",
-    "approval_pending",
-    "rejected",
-    "expired",
-    "cancelled",
-    "replay",
-    "upstream_error",
-    "plan_limit",
-    "invalid_request",
-    "unauthorized",
-    "unavailable",
-}
-
 
 @dataclass(frozen=True)
 class CompletedCall:
@@ -85,46 +71,45 @@ class ToolCallRefused:
 ToolCallOutcome = Union[ToolCallCompleted, ToolCallRefused]
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
 def _obj(value: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
 def read_tool_result(result: CallToolResult) -> ToolCallOutcome:
+    """Reads a result by the Gateway's wire (countersign.wire): a refusal's
+    ``structuredContent.service`` and ``_meta.service`` are checked member by member."""
     meta = _obj((_obj(result.meta) or {}).get("service"))
     if result.is_error:
         service = _obj((_obj(result.structured_content) or {}).get("service"))
-        if service is None or service.get("status") not in _STATUSES or not isinstance(service.get("code"), str):
+        if service is None or wire.refusal_service_problem(service) is not None:
             raise ServiceProtocolError("an error result without structuredContent.service is not a Gateway refusal")
-        meta = meta or {}
+        # A refusal's receipt ids (rejected, cancelled, failed) are in _meta.service when it has a valid one.
+        meta = meta if meta is not None and wire.result_service_meta_problem(meta) is None else {}
         return ToolCallRefused(
             result=result,
             refusal=ToolRefusal(
                 status=service["status"],
                 code=service["code"],
-                detail=_str(service.get("detail")) or "",
-                protected_action_id=_str(service.get("protected_action_id")) or _str(meta.get("protected_action_id")),
-                approval_request_id=_str(service.get("approval_request_id")),
-                expires_at=_str(service.get("expires_at")),
+                detail=service["detail"],
+                protected_action_id=service.get("protected_action_id") or meta.get("protected_action_id"),
+                approval_request_id=service.get("approval_request_id"),
+                expires_at=service.get("expires_at"),
                 retryable=service.get("retryable") is True,
-                policy=_obj(service.get("policy")),
-                receipt_id=_str(meta.get("receipt_id")),
-                receipt_object_id=_str(meta.get("receipt_object_id")),
-                result_object_id=_str(meta.get("result_object_id")),
+                policy=service.get("policy"),
+                receipt_id=meta.get("receipt_id"),
+                receipt_object_id=meta.get("receipt_object_id"),
+                result_object_id=meta.get("result_object_id"),
             ),
         )
-    if meta is None or not isinstance(meta.get("protected_action_id"), str):
+    if meta is None or wire.result_service_meta_problem(meta) is not None:
         raise ServiceProtocolError("a result without _meta.service is not a Gateway result")
     return ToolCallCompleted(
         result=result,
         service=CompletedCall(
             protected_action_id=meta["protected_action_id"],
-            receipt_id=_str(meta.get("receipt_id")),
-            receipt_object_id=_str(meta.get("receipt_object_id")),
-            result_object_id=_str(meta.get("result_object_id")),
-            policy=_obj(meta.get("policy")),
+            receipt_id=meta.get("receipt_id"),
+            receipt_object_id=meta.get("receipt_object_id"),
+            result_object_id=meta.get("result_object_id"),
+            policy=meta.get("policy"),
         ),
     )
