@@ -12,7 +12,12 @@
  * - transactions and audit writes in route handlers (route files: `routes.ts`, `routes/*.ts`,
  *   `*-route.ts`, `route.ts`);
  * - import cycles: strongly connected components of more than one module in the graph of relative
- *   imports between non-test source files.
+ *   imports between non-test source files;
+ * - folder cycles: the same over a package's top-level folders (`core/src/decision` with its
+ *   subfolders): a folder imports another when one of its files imports, even for types only, a file
+ *   of the other. Files directly in `src/` are left out: they are the package's composition root
+ *   (start, server, context), which wires the folders and whose context type the folders take. This is the layering
+ *   docs/architecture.md describes: two folders that import each other have no direction between them.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -46,6 +51,13 @@ function sourceFiles(dir: string): string[] {
 const files = packages.flatMap((p) => sourceFiles(join(root, p, "src")));
 const rel = (f: string) => relative(root, f);
 const inConsumer = (f: string) => consumers.some((c) => rel(f).startsWith(c + "/"));
+/** The package's top-level folder a file is in (`core/src/decision`); null for a file directly in `src/`. */
+const folderOf = (f: string): string | null =>
+  /^(?:clients\/)?[^/]+\/src\/[^/]+\.tsx?$/.test(rel(f))
+    ? null
+    : rel(f)
+        .replace(/^((?:clients\/)?[^/]+\/src)\/([^/]+)\/.*$/, "$1/$2")
+        .replace(/\/[^/]+\.tsx?$/, "");
 const isStore = (f: string) => /(^|\/)store\.ts$|-store\.ts$|\/store\//.test(rel(f));
 const isRoute = (f: string) => /(^|\/)routes?\.ts$|\/routes\/[^/]+\.ts$|-route\.ts$/.test(rel(f));
 
@@ -57,6 +69,7 @@ const queryFiles = new Set<string>();
 let handlerTransactions = 0;
 let handlerAudits = 0;
 const imports = new Map<string, string[]>();
+const folderImports = new Map<string, Set<string>>();
 
 for (const file of files) {
   const text = readFileSync(file, "utf8");
@@ -88,11 +101,16 @@ for (const file of files) {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
       const spec = (node.moduleSpecifier as ts.StringLiteral).text;
       const typeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly : node.isTypeOnly;
-      if (spec.startsWith(".") && !typeOnly) {
+      if (spec.startsWith(".")) {
         const target = resolve(dirname(file), spec).replace(/\.js$/, "");
         for (const candidate of [target + ".ts", target + ".tsx", join(target, "index.ts")]) {
           if (files.includes(candidate)) {
-            deps.push(candidate);
+            if (!typeOnly) deps.push(candidate);
+            const [from, to] = [folderOf(file), folderOf(candidate)];
+            if (from !== to && from !== null && to !== null) {
+              if (!folderImports.has(from)) folderImports.set(from, new Set());
+              folderImports.get(from)!.add(to);
+            }
             break;
           }
         }
@@ -104,37 +122,44 @@ for (const file of files) {
   imports.set(file, deps);
 }
 
-// Tarjan's strongly connected components over value imports (type-only imports vanish at run time).
-let index = 0;
-const indexOf = new Map<string, number>();
-const low = new Map<string, number>();
-const stack: string[] = [];
-const onStack = new Set<string>();
-const cycles: string[][] = [];
-function strongConnect(v: string) {
-  indexOf.set(v, index);
-  low.set(v, index);
-  index++;
-  stack.push(v);
-  onStack.add(v);
-  for (const w of imports.get(v) ?? []) {
-    if (!indexOf.has(w)) {
-      strongConnect(w);
-      low.set(v, Math.min(low.get(v)!, low.get(w)!));
-    } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indexOf.get(w)!));
+/** Tarjan's strongly connected components of more than one node. */
+function components(nodes: Iterable<string>, edges: (v: string) => Iterable<string>): string[][] {
+  let index = 0;
+  const indexOf = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  function strongConnect(v: string) {
+    indexOf.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges(v)) {
+      if (!indexOf.has(w)) {
+        strongConnect(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indexOf.get(w)!));
+    }
+    if (low.get(v) === indexOf.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
   }
-  if (low.get(v) === indexOf.get(v)) {
-    const component: string[] = [];
-    let w: string;
-    do {
-      w = stack.pop()!;
-      onStack.delete(w);
-      component.push(rel(w));
-    } while (w !== v);
-    if (component.length > 1) cycles.push(component.sort());
-  }
+  for (const v of nodes) if (!indexOf.has(v)) strongConnect(v);
+  return found;
 }
-for (const f of files) if (!indexOf.has(f)) strongConnect(f);
+
+// Files: value imports only (type-only imports vanish at run time). Folders: every import.
+const cycles = components(files, (v) => imports.get(v) ?? []).map((c) => c.map(rel));
+const folderCycles = components(folderImports.keys(), (v) => folderImports.get(v) ?? []);
 
 console.log(`source files                      ${files.length}`);
 console.log(`casts (all packages)              ${casts}`);
@@ -146,7 +171,11 @@ console.log(`audit writes in route handlers    ${handlerAudits}`);
 console.log(
   `import cycles (value imports)     ${cycles.length} (${cycles.reduce((n, c) => n + c.length, 0)} modules)`,
 );
+console.log(
+  `folder cycles (all imports)       ${folderCycles.length} (${folderCycles.reduce((n, c) => n + c.length, 0)} folders)`,
+);
 if (process.argv.includes("--list")) {
   for (const c of cycles) console.log("  cycle: " + c.join(", "));
+  for (const c of folderCycles) console.log("  folder cycle: " + c.join(", "));
   for (const f of [...queryFiles].sort()) console.log("  query outside store: " + f);
 }

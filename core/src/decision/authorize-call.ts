@@ -3,7 +3,7 @@ import type { Admission } from "./admission.js";
 import type { DecisionContext } from "./context.js";
 import type { ActionView } from "../actions/index.js";
 import type { GatewayCode } from "@countersign/protocol/errors";
-import type { ClaimWithDecisionFn, ExecutionPlan } from "../execution/index.js";
+import type { DecisionWrite } from "./record/index.js";
 
 /** One POST /v1/authorize call after the HTTP-level checks passed. */
 export interface AuthorizeCall {
@@ -47,11 +47,28 @@ export interface AuthorizeService {
   authorize(call: AuthorizeCall): Promise<AuthorizeAnswer>;
 }
 
-/** A call of either protection mode after the HTTP-level checks. */
-export interface DecisionCall extends AuthorizeCall {
+/** A new decision's write with a claim for execution in it, and the executor's plan for running the call. */
+export interface ClaimedDecision<Plan> {
+  write: DecisionWrite;
+  plan: Plan;
+}
+
+/**
+ * Offered a tools/call's new decision before it is written; null leaves the claim to its own
+ * transaction. The executor (core/src/execution, claim-at-decision.ts) implements it; the decision
+ * carries its plan through untouched, so the pipeline does not depend on execution.
+ */
+export type ClaimWithDecisionFn<Plan> = (d: {
+  ctx: DecisionContext;
+  write: DecisionWrite;
+  now: Date;
+}) => ClaimedDecision<Plan> | null;
+
+/** A call of either protection mode after the HTTP-level checks; `Plan` is the executor's, when it claims with the decision. */
+export interface DecisionCall<Plan = unknown> extends AuthorizeCall {
   execution: "caller" | "gateway";
   /** tools/call: claim an allowed call for execution in its decision's write (core/src/execution). */
-  claimWithDecision?: ClaimWithDecisionFn;
+  claimWithDecision?: ClaimWithDecisionFn<Plan>;
   /**
    * tools/call: a call without an idempotency key whose verdict needs a person repeats the open
    * held action of the identical call instead of opening another approval request (identical-held.ts).
@@ -60,7 +77,7 @@ export interface DecisionCall extends AuthorizeCall {
 }
 
 /** What deciding a call came to: nothing recorded (with the refusal), or the recorded action. */
-export type Decided =
+export type Decided<Plan = unknown> =
   | { kind: "unrecorded"; code: GatewayCode; detail: string }
   | {
       kind: "recorded";
@@ -70,5 +87,5 @@ export type Decided =
       /** This request raced another one with the same key and lost the write. */
       raced: boolean;
       /** Claimed for execution with the decision: run it with this plan, no claim of its own. */
-      claimed?: ExecutionPlan;
+      claimed?: Plan;
     };

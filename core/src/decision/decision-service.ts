@@ -26,7 +26,11 @@ import { verdictOutcome, verdictView } from "./verdict-view.js";
 import { WaitLimits } from "./wait-limits.js";
 import { StaleAdmission, WarmAdmissions } from "./warm-admission.js";
 
-const unrecorded = (code: GatewayCode, detail: string): Decided => ({ kind: "unrecorded", code, detail });
+const unrecorded = (code: GatewayCode, detail: string): Decided<never> => ({
+  kind: "unrecorded",
+  code,
+  detail,
+});
 
 export interface DecisionServiceOptions {
   pool: Pool;
@@ -115,7 +119,7 @@ export class DecisionService implements AuthorizeService {
    * key (after a wait for a person when asked). What happens next (hand-out
    * to the caller, execution by the Gateway) is the mode's.
    */
-  async decide(call: DecisionCall): Promise<Decided> {
+  async decide<Plan = never>(call: DecisionCall<Plan>): Promise<Decided<Plan>> {
     const key = call.key;
     const argumentsDigest = sha256Digest(call.canonicalArguments);
     const fingerprint = digestOf({ tool: call.tool, arguments_digest: argumentsDigest });
@@ -258,12 +262,12 @@ export class DecisionService implements AuthorizeService {
   }
 
   /** A request repeating an idempotency key (SPEC 4.1 rules 1-3, 4.2 replays). */
-  private async resume(
+  private async resume<Plan>(
     actionId: string,
     fingerprint: string,
-    call: DecisionCall,
+    call: DecisionCall<Plan>,
     raced = false,
-  ): Promise<Decided> {
+  ): Promise<Decided<Plan>> {
     let view = await readActionView(this.pool, actionId);
     if (!view)
       return unrecorded("NOT_FOUND", "the action recorded under this idempotency key no longer exists");
@@ -294,7 +298,7 @@ export class DecisionService implements AuthorizeService {
    * The organization slot is given back while waiting (8.2: calls waiting for
    * approval do not count).
    */
-  private async waitForPerson(view: ActionView, call: DecisionCall): Promise<ActionView> {
+  private async waitForPerson<Plan>(view: ActionView, call: DecisionCall<Plan>): Promise<ActionView> {
     if (!this.waits.tryAcquire(call.key.id)) return view;
     this.opts.onWaitsChanged?.(this.waits.waiting);
     call.slot.release();

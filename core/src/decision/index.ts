@@ -55,5 +55,7 @@ export {
   type AuthorizeAnswer,
   type AuthorizeService,
   type DecisionCall,
+  type ClaimWithDecisionFn,
+  type ClaimedDecision,
   type Decided,
 } from "./authorize-call.js";

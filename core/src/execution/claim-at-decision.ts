@@ -1,22 +1,11 @@
 import type { BodyOf, SignedObject, StepBody } from "@countersign/protocol/evidence";
-import type { DecisionContext } from "../decision/context.js";
-import type { DecisionWrite } from "../decision/record/index.js";
+import type { ClaimWithDecisionFn as DecisionClaimHook } from "../decision/authorize-call.js";
 import type { GatewayIdentity } from "../identities/index.js";
 import { decryptMcpCredential } from "../mcp-servers/index.js";
 import { EXECUTION_DEADLINE_MS, signExecution, type ExecutionPlan } from "./claim.js";
 
-/** A new decision's write with the claim in it, and what running the call needs. */
-export interface ClaimedDecision {
-  write: DecisionWrite;
-  plan: ExecutionPlan;
-}
-
-/** Offered a tools/call's new decision before it is written; null leaves the claim to its own transaction. */
-export type ClaimWithDecisionFn = (d: {
-  ctx: DecisionContext;
-  write: DecisionWrite;
-  now: Date;
-}) => ClaimedDecision | null;
+/** The decision's claim hook (decision/authorize-call.ts) with this executor's plan. */
+export type ClaimWithDecisionFn = DecisionClaimHook<ExecutionPlan>;
 
 /**
  * The claim of an allowed tools/call made in its decision's write: the

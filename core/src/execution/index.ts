@@ -6,7 +6,7 @@ export {
   type ClaimInput,
   type ExecutionPlan,
 } from "./claim.js";
-export { claimWithDecision, type ClaimedDecision, type ClaimWithDecisionFn } from "./claim-at-decision.js";
+export { claimWithDecision, type ClaimWithDecisionFn } from "./claim-at-decision.js";
 export { finishExecution, type ExecutionOutcome, type Finish, type FinishedExecution } from "./finish.js";
 export { recoverInterrupted, startRecovery } from "./recover.js";
 export { acceptAttested, evidenceMeta, serverIdentityOf, type ServiceAwareCall } from "./service-aware.js";

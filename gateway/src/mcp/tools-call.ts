@@ -1,5 +1,5 @@
 import type { ActionView } from "@countersign/core/actions";
-import { checkArguments, type DecisionService } from "@countersign/core/decision";
+import { checkArguments, type Decided } from "@countersign/core/decision";
 import {
   acceptAttested,
   claimExecution,
@@ -93,7 +93,7 @@ export async function callTool(
 
 async function answer(
   ctx: GatewayContext & { mcp: McpContext },
-  decided: Awaited<ReturnType<DecisionService["decide"]>>,
+  decided: Decided<ExecutionPlan>,
   args: Record<string, unknown>,
   slot: { release(): void },
   onProgress: ((p: Progress) => void) | undefined,
