@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { BrowserRouter } from "react-router";
-import { DashboardError } from "./api/errors.js";
+import { failureOf } from "./api/errors.js";
 import { App } from "./app/App.js";
 import { SessionProvider } from "./session/session.js";
 import "./styles.css";
@@ -10,7 +10,11 @@ import "./styles.css";
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      retry: (n, err) => !(err instanceof DashboardError && err.status && err.status < 500) && n < 2,
+      retry: (n, err) => {
+        // A refusal (4xx) stays a refusal; a failure without an answer or a 5xx may pass.
+        const status = failureOf(err)?.status;
+        return !(status && status < 500) && n < 2;
+      },
       staleTime: 2000,
     },
   },

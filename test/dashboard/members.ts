@@ -4,7 +4,7 @@
  * accept an e-mailed invitation in their own browser.
  */
 import type { Page } from "playwright-core";
-import type { Role } from "../../dashboard/src/api/types.js";
+import type { Role } from "../../protocol/src/wire/index.js";
 import { mailedLink, newEmail, signUpInBrowser, type DashboardWorld } from "../fixtures/dashboard.js";
 import { sessionRequest } from "./setup-refunds.js";
 

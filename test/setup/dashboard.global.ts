@@ -1,6 +1,6 @@
 /**
  * The dashboard's static build (dashboard/dist), made once before the tests when any of its
- * sources (or the protocol package it bundles) is newer than the build; the browser tests load it
+ * sources (or the protocol package or Cloud API client it bundles) is newer than the build; the browser tests load it
  * from the api exactly as `make run` and the image serve it.
  */
 import { execFileSync } from "node:child_process";
@@ -24,6 +24,7 @@ export default function setup() {
   const sources = Math.max(
     newest(join(repo, "dashboard/src")),
     newest(join(repo, "protocol/src")),
+    newest(join(repo, "clients/typescript/src/cloud")),
     statSync(join(repo, "dashboard/index.html")).mtimeMs,
     statSync(join(repo, "dashboard/vite.config.ts")).mtimeMs,
   );

@@ -15,7 +15,7 @@ import { ServiceError } from "@countersign/protocol/errors";
 import { quotas, type Plan } from "@countersign/core/plans";
 import type { Queryable } from "@countersign/core/store";
 import { agentAnswer, unrecorded } from "./agent-answer.js";
-import type { AmountMapping } from "@countersign/protocol/wire";
+import { dryRunSkipped, type AmountMapping } from "@countersign/protocol/wire";
 import type { DryRunReport } from "./schemas.js";
 import { membersWithRoles } from "../policies/store.js";
 import { actionsThisMonth, readPolicyVersion, shadowVersionOf } from "./store.js";
@@ -37,16 +37,8 @@ export interface DryRunInput {
   now: Date;
 }
 
-/** SPEC 4.5: what a dry run does not check. */
-export const SKIPPED = [
-  "gateway_key_authentication",
-  "per_key_rate_limits",
-  "signed_task_verification",
-  "upstream_address",
-  "upstream_credential",
-  "upstream_reachability",
-  "checks_before_execution",
-] as const;
+/** SPEC 4.5: what a dry run does not check (the wire lists them). */
+export const SKIPPED = dryRunSkipped;
 
 /**
  * The dry run of SPEC 4.5: the Gateway's decision pipeline from core

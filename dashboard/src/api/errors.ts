@@ -1,9 +1,12 @@
+import { CloudApiError } from "@countersign/client/cloud";
 import { issueSentence, issuesIn } from "./issue-sentences.js";
 
 /**
- * Every failure the dashboard shows has a code: the Cloud API's (SPEC 7.1, 7.2) or one of the
- * browser-side codes (NETWORK_ERROR, ABORTED, INVALID_RESPONSE, HTTP_<status>, SESSION_CHANGED,
- * CRYPTO_UNAVAILABLE, STORAGE_UNAVAILABLE). People read the message; the code stays visible for support.
+ * Every failure the dashboard shows has a code: the Cloud API's (SPEC 7.1, 7.2) as the client's
+ * CloudApiError carries it, the client's own (NETWORK_ERROR, ABORTED, HTTP_<status>, and
+ * INVALID_ANSWER, which the dashboard reports as SPEC 7.4's INVALID_RESPONSE), or one found in the
+ * browser (SESSION_CHANGED, CRYPTO_UNAVAILABLE, STORAGE_UNAVAILABLE, ...): a DashboardError. People
+ * read the message; the code stays visible for support.
  */
 export class DashboardError extends Error {
   constructor(
@@ -66,9 +69,34 @@ const human: Record<string, string> = {
   INTERNAL_ERROR: "Something went wrong on the server. Try again later.",
 };
 
+export interface Failure {
+  code: string;
+  message: string;
+  /** The HTTP status, when an answer came. */
+  status?: number;
+  details?: Record<string, unknown>;
+}
+
+/** The code, status and details of a failure, whichever side found it; undefined for other errors. */
+export function failureOf(err: unknown): Failure | undefined {
+  if (err instanceof DashboardError) return err;
+  if (err instanceof CloudApiError)
+    return {
+      code: err.code === "INVALID_ANSWER" ? "INVALID_RESPONSE" : err.code,
+      message: err.message,
+      status: err.status || undefined,
+      details: err.details,
+    };
+  return undefined;
+}
+
+/** Whether the failure has this code (the API's or the browser's). */
+export const hasCode = (err: unknown, code: string): boolean => failureOf(err)?.code === code;
+
 /** The sentence a person reads for an error; the API's own message when no better one is known. */
-export function messageOf(err: unknown): { code: string; text: string } {
-  if (err instanceof DashboardError) {
+export function messageOf(error: unknown): { code: string; text: string } {
+  const err = failureOf(error);
+  if (err) {
     if (err.code === "CONFLICT" && err.details?.reason === "TOO_MANY_IDENTITIES")
       return { code: err.code, text: "You already have 5 keys bound. Unbind one before adding another." };
     // VALIDATION_FAILED's details (api/src/http/issues.ts) name each field and what is wrong with it.
@@ -94,7 +122,7 @@ export function messageOf(err: unknown): { code: string; text: string } {
       };
     return { code: err.code, text: err.message };
   }
-  return { code: "ERROR", text: err instanceof Error ? err.message : String(err) };
+  return { code: "ERROR", text: error instanceof Error ? error.message : String(error) };
 }
 
 human.PRINCIPAL_KEY_MISSING =

@@ -1,27 +1,37 @@
-/** Observe windows (SPEC 3.9) through the one client. */
-import type { AgentObserve, ObserveReport, ObserveStart, ObserveWindow } from "@countersign/protocol/wire";
-import type { Page } from "./types.js";
-import { api } from "./client.js";
+/** Observe windows (SPEC 3.9). */
+import {
+  agentObserveSchema,
+  observeEndedAllSchema,
+  observeReportAnswerSchema,
+  observeWindowAnswerSchema,
+  observeWindowSchema,
+  pageSchema,
+  type ObserveStart,
+} from "@countersign/protocol/wire";
+import { cloud } from "./cloud.js";
+import { inOrg, seg } from "./paths.js";
 
-const base = (orgId: string) => `/orgs/${orgId}`;
+const windowPage = pageSchema(observeWindowSchema);
+const ofAgent = (orgId: string, agentId: string) => inOrg(orgId, `/agents/${seg(agentId)}/observe`);
 
 export const observeApi = {
   /** The agent's open window and its 20 most recent. */
   ofAgent: (orgId: string, agentId: string) =>
-    api.get<AgentObserve>(`${base(orgId)}/agents/${agentId}/observe`),
+    cloud.request("GET", ofAgent(orgId, agentId), agentObserveSchema),
   list: (orgId: string, state?: "open" | "ended") =>
-    api.get<Page<ObserveWindow>>(`${base(orgId)}/observe-windows?limit=100${state ? `&state=${state}` : ""}`),
+    cloud.request("GET", inOrg(orgId, "/observe-windows"), windowPage, { query: { limit: 100, state } }),
   start: (orgId: string, agentId: string, body: ObserveStart) =>
-    api
-      .post<{ observe_window: ObserveWindow }>(`${base(orgId)}/agents/${agentId}/observe`, body)
+    cloud
+      .request("POST", ofAgent(orgId, agentId), observeWindowAnswerSchema, { body })
       .then((r) => r.observe_window),
   end: (orgId: string, agentId: string) =>
-    api
-      .post<{ observe_window: ObserveWindow }>(`${base(orgId)}/agents/${agentId}/observe/end`)
+    cloud
+      .request("POST", `${ofAgent(orgId, agentId)}/end`, observeWindowAnswerSchema, { body: {} })
       .then((r) => r.observe_window),
-  endAll: (orgId: string) => api.post<{ ended: ObserveWindow[] }>(`${base(orgId)}/observe/end-all`),
+  endAll: (orgId: string) =>
+    cloud.request("POST", inOrg(orgId, "/observe/end-all"), observeEndedAllSchema, { body: {} }),
   report: (orgId: string, windowId: string) =>
-    api
-      .get<{ report: ObserveReport }>(`${base(orgId)}/observe-windows/${windowId}/report`)
+    cloud
+      .request("GET", inOrg(orgId, `/observe-windows/${seg(windowId)}/report`), observeReportAnswerSchema)
       .then((r) => r.report),
 };

@@ -1,37 +1,52 @@
 /**
- * The policy routes of the Cloud API (docs/policy-rollout.md), through the one client. Answers are
- * typed by the wire schemas and the engine's report types of `@countersign/protocol`.
+ * The policy routes of the Cloud API (docs/policy-rollout.md). Answers are validated by the wire
+ * schemas of `@countersign/protocol`; the engine's reports they carry are typed by the engine.
  */
-import type {
-  DecisionMap,
-  ExamplesReport,
-  LintResult,
-  PolicyDiff,
-  PolicyExample,
-} from "@countersign/protocol/policy";
-import type {
-  Activation,
-  Impact,
-  LanguageGate,
-  PolicyActivate,
-  PolicyDetail,
-  PolicyDisclosure,
-  OpenActionsChoice,
-  Policy,
-  PolicyStatusItem,
-  PolicyTemplate,
-  PolicyValidation,
-  PolicyVersion,
-  PolicyVersionAnswer,
-  PolicyVersionCreated,
-  Rollback,
-  SavedSimulation,
-  ShadowReport,
-  Simulation,
-  SimulationRequestInput,
-  VersionImpact,
+import type { PolicyExample } from "@countersign/protocol/policy";
+import {
+  activationAnswerSchema,
+  decisionMapAnswerSchema,
+  emergencyStopAnswerSchema,
+  examplesAnswerSchema,
+  pageSchema,
+  policyAnswerSchema,
+  policyCreatedSchema,
+  policyDetailSchema,
+  policySchema,
+  policyStatusAnswerSchema,
+  policyTemplatesAnswerSchema,
+  policyValidationSchema,
+  policyVersionAnswerSchema,
+  policyVersionCreatedSchema,
+  policyDiffAnswerSchema,
+  rollbackAnswerSchema,
+  savedSimulationAnswerSchema,
+  savedSimulationSchema,
+  shadowReportAnswerSchema,
+  shadowSetAnswerSchema,
+  simulationAnswerSchema,
+  versionImpactAnswerSchema,
+  type Activation,
+  type Impact,
+  type LanguageGate,
+  type OpenActionsChoice,
+  type Policy,
+  type PolicyActivate,
+  type PolicyCreate,
+  type PolicyDetail,
+  type PolicyDisclosure,
+  type PolicyRollback,
+  type PolicyStatusItem,
+  type PolicyVersion,
+  type Rollback,
+  type SavedSimulation,
+  type ShadowReport,
+  type Simulation,
+  type SimulationRequestInput,
+  type VersionImpact,
 } from "@countersign/protocol/wire";
-import { api, apiDownload } from "./client.js";
+import { cloud } from "./cloud.js";
+import { inOrg, seg } from "./paths.js";
 
 export type {
   Activation,
@@ -51,87 +66,79 @@ export type {
 };
 export type DocumentJson = Record<string, unknown>;
 /** The policy engine's lint of a document, as the api answers it. */
-export type LintReport = LintResult;
+export type { LintResult as LintReport } from "@countersign/protocol/policy";
 /** A simulation as the dashboard asks for one: the api fills in what is left out. */
 export type SimulationRequest = SimulationRequestInput;
 export type Baseline = NonNullable<SimulationRequestInput["baseline"]>;
 
-const base = (orgId: string) => `/orgs/${orgId}`;
-const one = (orgId: string, policyId: string) => `/orgs/${orgId}/policies/${policyId}`;
+const policyPage = pageSchema(policySchema);
+const savedSimulationPage = pageSchema(savedSimulationSchema);
+const one = (orgId: string, policyId: string) => inOrg(orgId, `/policies/${seg(policyId)}`);
+const version = (orgId: string, policyId: string, versionId: string) =>
+  `${one(orgId, policyId)}/versions/${seg(versionId)}`;
 
 export const policies = {
-  list: (orgId: string) => api.get<{ items: Policy[] }>(`${base(orgId)}/policies?limit=100`),
-  status: (orgId: string) => api.get<{ items: PolicyStatusItem[] }>(`${base(orgId)}/policy-status`),
-  templates: (orgId: string) => api.get<{ items: PolicyTemplate[] }>(`${base(orgId)}/policy-templates`),
-  get: (orgId: string, policyId: string) => api.get<PolicyDetail>(one(orgId, policyId)),
-  create: (orgId: string, body: { name: string; document?: DocumentJson; note?: string }) =>
-    api.post<{ policy: Policy; version: PolicyVersion | null }>(`${base(orgId)}/policies`, body),
+  list: (orgId: string) =>
+    cloud.request("GET", inOrg(orgId, "/policies"), policyPage, { query: { limit: 100 } }),
+  status: (orgId: string) => cloud.request("GET", inOrg(orgId, "/policy-status"), policyStatusAnswerSchema),
+  templates: (orgId: string) =>
+    cloud.request("GET", inOrg(orgId, "/policy-templates"), policyTemplatesAnswerSchema),
+  get: (orgId: string, policyId: string) => cloud.request("GET", one(orgId, policyId), policyDetailSchema),
+  create: (orgId: string, body: PolicyCreate) =>
+    cloud.request("POST", inOrg(orgId, "/policies"), policyCreatedSchema, { body }),
   fromTemplate: (orgId: string, body: { name: string; template_id: string }) =>
-    api.post<{ policy: Policy; version: PolicyVersion | null }>(
-      `${base(orgId)}/policies/from-template`,
-      body,
-    ),
+    cloud.request("POST", inOrg(orgId, "/policies/from-template"), policyCreatedSchema, { body }),
   validate: (orgId: string, document: DocumentJson, signal?: AbortSignal) =>
-    api.post<PolicyValidation>(`${base(orgId)}/policies/validate`, { document }, { signal }),
+    cloud.request("POST", inOrg(orgId, "/policies/validate"), policyValidationSchema, {
+      body: { document },
+      signal,
+    }),
   saveVersion: (orgId: string, policyId: string, body: { document: DocumentJson; note?: string }) =>
-    api.post<PolicyVersionCreated>(`${one(orgId, policyId)}/versions`, body),
+    cloud.request("POST", `${one(orgId, policyId)}/versions`, policyVersionCreatedSchema, { body }),
   requireApprovalCopy: (orgId: string, policyId: string, of: string, note?: string) =>
-    api.post<{ version: PolicyVersion }>(`${one(orgId, policyId)}/versions`, {
-      require_approval_copy_of: of,
-      ...(note ? { note } : {}),
+    cloud.request("POST", `${one(orgId, policyId)}/versions`, policyVersionCreatedSchema, {
+      body: { require_approval_copy_of: of, ...(note ? { note } : {}) },
     }),
   diff: (orgId: string, policyId: string, from: string, to: string) =>
-    api.get<{ diff: PolicyDiff }>(
-      `${one(orgId, policyId)}/diff?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
-    ),
+    cloud.request("GET", `${one(orgId, policyId)}/diff`, policyDiffAnswerSchema, { query: { from, to } }),
   saveExamples: (orgId: string, policyId: string, examples: PolicyExample[]) =>
-    api.put<{ examples: PolicyExample[]; active_version_report: ExamplesReport | null }>(
-      `${one(orgId, policyId)}/examples`,
-      { examples },
-    ),
+    cloud.request("PUT", `${one(orgId, policyId)}/examples`, examplesAnswerSchema, { body: { examples } }),
   simulate: (orgId: string, policyId: string, body: SimulationRequest) =>
-    api.post<{ simulation: Simulation }>(`${one(orgId, policyId)}/simulate`, body),
+    cloud.request("POST", `${one(orgId, policyId)}/simulate`, simulationAnswerSchema, { body }),
   saveSimulation: (orgId: string, policyId: string, body: SimulationRequest) =>
-    api.post<{ simulation: SavedSimulation }>(`${one(orgId, policyId)}/simulations`, body),
+    cloud.request("POST", `${one(orgId, policyId)}/simulations`, savedSimulationAnswerSchema, { body }),
   simulations: (orgId: string, policyId: string) =>
-    api.get<{ items: SavedSimulation[] }>(`${one(orgId, policyId)}/simulations?limit=20`),
+    cloud.request("GET", `${one(orgId, policyId)}/simulations`, savedSimulationPage, {
+      query: { limit: 20 },
+    }),
   setShadow: (orgId: string, policyId: string, versionId: string, expected: string | null) =>
-    api.put<{ policy: Policy }>(`${one(orgId, policyId)}/shadow`, {
-      version_id: versionId,
-      expected_shadow_version_id: expected,
+    cloud.request("PUT", `${one(orgId, policyId)}/shadow`, shadowSetAnswerSchema, {
+      body: { version_id: versionId, expected_shadow_version_id: expected },
     }),
   clearShadow: (orgId: string, policyId: string) =>
-    api.delete<{ policy: Policy }>(`${one(orgId, policyId)}/shadow`),
+    cloud.request("DELETE", `${one(orgId, policyId)}/shadow`, policyAnswerSchema),
   shadowReport: (orgId: string, policyId: string, windowDays: number) =>
-    api.get<ShadowReport>(`${one(orgId, policyId)}/shadow/report?window_days=${windowDays}`),
+    cloud.request("GET", `${one(orgId, policyId)}/shadow/report`, shadowReportAnswerSchema, {
+      query: { window_days: windowDays },
+    }),
   /** The impact the activation checks, computed by the same function (max_loosened comes from it). */
   impact: (orgId: string, policyId: string, versionId: string) =>
-    api.get<VersionImpact>(`${one(orgId, policyId)}/versions/${versionId}/impact`),
+    cloud.request("GET", `${version(orgId, policyId, versionId)}/impact`, versionImpactAnswerSchema),
   activate: (orgId: string, policyId: string, versionId: string, body: PolicyActivate) =>
-    api.post<Activation>(`${one(orgId, policyId)}/versions/${versionId}/activate`, body),
-  rollback: (
-    orgId: string,
-    policyId: string,
-    body: {
-      expected_active_version_id: string | null;
-      to_version_id?: string;
-      note?: string;
-      open_actions: OpenActionsChoice;
-    },
-  ) => api.post<Rollback>(`${one(orgId, policyId)}/rollback`, body),
+    cloud.request("POST", `${version(orgId, policyId, versionId)}/activate`, activationAnswerSchema, {
+      body,
+    }),
+  rollback: (orgId: string, policyId: string, body: PolicyRollback) =>
+    cloud.request("POST", `${one(orgId, policyId)}/rollback`, rollbackAnswerSchema, { body }),
   emergencyStop: (orgId: string, policyId: string) =>
-    api.post<{ emergency_stopped_at: string; closed_actions: number; ended_observe_windows: number }>(
-      `${one(orgId, policyId)}/emergency`,
-      {},
-    ),
+    cloud.request("POST", `${one(orgId, policyId)}/emergency`, emergencyStopAnswerSchema, { body: {} }),
   version: (orgId: string, policyId: string, versionId: string) =>
-    api.get<PolicyVersionAnswer>(`${one(orgId, policyId)}/versions/${versionId}`),
+    cloud.request("GET", version(orgId, policyId, versionId), policyVersionAnswerSchema),
   decisionMap: (orgId: string, policyId: string, versionId: string) =>
-    api.get<{ decision_map: DecisionMap }>(`${one(orgId, policyId)}/versions/${versionId}/decision-map`),
+    cloud.request("GET", `${version(orgId, policyId, versionId)}/decision-map`, decisionMapAnswerSchema),
+  /** The evidence export's exact bytes: its digest is over them (docs/policy-rollout.md). */
   evidence: (orgId: string, policyId: string, from: string, to: string) =>
-    apiDownload(
-      `${one(orgId, policyId)}/evidence?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
-    ),
+    cloud.download(`${one(orgId, policyId)}/evidence?${new URLSearchParams({ from, to })}`),
   setDisclosure: (orgId: string, policyId: string, agent_disclosure: PolicyDisclosure) =>
-    api.patch<{ policy: Policy }>(one(orgId, policyId), { agent_disclosure }),
+    cloud.request("PATCH", one(orgId, policyId), policyAnswerSchema, { body: { agent_disclosure } }),
 };

@@ -1,5 +1,5 @@
 import { NavLink, Outlet, useNavigate } from "react-router";
-import { api } from "../api/client.js";
+import { organizationsApi } from "../api/organizations.js";
 import { useSession, useSignedIn } from "../session/session.js";
 import { navigation } from "./navigation.js";
 import { orgPath, useCurrentOrganization, useOrganizations } from "./organization.js";
@@ -26,7 +26,7 @@ export function Shell() {
             onChange={(e) => {
               const id = e.target.value;
               if (!id) return navigate("/orgs/new");
-              api.post(`/orgs/${id}/switch`).catch(() => undefined);
+              organizationsApi.switchTo(id).catch(() => undefined);
               navigate(orgPath(id));
             }}
           >

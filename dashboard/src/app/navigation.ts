@@ -1,4 +1,4 @@
-import type { Role } from "../api/types.js";
+import type { Role } from "@countersign/protocol/wire";
 import { can } from "./roles.js";
 
 export interface NavEntry {
@@ -6,7 +6,7 @@ export interface NavEntry {
   /** Under /orgs/<id>; "" is the overview. */
   path: string;
   /** Who sees the entry; the page itself and the Cloud API check the same. */
-  shows?: (role: Role) => boolean;
+  shows?: (role: Role | null) => boolean;
 }
 
 /**

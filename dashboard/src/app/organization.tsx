@@ -1,10 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
+import { organizationsApi } from "../api/organizations.js";
 import { useParams } from "react-router";
-import { api } from "../api/client.js";
-import type { Organization, Page } from "../api/types.js";
+import type { Organization } from "@countersign/protocol/wire";
 
 export function useOrganizations() {
-  return useQuery({ queryKey: ["orgs"], queryFn: () => api.get<Page<Organization>>("/orgs") });
+  return useQuery(organizationsApi.listQuery());
 }
 
 /** The organization of the current /orgs/:orgId/... page, with the person's role in it. */

@@ -1,5 +1,6 @@
 import { useState, type FormEvent, type ReactNode } from "react";
 import { RefusalNotice } from "./RefusalNotice.js";
+import { DashboardError } from "../api/errors.js";
 
 /** A form that runs one action, shows its error, and disables itself while it runs. */
 export function ActionForm({
@@ -71,3 +72,21 @@ export function Field({
 }
 
 export const field = (data: FormData, name: string) => String(data.get(name) ?? "");
+
+/** A form's choice among the wire's values (a select's option): checked against them, never cast. */
+export function choice<T extends string>(data: FormData, name: string, values: readonly T[]): T {
+  const value = field(data, name);
+  const known = values.find((v) => v === value);
+  if (known === undefined)
+    throw new DashboardError("INVALID_INPUT", `${name} is not one of ${values.join(", ")}`);
+  return known;
+}
+
+/** Every checked choice of a group of checkboxes, each checked against the wire's values. */
+export const choices = <T extends string>(data: FormData, name: string, values: readonly T[]): T[] =>
+  data.getAll(name).map((v) => {
+    const known = values.find((x) => x === String(v));
+    if (known === undefined)
+      throw new DashboardError("INVALID_INPUT", `${name} is not one of ${values.join(", ")}`);
+    return known;
+  });

@@ -1,6 +1,7 @@
-import type { Allowance, Usage } from "../api/types.js";
+import type { Usage } from "@countersign/protocol/wire";
 
-const rows: { key: keyof Usage; label: string }[] = [
+// Each key names one of the plan's figures ({used, limit}; limit null is unlimited).
+const rows = [
   { key: "protected_actions", label: "Protected actions this month" },
   { key: "members", label: "Members (with open invitations)" },
   { key: "agents", label: "Agents" },
@@ -9,7 +10,7 @@ const rows: { key: keyof Usage; label: string }[] = [
   { key: "tools", label: "Tools" },
   { key: "policies", label: "Policies" },
   { key: "webhook_endpoints", label: "Webhook endpoints" },
-];
+] as const;
 
 /** What the organization uses of each of its plan's allowances, with a meter where there is a limit. */
 export function Allowances({ usage }: { usage: Usage }) {
@@ -24,7 +25,7 @@ export function Allowances({ usage }: { usage: Usage }) {
       </thead>
       <tbody>
         {rows.map(({ key, label }) => {
-          const a = usage[key] as Allowance;
+          const a = usage[key];
           return (
             <tr key={key}>
               <td>{label}</td>

@@ -1,4 +1,4 @@
-import type { ManagedBy } from "../api/types.js";
+import type { ManagedBy } from "@countersign/protocol/wire";
 
 /** `kubectl get` of the custom resource, which a person can paste. */
 export const kubectlGet = (m: ManagedBy) =>

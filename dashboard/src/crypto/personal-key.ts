@@ -2,9 +2,9 @@
  * The person's own keys for approvals: made here as non-extractable CryptoKeys, kept in
  * IndexedDB under their user id, bound to the account through a one-use challenge.
  */
-import { api } from "../api/client.js";
+import { identitiesApi } from "../api/me.js";
 import { DashboardError } from "../api/errors.js";
-import type { Identity } from "../api/types.js";
+import type { Identity } from "@countersign/protocol/wire";
 import { toBase64url } from "./evidence.js";
 import { pemToPkcs8 } from "./pem.js";
 import { importPkcs8 } from "./principal-key.js";
@@ -32,11 +32,9 @@ export async function bindNewPersonalKey(userId: string, name: string | null): P
     createdAt: new Date().toISOString(),
   });
   try {
-    const { challenge } = await api.post<{ challenge: { id: string; challenge: string } }>(
-      "/me/identity-challenges",
-    );
+    const { challenge } = await identitiesApi.challenge();
     const signature = toBase64url(await ed25519Sign(key.privateKey, challengeMessage(challenge.challenge)));
-    const { identity } = await api.post<{ identity: Identity }>("/me/identities", {
+    const { identity } = await identitiesApi.bind({
       challenge_id: challenge.id,
       signature,
       document,
@@ -58,7 +56,7 @@ export async function importPersonalKey(userId: string, pem: string): Promise<st
   const der = pemToPkcs8(pem);
   if (!der) throw new DashboardError("INVALID_INPUT", "this file is not a PKCS#8 PEM private key");
   const key = await importPkcs8(der);
-  const { items } = await api.get<{ items: Identity[] }>("/me/identities");
+  const { items } = await identitiesApi.list();
   if (!items.some((i) => i.kid === key.kid && i.status === "active"))
     throw new DashboardError(
       "IDENTITY_UNKNOWN",
@@ -81,6 +79,6 @@ export async function personalKeys(userId: string): Promise<StoredKey[]> {
 }
 
 export async function unbindPersonalKey(userId: string, kid: string): Promise<void> {
-  await api.delete(`/me/identities/${encodeURIComponent(kid)}`);
+  await identitiesApi.unbind(kid);
   await deleteKey("personal", userId, kid).catch(() => undefined);
 }

@@ -3,7 +3,7 @@
  * and integrations, tools, observe windows, webhooks. Kept here so App and Shell name them in one line.
  */
 import { NavLink, Route } from "react-router";
-import type { Role } from "../api/types.js";
+import type { Role } from "@countersign/protocol/wire";
 import { orgPath } from "../app/organization.js";
 import { can } from "../app/roles.js";
 import { McpServerPage } from "./mcp-servers/McpServerPage.js";

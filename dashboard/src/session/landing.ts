@@ -5,7 +5,7 @@
  * organization (GET /orgs/<id> answers only members); anything else lands on their own first
  * organization ("/").
  */
-import { api } from "../api/client.js";
+import { organizationsApi } from "../api/organizations.js";
 
 const ORG_PAGE = /^\/orgs\/([^/?#]+)/;
 
@@ -15,7 +15,7 @@ export async function landingFor(next: string | null): Promise<string> {
   const org = ORG_PAGE.exec(next)?.[1];
   if (!org || org === "new") return next;
   try {
-    await api.get(`/orgs/${encodeURIComponent(org)}`);
+    await organizationsApi.get(org);
     return next;
   } catch {
     return "/";

@@ -4,9 +4,10 @@
  */
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { api, onSessionEnded, setTabSession } from "../api/client.js";
-import { DashboardError } from "../api/errors.js";
-import type { Session } from "../api/types.js";
+import { onSessionEnded, setTabSession } from "../api/cloud.js";
+import { hasCode } from "../api/errors.js";
+import { sessionApi } from "../api/session.js";
+import type { Session } from "@countersign/protocol/wire";
 import { currentAccount, markAccount, onAccountChange } from "./account-marker.js";
 
 type SessionState =
@@ -39,12 +40,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const reload = useCallback(async () => {
     try {
-      const { session } = await api.get<{ session: Session }>("/auth/session");
+      const { session } = await sessionApi.current();
       markAccount(session.user.id);
       setChangedElsewhere(false);
       adopt(session);
     } catch (err) {
-      if (err instanceof DashboardError && err.code === "UNAUTHENTICATED") adopt(null);
+      if (hasCode(err, "UNAUTHENTICATED")) adopt(null);
       else throw err;
     }
   }, [adopt]);
@@ -88,11 +89,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     state,
     changedElsewhere,
     async signIn(email, password) {
-      const { session } = await api.post<{ session: Session }>(
-        "/auth/signin",
-        { email, password },
-        { anonymous: true },
-      );
+      const { session } = await sessionApi.signIn(email, password);
       markAccount(session.user.id);
       queryClient.clear();
       setChangedElsewhere(false);
@@ -101,7 +98,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     },
     async signOut() {
       if (state.status === "signed-in" && currentAccount() === state.session.user.id)
-        await api.post("/auth/signout");
+        await sessionApi.signOut();
       markAccount(null);
       queryClient.clear();
       adopt(null, "signed-out");

@@ -91,6 +91,7 @@ export * from "./mcp-servers.js";
 export * from "./tools.js";
 export * from "./urls.js";
 export * from "./observe.js";
+export * from "./dry-run.js";
 export * from "./policies.js";
 // The Gateway's wire: POST /v1/authorize and the service's members of /mcp.
 export * from "./gateway/index.js";

@@ -1,4 +1,4 @@
-import type { Overview } from "../../api/types.js";
+import type { Overview } from "@countersign/protocol/wire";
 
 // Colors that keep 3:1 against white and against each other's neighbours; unknown statuses take grey.
 const colors: Record<string, string> = {

@@ -1,4 +1,4 @@
-import type { Usage } from "../../api/types.js";
+import type { Usage } from "@countersign/protocol/wire";
 
 const W = 640;
 const H = 160;

@@ -1,4 +1,4 @@
-import { api } from "../../api/client.js";
+import { sessionApi } from "../../api/session.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { useSignedIn } from "../../session/session.js";
 import { PersonalIdentities } from "./PersonalIdentities.js";
@@ -18,10 +18,7 @@ export function AccountPage() {
         <ActionForm
           submit="Change password"
           onSubmit={async (d) => {
-            await api.post("/auth/password", {
-              current_password: field(d, "current"),
-              new_password: field(d, "new"),
-            });
+            await sessionApi.changePassword(field(d, "current"), field(d, "new"));
           }}
           done={<p role="status">Your password is changed; your other sessions were signed out.</p>}
         >
@@ -34,7 +31,7 @@ export function AccountPage() {
         <ActionForm
           submit="Change e-mail"
           onSubmit={async (d) => {
-            await api.post("/me/email", { new_email: field(d, "email"), password: field(d, "password") });
+            await sessionApi.changeEmail(field(d, "email"), field(d, "password"));
           }}
           done={
             <p role="status">

@@ -1,7 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api } from "../../api/client.js";
-import type { Identity } from "../../api/types.js";
+import { identitiesApi } from "../../api/me.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
 import {
@@ -19,7 +18,7 @@ export function PersonalIdentities() {
   const queryClient = useQueryClient();
   const identities = useQuery({
     queryKey: ["identities", userId],
-    queryFn: () => api.get<{ items: Identity[] }>("/me/identities"),
+    queryFn: identitiesApi.list,
   });
   const local = useQuery({
     queryKey: ["personal-keys", userId],

@@ -1,8 +1,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { api } from "../../api/client.js";
-import type { Action, Approval, Receipt } from "../../api/types.js";
+import { actionsApi } from "../../api/actions.js";
+import { approvalsApi } from "../../api/approvals.js";
+import { receiptsApi } from "../../api/receipts.js";
+import type { Action } from "@countersign/protocol/wire";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { Amount } from "../../components/Amount.js";
@@ -17,12 +19,10 @@ const openStatuses = new Set(["pending_approval", "approved", "authorized"]);
 /** The TASK an action's thread starts with: from its approval request, or from its receipt. */
 async function taskOf(orgId: string, a: Action): Promise<string> {
   const task = a.approval_request_id
-    ? (await api.get<{ approval: Approval }>(`/orgs/${orgId}/approvals/${a.approval_request_id}`)).approval
-        .task_object_id
+    ? (await approvalsApi.get(orgId, a.approval_request_id)).approval.task_object_id
     : null;
   if (task) return task;
-  if (a.receipt_id)
-    return (await api.get<{ receipt: Receipt }>(`/orgs/${orgId}/receipts/${a.receipt_id}`)).receipt.thread_id;
+  if (a.receipt_id) return (await receiptsApi.get(orgId, a.receipt_id)).receipt.thread_id;
   throw new Error("this action has no approval request or receipt naming its TASK");
 }
 
@@ -31,11 +31,7 @@ export function ActionPage() {
   const { actionId = "" } = useParams();
   const queryClient = useQueryClient();
   const principal = usePrincipal(orgId);
-  const action = useQuery({
-    queryKey: ["action", actionId],
-    queryFn: () =>
-      api.get<{ action: Action & Record<string, unknown> }>(`/orgs/${orgId}/actions/${actionId}`),
-  });
+  const action = useQuery(actionsApi.query(orgId, actionId));
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const kid = principal.data?.principal?.kid;
@@ -92,7 +88,7 @@ export function ActionPage() {
                         await taskOf(orgId, a),
                         "cancelled in the dashboard",
                       );
-                      await api.post(`/orgs/${orgId}/actions/${a.id}/cancel`, { cancellation });
+                      await actionsApi.cancel(orgId, a.id, cancellation);
                       await queryClient.invalidateQueries({ queryKey: ["action", actionId] });
                     } catch (err) {
                       setError(err);

@@ -1,7 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
-import { api } from "../../api/client.js";
-import type { Action, Page } from "../../api/types.js";
+import { actionsApi } from "../../api/actions.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { Amount } from "../../components/Amount.js";
 import { Loaded } from "../../components/Loading.js";
@@ -24,12 +23,10 @@ const statuses = [
 export function ActionsPage() {
   const { orgId } = useCurrentOrganization();
   const [params, setParams] = useSearchParams();
-  const query = new URLSearchParams({ limit: "50" });
-  for (const k of ["status", "tool", "agent_id"]) if (params.get(k)) query.set(k, params.get(k)!);
-  const actions = useQuery({
-    queryKey: ["actions", orgId, query.toString()],
-    queryFn: () => api.get<Page<Action>>(`/orgs/${orgId}/actions?${query}`),
-  });
+  const filter = Object.fromEntries(
+    ["status", "tool", "agent_id"].map((k) => [k, params.get(k) || undefined]),
+  );
+  const actions = useQuery(actionsApi.listQuery(orgId, filter));
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(params);
     if (v) next.set(k, v);

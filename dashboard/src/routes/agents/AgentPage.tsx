@@ -1,10 +1,11 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "react-router";
-import { api, policies } from "../../api/client.js";
-import type { Agent } from "../../api/types.js";
+import { agentStatuses } from "@countersign/protocol/wire";
+import { agentKeys, agentsApi } from "../../api/agents.js";
+import { policies } from "../../api/policies.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
-import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { ActionForm, choice, Field, field } from "../../components/ActionForm.js";
 import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 import { Loaded } from "../../components/Loading.js";
 import { PolicySelect } from "./AgentsPage.js";
@@ -18,10 +19,7 @@ export function AgentPage() {
   const { orgId, org } = useCurrentOrganization();
   const { agentId = "" } = useParams();
   const queryClient = useQueryClient();
-  const agent = useQuery({
-    queryKey: ["agent", agentId],
-    queryFn: () => api.get<{ agent: Agent }>(`/orgs/${orgId}/agents/${agentId}`),
-  });
+  const agent = useQuery(agentsApi.query(orgId, agentId));
   const role = org?.role ?? "viewer";
   // Whether anyone can approve the calls the agent's policy holds (NoApprovers).
   const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
@@ -44,15 +42,14 @@ export function AgentPage() {
               <ActionForm
                 submit="Save agent"
                 onSubmit={async (d) => {
-                  const body: Record<string, unknown> = {
+                  await agentsApi.update(orgId, agentId, {
                     name: field(d, "name"),
-                    status: field(d, "status"),
-                  };
-                  // Only admins switch an agent's policy (the API refuses others ADMIN_REQUIRED).
-                  if (can.administer(role)) body.policy_id = field(d, "policy_id") || null;
-                  await api.patch(`/orgs/${orgId}/agents/${agentId}`, body);
-                  await queryClient.invalidateQueries({ queryKey: ["agent", agentId] });
-                  await queryClient.invalidateQueries({ queryKey: ["agents", orgId] });
+                    status: choice(d, "status", agentStatuses),
+                    // Only admins switch an agent's policy (the API refuses others ADMIN_REQUIRED).
+                    ...(can.administer(role) ? { policy_id: field(d, "policy_id") || null } : {}),
+                  });
+                  await queryClient.invalidateQueries({ queryKey: agentKeys.one(agentId) });
+                  await queryClient.invalidateQueries({ queryKey: agentKeys.all(orgId) });
                 }}
               >
                 <Field label="Name" name="name" defaultValue={a.name} />

@@ -1,7 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "react-router";
-import { api } from "../../api/client.js";
-import type { Agent, Page, Policy } from "../../api/types.js";
+import type { AgentInput } from "@countersign/protocol/wire";
+import { agentKeys, agentsApi } from "../../api/agents.js";
+import { policies } from "../../api/policies.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
@@ -11,7 +12,7 @@ import { Loaded } from "../../components/Loading.js";
 export function usePolicies(orgId: string) {
   return useQuery({
     queryKey: ["policies", orgId],
-    queryFn: () => api.get<Page<Policy>>(`/orgs/${orgId}/policies?limit=100`),
+    queryFn: () => policies.list(orgId),
   });
 }
 
@@ -44,10 +45,7 @@ export function AgentsPage() {
   const { orgId, org } = useCurrentOrganization();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const agents = useQuery({
-    queryKey: ["agents", orgId],
-    queryFn: () => api.get<Page<Agent>>(`/orgs/${orgId}/agents?limit=100`),
-  });
+  const agents = useQuery(agentsApi.listQuery(orgId));
   return (
     <main>
       <h1>Agents</h1>
@@ -95,11 +93,11 @@ export function AgentsPage() {
           <ActionForm
             submit="Create agent"
             onSubmit={async (d) => {
-              const body: Record<string, unknown> = { name: field(d, "name") };
+              const body: AgentInput = { name: field(d, "name") };
               const policy = field(d, "policy_id");
               if (policy && can.administer(org.role)) body.policy_id = policy;
-              const { agent } = await api.post<{ agent: Agent }>(`/orgs/${orgId}/agents`, body);
-              await queryClient.invalidateQueries({ queryKey: ["agents", orgId] });
+              const { agent } = await agentsApi.create(orgId, body);
+              await queryClient.invalidateQueries({ queryKey: agentKeys.all(orgId) });
               navigate(orgPath(orgId, `/agents/${agent.id}`));
             }}
           >

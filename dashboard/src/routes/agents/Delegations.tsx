@@ -1,7 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api } from "../../api/client.js";
-import type { Delegation, Page } from "../../api/types.js";
+import { agentKeys, delegationsApi } from "../../api/agents.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
@@ -20,12 +19,9 @@ export function Delegations({
 }) {
   const queryClient = useQueryClient();
   const principal = usePrincipal(orgId);
-  const delegations = useQuery({
-    queryKey: ["delegations", agentId],
-    queryFn: () => api.get<Page<Delegation>>(`/orgs/${orgId}/agents/${agentId}/delegations?limit=100`),
-  });
+  const delegations = useQuery(delegationsApi.listQuery(orgId, agentId));
   const [error, setError] = useState<unknown>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["delegations", agentId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: agentKeys.delegations(agentId) });
   const kid = principal.data?.principal?.kid;
   return (
     <section>
@@ -47,7 +43,7 @@ export function Delegations({
                         setError(null);
                         try {
                           const revocation = await signRevocationHere(orgId, kid, d.object_id);
-                          await api.post(`/orgs/${orgId}/delegations/${d.id}/revoke`, { revocation });
+                          await delegationsApi.revoke(orgId, d.id, revocation);
                           await refresh();
                         } catch (err) {
                           setError(err);
@@ -78,7 +74,7 @@ export function Delegations({
                 permissions,
                 expires_at: new Date(Date.now() + days * 86_400_000),
               });
-              await api.post(`/orgs/${orgId}/agents/${agentId}/delegations`, { delegation });
+              await delegationsApi.submit(orgId, agentId, delegation);
               await refresh();
             }}
           >

@@ -1,22 +1,14 @@
 import { useState } from "react";
-import { api } from "../../api/client.js";
+import type { DryRunReport } from "@countersign/protocol/wire";
+import { agentsApi } from "../../api/agents.js";
 import { DashboardError } from "../../api/errors.js";
-import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { ActionForm, choice, Field, field } from "../../components/ActionForm.js";
 import { JsonBlock } from "../../components/JsonBlock.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { ApproverFix } from "../policies/NoApprovers.js";
 
-interface DryRunReport {
-  agent_would_receive: { http: number; body: unknown };
-  approvers?: {
-    roles: string[];
-    approver_count: number;
-    resolved: boolean;
-    code?: string;
-    members_with_role?: number;
-  } | null;
-  [k: string]: unknown;
-}
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The Gateway's decision on a call, on current configuration: nothing written, nothing signed. */
 export function DryRun({ orgId, agentId }: { orgId: string; agentId: string }) {
@@ -36,14 +28,13 @@ export function DryRun({ orgId, agentId }: { orgId: string; agentId: string }) {
           } catch {
             throw new DashboardError("INVALID_JSON", "the arguments are not JSON");
           }
-          const { dry_run } = await api.post<{ dry_run: DryRunReport }>(
-            `/orgs/${orgId}/agents/${agentId}/dry-run`,
-            {
-              tool: field(d, "tool"),
-              arguments: args,
-              environment: field(d, "environment"),
-            },
-          );
+          if (!isObject(args))
+            throw new DashboardError("INVALID_JSON", "the arguments are not a JSON object");
+          const { dry_run } = await agentsApi.dryRun(orgId, agentId, {
+            tool: field(d, "tool"),
+            arguments: args,
+            environment: choice(d, "environment", ["live", "test"] as const),
+          });
           setReport(dry_run);
         }}
       >

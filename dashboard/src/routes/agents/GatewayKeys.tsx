@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api } from "../../api/client.js";
-import type { ApiKey, Page } from "../../api/types.js";
-import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { apiKeyEnvironments } from "@countersign/protocol/wire";
+import { apiKeyKeys, apiKeysApi } from "../../api/api-keys.js";
+import { ActionForm, choice, Field, field } from "../../components/ActionForm.js";
 import { CopyOnce } from "../../components/CopyOnce.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
@@ -10,13 +10,10 @@ import { Loaded } from "../../components/Loading.js";
 /** The agent's gateway keys: the secret is shown once, at creation. */
 export function GatewayKeys({ orgId, agentId }: { orgId: string; agentId: string }) {
   const queryClient = useQueryClient();
-  const keys = useQuery({
-    queryKey: ["api-keys", orgId],
-    queryFn: () => api.get<Page<ApiKey>>(`/orgs/${orgId}/api-keys?kind=gateway&limit=100`),
-  });
+  const keys = useQuery(apiKeysApi.listQuery(orgId, "gateway"));
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["api-keys", orgId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: apiKeyKeys.all(orgId) });
   return (
     <section>
       <h2>Gateway keys</h2>
@@ -37,9 +34,7 @@ export function GatewayKeys({ orgId, agentId }: { orgId: string; agentId: string
                   {k.state === "active" && (
                     <button
                       type="button"
-                      onClick={() =>
-                        api.post(`/orgs/${orgId}/api-keys/${k.id}/revoke`).then(refresh, setError)
-                      }
+                      onClick={() => apiKeysApi.revoke(orgId, k.id).then(refresh, setError)}
                     >
                       Revoke
                     </button>
@@ -55,10 +50,10 @@ export function GatewayKeys({ orgId, agentId }: { orgId: string; agentId: string
       <ActionForm
         submit="Create gateway key"
         onSubmit={async (d) => {
-          const created = await api.post<{ secret: string }>(`/orgs/${orgId}/api-keys`, {
+          const created = await apiKeysApi.create(orgId, {
             name: field(d, "name"),
             kind: "gateway",
-            environment: field(d, "environment"),
+            environment: choice(d, "environment", apiKeyEnvironments),
             agent_id: agentId,
           });
           setSecret(created.secret);

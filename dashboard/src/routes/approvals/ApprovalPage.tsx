@@ -1,15 +1,14 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { api } from "../../api/client.js";
-import type { Approval } from "../../api/types.js";
+import { approvalsApi } from "../../api/approvals.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { Amount } from "../../components/Amount.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
 import { CallArguments } from "./CallArguments.js";
-import { signDecision } from "../../crypto/approval-signing.js";
+import { proposalOf, signDecision, type AnsweredApproval } from "../../crypto/approval-signing.js";
 import { personalKeys } from "../../crypto/personal-key.js";
 import { useSignedIn } from "../../session/session.js";
 
@@ -23,10 +22,7 @@ export function ApprovalPage() {
   const { approvalId = "" } = useParams();
   const session = useSignedIn();
   const queryClient = useQueryClient();
-  const request = useQuery({
-    queryKey: ["approval", approvalId],
-    queryFn: () => api.get<{ approval: Approval }>(`/orgs/${orgId}/approvals/${approvalId}`),
-  });
+  const request = useQuery(approvalsApi.query(orgId, approvalId));
   const mine = useQuery({
     queryKey: ["personal-keys", session.user.id],
     queryFn: () => personalKeys(session.user.id),
@@ -36,12 +32,12 @@ export function ApprovalPage() {
   const [busy, setBusy] = useState(false);
   const mayDecide = org ? can.decideApprovals(org.role) : false;
 
-  async function decide(a: Approval, type: "APPROVAL" | "REJECTION") {
+  async function decide(a: AnsweredApproval, type: "APPROVAL" | "REJECTION") {
     setBusy(true);
     setError(null);
     try {
       const decision = await signDecision(session.user.id, a, type);
-      await api.post(`/orgs/${orgId}/approvals/${a.id}/decision`, { decision });
+      await approvalsApi.decide(orgId, a.id, decision);
     } catch (err) {
       setError(err);
     } finally {
@@ -58,7 +54,7 @@ export function ApprovalPage() {
       </p>
       <Loaded query={request}>
         {({ approval: a }) => {
-          const call = (a.proposal?.body.payload.call ?? {}) as { tool?: string; arguments_digest?: string };
+          const call = proposalOf(a)?.body.payload.call;
           const expired =
             a.status === "expired" || (a.status === "pending" && Date.parse(a.expires_at) <= Date.now());
           const heldKid = mine.data?.find((k) => a.approver_kids.includes(k.kid))?.kid;
@@ -71,7 +67,7 @@ export function ApprovalPage() {
                 <dt>Status</dt>
                 <dd data-testid="approval-status">{a.status}</dd>
                 <dt>Tool</dt>
-                <dd>{call.tool ?? a.action?.tool}</dd>
+                <dd>{call?.tool ?? a.action?.tool}</dd>
                 <dt>Action</dt>
                 <dd>{a.action?.action}</dd>
                 <dt>Amount</dt>
@@ -80,11 +76,11 @@ export function ApprovalPage() {
                 </dd>
                 <dt>Arguments</dt>
                 <dd>
-                  <CallArguments text={a.arguments ?? null} signedDigest={call.arguments_digest} />
+                  <CallArguments text={a.arguments ?? null} signedDigest={call?.arguments_digest} />
                 </dd>
                 <dt>Arguments digest</dt>
                 <dd>
-                  <code>{call.arguments_digest ?? a.action?.arguments_digest}</code>
+                  <code>{call?.arguments_digest ?? a.action?.arguments_digest}</code>
                 </dd>
                 <dt>Policy</dt>
                 <dd>

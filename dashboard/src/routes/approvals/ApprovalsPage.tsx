@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
-import { api, policies } from "../../api/client.js";
-import type { Approval, Page } from "../../api/types.js";
+import { approvalsApi } from "../../api/approvals.js";
+import { policies } from "../../api/policies.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { Loaded } from "../../components/Loading.js";
 import { Amount } from "../../components/Amount.js";
@@ -10,11 +10,7 @@ import { NoApprovers } from "../policies/NoApprovers.js";
 /** The queue of pending requests; it refreshes by itself while open. */
 export function ApprovalsPage() {
   const { orgId, org } = useCurrentOrganization();
-  const queue = useQuery({
-    queryKey: ["approvals", orgId, "pending"],
-    queryFn: () => api.get<Page<Approval>>(`/orgs/${orgId}/approvals?status=pending&limit=100`),
-    refetchInterval: 3000,
-  });
+  const queue = useQuery({ ...approvalsApi.pendingQuery(orgId), refetchInterval: 3000 });
   // Calls no one can approve never wait here: they are denied NO_APPROVERS. Said above the queue.
   const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
   return (

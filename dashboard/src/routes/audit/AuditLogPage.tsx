@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { api } from "../../api/client.js";
-import type { AuditEntry, Page } from "../../api/types.js";
+import type { AuditEntry } from "@countersign/protocol/wire";
+import { auditApi } from "../../api/audit.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
@@ -13,12 +13,7 @@ export function AuditLogPage() {
   const mayAdminister = !!org && can.administer(org.role);
   const entries = useInfiniteQuery({
     queryKey: ["audit", orgId, action],
-    queryFn: ({ pageParam }) => {
-      const q = new URLSearchParams({ limit: "50" });
-      if (action) q.set("action", action);
-      if (pageParam) q.set("cursor", pageParam);
-      return api.get<Page<AuditEntry>>(`/orgs/${orgId}/audit?${q}`);
-    },
+    queryFn: ({ pageParam }) => auditApi.page(orgId, { action, cursor: pageParam }),
     initialPageParam: "",
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     enabled: mayAdminister,

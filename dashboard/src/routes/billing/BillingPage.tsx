@@ -1,6 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
-import { api } from "../../api/client.js";
-import type { Billing, BillingRedirect, Usage } from "../../api/types.js";
+import { billingApi } from "../../api/billing.js";
+import { overviewApi } from "../../api/overview.js";
+import type { Billing, BillingRedirect } from "@countersign/protocol/wire";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { Allowances } from "../../components/Allowances.js";
@@ -21,22 +22,12 @@ const stateWords: Record<NonNullable<Billing["subscription"]>["status"], string>
  */
 export function BillingPage() {
   const { orgId, org } = useCurrentOrganization();
-  const billing = useQuery({
-    queryKey: ["billing", orgId],
-    queryFn: () => api.get<Billing>(`/orgs/${orgId}/billing`),
-    enabled: !!org,
-  });
-  const usage = useQuery({
-    queryKey: ["usage", orgId],
-    queryFn: () => api.get<Usage>(`/orgs/${orgId}/usage`),
-    enabled: !!org,
-  });
+  const billing = useQuery({ ...billingApi.query(orgId), enabled: !!org });
+  const usage = useQuery({ ...overviewApi.usageQuery(orgId), enabled: !!org });
   if (!org) return <main className="muted">Loading…</main>;
   const owner = org.role === "owner";
-  const goTo = async (path: string, body?: unknown) => {
-    const { url } = await api.post<BillingRedirect>(`/orgs/${orgId}/billing/${path}`, body);
-    window.location.assign(url);
-  };
+  // The provider's page (a checkout or the customer portal) is where the browser goes next.
+  const goTo = async (redirect: Promise<BillingRedirect>) => window.location.assign((await redirect).url);
   return (
     <main>
       <h1>Plan and billing</h1>
@@ -71,11 +62,13 @@ export function BillingPage() {
               <section aria-label="Buy or manage" data-testid="billing-actions">
                 {!b.subscription &&
                   b.purchasable.map((plan) => (
-                    <ActionButton key={plan} onClick={() => goTo("checkout", { plan })}>
+                    <ActionButton key={plan} onClick={() => goTo(billingApi.checkout(orgId, { plan }))}>
                       Buy the {plan} plan
                     </ActionButton>
                   ))}
-                <ActionButton onClick={() => goTo("portal")}>Manage the subscription</ActionButton>
+                <ActionButton onClick={() => goTo(billingApi.portal(orgId))}>
+                  Manage the subscription
+                </ActionButton>
               </section>
             )}
             {b.configured && !owner && <p className="muted">Only an owner buys or changes the plan.</p>}

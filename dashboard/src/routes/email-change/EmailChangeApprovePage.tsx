@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { api } from "../../api/client.js";
+import { sessionApi } from "../../api/session.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { useLinkToken } from "../token.js";
 
@@ -12,11 +12,7 @@ export function EmailChangeApprovePage() {
       <ActionForm
         submit="Confirm"
         onSubmit={async (d) => {
-          await api.post(
-            "/auth/email/change/approve",
-            { token, password: field(d, "password") },
-            { anonymous: true },
-          );
+          await sessionApi.approveEmailChange(token, field(d, "password"));
         }}
         done={
           <p role="status">

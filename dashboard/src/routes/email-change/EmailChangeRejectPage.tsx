@@ -1,4 +1,4 @@
-import { api } from "../../api/client.js";
+import { sessionApi } from "../../api/session.js";
 import { ActionForm } from "../../components/ActionForm.js";
 import { useLinkToken } from "../token.js";
 
@@ -12,7 +12,7 @@ export function EmailChangeRejectPage() {
       <ActionForm
         submit="Stop the change"
         onSubmit={async () => {
-          await api.post("/auth/email/change/reject", { token }, { anonymous: true });
+          await sessionApi.rejectEmailChange(token);
         }}
         done={
           <p role="status">

@@ -1,5 +1,5 @@
 import { Link, useNavigate } from "react-router";
-import { api } from "../../api/client.js";
+import { invitationsApi } from "../../api/members.js";
 import { ActionForm } from "../../components/ActionForm.js";
 import { useSession } from "../../session/session.js";
 import { useLinkToken } from "../token.js";
@@ -27,7 +27,7 @@ export function AcceptInvitationPage() {
       <ActionForm
         submit="Accept the invitation"
         onSubmit={async () => {
-          const joined = await api.post<{ organization_id: string }>("/invitations/accept", { token });
+          const joined = await invitationsApi.accept(token);
           navigate(`/orgs/${joined.organization_id}`);
         }}
       />

@@ -1,10 +1,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api } from "../../api/client.js";
-import type { ApiKey, Page } from "../../api/types.js";
+import { apiKeyKeys, apiKeysApi } from "../../api/api-keys.js";
+import { apiKeyEnvironments, scopes as wireScopes } from "@countersign/protocol/wire";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
-import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { ActionForm, choice, choices, Field, field } from "../../components/ActionForm.js";
 import { CopyOnce } from "../../components/CopyOnce.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
@@ -24,14 +24,10 @@ export function ManagementKeysPage() {
   const { orgId, org } = useCurrentOrganization();
   const queryClient = useQueryClient();
   const mayAdminister = !!org && can.administer(org.role);
-  const keys = useQuery({
-    queryKey: ["management-keys", orgId],
-    queryFn: () => api.get<Page<ApiKey>>(`/orgs/${orgId}/api-keys?kind=management&limit=100`),
-    enabled: mayAdminister,
-  });
+  const keys = useQuery({ ...apiKeysApi.listQuery(orgId, "management"), enabled: mayAdminister });
   const [secret, setSecret] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["management-keys", orgId] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: apiKeyKeys.all(orgId) });
   if (!org) return <main className="muted">Loading…</main>;
   if (!mayAdminister)
     return (
@@ -86,9 +82,7 @@ export function ManagementKeysPage() {
                         <button
                           type="button"
                           aria-label={`Revoke ${k.name}`}
-                          onClick={() =>
-                            api.post(`/orgs/${orgId}/api-keys/${k.id}/revoke`).then(refresh, setError)
-                          }
+                          onClick={() => apiKeysApi.revoke(orgId, k.id).then(refresh, setError)}
                         >
                           Revoke
                         </button>
@@ -108,11 +102,11 @@ export function ManagementKeysPage() {
         submit="Create management key"
         onSubmit={async (d) => {
           setSecret(null);
-          const created = await api.post<{ secret: string }>(`/orgs/${orgId}/api-keys`, {
+          const created = await apiKeysApi.create(orgId, {
             name: field(d, "name"),
             kind: "management",
-            environment: field(d, "environment"),
-            scopes: d.getAll("scopes").map(String),
+            environment: choice(d, "environment", apiKeyEnvironments),
+            scopes: choices(d, "scopes", wireScopes),
           });
           setSecret(created.secret);
           await refresh();

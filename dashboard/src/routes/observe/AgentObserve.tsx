@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { observeApi } from "../../api/observe.js";
-import type { Organization } from "../../api/types.js";
+import type { Organization } from "@countersign/protocol/wire";
 import { can } from "../../app/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";

@@ -1,4 +1,4 @@
-import type { Organization } from "../../api/types.js";
+import type { Organization } from "@countersign/protocol/wire";
 
 /** The organization's observe settings, read before starting a window (the owner sets them). */
 export function ObserveLimits({ org }: { org: Organization }) {

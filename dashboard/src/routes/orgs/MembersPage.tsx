@@ -1,13 +1,11 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { api } from "../../api/client.js";
-import type { Invitation, Member, Page, Role } from "../../api/types.js";
-import { ActionForm, field } from "../../components/ActionForm.js";
+import { invitationsApi, memberKeys, membersApi } from "../../api/members.js";
+import { roles, type Member } from "@countersign/protocol/wire";
+import { ActionForm, choice, field } from "../../components/ActionForm.js";
 import { Loaded } from "../../components/Loading.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { useState } from "react";
-
-const roles: Role[] = ["owner", "admin", "approver", "developer", "viewer"];
 
 function RoleSelect({ orgId, member }: { orgId: string; member: Member }) {
   const queryClient = useQueryClient();
@@ -19,9 +17,11 @@ function RoleSelect({ orgId, member }: { orgId: string; member: Member }) {
         value={member.role}
         onChange={(e) => {
           setError(null);
-          api
-            .patch(`/orgs/${orgId}/members/${member.user_id}`, { role: e.target.value })
-            .then(() => queryClient.invalidateQueries({ queryKey: ["members", orgId] }), setError);
+          const role = roles.find((r) => r === e.target.value);
+          if (!role) return;
+          membersApi
+            .setRole(orgId, member.user_id, role)
+            .then(() => queryClient.invalidateQueries({ queryKey: memberKeys.members(orgId) }), setError);
         }}
       >
         {roles.map((r) => (
@@ -36,14 +36,8 @@ function RoleSelect({ orgId, member }: { orgId: string; member: Member }) {
 export function MembersPage() {
   const { orgId } = useCurrentOrganization();
   const queryClient = useQueryClient();
-  const members = useQuery({
-    queryKey: ["members", orgId],
-    queryFn: () => api.get<Page<Member>>(`/orgs/${orgId}/members`),
-  });
-  const invitations = useQuery({
-    queryKey: ["invitations", orgId],
-    queryFn: () => api.get<Page<Invitation>>(`/orgs/${orgId}/invitations`),
-  });
+  const members = useQuery(membersApi.listQuery(orgId));
+  const invitations = useQuery(invitationsApi.listQuery(orgId));
   return (
     <main>
       <h1>Members</h1>
@@ -73,8 +67,8 @@ export function MembersPage() {
       <ActionForm
         submit="Send invitation"
         onSubmit={async (d) => {
-          await api.post(`/orgs/${orgId}/invitations`, { email: field(d, "email"), role: field(d, "role") });
-          await queryClient.invalidateQueries({ queryKey: ["invitations", orgId] });
+          await invitationsApi.invite(orgId, field(d, "email"), choice(d, "role", roles));
+          await queryClient.invalidateQueries({ queryKey: memberKeys.invitations(orgId) });
         }}
       >
         <label>
@@ -103,9 +97,11 @@ export function MembersPage() {
                   <button
                     type="button"
                     onClick={() =>
-                      api
-                        .delete(`/orgs/${orgId}/invitations/${i.id}`)
-                        .then(() => queryClient.invalidateQueries({ queryKey: ["invitations", orgId] }))
+                      invitationsApi
+                        .withdraw(orgId, i.id)
+                        .then(() =>
+                          queryClient.invalidateQueries({ queryKey: memberKeys.invitations(orgId) }),
+                        )
                     }
                   >
                     Withdraw

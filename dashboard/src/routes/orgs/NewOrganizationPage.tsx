@@ -1,7 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "react-router";
-import { api } from "../../api/client.js";
-import type { Organization } from "../../api/types.js";
+import { organizationKeys, organizationsApi } from "../../api/organizations.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 
 export function NewOrganizationPage() {
@@ -14,10 +13,8 @@ export function NewOrganizationPage() {
       <ActionForm
         submit="Create"
         onSubmit={async (d) => {
-          const { organization } = await api.post<{ organization: Organization }>("/orgs", {
-            name: field(d, "name"),
-          });
-          await queryClient.invalidateQueries({ queryKey: ["orgs"] });
+          const { organization } = await organizationsApi.create({ name: field(d, "name") });
+          await queryClient.invalidateQueries({ queryKey: organizationKeys.all });
           navigate(`/orgs/${organization.id}/principal`);
         }}
       >

@@ -1,8 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
-import { api, policies } from "../../api/client.js";
-import type { Overview, Usage } from "../../api/types.js";
+import { overviewApi } from "../../api/overview.js";
+import { policies } from "../../api/policies.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { DecisionsChart } from "../../components/charts/DecisionsChart.js";
 import { UsageChart } from "../../components/charts/UsageChart.js";
@@ -15,16 +15,8 @@ const periods = [7, 30, 90];
 export function OverviewPage() {
   const { orgId, org } = useCurrentOrganization();
   const [days, setDays] = useState(30);
-  const overview = useQuery({
-    queryKey: ["overview", orgId, days],
-    queryFn: () => api.get<Overview>(`/orgs/${orgId}/overview?days=${days}`),
-    enabled: !!org,
-  });
-  const usage = useQuery({
-    queryKey: ["usage", orgId],
-    queryFn: () => api.get<Usage>(`/orgs/${orgId}/usage`),
-    enabled: !!org,
-  });
+  const overview = useQuery({ ...overviewApi.query(orgId, days), enabled: !!org });
+  const usage = useQuery({ ...overviewApi.usageQuery(orgId), enabled: !!org });
   const status = useQuery({
     queryKey: ["policy-status", orgId],
     queryFn: () => policies.status(orgId),

@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { api } from "../../api/client.js";
-import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { agentDisclosures, type OrganizationSettings } from "@countersign/protocol/wire";
+import { organizationKeys, organizationsApi } from "../../api/organizations.js";
+import { ActionForm, choice, Field, field } from "../../components/ActionForm.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 
@@ -16,18 +17,18 @@ export function SettingsPage() {
       <ActionForm
         submit="Save"
         onSubmit={async (d) => {
-          const body: Record<string, unknown> = {
+          const body: OrganizationSettings = {
             name: field(d, "name"),
             approval_ttl_seconds: Number(field(d, "approval_ttl_seconds")),
-            agent_disclosure: field(d, "agent_disclosure"),
+            agent_disclosure: choice(d, "agent_disclosure", agentDisclosures),
           };
           if (owner) {
             body.observe_max_hours = Number(field(d, "observe_max_hours"));
             const days = field(d, "data_retention_days");
             body.data_retention_days = days === "" ? null : Number(days);
           }
-          await api.patch(`/orgs/${orgId}`, body);
-          await queryClient.invalidateQueries({ queryKey: ["orgs"] });
+          await organizationsApi.update(orgId, body);
+          await queryClient.invalidateQueries({ queryKey: organizationKeys.all });
         }}
       >
         <Field label="Name" name="name" defaultValue={org.name} />

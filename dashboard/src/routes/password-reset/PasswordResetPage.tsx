@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { api } from "../../api/client.js";
+import { sessionApi } from "../../api/session.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { useLinkToken } from "../token.js";
 
@@ -13,7 +13,7 @@ export function PasswordResetPage() {
         <ActionForm
           submit="Send a reset link"
           onSubmit={async (d) => {
-            await api.post("/auth/password-reset", { email: field(d, "email") }, { anonymous: true });
+            await sessionApi.requestPasswordReset(field(d, "email"));
           }}
           done={<p role="status">If the address has an account, a reset link was sent to it.</p>}
         >
@@ -28,11 +28,7 @@ export function PasswordResetPage() {
       <ActionForm
         submit="Set the password"
         onSubmit={async (d) => {
-          await api.post(
-            "/auth/password-reset/confirm",
-            { token, new_password: field(d, "password") },
-            { anonymous: true },
-          );
+          await sessionApi.confirmPasswordReset(token, field(d, "password"));
         }}
         done={
           <p role="status">

@@ -9,7 +9,7 @@ import {
   type PolicyVersion,
   type Simulation,
   type VersionImpact,
-} from "../../api/client.js";
+} from "../../api/policies.js";
 import { DashboardError } from "../../api/errors.js";
 import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";

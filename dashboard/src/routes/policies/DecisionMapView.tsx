@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { MapEntry, MapOutcome } from "@countersign/protocol/policy";
-import { policies, type PolicyDetail } from "../../api/client.js";
+import { policies, type PolicyDetail } from "../../api/policies.js";
 import { Loaded } from "../../components/Loading.js";
 
 const band = (a: MapEntry["amount"]) => {

@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { policyDisclosures } from "@countersign/protocol/wire";
-import { policies, type PolicyDisclosure, type Policy } from "../../api/client.js";
+import { policies, type PolicyDisclosure, type Policy } from "../../api/policies.js";
 import { ActionForm, field } from "../../components/ActionForm.js";
 
 const meaning: Record<PolicyDisclosure, string> = {

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { policies, type PolicyDetail } from "../../api/client.js";
+import { policies, type PolicyDetail } from "../../api/policies.js";
 import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 

@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
-import { policies, type Policy } from "../../api/client.js";
+import { policies, type Policy } from "../../api/policies.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
 const day = 86_400_000;

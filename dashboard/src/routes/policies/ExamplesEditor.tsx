@@ -9,7 +9,7 @@ import {
   type ExampleResult,
   type PolicyExample,
 } from "@countersign/protocol/policy";
-import { policies, type DocumentJson } from "../../api/client.js";
+import { policies, type DocumentJson } from "../../api/policies.js";
 import { fieldName, issueSentence, type Issue } from "../../api/issue-sentences.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 

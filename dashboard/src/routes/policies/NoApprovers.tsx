@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import type { PolicyStatusItem } from "../../api/client.js";
+import type { PolicyStatusItem } from "../../api/policies.js";
 import { orgPath } from "../../app/organization.js";
 
 type Gap = Pick<
@@ -15,7 +15,15 @@ const roleList = (roles: string[]) =>
       : `${roles.slice(0, -1).join(", ")} or ${roles.at(-1)}`;
 
 /** The one step that lets someone approve the calls a rule holds, for the person reading it. */
-export function ApproverFix({ orgId, gap, role }: { orgId: string; gap: Gap; role: string | undefined }) {
+export function ApproverFix({
+  orgId,
+  gap,
+  role,
+}: {
+  orgId: string;
+  gap: Gap;
+  role: string | null | undefined;
+}) {
   if (gap.code === "TOO_MANY_APPROVERS")
     return <>More than 32 approver keys match its roles: name fewer roles in the rule.</>;
   if (gap.roles.length === 0) return <>The rule names no approving role: add one to its approvers.</>;
@@ -48,7 +56,7 @@ export function NoApprovers({
 }: {
   orgId: string;
   items: readonly PolicyStatusItem[];
-  role: string | undefined;
+  role: string | null | undefined;
 }) {
   const gaps = items.filter((p) => (p.unapprovable ?? []).length > 0);
   if (gaps.length === 0) return null;

@@ -1,6 +1,6 @@
 import { useId, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { policies } from "../../api/client.js";
+import { policies } from "../../api/policies.js";
 import { DashboardError } from "../../api/errors.js";
 import { CodeEditor, type Diagnostic } from "../../components/CodeEditor.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";

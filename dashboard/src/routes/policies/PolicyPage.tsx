@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { NavLink, useParams } from "react-router";
-import { policies, type PolicyDetail, type PolicyVersion } from "../../api/client.js";
+import { policies, type PolicyDetail, type PolicyVersion } from "../../api/policies.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { Loaded } from "../../components/Loading.js";

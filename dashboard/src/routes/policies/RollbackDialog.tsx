@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { policies, type OpenActionsChoice, type PolicyDetail, type Rollback } from "../../api/client.js";
+import { policies, type OpenActionsChoice, type PolicyDetail, type Rollback } from "../../api/policies.js";
 import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import type { RolloutStage } from "@countersign/protocol/wire";
-import { policies, type PolicyDetail, type PolicyVersion } from "../../api/client.js";
+import { policies, type PolicyDetail, type PolicyVersion } from "../../api/policies.js";
 import { DashboardError } from "../../api/errors.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { EmergencyStopDialog } from "./EmergencyStopDialog.js";

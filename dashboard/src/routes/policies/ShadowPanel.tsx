@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { policies, type PolicyDetail } from "../../api/client.js";
+import { policies, type PolicyDetail } from "../../api/policies.js";
 import { DashboardError } from "../../api/errors.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { SimulationReport } from "./SimulationReport.js";

@@ -7,7 +7,7 @@ import {
   type PolicyDetail,
   type Simulation,
   type SimulationRequest,
-} from "../../api/client.js";
+} from "../../api/policies.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { SimulationReport } from "./SimulationReport.js";
 

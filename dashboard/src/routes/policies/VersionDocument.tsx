@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { policies, type PolicyVersion } from "../../api/client.js";
+import { policies, type PolicyVersion } from "../../api/policies.js";
 import { Loaded } from "../../components/Loading.js";
 
 /**

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import type { PolicyDiff } from "@countersign/protocol/policy";
-import { policies, type PolicyDetail, type PolicyVersion } from "../../api/client.js";
+import { policies, type PolicyDetail, type PolicyVersion } from "../../api/policies.js";
 import { Loaded } from "../../components/Loading.js";
 import { VersionDocument } from "./VersionDocument.js";
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import type { PolicyIssue } from "@countersign/protocol/policy";
-import { policies, type DocumentJson, type LintReport } from "../../api/client.js";
+import { policies, type DocumentJson, type LintReport } from "../../api/policies.js";
 import { DashboardError } from "../../api/errors.js";
 import { parseText, type ParsedText } from "./document-text.js";
 

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api } from "../../api/client.js";
-import type { Identity } from "../../api/types.js";
+import { principalApi, principalKeys } from "../../api/principal.js";
+import type { Identity } from "@countersign/protocol/wire";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
@@ -15,13 +15,8 @@ import {
 } from "../../crypto/principal-key.js";
 import { genesisDocument, replacedDocument } from "../../crypto/webcrypto.js";
 
-type PrincipalAnswer = { principal: (Identity & { valid: boolean }) | null };
-
 export function usePrincipal(orgId: string) {
-  return useQuery({
-    queryKey: ["principal", orgId],
-    queryFn: () => api.get<PrincipalAnswer>(`/orgs/${orgId}/principal`),
-  });
+  return useQuery(principalApi.query(orgId));
 }
 
 /** Whether this browser holds the registered principal's key (from creation or a restored backup). */
@@ -131,12 +126,9 @@ function CreatePrincipal({
                 : undefined;
             const predecessor =
               oldKey && last ? await replacedDocument(oldKey.privateKey, last, document.body.kid) : undefined;
-            await api.post(
-              `/orgs/${orgId}/principal`,
-              predecessor ? { document, predecessor } : { document },
-            );
+            await principalApi.register(orgId, predecessor ? { document, predecessor } : { document });
             await keepPrincipal(orgId, draft);
-            await queryClient.invalidateQueries({ queryKey: ["principal", orgId] });
+            await queryClient.invalidateQueries({ queryKey: principalKeys.state(orgId) });
             await queryClient.invalidateQueries({ queryKey: ["principal-key", orgId] });
           } catch (err) {
             setError(err);

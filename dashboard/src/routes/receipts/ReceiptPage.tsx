@@ -1,8 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { api, apiDownload } from "../../api/client.js";
-import type { Receipt } from "../../api/types.js";
+import { receiptsApi } from "../../api/receipts.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
@@ -14,10 +13,7 @@ import { JsonBlock } from "../../components/JsonBlock.js";
 export function ReceiptPage() {
   const { orgId } = useCurrentOrganization();
   const { receiptId = "" } = useParams();
-  const receipt = useQuery({
-    queryKey: ["receipt", receiptId],
-    queryFn: () => api.get<{ receipt: Receipt }>(`/orgs/${orgId}/receipts/${receiptId}`),
-  });
+  const receipt = useQuery(receiptsApi.query(orgId, receiptId));
   const [file, setFile] = useState<{ url: string; name: string; bytes: Uint8Array } | null>(null);
   const [local, setLocal] = useState<BundleCheck | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -70,7 +66,7 @@ export function ReceiptPage() {
               onClick={async () => {
                 setError(null);
                 try {
-                  const { bytes } = await apiDownload(`/orgs/${orgId}/receipts/${r.id}/bundle`);
+                  const { bytes } = await receiptsApi.bundle(orgId, r.id);
                   const url = URL.createObjectURL(
                     new Blob([bytes as BlobPart], { type: "application/vnd.service.bundle+json" }),
                   );

@@ -1,7 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
-import { api } from "../../api/client.js";
-import type { Page, Receipt } from "../../api/types.js";
+import { receiptsApi } from "../../api/receipts.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { Loaded } from "../../components/Loading.js";
 
@@ -11,13 +10,7 @@ export function ReceiptsPage() {
   const { orgId } = useCurrentOrganization();
   const [params, setParams] = useSearchParams();
   const outcome = params.get("outcome") ?? "";
-  const receipts = useQuery({
-    queryKey: ["receipts", orgId, outcome],
-    queryFn: () =>
-      api.get<Page<Receipt>>(
-        `/orgs/${orgId}/receipts?limit=50${outcome ? `&outcome=${encodeURIComponent(outcome)}` : ""}`,
-      ),
-  });
+  const receipts = useQuery(receiptsApi.listQuery(orgId, outcome));
   return (
     <main>
       <h1>Receipts</h1>

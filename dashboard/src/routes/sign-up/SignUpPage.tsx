@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { api } from "../../api/client.js";
+import { sessionApi } from "../../api/session.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 
 export function SignUpPage() {
@@ -9,11 +9,7 @@ export function SignUpPage() {
       <ActionForm
         submit="Sign up"
         onSubmit={async (d) => {
-          await api.post(
-            "/auth/signup",
-            { email: field(d, "email"), password: field(d, "password") },
-            { anonymous: true },
-          );
+          await sessionApi.signUp(field(d, "email"), field(d, "password"));
         }}
         done={
           <p role="status">

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate, useSearchParams } from "react-router";
-import { mcpServersApi, toolsApi } from "../../api/mcp-servers.js";
+import { mcpServersApi } from "../../api/mcp-servers.js";
+import { toolsApi } from "../../api/tools.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, field } from "../../components/ActionForm.js";

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { McpServer, Tool } from "@countersign/protocol/wire";
 import { Link } from "react-router";
-import { toolsApi } from "../../api/mcp-servers.js";
+import { toolsApi } from "../../api/tools.js";
 import { orgPath } from "../../app/organization.js";
 import { Loaded } from "../../components/Loading.js";
 import { ToolState } from "./ToolState.js";

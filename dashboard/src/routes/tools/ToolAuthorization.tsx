@@ -1,7 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import type { Tool } from "@countersign/protocol/wire";
-import { toolsApi } from "../../api/mcp-servers.js";
-import type { Role } from "../../api/types.js";
+import { toolsApi } from "../../api/tools.js";
+import type { Role } from "@countersign/protocol/wire";
 import { can } from "../../app/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { When } from "../../components/When.js";

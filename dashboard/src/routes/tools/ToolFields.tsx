@@ -1,6 +1,6 @@
 import type { AmountMapping, Tool } from "@countersign/protocol/wire";
 import { DashboardError } from "../../api/errors.js";
-import type { ToolFields as Body } from "../../api/mcp-servers.js";
+import type { ToolPatch as Body } from "../../api/tools.js";
 import { Field, field } from "../../components/ActionForm.js";
 
 /** The fields of a tool: exposed name, upstream tool, action, input schema, amount mapping. */

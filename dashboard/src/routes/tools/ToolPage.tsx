@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
-import { toolsApi } from "../../api/mcp-servers.js";
+import { toolsApi } from "../../api/tools.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm } from "../../components/ActionForm.js";

@@ -1,4 +1,4 @@
-import { api } from "../../api/client.js";
+import { sessionApi } from "../../api/session.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 
 export function ResendPage() {
@@ -8,7 +8,7 @@ export function ResendPage() {
       <ActionForm
         submit="Send"
         onSubmit={async (d) => {
-          await api.post("/auth/email/resend", { email: field(d, "email") }, { anonymous: true });
+          await sessionApi.resendVerification(field(d, "email"));
         }}
         done={<p role="status">If this address has an unverified account, a new link is on its way.</p>}
       >

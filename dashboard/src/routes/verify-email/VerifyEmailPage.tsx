@@ -1,21 +1,28 @@
 import { useEffect, useState } from "react";
 import { Link } from "react-router";
-import { api } from "../../api/client.js";
+import { sessionApi } from "../../api/session.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { useLinkToken } from "../token.js";
 
 // A link's token works once: a page mounted again (a re-render, StrictMode) reuses the first answer.
 const verifications = new Map<string, Promise<unknown>>();
 const verifyOnce = (token: string) => {
-  let p = verifications.get(token);
-  if (!p) verifications.set(token, (p = api.post("/auth/email/verify", { token }, { anonymous: true })));
+  const known = verifications.get(token);
+  if (known) return known;
+  const p = sessionApi.verifyEmail(token);
+  verifications.set(token, p);
   return p;
 };
+
+interface VerifyState {
+  done: boolean;
+  error: unknown;
+}
 
 /** The page of the verification link: posts its token once, on arrival. */
 export function VerifyEmailPage() {
   const token = useLinkToken();
-  const [state, setState] = useState<{ done: boolean; error: unknown }>({ done: false, error: null });
+  const [state, setState] = useState<VerifyState>({ done: false, error: null });
   useEffect(() => {
     setState({ done: false, error: null });
     if (!token)

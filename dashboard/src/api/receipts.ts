@@ -1,0 +1,25 @@
+/** Receipts (SPEC 2.11): the list by outcome, one receipt, its bundle's exact bytes. */
+import { queryOptions } from "@tanstack/react-query";
+import { pageSchema, receiptAnswerSchema, receiptListItemSchema } from "@countersign/protocol/wire";
+import { cloud } from "./cloud.js";
+import { inOrg, seg } from "./paths.js";
+
+const receiptPage = pageSchema(receiptListItemSchema);
+
+export const receiptsApi = {
+  listQuery: (orgId: string, outcome: string) =>
+    queryOptions({
+      queryKey: ["receipts", orgId, outcome],
+      queryFn: () =>
+        cloud.request("GET", inOrg(orgId, "/receipts"), receiptPage, {
+          query: { limit: 50, outcome: outcome || undefined },
+        }),
+    }),
+  get: (orgId: string, receiptId: string) =>
+    cloud.request("GET", inOrg(orgId, `/receipts/${seg(receiptId)}`), receiptAnswerSchema),
+  query: (orgId: string, receiptId: string) =>
+    queryOptions({ queryKey: ["receipt", receiptId], queryFn: () => receiptsApi.get(orgId, receiptId) }),
+  /** The bundle as stored, byte for byte: what a verifier checks offline. */
+  bundle: (orgId: string, receiptId: string) =>
+    cloud.download(inOrg(orgId, `/receipts/${seg(receiptId)}/bundle`)),
+};
