@@ -1,15 +1,8 @@
 /** Protected actions (SPEC 2.4): the list with its filters, one action, its cancellation. */
 import { queryOptions } from "@tanstack/react-query";
-import {
-  actionAnswerSchema,
-  actionSchema,
-  cancellationAnswerSchema,
-  pageSchema,
-} from "@countersign/protocol/wire";
+import { actionAnswerSchema, actionListSchema, cancellationAnswerSchema } from "@countersign/protocol/wire";
 import { cloud } from "./cloud.js";
 import { inOrg, seg } from "./paths.js";
-
-const actionPage = pageSchema(actionSchema);
 
 export const actionKeys = { one: (actionId: string) => ["action", actionId] as const };
 
@@ -19,7 +12,7 @@ export const actionsApi = {
     queryOptions({
       queryKey: ["actions", orgId, filter],
       queryFn: () =>
-        cloud.request("GET", inOrg(orgId, "/actions"), actionPage, { query: { limit: 50, ...filter } }),
+        cloud.request("GET", inOrg(orgId, "/actions"), actionListSchema, { query: { limit: 50, ...filter } }),
     }),
   get: (orgId: string, actionId: string) =>
     cloud.request("GET", inOrg(orgId, `/actions/${seg(actionId)}`), actionAnswerSchema),

@@ -2,20 +2,16 @@
 import { queryOptions } from "@tanstack/react-query";
 import {
   agentAnswerSchema,
-  agentSchema,
+  agentListSchema,
   delegationAnswerSchema,
-  delegationSchema,
+  delegationListSchema,
   dryRunAnswerSchema,
-  pageSchema,
   type DryRunRequest,
   type AgentInput,
   type AgentPatch,
 } from "@countersign/protocol/wire";
 import { cloud } from "./cloud.js";
 import { inOrg, seg } from "./paths.js";
-
-const agentPage = pageSchema(agentSchema);
-const delegationPage = pageSchema(delegationSchema);
 
 export const agentKeys = {
   all: (orgId: string) => ["agents", orgId] as const,
@@ -27,7 +23,8 @@ export const agentsApi = {
   listQuery: (orgId: string) =>
     queryOptions({
       queryKey: agentKeys.all(orgId),
-      queryFn: () => cloud.request("GET", inOrg(orgId, "/agents"), agentPage, { query: { limit: 100 } }),
+      queryFn: () =>
+        cloud.request("GET", inOrg(orgId, "/agents"), agentListSchema, { query: { limit: 100 } }),
     }),
   query: (orgId: string, agentId: string) =>
     queryOptions({
@@ -48,7 +45,7 @@ export const delegationsApi = {
     queryOptions({
       queryKey: agentKeys.delegations(agentId),
       queryFn: () =>
-        cloud.request("GET", inOrg(orgId, `/agents/${seg(agentId)}/delegations`), delegationPage, {
+        cloud.request("GET", inOrg(orgId, `/agents/${seg(agentId)}/delegations`), delegationListSchema, {
           query: { limit: 100 },
         }),
     }),

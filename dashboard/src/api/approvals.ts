@@ -3,13 +3,10 @@ import { queryOptions } from "@tanstack/react-query";
 import {
   approvalAnswerSchema,
   approvalDecisionAnswerSchema,
-  approvalSchema,
-  pageSchema,
+  approvalListSchema,
 } from "@countersign/protocol/wire";
 import { cloud } from "./cloud.js";
 import { inOrg, seg } from "./paths.js";
-
-const approvalPage = pageSchema(approvalSchema);
 
 export const approvalKeys = {
   pending: (orgId: string) => ["approvals", orgId] as const,
@@ -21,7 +18,7 @@ export const approvalsApi = {
     queryOptions({
       queryKey: approvalKeys.pending(orgId),
       queryFn: () =>
-        cloud.request("GET", inOrg(orgId, "/approvals"), approvalPage, {
+        cloud.request("GET", inOrg(orgId, "/approvals"), approvalListSchema, {
           query: { status: "pending", limit: 100 },
         }),
     }),

@@ -2,9 +2,8 @@
 import {
   discoveryAnswerSchema,
   mcpServerAnswerSchema,
-  mcpServerSchema,
+  mcpServerListSchema,
   noContentSchema,
-  pageSchema,
   type McpServerCreate,
   type McpServerPatch,
 } from "@countersign/protocol/wire";
@@ -12,12 +11,11 @@ import { cloud } from "./cloud.js";
 import { inOrg, seg } from "./paths.js";
 
 export type { McpServerCreate, McpServerPatch };
-const serverPage = pageSchema(mcpServerSchema);
 const one = (orgId: string, id: string) => inOrg(orgId, `/mcp-servers/${seg(id)}`);
 
 export const mcpServersApi = {
   list: (orgId: string) =>
-    cloud.request("GET", inOrg(orgId, "/mcp-servers"), serverPage, { query: { limit: 100 } }),
+    cloud.request("GET", inOrg(orgId, "/mcp-servers"), mcpServerListSchema, { query: { limit: 100 } }),
   get: (orgId: string, id: string) =>
     cloud.request("GET", one(orgId, id), mcpServerAnswerSchema).then((r) => r.mcp_server),
   create: (orgId: string, body: McpServerCreate) =>

@@ -4,14 +4,12 @@ import {
   observeEndedAllSchema,
   observeReportAnswerSchema,
   observeWindowAnswerSchema,
-  observeWindowSchema,
-  pageSchema,
+  observeWindowListSchema,
   type ObserveStart,
 } from "@countersign/protocol/wire";
 import { cloud } from "./cloud.js";
 import { inOrg, seg } from "./paths.js";
 
-const windowPage = pageSchema(observeWindowSchema);
 const ofAgent = (orgId: string, agentId: string) => inOrg(orgId, `/agents/${seg(agentId)}/observe`);
 
 export const observeApi = {
@@ -19,7 +17,9 @@ export const observeApi = {
   ofAgent: (orgId: string, agentId: string) =>
     cloud.request("GET", ofAgent(orgId, agentId), agentObserveSchema),
   list: (orgId: string, state?: "open" | "ended") =>
-    cloud.request("GET", inOrg(orgId, "/observe-windows"), windowPage, { query: { limit: 100, state } }),
+    cloud.request("GET", inOrg(orgId, "/observe-windows"), observeWindowListSchema, {
+      query: { limit: 100, state },
+    }),
   start: (orgId: string, agentId: string, body: ObserveStart) =>
     cloud
       .request("POST", ofAgent(orgId, agentId), observeWindowAnswerSchema, { body })

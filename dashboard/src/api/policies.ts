@@ -8,11 +8,10 @@ import {
   decisionMapAnswerSchema,
   emergencyStopAnswerSchema,
   examplesAnswerSchema,
-  pageSchema,
   policyAnswerSchema,
   policyCreatedSchema,
   policyDetailSchema,
-  policySchema,
+  policyListSchema,
   policyStatusAnswerSchema,
   policyTemplatesAnswerSchema,
   policyValidationSchema,
@@ -21,7 +20,7 @@ import {
   policyDiffAnswerSchema,
   rollbackAnswerSchema,
   savedSimulationAnswerSchema,
-  savedSimulationSchema,
+  savedSimulationListSchema,
   shadowReportAnswerSchema,
   shadowSetAnswerSchema,
   simulationAnswerSchema,
@@ -71,15 +70,13 @@ export type { LintResult as LintReport } from "@countersign/protocol/policy";
 export type SimulationRequest = SimulationRequestInput;
 export type Baseline = NonNullable<SimulationRequestInput["baseline"]>;
 
-const policyPage = pageSchema(policySchema);
-const savedSimulationPage = pageSchema(savedSimulationSchema);
 const one = (orgId: string, policyId: string) => inOrg(orgId, `/policies/${seg(policyId)}`);
 const version = (orgId: string, policyId: string, versionId: string) =>
   `${one(orgId, policyId)}/versions/${seg(versionId)}`;
 
 export const policies = {
   list: (orgId: string) =>
-    cloud.request("GET", inOrg(orgId, "/policies"), policyPage, { query: { limit: 100 } }),
+    cloud.request("GET", inOrg(orgId, "/policies"), policyListSchema, { query: { limit: 100 } }),
   status: (orgId: string) => cloud.request("GET", inOrg(orgId, "/policy-status"), policyStatusAnswerSchema),
   templates: (orgId: string) =>
     cloud.request("GET", inOrg(orgId, "/policy-templates"), policyTemplatesAnswerSchema),
@@ -108,7 +105,7 @@ export const policies = {
   saveSimulation: (orgId: string, policyId: string, body: SimulationRequest) =>
     cloud.request("POST", `${one(orgId, policyId)}/simulations`, savedSimulationAnswerSchema, { body }),
   simulations: (orgId: string, policyId: string) =>
-    cloud.request("GET", `${one(orgId, policyId)}/simulations`, savedSimulationPage, {
+    cloud.request("GET", `${one(orgId, policyId)}/simulations`, savedSimulationListSchema, {
       query: { limit: 20 },
     }),
   setShadow: (orgId: string, policyId: string, versionId: string, expected: string | null) =>

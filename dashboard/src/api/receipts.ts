@@ -1,17 +1,15 @@
 /** Receipts (SPEC 2.11): the list by outcome, one receipt, its bundle's exact bytes. */
 import { queryOptions } from "@tanstack/react-query";
-import { pageSchema, receiptAnswerSchema, receiptListItemSchema } from "@countersign/protocol/wire";
+import { receiptAnswerSchema, receiptListSchema } from "@countersign/protocol/wire";
 import { cloud } from "./cloud.js";
 import { inOrg, seg } from "./paths.js";
-
-const receiptPage = pageSchema(receiptListItemSchema);
 
 export const receiptsApi = {
   listQuery: (orgId: string, outcome: string) =>
     queryOptions({
       queryKey: ["receipts", orgId, outcome],
       queryFn: () =>
-        cloud.request("GET", inOrg(orgId, "/receipts"), receiptPage, {
+        cloud.request("GET", inOrg(orgId, "/receipts"), receiptListSchema, {
           query: { limit: 50, outcome: outcome || undefined },
         }),
     }),

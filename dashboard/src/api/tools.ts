@@ -1,8 +1,7 @@
 /** Tools (SPEC 2.3): what agents call, bound to an upstream tool, and the admin's authorization of the binding. */
 import {
-  pageSchema,
   toolAnswerSchema,
-  toolSchema,
+  toolListSchema,
   type ToolCreate,
   type ToolPatch,
 } from "@countersign/protocol/wire";
@@ -10,12 +9,11 @@ import { cloud } from "./cloud.js";
 import { inOrg, seg } from "./paths.js";
 
 export type { ToolCreate, ToolPatch };
-const toolPage = pageSchema(toolSchema);
 const one = (orgId: string, id: string) => inOrg(orgId, `/tools/${seg(id)}`);
 
 export const toolsApi = {
   list: (orgId: string, serverId?: string) =>
-    cloud.request("GET", inOrg(orgId, "/tools"), toolPage, {
+    cloud.request("GET", inOrg(orgId, "/tools"), toolListSchema, {
       query: { limit: 100, mcp_server_id: serverId },
     }),
   get: (orgId: string, id: string) =>
