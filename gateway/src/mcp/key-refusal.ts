@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { jsonRpcErrors } from "@countersign/protocol/errors";
+import type { RpcErrorData } from "@countersign/protocol/wire";
 import { rpcError } from "../http/edge.js";
 import type { KeyCheck } from "../http/key-check.js";
 import { sendUnavailable } from "../http/unavailable.js";
@@ -15,14 +16,13 @@ export function refuseKeyCheck(
   if (access.refusal === "unavailable") return sendUnavailable(request, reply, "DATABASE_UNAVAILABLE");
   if (access.refusal === "rate_limited") {
     const seconds = Math.max(1, Math.ceil(access.waitSeconds));
+    const data: RpcErrorData = { retry_after_seconds: seconds };
     return rpcError(
       reply.header("retry-after", String(seconds)),
       429,
       jsonRpcErrors.RATE_LIMITED,
       `too many requests for this key; retry in ${seconds} s`,
-      {
-        retry_after_seconds: seconds,
-      },
+      data,
       id,
     );
   }

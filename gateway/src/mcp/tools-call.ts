@@ -14,6 +14,7 @@ import type { AuthenticatedKey } from "@countersign/core/keys";
 import { inSpan } from "@countersign/core/telemetry";
 import { callUpstreamTool } from "@countersign/core/upstream";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { refusalContentSchema } from "@countersign/protocol/wire";
 import type { GatewayContext, McpContext } from "../context.js";
 import { contextFor, type AdmittedContext } from "./call-intent.js";
 import { callMeta } from "./meta.js";
@@ -72,8 +73,10 @@ export async function callTool(
       raced: admitted?.raced,
     });
     const result = await answer(ctx, decided, args, slot, progressRelay(call._meta, notify));
-    const service = (result.structuredContent as { service?: { status: string; code: string } } | undefined)
-      ?.service;
+    // A refusal's structuredContent.service, by the wire's schema; an upstream's own result has none of ours.
+    const service = result.isError
+      ? refusalContentSchema.safeParse(result.structuredContent).data?.service
+      : undefined;
     ctx.metrics.decisions.inc({
       mode: "gateway",
       status: service?.status ?? "succeeded",

@@ -93,6 +93,7 @@ export const rpcErrorDataSchema = z.object({
     .optional(),
   retry_after_seconds: z.number().int().min(1).optional(),
 });
+export type RpcErrorData = z.infer<typeof rpcErrorDataSchema>;
 
 /** A JSON-RPC error answer of /mcp's HTTP level (SPEC 7.3); `data` as above when the Gateway says why. */
 export const jsonRpcErrorAnswerSchema = z.object({
