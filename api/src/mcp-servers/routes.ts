@@ -107,7 +107,7 @@ export async function mcpServerRoutes(app: FastifyInstance, ctx: ApiContext) {
       const s = await readServer(ctx.pool, o.id, request.params.server_id);
       const found = await discoverServer(ctx, o.id, s);
       // What the server declares now is recorded on the tools made from it (a change needs re-authorization).
-      await recordDeclarations(ctx.pool, request, o.id, s.id, found.tools);
+      await recordDeclarations(ctx.pool, actorOf(request.principal), o.id, s.id, found.tools);
       const byName = await toolIdsByUpstreamName(ctx.pool, s.id);
       return {
         tools: found.tools.map((t) => ({

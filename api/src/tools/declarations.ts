@@ -1,8 +1,7 @@
 import { digestOf } from "@countersign/protocol/canonical";
 import type { ToolDeclaration } from "@countersign/protocol/wire";
 import { inTransaction, type Pool } from "@countersign/core/store";
-import type { FastifyRequest } from "fastify";
-import { actorOf, audit } from "../audit/record.js";
+import { audit, type Actor } from "../audit/record.js";
 import { readServer } from "../mcp-servers/store.js";
 import { sameBinding, toolBinding } from "./binding.js";
 import { lockServerToolDeclarations, setToolDeclaration } from "./store.js";
@@ -30,7 +29,7 @@ const digestOrNull = (d: ToolDeclaration | null) => (d == null ? null : digestOf
  */
 export async function recordDeclarations(
   pool: Pool,
-  request: FastifyRequest,
+  actor: Actor,
   orgId: string,
   serverId: string,
   found: { name: string; declaration: ToolDeclaration | null }[],
@@ -51,7 +50,7 @@ export async function recordDeclarations(
       await audit(db, {
         organizationId: orgId,
         action: "tool.updated",
-        actor: actorOf(request.principal),
+        actor,
         target: { type: "tool", id: t.id },
         details: {
           fields: ["declaration"],
