@@ -15,6 +15,7 @@ export default defineConfig({
       { find: /^@countersign\/api$/, replacement: here("./api/src/index.ts") },
       { find: /^@countersign\/gateway$/, replacement: here("./gateway/src/index.ts") },
       { find: /^@countersign\/client$/, replacement: here("./clients/typescript/src/index.ts") },
+      { find: /^@countersign\/client\/(.*)$/, replacement: here("./clients/typescript/src/$1/index.ts") },
     ],
   },
   test: {

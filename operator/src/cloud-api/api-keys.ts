@@ -2,7 +2,13 @@
 // it straight into the agent's Secret. Every key the operator creates names the Agent resource it
 // was made for (`created_for`, its metadata.uid), so a key whose creation answer was lost is found
 // again with one filtered read; a pass otherwise reads only the one key it holds (docs/crds.md).
-import type { ApiKey, ApiKeyInput } from "@countersign/protocol/wire";
+import {
+  apiKeyAnswerSchema,
+  apiKeyCreatedSchema,
+  apiKeyListSchema,
+  type ApiKey,
+  type ApiKeyInput,
+} from "@countersign/protocol/wire";
 import { allPages } from "./pages.js";
 import type { CloudApiClient } from "./client.js";
 import { isNotFound } from "./refusal.js";
@@ -15,7 +21,7 @@ export function apiKeys(client: CloudApiClient) {
     /** The key of that id; undefined when the organization has none. */
     async get(o: string, id: string): Promise<ApiKey | undefined> {
       try {
-        return (await client.get<{ api_key: ApiKey }>(`${base(o)}/${encodeURIComponent(id)}`)).api_key;
+        return (await client.get(`${base(o)}/${encodeURIComponent(id)}`, apiKeyAnswerSchema)).api_key;
       } catch (error) {
         if (isNotFound(error)) return undefined;
         throw error;
@@ -23,9 +29,10 @@ export function apiKeys(client: CloudApiClient) {
     },
     /** The keys not revoked that were created for this resource (usually one; more only after a lost answer). */
     unrevokedCreatedFor(o: string, createdFor: string): Promise<ApiKey[]> {
-      return allPages<ApiKey>(
+      return allPages(
         client,
         `${base(o)}?kind=gateway&state=active&created_for=${encodeURIComponent(createdFor)}`,
+        apiKeyListSchema,
       );
     },
     createGatewayKey(
@@ -33,13 +40,13 @@ export function apiKeys(client: CloudApiClient) {
       input: Omit<Extract<ApiKeyInput, { kind: "gateway" }>, "kind">,
       createdFor: string,
     ): Promise<{ api_key: ApiKey; secret: string }> {
-      return client.post(`${base(o)}?created_for=${encodeURIComponent(createdFor)}`, {
+      return client.post(`${base(o)}?created_for=${encodeURIComponent(createdFor)}`, apiKeyCreatedSchema, {
         kind: "gateway",
         ...input,
       } satisfies ApiKeyInput);
     },
     async revoke(o: string, id: string): Promise<ApiKey> {
-      return (await client.post<{ api_key: ApiKey }>(`${base(o)}/${encodeURIComponent(id)}/revoke`)).api_key;
+      return (await client.post(`${base(o)}/${encodeURIComponent(id)}/revoke`, apiKeyAnswerSchema)).api_key;
     },
   };
 }

@@ -1,28 +1,20 @@
-// The operator's Cloud API client: JSON over HTTP(S) to {apiUrl}/api/v1, authenticated with the
-// operator's ServiceAccount token (the api reviews it through TokenReview, docs/access.md). The
-// token is read for each request and never logged; errors carry the spec's code and message only.
-// Every request of every reconciler goes through one RequestBudget (budget.ts) and one
-// CloudApiHealth (health.ts), which it asks to probe when it got no answer; both are shared by the
-// copies `managing` makes. A 429, or a 503 with
+// The operator's Cloud API client: the one Cloud API client (@countersign/client/cloud), every
+// answer validated by its wire schema, authenticated with the operator's ServiceAccount token (the
+// api reviews it through TokenReview, docs/access.md). The token is read for each request and never
+// logged; errors carry the spec's code and message only.
+// What the operator adds around it: every request of every reconciler takes a token of one
+// RequestBudget (budget.ts) and tells one CloudApiHealth (health.ts) when it got no answer (or
+// 502-504), so it probes; both are shared by the copies `managing` makes. A 429, or a 503 with
 // `Retry-After`, pauses the whole budget for the time asked and the request is sent again (the
 // Cloud API changed nothing, SPEC 8.1 and 7), at most `maxAttempts` times in all.
 
+import { CloudApiError, createCloudClient, type CloudClient, type Method } from "@countersign/client/cloud";
 import { MANAGED_BY_HEADER, formatManagedBy, type ManagedBy } from "@countersign/protocol/wire";
+import type { z } from "zod";
 import { RequestBudget } from "./budget.js";
 import { CloudApiHealth, ProbeRefused } from "./health.js";
 
-export class CloudApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    /** The answer's `error.message`, as the Cloud API wrote it. */
-    readonly apiMessage: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(`${status} ${code}: ${apiMessage}`);
-    this.name = "CloudApiError";
-  }
-}
+export { CloudApiError };
 
 /** The Cloud API did not answer at all (connection refused, reset, DNS, timeout). */
 export class CloudApiUnavailableError extends Error {
@@ -54,54 +46,66 @@ const MAX_RETRY_AFTER_MS = 60_000;
 
 export class CloudApiClient {
   private readonly options: CloudApiClientOptions & { budget: RequestBudget; health: CloudApiHealth };
+  private readonly cloud: CloudClient;
 
   constructor(options: CloudApiClientOptions) {
-    this.options = {
-      ...options,
-      budget: options.budget ?? new RequestBudget(),
-      health: options.health ?? new CloudApiHealth({ baseUrl: options.baseUrl }),
-    };
+    const budget = options.budget ?? new RequestBudget();
+    const health = options.health ?? new CloudApiHealth({ baseUrl: options.baseUrl });
+    this.options = { ...options, budget, health };
+    const { token, managedBy } = options;
+    this.cloud = createCloudClient({
+      baseUrl: options.baseUrl,
+      headers: async (method) => ({
+        authorization: `Bearer ${await token()}`,
+        ...(managedBy && method !== "GET" ? { [MANAGED_BY_HEADER]: formatManagedBy(managedBy) } : {}),
+      }),
+      fetch: async (input, init) => {
+        // While the probe sees the Cloud API down, nothing is sent: the probe sees it come back.
+        if (health.outage !== undefined && health.probing) throw outageError(health.outage);
+        await budget.take();
+        try {
+          return await fetch(input, init);
+        } catch (error) {
+          health.suspect();
+          throw error;
+        }
+      },
+      onAnswer: (status) => {
+        if (status >= 502 && status <= 504) health.suspect();
+      },
+    });
   }
 
   get health(): CloudApiHealth {
     return this.options.health;
   }
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** `path` under /api/v1; the answer validated by `answer` (a wire schema of @countersign/protocol). */
+  async request<S extends z.ZodType>(
+    method: Method,
+    path: string,
+    answer: S,
+    body?: unknown,
+  ): Promise<z.infer<S>> {
     const maxAttempts = this.options.maxAttempts ?? 3;
     for (let attempt = 1; ; attempt++) {
-      const answer = await this.send(method, path, body);
-      const retryAfterMs = retryAfterOf(answer);
-      if (retryAfterMs !== undefined) this.options.budget.pauseFor(retryAfterMs);
-      if (retryAfterMs !== undefined && attempt < maxAttempts && retryAfterMs <= MAX_RETRY_AFTER_MS) continue;
-      return answerOf<T>(answer);
-    }
-  }
-
-  /** One send, after a token of the budget; no answer (or 502-504) has the health probe at once. */
-  private async send(method: string, path: string, body: unknown): Promise<Answer> {
-    const { health } = this.options;
-    // While the probe sees the Cloud API down, nothing is sent: the probe sees it come back.
-    if (health.outage !== undefined && health.probing) throw outageError(health.outage);
-    await this.options.budget.take();
-    const token = await this.options.token();
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json" };
-    if (body !== undefined) headers["content-type"] = "application/json";
-    if (this.options.managedBy && method !== "GET")
-      headers[MANAGED_BY_HEADER] = formatManagedBy(this.options.managedBy);
-    try {
-      const res = await fetch(new URL(`/api/v1${path}`, this.options.baseUrl), {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
-      });
-      const text = await res.text();
-      if (res.status >= 502 && res.status <= 504) health.suspect();
-      return { status: res.status, headers: res.headers, text };
-    } catch (error) {
-      health.suspect();
-      throw new CloudApiUnavailableError(error);
+      try {
+        return await this.cloud.request(method, path, answer, {
+          body,
+          signal: AbortSignal.timeout(this.options.timeoutMs ?? 15_000),
+        });
+      } catch (error) {
+        if (!(error instanceof CloudApiError)) throw error;
+        // No answer at all: the connection failed, or the operator's own timeout ended the wait.
+        if (error.code === "NETWORK_ERROR" || error.code === "ABORTED")
+          throw error.cause instanceof CloudApiUnavailableError // refused at once during an outage
+            ? error.cause
+            : new CloudApiUnavailableError(error.cause ?? error);
+        const retryAfterMs = retryAfterOf(error);
+        if (retryAfterMs === undefined) throw error;
+        this.options.budget.pauseFor(retryAfterMs);
+        if (attempt >= maxAttempts || retryAfterMs > MAX_RETRY_AFTER_MS) throw error;
+      }
     }
   }
 
@@ -110,27 +114,22 @@ export class CloudApiClient {
     return new CloudApiClient({ ...this.options, managedBy });
   }
 
-  get = <T>(path: string) => this.request<T>("GET", path);
-  post = <T>(path: string, body?: unknown) => this.request<T>("POST", path, body ?? {});
-  patch = <T>(path: string, body: unknown) => this.request<T>("PATCH", path, body);
-  put = <T>(path: string, body: unknown) => this.request<T>("PUT", path, body);
-  delete = <T>(path: string) => this.request<T>("DELETE", path);
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
+  get = <S extends z.ZodType>(path: string, answer: S) => this.request("GET", path, answer);
+  post = <S extends z.ZodType>(path: string, answer: S, body?: unknown) =>
+    this.request("POST", path, answer, body ?? {});
+  patch = <S extends z.ZodType>(path: string, answer: S, body: unknown) =>
+    this.request("PATCH", path, answer, body);
+  put = <S extends z.ZodType>(path: string, answer: S, body: unknown) =>
+    this.request("PUT", path, answer, body);
+  delete = <S extends z.ZodType>(path: string, answer: S) => this.request("DELETE", path, answer);
 }
 
 /** How long the Cloud API asked to wait: a 429, or a 503 with `Retry-After` (SPEC 7). */
-function retryAfterOf(answer: Answer): number | undefined {
-  if (answer.status !== 429 && answer.status !== 503) return undefined;
-  const header = answer.headers.get("retry-after");
-  const seconds = header !== null && /^\d+$/.test(header.trim()) ? Number(header.trim()) : undefined;
-  if (seconds !== undefined) return seconds * 1000;
+function retryAfterOf(error: CloudApiError): number | undefined {
+  if (error.status !== 429 && error.status !== 503) return undefined;
+  if (error.retryAfterSeconds !== undefined) return error.retryAfterSeconds * 1000;
   // A 429 always means "later", even without the header; a 503 without it is not a retry hint.
-  return answer.status === 429 ? 1000 : undefined;
+  return error.status === 429 ? 1000 : undefined;
 }
 
 function outageError(outage: unknown): Error {
@@ -141,25 +140,4 @@ function outageError(outage: unknown): Error {
       `the Cloud API cannot serve now (it answered ${outage.status})`,
     );
   return new CloudApiUnavailableError(outage);
-}
-
-function answerOf<T>({ status, text }: Answer): T {
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  if (status < 200 || status > 299) {
-    const error = (
-      parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } } | undefined
-    )?.error;
-    throw new CloudApiError(
-      status,
-      error?.code ?? "HTTP_ERROR",
-      error?.message ?? `HTTP ${status}`,
-      error?.details,
-    );
-  }
-  return parsed as T;
 }

@@ -1,6 +1,13 @@
 // Observe windows of agents (SPEC 3.9; api/src/routes/observe): one open window per agent, never
 // extended; started by an admin (the operator when bound as admin), ended by the end call or expiry.
-import type { ObserveStart, ObserveWindow } from "@countersign/protocol/wire";
+import {
+  agentAnswerSchema,
+  agentObserveSchema,
+  observeWindowAnswerSchema,
+  type AgentObserve,
+  type ObserveStart,
+  type ObserveWindow,
+} from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 
 export type { ObserveWindow };
@@ -11,20 +18,20 @@ export function observeWindows(client: CloudApiClient) {
   return {
     /** The agent's name, which a start must repeat as its confirmation. */
     async agentName(org: string, agentId: string): Promise<string> {
-      return (await client.get<{ agent: { name: string } }>(agent(org, agentId))).agent.name;
+      return (await client.get(agent(org, agentId), agentAnswerSchema)).agent.name;
     },
     /** The open window (if any) and the latest windows of the agent. */
-    of(org: string, agentId: string): Promise<{ open: ObserveWindow | null; items: ObserveWindow[] }> {
-      return client.get(`${agent(org, agentId)}/observe`);
+    of(org: string, agentId: string): Promise<AgentObserve> {
+      return client.get(`${agent(org, agentId)}/observe`, agentObserveSchema);
     },
     /** 409 OBSERVE_ACTIVE when the agent has an open window already (it is never extended). */
     async start(org: string, agentId: string, body: ObserveStart): Promise<ObserveWindow> {
-      return (await client.post<{ observe_window: ObserveWindow }>(`${agent(org, agentId)}/observe`, body))
+      return (await client.post(`${agent(org, agentId)}/observe`, observeWindowAnswerSchema, body))
         .observe_window;
     },
     /** 404 NO_OPEN_WINDOW when nothing is open. */
     async end(org: string, agentId: string): Promise<ObserveWindow> {
-      return (await client.post<{ observe_window: ObserveWindow }>(`${agent(org, agentId)}/observe/end`))
+      return (await client.post(`${agent(org, agentId)}/observe/end`, observeWindowAnswerSchema))
         .observe_window;
     },
   };

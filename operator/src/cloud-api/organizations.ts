@@ -1,5 +1,11 @@
 // GET and PATCH /orgs/<org_id>, and its principal.
-import type { Organization, OrganizationSettings, PrincipalIdentity } from "@countersign/protocol/wire";
+import {
+  organizationAnswerSchema,
+  principalStateSchema,
+  type Organization,
+  type OrganizationSettings,
+  type PrincipalIdentity,
+} from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 
 export type { Organization };
@@ -15,13 +21,13 @@ export function organizations(client: CloudApiClient) {
   const path = (id: string) => `/orgs/${encodeURIComponent(id)}`;
   return {
     async get(id: string): Promise<Organization> {
-      return (await client.get<{ organization: Organization }>(path(id))).organization;
+      return (await client.get(path(id), organizationAnswerSchema)).organization;
     },
     async update(id: string, update: OrganizationUpdate): Promise<Organization> {
-      return (await client.patch<{ organization: Organization }>(path(id), update)).organization;
+      return (await client.patch(path(id), organizationAnswerSchema, update)).organization;
     },
     async principal(id: string): Promise<Principal | null> {
-      return (await client.get<{ principal: Principal | null }>(`${path(id)}/principal`)).principal;
+      return (await client.get(`${path(id)}/principal`, principalStateSchema)).principal;
     },
   };
 }

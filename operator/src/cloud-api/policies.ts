@@ -1,19 +1,31 @@
 // Policies, versions, examples, activation and shadow (SPEC 2.4, 3.3-3.5, 4.4, 4.5;
 // docs/policy-rollout.md).
 import type { ExampleResult, PolicyExample } from "@countersign/protocol/policy";
-import type {
-  Activation,
-  Policy,
-  PolicyActivate,
-  PolicyCreate,
-  PolicyDetail,
-  PolicyPatch,
-  PolicyRollback,
-  PolicyStatusItem,
-  PolicyVersion,
-  PolicyVersionCreate,
-  Rollback,
-  ShadowSet,
+import {
+  activationAnswerSchema,
+  examplesAnswerSchema,
+  policyAnswerSchema,
+  policyCreatedSchema,
+  policyDetailSchema,
+  policyListSchema,
+  policyStatusAnswerSchema,
+  policyValidationSchema,
+  policyVersionCreatedSchema,
+  rollbackAnswerSchema,
+  shadowSetAnswerSchema,
+  type Activation,
+  type Page,
+  type Policy,
+  type PolicyActivate,
+  type PolicyCreate,
+  type PolicyDetail,
+  type PolicyPatch,
+  type PolicyRollback,
+  type PolicyStatusItem,
+  type PolicyVersion,
+  type PolicyVersionCreate,
+  type Rollback,
+  type ShadowSet,
 } from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 
@@ -28,13 +40,14 @@ export function policies(client: CloudApiClient) {
   const one = (org: string, id: string) => `${base(org)}/${encodeURIComponent(id)}`;
   return {
     get(org: string, id: string): Promise<PolicyDetail> {
-      return client.get(one(org, id));
+      return client.get(one(org, id), policyDetailSchema);
     },
     async findByName(org: string, name: string): Promise<Policy | undefined> {
       let cursor: string | null = null;
       do {
-        const page: { items: Policy[]; next_cursor: string | null } = await client.get(
+        const page: Page<Policy> = await client.get(
           `${base(org)}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+          policyListSchema,
         );
         const found = page.items.find((p) => p.name === name);
         if (found) return found;
@@ -43,17 +56,17 @@ export function policies(client: CloudApiClient) {
       return undefined;
     },
     async create(org: string, body: PolicyCreate): Promise<Policy> {
-      return (await client.post<{ policy: Policy }>(base(org), body)).policy;
+      return (await client.post(base(org), policyCreatedSchema, body)).policy;
     },
-    update(org: string, id: string, body: PolicyPatch): Promise<unknown> {
-      return client.patch(one(org, id), body);
+    async update(org: string, id: string, body: PolicyPatch): Promise<Policy> {
+      return (await client.patch(one(org, id), policyAnswerSchema, body)).policy;
     },
     /** The document's digest as the Cloud API computes it; 422 POLICY_INVALID when invalid. */
     async digestOf(org: string, document: unknown): Promise<string> {
-      return (await client.post<{ digest: string }>(`${base(org)}/validate`, { document })).digest;
+      return (await client.post(`${base(org)}/validate`, policyValidationSchema, { document })).digest;
     },
     async createVersion(org: string, id: string, document: unknown, note: string): Promise<PolicyVersion> {
-      return (await client.post<{ version: PolicyVersion }>(`${one(org, id)}/versions`, { document, note }))
+      return (await client.post(`${one(org, id)}/versions`, policyVersionCreatedSchema, { document, note }))
         .version;
     },
     /** The require-approval draft of a version (SPEC 3.5); 409 DRAFT_EXISTS names an equal draft. */
@@ -64,7 +77,7 @@ export function policies(client: CloudApiClient) {
       note: string,
     ): Promise<PolicyVersion> {
       return (
-        await client.post<{ version: PolicyVersion }>(`${one(org, id)}/versions`, {
+        await client.post(`${one(org, id)}/versions`, policyVersionCreatedSchema, {
           require_approval_copy_of: sourceVersionId,
           note,
         } satisfies PolicyVersionCreate)
@@ -72,27 +85,29 @@ export function policies(client: CloudApiClient) {
     },
     /** A rollback (SPEC 3.6): a new version copying a superseded one, activated without the gates. */
     rollback(org: string, id: string, body: PolicyRollback): Promise<Rollback> {
-      return client.post<Rollback>(`${one(org, id)}/rollback`, body);
+      return client.post(`${one(org, id)}/rollback`, rollbackAnswerSchema, body);
     },
-    activate(org: string, id: string, versionId: string, body: PolicyActivate) {
-      return client.post<Activation>(
+    activate(org: string, id: string, versionId: string, body: PolicyActivate): Promise<Activation> {
+      return client.post(
         `${one(org, id)}/versions/${encodeURIComponent(versionId)}/activate`,
+        activationAnswerSchema,
         body,
       );
     },
     setShadow(org: string, id: string, versionId: string) {
-      return client.put(`${one(org, id)}/shadow`, { version_id: versionId } satisfies ShadowSet);
+      return client.put(`${one(org, id)}/shadow`, shadowSetAnswerSchema, {
+        version_id: versionId,
+      } satisfies ShadowSet);
     },
     clearShadow(org: string, id: string) {
-      return client.delete(`${one(org, id)}/shadow`);
+      return client.delete(`${one(org, id)}/shadow`, policyAnswerSchema);
     },
     putExamples(org: string, id: string, examples: PolicyExampleWire[]) {
-      return client.put(`${one(org, id)}/examples`, { examples });
+      return client.put(`${one(org, id)}/examples`, examplesAnswerSchema, { examples });
     },
     async status(org: string): Promise<PolicyStatusItem[]> {
-      return (
-        await client.get<{ items: PolicyStatusItem[] }>(`/orgs/${encodeURIComponent(org)}/policy-status`)
-      ).items;
+      return (await client.get(`/orgs/${encodeURIComponent(org)}/policy-status`, policyStatusAnswerSchema))
+        .items;
     },
   };
 }

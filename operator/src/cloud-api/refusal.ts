@@ -27,7 +27,7 @@ export function describeRefusal(error: CloudApiError): string {
         `${typeof i.path === "string" && i.path ? i.path : "(document)"}: ${String(i.message ?? "")} (${String(i.code ?? "")})`,
     );
   if (issues.length > MAX_ISSUES) listed.push(`${issues.length - MAX_ISSUES} more`);
-  return `${error.code}: ${error.apiMessage}${listed.length ? `; ${listed.join("; ")}` : ""}`;
+  return `${error.code}: ${error.message}${listed.length ? `; ${listed.join("; ")}` : ""}`;
 }
 
 /** The message of a refusal shown in a condition. */

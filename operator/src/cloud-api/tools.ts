@@ -2,7 +2,14 @@
 // tool goes with its server, or is disabled.
 import { allPages } from "./pages.js";
 import type { CloudApiClient } from "./client.js";
-import type { AmountMapping, Tool, ToolCreate, ToolPatch } from "@countersign/protocol/wire";
+import {
+  toolAnswerSchema,
+  toolListSchema,
+  type AmountMapping,
+  type Tool,
+  type ToolCreate,
+  type ToolPatch,
+} from "@countersign/protocol/wire";
 
 export type { AmountMapping, Tool, ToolPatch };
 
@@ -21,10 +28,10 @@ export function tools(client: CloudApiClient) {
   const one = (org: string, id: string) => `${base(org)}/${encodeURIComponent(id)}`;
   /** The tools of one server. */
   const listOf = (org: string, serverId: string) =>
-    allPages<Tool>(client, `${base(org)}?mcp_server_id=${encodeURIComponent(serverId)}`);
+    allPages(client, `${base(org)}?mcp_server_id=${encodeURIComponent(serverId)}`, toolListSchema);
   return {
     async get(org: string, id: string): Promise<Tool> {
-      return (await client.get<{ tool: Tool }>(one(org, id))).tool;
+      return (await client.get(one(org, id), toolAnswerSchema)).tool;
     },
     listOf,
     /** Exposed names are unique within an organization: used to adopt a tool whose id was lost. */
@@ -34,15 +41,15 @@ export function tools(client: CloudApiClient) {
     /** Created as a disabled draft: enabling needs a signed-in owner or admin (SPEC 4.4). */
     async create(org: string, serverId: string, fields: ToolFields): Promise<Tool> {
       const body: ToolCreate = { mcp_server_id: serverId, ...fields, enabled: false };
-      return (await client.post<{ tool: Tool }>(base(org), body)).tool;
+      return (await client.post(base(org), toolAnswerSchema, body)).tool;
     },
     /** Authorizes the binding shown by `digest` (BINDING_CHANGED if it moved meanwhile). */
     async authorize(org: string, id: string, digest: string): Promise<Tool> {
-      return (await client.post<{ tool: Tool }>(`${one(org, id)}/authorize`, { binding_digest: digest }))
+      return (await client.post(`${one(org, id)}/authorize`, toolAnswerSchema, { binding_digest: digest }))
         .tool;
     },
     async update(org: string, id: string, fields: ToolPatch): Promise<Tool> {
-      return (await client.patch<{ tool: Tool }>(one(org, id), fields)).tool;
+      return (await client.patch(one(org, id), toolAnswerSchema, fields)).tool;
     },
   };
 }

@@ -1,8 +1,14 @@
 // Webhook endpoints and their deliveries.
-import type {
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEndpointInput as WireEndpointInput,
+import { noContent } from "@countersign/client/cloud";
+import {
+  webhookDeliveryListSchema,
+  webhookEndpointAnswerSchema,
+  webhookEndpointListSchema,
+  webhookEndpointPatchedSchema,
+  webhookEndpointWithSecretSchema,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointInput as WireEndpointInput,
 } from "@countersign/protocol/wire";
 import type { CloudApiClient } from "./client.js";
 import { allPages } from "./pages.js";
@@ -16,7 +22,7 @@ export function webhooks(client: CloudApiClient) {
   const one = (org: string, id: string) => `${base(org)}/${encodeURIComponent(id)}`;
   return {
     async get(org: string, id: string): Promise<WebhookEndpoint> {
-      return (await client.get<{ webhook: WebhookEndpoint }>(one(org, id))).webhook;
+      return (await client.get(one(org, id), webhookEndpointAnswerSchema)).webhook;
     },
     /**
      * Answers the signing secret: the only time it leaves the service. `createdFor` (the
@@ -27,24 +33,32 @@ export function webhooks(client: CloudApiClient) {
       input: WebhookEndpointInput,
       createdFor: string,
     ): Promise<{ webhook: WebhookEndpoint; secret: string }> {
-      return client.post(`${base(org)}?created_for=${encodeURIComponent(createdFor)}`, input);
+      return client.post(
+        `${base(org)}?created_for=${encodeURIComponent(createdFor)}`,
+        webhookEndpointWithSecretSchema,
+        input,
+      );
     },
     /** The endpoints created for this resource, oldest first (one, or more only after a lost answer). */
     createdFor(org: string, createdFor: string): Promise<WebhookEndpoint[]> {
-      return allPages<WebhookEndpoint>(client, `${base(org)}?created_for=${encodeURIComponent(createdFor)}`);
+      return allPages(
+        client,
+        `${base(org)}?created_for=${encodeURIComponent(createdFor)}`,
+        webhookEndpointListSchema,
+      );
     },
     update(
       org: string,
       id: string,
       update: Partial<WebhookEndpointInput>,
     ): Promise<{ webhook: WebhookEndpoint }> {
-      return client.patch(one(org, id), update);
+      return client.patch(one(org, id), webhookEndpointPatchedSchema, update);
     },
     rotateSecret(org: string, id: string): Promise<{ webhook: WebhookEndpoint; secret: string }> {
-      return client.patch(one(org, id), { rotate_secret: true });
+      return client.patch(one(org, id), webhookEndpointWithSecretSchema, { rotate_secret: true });
     },
     async delete(org: string, id: string): Promise<void> {
-      await client.delete(one(org, id));
+      await client.delete(one(org, id), noContent);
     },
     async deliveries(
       org: string,
@@ -53,8 +67,9 @@ export function webhooks(client: CloudApiClient) {
       limit = 100,
     ): Promise<WebhookDelivery[]> {
       return (
-        await client.get<{ items: WebhookDelivery[] }>(
+        await client.get(
           `${one(org, id)}/deliveries?state=${state}&limit=${limit}`,
+          webhookDeliveryListSchema,
         )
       ).items;
     },

@@ -43,8 +43,8 @@ export async function activateThroughGates(o: {
       return { activated: false, reason: "ExamplesFailing", message };
     }
     if (error.code === "GATEWAYS_NOT_UPGRADED") {
-      const message = `${o.label} not activated: ${error.apiMessage}`;
-      draft.update({ gates: { ...gates(), language: { passing: false, message: error.apiMessage } } });
+      const message = `${o.label} not activated: ${error.message}`;
+      draft.update({ gates: { ...gates(), language: { passing: false, message: error.message } } });
       return { activated: false, reason: "GatewaysNotUpgraded", message };
     }
     throw error;

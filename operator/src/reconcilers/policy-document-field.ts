@@ -26,5 +26,5 @@ function inResource(field: DocumentField, error: unknown): unknown {
     const path = (issue as { path?: unknown }).path;
     return { ...issue, path: typeof path === "string" && path ? `${field}.${path}` : field };
   });
-  return new CloudApiError(error.status, error.code, error.apiMessage, { ...error.details, issues: moved });
+  return new CloudApiError(error.status, error.code, error.message, { ...error.details, issues: moved });
 }

@@ -15,7 +15,7 @@ const upstreamCodes = new Set(["UPSTREAM_UNREACHABLE", "UPSTREAM_ERROR", "UPSTRE
 
 /** A 404 for the organization itself: it does not exist, or the operator is not bound to it. */
 export const isOrganizationNotFound = (error: unknown): boolean =>
-  error instanceof CloudApiError && error.status === 404 && /organization not found/i.test(error.apiMessage);
+  error instanceof CloudApiError && error.status === 404 && /organization not found/i.test(error.message);
 
 export const bindingMissingMessage = (organizationId?: string) =>
   `organization ${organizationId ?? "(of the namespace's Organization)"} does not exist or the operator is not bound to it: an owner binds the operator's ServiceAccount (POST /orgs/${organizationId ?? "<id>"}/operator-bindings, docs/access.md)`;

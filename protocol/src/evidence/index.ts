@@ -64,6 +64,8 @@ export { findEquivocations, equivocatedKids, type Equivocation } from "./equivoc
 export * from "./payloads.js";
 export {
   objectBodySchema,
+  delegationBodySchema,
+  revocationBodySchema,
   signedObjectSchema,
   objectTypes,
   stepTypes,

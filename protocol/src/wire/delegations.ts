@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageSchema } from "./pages.js";
-import { signedObjectSchema, type BodyOf, type SignedObject } from "../evidence/index.js";
+import { delegationBodySchema, revocationBodySchema, signedObjectSchema } from "../evidence/index.js";
 
 export const delegationStates = ["active", "expired", "revoked"] as const;
 
@@ -17,13 +17,10 @@ export const delegationSchema = z.strictObject({
   state: z.enum(delegationStates),
   created_at: z.string(),
   revoked_at: z.string().nullable(),
-  object: signedObjectSchema,
-  revocation: signedObjectSchema.nullable(),
+  object: signedObjectSchema.extend({ body: delegationBodySchema }),
+  revocation: signedObjectSchema.extend({ body: revocationBodySchema }).nullable(),
 });
-export type Delegation = Omit<z.infer<typeof delegationSchema>, "object" | "revocation"> & {
-  object: SignedObject<BodyOf<"DELEGATION">>;
-  revocation: SignedObject<BodyOf<"REVOCATION">> | null;
-};
+export type Delegation = z.infer<typeof delegationSchema>;
 
 /** POST .../agents/<id>/delegations: a DELEGATION signed by the organization principal (verified by the route). */
 export const delegationSubmissionSchema = z.strictObject({ delegation: z.record(z.string(), z.unknown()) });

@@ -20,6 +20,11 @@ import { createTestDatabase, type TestDatabase } from "../../../../test/setup/da
 import { DASHBOARD, randomIp, startCloudApi, type CloudApi } from "../../../../test/fixtures/cloud-api.js";
 import { CloudApiError, createCloudClient, noContent, type CloudClient } from "./index.js";
 
+/** A call expected to fail: its answer would be a test failure. */
+const unexpected = (answer: unknown): never => {
+  throw new Error(`expected a CloudApiError, got ${JSON.stringify(answer)}`);
+};
+
 let db: TestDatabase;
 let api: CloudApi;
 let stub: Server;
@@ -132,7 +137,7 @@ describe("the Cloud API client", () => {
 
     const bad = await client
       .post("/orgs", organizationAnswerSchema, { body: { name: "" } })
-      .catch((e: CloudApiError) => e);
+      .then(unexpected, (e: CloudApiError) => e);
     expect(bad).toMatchObject({ status: 400, code: "VALIDATION_FAILED" });
     expect(bad.message.length).toBeGreaterThan(0);
     expect(bad.details).toBeDefined();
@@ -160,7 +165,9 @@ describe("the Cloud API client", () => {
 
   it("refuses a success answer its schema does not accept, naming where and not the values", async () => {
     const client = createCloudClient({ baseUrl: stubBase });
-    const wrong = await client.get("/wrong-shape", organizationAnswerSchema).catch((e: CloudApiError) => e);
+    const wrong = await client
+      .get("/wrong-shape", organizationAnswerSchema)
+      .then(unexpected, (e: CloudApiError) => e);
     expect(wrong).toMatchObject({ status: 200, code: "INVALID_ANSWER", requestId: "stub-1" });
     expect(wrong.message).toContain("organization.id");
     expect(JSON.stringify(wrong.details) + wrong.message).not.toContain("never-in-an-error");

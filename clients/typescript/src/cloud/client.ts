@@ -83,8 +83,24 @@ export function createCloudClient(options: CloudClientOptions): CloudClient {
       // A wrapping fetch's own refusal (the operator's, while its health probe sees an outage).
       if (err instanceof CloudApiError) throw err;
       if (opts.signal?.aborted || (err instanceof Error && err.name === "AbortError"))
-        throw new CloudApiError(0, "ABORTED", "the request was aborted");
-      throw new CloudApiError(0, "NETWORK_ERROR", `the service could not be reached${reasonOf(err)}`);
+        throw new CloudApiError(
+          0,
+          "ABORTED",
+          "the request was aborted",
+          undefined,
+          undefined,
+          undefined,
+          err,
+        );
+      throw new CloudApiError(
+        0,
+        "NETWORK_ERROR",
+        `the service could not be reached${reasonOf(err)}`,
+        undefined,
+        undefined,
+        undefined,
+        err,
+      );
     }
     options.onAnswer?.(res.status, res.headers);
     if (!res.ok) throw errorOf(res.status, res.headers, await res.text().catch(() => ""));

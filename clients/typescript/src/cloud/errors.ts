@@ -14,8 +14,10 @@ export class CloudApiError extends Error {
     readonly details?: Record<string, unknown>,
     readonly requestId?: string,
     readonly retryAfterSeconds?: number,
+    /** What failed underneath (the fetch error of a NETWORK_ERROR or ABORTED): never shown, kept for logs. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = "CloudApiError";
   }
 }
