@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { rpcErrorDataSchema } from "@countersign/protocol/wire";
+import { rpcErrorDataSchema, type CallMeta } from "@countersign/protocol/wire";
 import { checkApiKey } from "../authorize/api-key.js";
 import {
   ServiceError,
@@ -78,7 +78,7 @@ export class GatewayClient {
   }
 
   async callTool(call: ToolCall): Promise<ToolCallOutcome> {
-    const meta: Record<string, unknown> = {};
+    const meta: CallMeta = {};
     if (call.idempotencyKey !== undefined) meta["service/idempotency-key"] = call.idempotencyKey;
     if (call.waitSeconds !== undefined) meta["service/wait-seconds"] = call.waitSeconds;
     const timeout = call.timeoutMs ?? BASE_TIMEOUT_MS + Math.min(call.waitSeconds ?? 0, 60) * 1000;
