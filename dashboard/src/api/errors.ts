@@ -90,6 +90,12 @@ export function failureOf(err: unknown): Failure | undefined {
   return undefined;
 }
 
+/** An id a refusal's details name (the version now active, the shadow now set), or null. */
+export const idIn = (details: Record<string, unknown> | undefined, key: string): string | null => {
+  const id = details?.[key];
+  return typeof id === "string" ? id : null;
+};
+
 /** Whether the failure has this code (the API's or the browser's). */
 export const hasCode = (err: unknown, code: string): boolean => failureOf(err)?.code === code;
 

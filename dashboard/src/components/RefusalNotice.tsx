@@ -1,4 +1,4 @@
-import { DashboardError } from "../api/errors.js";
+import { failureOf } from "../api/errors.js";
 import { ErrorNotice } from "./ErrorNotice.js";
 
 /**
@@ -8,7 +8,7 @@ import { ErrorNotice } from "./ErrorNotice.js";
  */
 export function RefusalNotice({ error }: { error: unknown }) {
   if (!error) return null;
-  const d = error instanceof DashboardError ? (error.details ?? {}) : {};
+  const d = failureOf(error)?.details ?? {};
   const facts: string[] = [];
   if (typeof d.reason === "string") facts.push(`Reason: ${d.reason.replace(/_/g, " ")}.`);
   if (typeof d.retry_after_seconds === "number") facts.push(`Try again in ${d.retry_after_seconds} seconds.`);

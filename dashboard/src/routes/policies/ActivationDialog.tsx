@@ -10,7 +10,8 @@ import {
   type Simulation,
   type VersionImpact,
 } from "../../api/policies.js";
-import { DashboardError } from "../../api/errors.js";
+import { impactSchema, languageGateSchema } from "@countersign/protocol/wire";
+import { failureOf, idIn } from "../../api/errors.js";
 import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
@@ -112,28 +113,28 @@ export function ActivationDialog({
       await queryClient.invalidateQueries({ queryKey: ["policy-status", orgId] });
       onDone(a);
     } catch (err) {
-      if (err instanceof DashboardError && err.code === "EXAMPLES_FAILING")
-        setRefusedFailing((err.details?.failing as ExampleResult[] | undefined) ?? []);
-      if (err instanceof DashboardError && err.code === "GATEWAYS_NOT_UPGRADED")
-        setGate(err.details?.language_gate as LanguageGate);
-      if (err instanceof DashboardError && err.code === "SHADOW_CHANGED") {
+      const failure = failureOf(err);
+      if (failure?.code === "EXAMPLES_FAILING")
+        setRefusedFailing((failure.details?.failing as ExampleResult[] | undefined) ?? []);
+      if (failure?.code === "GATEWAYS_NOT_UPGRADED") {
+        const gate = languageGateSchema.safeParse(failure.details?.language_gate);
+        if (gate.success) setGate(gate.data);
+      }
+      if (failure?.code === "SHADOW_CHANGED") {
         // Told in the shadow gate, where it names the shadow as it is now.
-        setShadowNow((err.details?.shadow_version_id as string | null | undefined) ?? null);
+        setShadowNow(idIn(failure.details, "shadow_version_id"));
         await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
         return;
       }
-      if (err instanceof DashboardError && err.code === "ACTIVE_VERSION_CHANGED") {
-        setChangedTo((err.details?.active_version_id as string | null | undefined) ?? null);
+      if (failure?.code === "ACTIVE_VERSION_CHANGED") {
+        setChangedTo(idIn(failure.details, "active_version_id"));
         await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
       }
-      const impact = err instanceof DashboardError ? err.details?.impact : undefined;
-      if (
-        err instanceof DashboardError &&
-        err.code === "IMPACT_CHANGED" &&
-        typeof (impact as { less_restricted?: unknown } | undefined)?.less_restricted === "number"
-      ) {
+      const impact = impactSchema.safeParse(failure?.details?.impact);
+      const lessNow = impact.success ? impact.data.less_restricted : undefined;
+      if (failure?.code === "IMPACT_CHANGED" && lessNow !== undefined) {
         // Told in the impact gate, where it names what changed.
-        setImpactNow((impact as { less_restricted: number }).less_restricted);
+        setImpactNow(lessNow);
         return;
       }
       setError(err);

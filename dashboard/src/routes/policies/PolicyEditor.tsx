@@ -1,7 +1,7 @@
 import { useId, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { policies } from "../../api/policies.js";
-import { DashboardError } from "../../api/errors.js";
+import { DashboardError, failureOf } from "../../api/errors.js";
 import { CodeEditor, type Diagnostic } from "../../components/CodeEditor.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { formatDocument, parseText, readablePath, type TextMode } from "./document-text.js";
@@ -72,11 +72,12 @@ export function PolicyEditor({
       setNote("");
       await queryClient.invalidateQueries({ queryKey: ["policy", policyId] });
     } catch (err) {
-      if (err instanceof DashboardError && err.code === "DRAFT_EXISTS")
+      const failure = failureOf(err);
+      if (failure?.code === "DRAFT_EXISTS")
         setError(
           new DashboardError(
-            err.code,
-            `Draft version ${String(err.details?.number ?? "")} already holds this exact document; there is nothing new to save.`,
+            failure.code,
+            `Draft version ${String(failure.details?.number ?? "")} already holds this exact document; there is nothing new to save.`,
           ),
         );
       else setError(err);

@@ -2,7 +2,7 @@ import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import type { RolloutStage } from "@countersign/protocol/wire";
 import { policies, type PolicyDetail, type PolicyVersion } from "../../api/policies.js";
-import { DashboardError } from "../../api/errors.js";
+import { failureOf } from "../../api/errors.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { EmergencyStopDialog } from "./EmergencyStopDialog.js";
 import { RollbackDialog } from "./RollbackDialog.js";
@@ -53,8 +53,9 @@ export function RolloutPanel({
         ).version.id;
       } catch (err) {
         // The copy was made before (a draft with the same document): use it.
-        if (!(err instanceof DashboardError && err.code === "DRAFT_EXISTS")) throw err;
-        copyId = String(err.details?.version_id);
+        const failure = failureOf(err);
+        if (failure?.code !== "DRAFT_EXISTS") throw err;
+        copyId = String(failure.details?.version_id);
       }
       const fresh = await queryClient.fetchQuery({
         queryKey: ["policy", policy.id],

@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { policies, type PolicyDetail } from "../../api/policies.js";
-import { DashboardError } from "../../api/errors.js";
+import { failureOf, idIn } from "../../api/errors.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { SimulationReport } from "./SimulationReport.js";
 
@@ -42,8 +42,9 @@ export function ShadowPanel({
       await f();
       await refresh();
     } catch (err) {
-      if (err instanceof DashboardError && err.code === "SHADOW_CHANGED") {
-        setChangedTo((err.details?.shadow_version_id as string | null | undefined) ?? null);
+      const failure = failureOf(err);
+      if (failure?.code === "SHADOW_CHANGED") {
+        setChangedTo(idIn(failure.details, "shadow_version_id"));
         await refresh();
         return;
       }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import type { PolicyIssue } from "@countersign/protocol/policy";
 import { policies, type DocumentJson, type LintReport } from "../../api/policies.js";
-import { DashboardError } from "../../api/errors.js";
+import { failureOf } from "../../api/errors.js";
 import { parseText, type ParsedText } from "./document-text.js";
 
 export type Validation =
@@ -51,11 +51,12 @@ export function useValidation(orgId: string, text: string): Validation {
           }),
         (err: unknown) => {
           if (abort.signal.aborted) return;
-          if (err instanceof DashboardError && err.code === "POLICY_INVALID")
+          const failure = failureOf(err);
+          if (failure?.code === "POLICY_INVALID")
             setResult({
               state: "invalid",
               document: parsed.document,
-              issues: (err.details?.issues as PolicyIssue[] | undefined) ?? [],
+              issues: (failure.details?.issues as PolicyIssue[] | undefined) ?? [],
               locate: parsed.locate,
             });
           else setResult({ state: "error", error: err });
