@@ -7,8 +7,9 @@
  *   in the Cloud API's consumers (dashboard, operator, CLI) separately;
  * - inline wire types: object type literals given as a type argument (`get<{ agent: Agent }>()`)
  *   in the Cloud API's consumers, the shape of an answer declared where it is read;
- * - `.query(` outside store modules (a store module is `store.ts`, `*-store.ts`, or under a
- *   `store/` folder; migrations and tests do not count);
+ * - `.query(` outside store modules in the packages that use PostgreSQL (a store module is `store.ts`, `*-store.ts`, or under a
+ *   `store/` folder; migrations, tests and test support do not count; scripts/source-files.ts,
+ *   shared with test/architecture/sql-in-stores.test.ts);
  * - transactions and audit writes in route handlers (route files: `routes.ts`, `routes/*.ts`,
  *   `*-route.ts`, `route.ts`);
  * - import cycles: strongly connected components of more than one module in the graph of relative
@@ -19,37 +20,13 @@
  *   (start, server, context), which wires the folders and whose context type the folders take. This is the layering
  *   docs/architecture.md describes: two folders that import each other have no direction between them.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import ts from "typescript";
+import { allSourceFiles, mustNotQuery, queryCalls, repositoryPath as rel } from "./source-files.js";
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const packages = [
-  "protocol",
-  "core",
-  "api",
-  "gateway",
-  "operator",
-  "clients/typescript",
-  "dashboard",
-  "local",
-];
 const consumers = ["dashboard/src", "operator/src", "clients/typescript/src/cli"];
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === "node_modules" || name === "dist" || name.startsWith(".")) continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (/\.tsx?$/.test(name) && !/\.(test|bench|spec)\.tsx?$/.test(name) && !name.endsWith(".d.ts"))
-      out.push(path);
-  }
-  return out;
-}
-
-const files = packages.flatMap((p) => sourceFiles(join(root, p, "src")));
-const rel = (f: string) => relative(root, f);
+const files = allSourceFiles();
 const inConsumer = (f: string) => consumers.some((c) => rel(f).startsWith(c + "/"));
 /** The package's top-level folder a file is in (`core/src/decision`); null for a file directly in `src/`. */
 const folderOf = (f: string): string | null =>
@@ -58,7 +35,6 @@ const folderOf = (f: string): string | null =>
     : rel(f)
         .replace(/^((?:clients\/)?[^/]+\/src)\/([^/]+)\/.*$/, "$1/$2")
         .replace(/\/[^/]+\.tsx?$/, "");
-const isStore = (f: string) => /(^|\/)store\.ts$|-store\.ts$|\/store\//.test(rel(f));
 const isRoute = (f: string) => /(^|\/)routes?\.ts$|\/routes\/[^/]+\.ts$|-route\.ts$/.test(rel(f));
 
 let casts = 0;
@@ -85,13 +61,6 @@ for (const file of files) {
     }
     if (inConsumer(file) && ts.isCallExpression(node) && node.typeArguments) {
       inlineTypes += node.typeArguments.filter(ts.isTypeLiteralNode).length;
-    }
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
-      const name = node.expression.name.text;
-      if (name === "query" && !isStore(file)) {
-        queriesOutsideStores++;
-        queryFiles.add(rel(file));
-      }
     }
     if (ts.isCallExpression(node) && isRoute(file)) {
       const callee = node.expression.getText(sf);
@@ -120,6 +89,11 @@ for (const file of files) {
   };
   visit(sf);
   imports.set(file, deps);
+  const queries = mustNotQuery(file) ? queryCalls(file, text) : 0;
+  if (queries > 0) {
+    queriesOutsideStores += queries;
+    queryFiles.add(rel(file));
+  }
 }
 
 /** Tarjan's strongly connected components of more than one node. */

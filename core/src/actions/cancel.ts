@@ -4,10 +4,11 @@ import { verifySignedObject, type BodyOf, type SignedObject } from "@countersign
 import { storedIdentity, type GatewayIdentity } from "../identities/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
-import { insertReceipt } from "./receipts.js";
+import { cancelApprovalRequest, insertCancellation, lockForCancellation } from "./cancel-store.js";
+import { insertReceipt } from "./receipt-store.js";
 import { CANCELLABLE_STATUSES } from "./status.js";
-import { markCancelled } from "./transitions.js";
-import { wakeWaiters } from "./wake.js";
+import { markCancelled } from "./transitions-store.js";
+import { wakeWaiters } from "./wake-store.js";
 
 /** A browser's clock may run a little ahead of ours. */
 const CLOCK_SKEW_MS = 60_000;
@@ -30,15 +31,6 @@ export interface Cancellation {
   approvalRequestId: string | null;
   receipt: { id: string; receiptObjectId: string; outcome: "final" };
 }
-
-const LOCK = `
-  select pa.id, pa.status, pa.task_object_id, pa.approval_request_id, d.object as delegation_object,
-         (select so.object_id from signed_objects so
-           where so.protected_action_id = pa.id and so.type = 'CANCELLATION' limit 1) as cancellation_object_id
-    from protected_actions pa
-    left join delegations d on d.id = pa.delegation_id
-   where pa.id = $1 and pa.organization_id = $2
-     for update of pa`;
 
 const refused = (message: string, serviceCode: string) =>
   new ServiceError("VERIFICATION_FAILED", message, { service_code: serviceCode });
@@ -77,8 +69,7 @@ function closedRefusal(
 export async function cancelAction(pool: Pool, input: CancellationInput): Promise<Cancellation> {
   const now = input.now ?? new Date();
   return inTransaction(pool, async (db) => {
-    const { rows } = await db.query(LOCK, [input.protectedActionId, input.organizationId]);
-    const a = rows[0];
+    const a = await lockForCancellation(db, input.protectedActionId, input.organizationId);
     if (!a) throw new ServiceError("NOT_FOUND", "no such protected action");
     if (!(CANCELLABLE_STATUSES as readonly string[]).includes(a.status)) throw closedRefusal(a, input.object);
     const task = (await storedObjects(db, [a.task_object_id])).get(a.task_object_id) as
@@ -115,10 +106,7 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
       throw refused("the cancellation's issued_at is before the TASK or in the future", "TIME_ORDER");
     }
 
-    await db.query(
-      "insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, 'CANCELLATION', $4)",
-      [cancellation.id, input.organizationId, a.id, JSON.stringify(cancellation)],
-    );
+    await insertCancellation(db, input.organizationId, a.id, cancellation);
     const issued = issueStoredReceipt(
       input.identity,
       [task, cancellation],
@@ -133,12 +121,7 @@ export async function cancelAction(pool: Pool, input: CancellationInput): Promis
       issuerKid: input.identity.signer.kid,
       issued,
     });
-    if (a.approval_request_id) {
-      await db.query(
-        "update approval_requests set status = 'cancelled' where id = $1 and status in ('pending', 'approved')",
-        [a.approval_request_id],
-      );
-    }
+    if (a.approval_request_id) await cancelApprovalRequest(db, a.approval_request_id);
     // Locked and checked above: it applies (anything else undoes the whole cancellation).
     if (!(await markCancelled(db, a.id, receiptId, now)))
       throw new ServiceError("INVALID_STATE", "the action changed while it was being cancelled");

@@ -14,8 +14,9 @@ import {
 import { countingPool, ofCalls } from "../../../test/fixtures/counting-pool.js";
 import { claimed, claimTarget, decision } from "../../../test/fixtures/decision-write.js";
 import { recordDecision } from "../decision/record/index.js";
-import { finishMany, ResultWriter } from "./finish-batch.js";
-import type { FinishedAction } from "./transitions.js";
+import { ResultWriter } from "./finish-batch.js";
+import { finishMany } from "./finish-batch-store.js";
+import type { FinishedAction } from "./transitions-store.js";
 
 let db: TestDatabase;
 let w: AuthorizationWorld;

@@ -13,15 +13,15 @@ export {
   type DecidedStatus,
 } from "./status.js";
 export { type ActionRecord } from "./record.js";
-export { readActionView, type ActionView } from "./view.js";
+export { readActionView, type ActionView } from "./view-store.js";
 export {
-  insertReceipt,
   receiptCreated,
   receiptInsert,
   receiptRecord,
   type ReceiptRecord,
   type ReceiptValues,
 } from "./receipts.js";
+export { insertReceipt } from "./receipt-store.js";
 export { holdsIdempotencyKey } from "./reopened-keys.js";
 export {
   approve,
@@ -35,11 +35,12 @@ export {
   reject,
   type FinishedAction,
   type GrantedReceipt,
-} from "./transitions.js";
+} from "./transitions-store.js";
 /** RESULT writes of many executions at once (the Gateway's group commit). */
-export { finishMany, ResultWriter } from "./finish-batch.js";
-export { lockOpenActions, supersedeCovered, type Coverage, type SupersedeScope } from "./supersede.js";
-export { markEvidenceDeleted } from "./retention.js";
-export { ACTION_CHANNEL, wakeWaiters } from "./wake.js";
+export { ResultWriter } from "./finish-batch.js";
+export { finishMany } from "./finish-batch-store.js";
+export { lockOpenActions, supersedeCovered, type Coverage, type SupersedeScope } from "./supersede-store.js";
+export { markEvidenceDeleted } from "./retention-store.js";
+export { ACTION_CHANNEL, wakeWaiters } from "./wake-store.js";
 /** What admins do to recorded actions (SPEC 3.1): cancellation, shared by the Cloud API route and the Gateway's states. */
 export { cancelAction, type CancellationInput, type Cancellation } from "./cancel.js";

@@ -1,17 +1,8 @@
-import {
-  checkKeyRow,
-  hashSecret,
-  KEY_COLUMNS,
-  KEY_FROM,
-  parseKey,
-  type KeyCheck,
-  type KeyRow,
-} from "../keys/index.js";
+import { checkKeyRow, hashSecret, parseKey, type KeyCheck } from "../keys/index.js";
 import type { Queryable } from "../store/queryable.js";
-import { statement } from "../store/statement.js";
-import { contextOf, contextQuery, type DecisionContext } from "./context.js";
-import { heldParameters, NOTHING_HELD, type ContextCache } from "./context-cache.js";
-import { BUCKET, bucketTake, touchLastUsed } from "./bucket.js";
+import { admissionRows } from "./admission-store.js";
+import { contextOf, type DecisionContext } from "./context.js";
+import { NOTHING_HELD, type ContextCache } from "./context-cache.js";
 import type { WarmAdmissions } from "./warm-admission.js";
 
 /** What a call's decision is about, when the Gateway already knows it at the key check. */
@@ -28,66 +19,6 @@ export interface Admission {
   /** The decision context, read in the same statement when an intent was given and the key is genuine. */
   context: DecisionContext | undefined;
 }
-
-// The first of a decision's two round trips: the key by its prefix, the
-// tokens of its bucket (taken only when the presented secret's HMAC is the
-// stored one, so nobody drains a key's bucket by knowing its prefix), and the
-// decision context of the key's agent, as one JSON value beside the key's
-// columns (measured: the Gateway parses it faster than some thirty plain
-// columns, for a few microseconds more in PostgreSQL).
-//
-// The bucket is exact across replicas (bucket.ts). The key's last-used time
-// is touched at most once a minute. With the context comes the organization's
-// configuration revision it was read at (migration 0026), for the process's
-// warm admissions (warm-admission.ts).
-//
-// The statement is its own transaction, committed without waiting for the WAL
-// flush (synchronous_commit off for it alone): the decision's write, the
-// second round trip, waits for a flush that covers this commit too, so an
-// acknowledged decision's bucket change is durable and a decision waits for
-// one flush, not two. A database crash can forget at most the last fraction
-// of a second of bucket changes of refused or unanswered calls: a key gets
-// those few tokens back.
-const ADMIT = statement(
-  "gateway_admission",
-  `with presented as (
-     select ${KEY_COLUMNS}, k.expires_at, k.secret_hmac = $2 as genuine from ${KEY_FROM} where k.prefix = $1
-   ), bucket as (
-     ${bucketTake({
-       keyId: "presented.id",
-       from: "presented where presented.genuine",
-       cost: "$3::integer",
-       burst: "$4::integer",
-       refill: "$5::float8",
-       onlyWhenEnough: false,
-     })}
-     returning api_key_id, refilled_at, wait, set_config('synchronous_commit', 'off', true)
-   ), touched as (
-  ${touchLastUsed("bucket")}
-   )
-   select presented.*, (select wait from bucket) as wait, context.row as context,
-          (select r.revision::text from configuration_revisions r
-            where r.organization_id = presented.organization_id and context.row is not null) as configuration_revision
-     from presented
-     left join lateral (
-       select row_to_json(c) as row from (${contextQuery({
-         organizationId: "presented.organization_id",
-         agentId: "presented.agent_id",
-         tool: "$6::text",
-         defaultPlan: "$7::text",
-         idempotencyKey: "$8::text",
-         heldPrincipalRevision: "$10::bigint",
-         heldDelegations: "$11::uuid[]",
-       })}) c
-     ) context on presented.genuine and $9::boolean`,
-);
-
-type AdmissionRow = KeyRow & {
-  expires_at: Date | null;
-  wait: number | null;
-  context: unknown;
-  configuration_revision: string | null;
-};
 
 /**
  * The Gateway's key check (SPEC 5.4) and rate limit (8.2) in one round trip,
@@ -124,20 +55,7 @@ export async function admitGatewayCall(
       };
   }
   const held = intent && cache ? cache.heldForKey(parsed.prefix) : NOTHING_HELD;
-  const { rows } = await db.query<AdmissionRow>(
-    ADMIT.with([
-      parsed.prefix,
-      hmac,
-      cost,
-      BUCKET.burst,
-      BUCKET.refillPerSecond,
-      intent?.tool ?? null,
-      intent?.defaultPlan ?? null,
-      intent?.idempotencyKey ?? null,
-      intent !== null,
-      ...heldParameters(held),
-    ]),
-  );
+  const { rows } = await admissionRows(db, parsed.prefix, hmac, cost, intent, held);
   const row = rows[0];
   const check = checkKeyRow(parsed, hmac, row, "gateway");
   if (!check.ok) return { check, waitSeconds: 0, context: undefined };

@@ -1,21 +1,10 @@
 import type { Queryable } from "../store/queryable.js";
-import { statement } from "../store/statement.js";
+import { approverRows } from "./approvers-store.js";
 import type { Verdict } from "./pipeline.js";
 
 /** Limits of SPEC 2.7 / 8.5. */
 export const MAX_APPROVER_IDENTITIES = 32;
 export const IDENTITIES_PER_MEMBER = 5;
-
-const APPROVERS = statement(
-  "approvers",
-  `select m.user_id, (array_agg(i.kid order by i.created_at desc))[1:$3] as kids
-     from memberships m
-     join users u on u.id = m.user_id and u.disabled_at is null and u.deleted_at is null
-     join identities i on i.user_id = m.user_id and i.kind = 'personal' and i.status = 'active'
-    where m.organization_id = $1 and m.role = any($2::text[])
-    group by m.user_id
-    order by m.user_id`,
-);
 
 export interface Approver {
   userId: string;
@@ -38,9 +27,7 @@ export async function resolveApprovers(
   roles: readonly string[],
   count: number,
 ): Promise<ApproverResolution> {
-  const { rows } = await db.query<{ user_id: string; kids: string[] }>(
-    APPROVERS.with([organizationId, roles, IDENTITIES_PER_MEMBER]),
-  );
+  const { rows } = await approverRows(db, organizationId, roles, IDENTITIES_PER_MEMBER);
   const approvers = rows.map((r) => ({ userId: r.user_id, kids: r.kids }));
   const kids = approvers.flatMap((a) => a.kids);
   if (approvers.length === 0 || approvers.length < count) {

@@ -18,7 +18,7 @@ import { loadDecisionContext } from "./context.js";
 import { ContextCache } from "./context-cache.js";
 import type { GatewayIdentity } from "../identities/index.js";
 import { handOutApproved } from "./hand-out.js";
-import { openIdenticalHeld } from "./identical-held.js";
+import { openIdenticalHeld } from "./identical-held-store.js";
 import { decideCall, type Verdict } from "./pipeline.js";
 import { PolicyCache } from "./policy-cache.js";
 import { decisionWrite, DecisionWriter, idsOf, recordDecision } from "./record/index.js";

@@ -11,28 +11,13 @@ import {
 } from "../actions/index.js";
 import { issueStoredReceipt, storedIdentityLogs, storedObjects } from "../evidence/index.js";
 import type { GatewayIdentity } from "../identities/index.js";
+import { lockApprovedAction } from "./hand-out-store.js";
 import { actionAuthorized } from "./record/index.js";
 
 export type HandOut =
   | { ok: true; view: ActionView }
   /** The approved action cannot be authorized now; the answer records nothing more (e.g. the tool's binding changed). */
   | { ok: false; code: "TOOL_REAUTHORIZATION_REQUIRED"; detail: string };
-
-const LOCK = `
-  select pa.status, pa.agent_id, pa.tool_name, pa.action, pa.environment, pa.approval_request_id,
-         pa.task_object_id, pa.proposal_object_id, ag.name as agent_name,
-         d.revoked_at, d.expires_at <= now() as delegation_expired, d.object as delegation_object,
-         p.emergency_stopped_at, ar.decision_object_id,
-         (t.id is not null and t.enabled and t.authorized_binding = t.binding) as tool_ready,
-         covered_by_supersession(pa.policy_id, pa.policy_version, pa.created_at, false) as superseded
-    from protected_actions pa
-    join agents ag on ag.id = pa.agent_id
-    join delegations d on d.id = pa.delegation_id
-    join policies p on p.id = pa.policy_id
-    join approval_requests ar on ar.id = pa.approval_request_id
-    left join tools t on t.id = pa.tool_id
-   where pa.id = $1
-     for update of pa for share of d, p`;
 
 /**
  * Hands out the authorization of a decision-only action a person approved
@@ -51,7 +36,7 @@ export async function handOutApproved(
   now: Date,
 ): Promise<HandOut> {
   const refused = await inTransaction(pool, async (db) => {
-    const { rows } = await db.query(LOCK, [actionId]);
+    const { rows } = await lockApprovedAction(db, actionId);
     const a = rows[0];
     if (!a || a.status !== "approved") return undefined; // someone else handed it out (or closed it) first
     if (a.superseded) {

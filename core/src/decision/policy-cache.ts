@@ -1,8 +1,6 @@
 import { compilePolicy, parsePolicy, type CompiledPolicy } from "@countersign/protocol/policy";
 import type { Queryable } from "../store/queryable.js";
-import { statement } from "../store/statement.js";
-
-const DOCUMENT = statement("policy_document", "select document from policy_versions where id = $1");
+import { policyDocument } from "./policy-store.js";
 
 /**
  * Compiled policy documents by version id. A version's document never changes
@@ -24,7 +22,7 @@ export class PolicyCache {
       this.entries.set(versionId, hit);
       return hit;
     }
-    const { rows } = await db.query<{ document: unknown }>(DOCUMENT.with([versionId]));
+    const { rows } = await policyDocument(db, versionId);
     let compiled: CompiledPolicy | null;
     try {
       compiled = rows[0] ? compilePolicy(parsePolicy(rows[0].document)) : null;
