@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { createServer, type Logger } from "@countersign/core/server";
 import { databaseReadiness, type Pool } from "@countersign/core/store";
+import type { AuthorizeRefusal } from "@countersign/protocol/wire";
 import { gatewayErrors, gatewayNotFound } from "./http/edge.js";
 import { sendUnavailable } from "./http/unavailable.js";
 import { openApiRoute } from "./openapi/route.js";
@@ -22,7 +23,7 @@ export function buildGatewayServer(opts: GatewayServerOptions): FastifyInstance 
     refuseWhileDraining: (request, reply) => sendUnavailable(request, reply, "GATEWAY_SHUTTING_DOWN"),
     refuseMalformedUrl: gatewayNotFound,
     // No URL was read: the shape of /v1/authorize, whose callers may read only `allowed`.
-    unreadableRequestBody: (detail) => ({
+    unreadableRequestBody: (detail): AuthorizeRefusal => ({
       allowed: false,
       status: "invalid_request",
       code: "INVALID_REQUEST",

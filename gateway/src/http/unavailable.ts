@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { jsonRpcErrors, type GatewayCode } from "@countersign/protocol/errors";
+import type { AuthorizeRefusal, RpcErrorData } from "@countersign/protocol/wire";
 
 export const unavailableDetails = {
   GATEWAY_SHUTTING_DOWN:
@@ -10,11 +11,8 @@ export const unavailableDetails = {
 
 /** The JSON-RPC error of an unavailable Gateway (HTTP 503 on /mcp, or inside an answer already under way). */
 export function unavailableRpcError(code: keyof typeof unavailableDetails) {
-  return {
-    code: jsonRpcErrors.RATE_LIMITED,
-    message: unavailableDetails[code],
-    data: { service: { status: "unavailable", code, retryable: true } },
-  };
+  const data: RpcErrorData = { service: { status: "unavailable", code, retryable: true } };
+  return { code: jsonRpcErrors.RATE_LIMITED, message: unavailableDetails[code], data };
 }
 
 /**
@@ -32,5 +30,6 @@ export function sendUnavailable(
   if (code === "GATEWAY_SHUTTING_DOWN") reply.header("connection", "close");
   if (request.url.startsWith("/mcp"))
     return reply.send({ jsonrpc: "2.0", id: null, error: unavailableRpcError(code) });
-  return reply.send({ allowed: false, status: "unavailable", code, detail, retryable: true });
+  const body: AuthorizeRefusal = { allowed: false, status: "unavailable", code, detail, retryable: true };
+  return reply.send(body);
 }
