@@ -1,9 +1,20 @@
 import { createJsonSchemaTransformObject } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { errorComponents } from "./errors.js";
 
 const zodTransformObject = createJsonSchemaTransformObject({ schemaRegistry: errorComponents });
-type Input = Parameters<typeof zodTransformObject>[0];
-type Json = Record<string, unknown>;
+
+const json = z.record(z.string(), z.unknown());
+/** What this module reads of the generated document; everything else passes through as it is. */
+const generated = z.looseObject({
+  components: z.looseObject({ schemas: json.optional() }).optional(),
+  paths: z.record(
+    z.string(),
+    z.record(z.string(), z.looseObject({ responses: z.record(z.string(), json).optional() })),
+  ),
+});
+
+const byKey = <T>(entries: [string, T][]) => entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /**
  * The whole document once every route is in it: the error body as a
@@ -11,35 +22,35 @@ type Json = Record<string, unknown>;
  * named once under components.responses (`Error409`) and referenced, and the
  * paths in order, so the committed copy reads and diffs well.
  */
-export function transformObject(input: Input) {
-  const doc = zodTransformObject(input) as Json & { paths: Record<string, Record<string, Json>> };
-  const shared: Record<string, Json> = {};
+export function transformObject(input: Parameters<typeof zodTransformObject>[0]) {
+  const doc = generated.parse(zodTransformObject(input));
+  const shared: Record<string, Record<string, unknown>> = {};
   for (const operations of Object.values(doc.paths)) {
     for (const operation of Object.values(operations)) {
-      const responses = operation.responses as Record<string, Json> | undefined;
-      for (const [status, answer] of Object.entries(responses ?? {})) {
+      const responses = operation.responses ?? {};
+      for (const [status, answer] of Object.entries(responses)) {
         if (/^2/.test(status)) continue;
         const name = `Error${status}`;
         shared[name] ??= answer;
         if (JSON.stringify(shared[name]) === JSON.stringify(answer)) {
-          responses![status] = { $ref: `#/components/responses/${name}` };
+          responses[status] = { $ref: `#/components/responses/${name}` };
         }
       }
     }
   }
-  const responses = Object.fromEntries(Object.entries(shared).sort(([a], [b]) => (a < b ? -1 : 1)));
-  const components = { ...(doc.components as Json), responses };
-  const schemas = { ...(components.schemas as Json) };
-  const text = JSON.stringify(doc.paths);
-  for (const name of Object.keys(schemas)) {
-    if (!text.includes(`"#/components/schemas/${name}"`) && !JSON.stringify(shared).includes(`/${name}"`)) {
-      delete schemas[name];
-    }
-  }
-  const paths = Object.fromEntries(
-    Object.entries(doc.paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  const used = JSON.stringify([doc.paths, shared]);
+  const schemas = Object.fromEntries(
+    Object.entries(doc.components?.schemas ?? {}).filter(([name]) =>
+      used.includes(`"#/components/schemas/${name}"`),
+    ),
   );
-  return portablePatterns({ ...doc, components: { ...components, schemas }, paths });
+  const components = {
+    ...doc.components,
+    schemas,
+    responses: Object.fromEntries(byKey(Object.entries(shared))),
+  };
+  const paths = Object.fromEntries(byKey(Object.entries(doc.paths)));
+  return json.parse(portablePatterns({ ...doc, components, paths }));
 }
 
 /**
@@ -53,10 +64,10 @@ const propertyClasses: [RegExp, string][] = [
   [/\\p\{Zl\}/g, "\\u2028"],
   [/\\p\{Zp\}/g, "\\u2029"],
 ];
-function portablePatterns<T>(node: T): T {
-  if (Array.isArray(node)) return node.map(portablePatterns) as T;
+function portablePatterns(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(portablePatterns);
   if (node === null || typeof node !== "object") return node;
-  const out: Json = {};
+  const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === "pattern" && typeof value === "string") {
       let pattern = value;
@@ -65,5 +76,5 @@ function portablePatterns<T>(node: T): T {
       out[key] = pattern;
     } else out[key] = portablePatterns(value);
   }
-  return out as T;
+  return out;
 }

@@ -50,13 +50,19 @@ export function codesOf(status: number): string[] {
 /** Statuses whose answer tells when to retry. */
 const RETRY_AFTER = new Set([429, 503]);
 
-/** One error answer in @fastify/swagger's content form, its schema still zod (the zod transform converts it). */
+/**
+ * One error answer: `zod` in @fastify/swagger's content form, its schema still
+ * zod (the zod transform converts it), and the headers it documents (added
+ * after the transform, which keeps only description and content).
+ */
 export function errorResponse(status: number) {
   const codes = codesOf(status);
   return {
-    description: `An error (SPEC 7.1); \`error.code\` is one of: ${codes.join(", ")}.`,
-    content: { "application/json": { schema: errorBodySchema } },
-    ...(RETRY_AFTER.has(status) ? { headers: { "retry-after": retryAfter } } : {}),
+    zod: {
+      description: `An error (SPEC 7.1); \`error.code\` is one of: ${codes.join(", ")}.`,
+      content: { "application/json": { schema: errorBodySchema } },
+    },
+    headers: RETRY_AFTER.has(status) ? { "retry-after": retryAfter } : undefined,
   };
 }
 

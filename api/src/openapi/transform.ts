@@ -1,5 +1,5 @@
 import { createJsonSchemaTransform } from "fastify-type-provider-zod";
-import type { FastifySchema, RouteOptions } from "fastify";
+import { z } from "zod";
 import { accessOf } from "../access/route-table.js";
 import { API_PREFIX } from "../prefix.js";
 import { errorComponents, errorResponse, errorStatusesOf } from "./errors.js";
@@ -8,7 +8,9 @@ import { accessExtension, securityOf } from "./security.js";
 const zodTransform = createJsonSchemaTransform({ schemaRegistry: errorComponents });
 
 type TransformInput = Parameters<typeof zodTransform>[0];
-type Schema = FastifySchema & Record<string, unknown>;
+const json = z.record(z.string(), z.unknown());
+/** The route's schema as the zod transform gives it back: JSON Schema, answers by status. */
+const transformedShape = z.looseObject({ response: z.record(z.string(), json).default({}) });
 
 /**
  * One route of the server as an OpenAPI operation: its zod schemas as JSON
@@ -19,7 +21,7 @@ type Schema = FastifySchema & Record<string, unknown>;
  */
 export function transform(input: TransformInput) {
   const { url } = input;
-  const route = (input as { route: RouteOptions }).route;
+  const { route } = input;
   const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== "HEAD");
   const access =
     url.startsWith(API_PREFIX) && methods.length === 1
@@ -27,29 +29,29 @@ export function transform(input: TransformInput) {
       : undefined;
   if (!access) return { schema: { hide: true }, url };
 
-  const schema = { ...(input.schema as Schema) };
-  const response: Record<string, unknown> = { ...(schema.response as Record<string, unknown>) };
+  const response: Record<string, unknown> = { ...json.optional().parse(input.schema.response) };
   const statuses = errorStatusesOf(access);
-  for (const status of statuses) response[String(status)] ??= errorResponse(status);
-  schema.response = response;
-
-  const out = zodTransform({ ...input, schema });
-  const transformed = out.schema as Record<string, unknown>;
-  const responses = transformed.response as Record<string, Record<string, unknown>>;
+  for (const status of statuses) response[String(status)] ??= errorResponse(status).zod;
+  const out = zodTransform({ ...input, schema: { ...input.schema, response } });
+  const { response: responses, ...transformed } = transformedShape.parse(out.schema);
   for (const [status, answer] of Object.entries(responses)) {
     if (/^2/.test(status) && answer.description === undefined) {
       responses[status] = { ...answer, description: successText[status] ?? "Success" };
     }
   }
   for (const status of statuses) {
-    const headers = (errorResponse(status) as { headers?: unknown }).headers;
+    const { headers } = errorResponse(status);
     if (headers) responses[String(status)] = { ...responses[String(status)], headers };
   }
-  transformed.operationId = operationIdOf(access.method, access.path);
-  transformed.tags = [tagOf(access.path)];
-  transformed.security = securityOf(access);
-  transformed["x-countersign-access"] = accessExtension(access);
-  return { schema: transformed, url: out.url };
+  const schema = {
+    ...transformed,
+    operationId: operationIdOf(access.method, access.path),
+    tags: [tagOf(access.path)],
+    security: securityOf(access),
+    "x-countersign-access": accessExtension(access),
+    response: responses,
+  };
+  return { schema, url: out.url };
 }
 
 const successText: Record<string, string> = {
