@@ -21,9 +21,11 @@ start=$SECONDS
 "$root/images/base/postgresql.sh"
 "$root/images/base/kubectl.sh"
 "$root/images/base/pause.sh"
+# Exported once: a base script that rebuilds its image removes its archive (images/base/common.sh).
 for base in "$POSTGRESQL_IMAGE" "$KUBECTL_IMAGE" "$PAUSE_IMAGE"; do
   file="${base#localhost/countersign-base/}"
-  export_image "$base" "$out/base-${file%%:*}.tar"
+  file="$out/base-${file%%:*}.tar"
+  [[ -f "$file" ]] || export_image "$base" "$file"
 done
 echo "base images built in $((SECONDS - start))s"
 

@@ -12,4 +12,5 @@ c="$(bh from scratch)"
 bh copy --chmod 0755 "$c" "$root/.cache/cluster/$KUBERNETES_VERSION/kubectl" /usr/local/bin/kubectl
 bh config --env HOME=/tmp --user 65532:65532 --entrypoint '["/usr/local/bin/kubectl"]' --cmd '' "$c"
 bh commit --quiet --rm "$c" "$KUBECTL_IMAGE" >/dev/null
+rm -f "$images_cache/base-kubectl.tar"
 echo "built $KUBECTL_IMAGE"

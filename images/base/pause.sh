@@ -11,4 +11,5 @@ c="$(bh from scratch)"
 bh copy --chmod 0755 "$c" "$root/.cache/cluster/$KUBERNETES_VERSION/pause" /pause
 bh config --user 65535:65535 --entrypoint '["/pause"]' --cmd '' "$c"
 bh commit --quiet --rm "$c" "$PAUSE_IMAGE" >/dev/null
+rm -f "$images_cache/base-pause.tar"
 echo "built $PAUSE_IMAGE"

@@ -23,4 +23,5 @@ bh config --env PATH=/usr/lib/postgresql/15/bin:/usr/local/bin:/usr/bin:/bin \
   --env PGDATA=/var/lib/postgresql/data --user 70:70 \
   --entrypoint '["/usr/local/bin/postgresql-entrypoint"]' --cmd '' --port 5432 "$c"
 bh commit --quiet --rm "$c" "$POSTGRESQL_IMAGE" >/dev/null
+rm -f "$images_cache/base-postgresql.tar"
 echo "built $POSTGRESQL_IMAGE"

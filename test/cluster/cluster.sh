@@ -49,6 +49,7 @@ log() { echo "cluster.sh: $*" >&2; }
 
 # --- stop and clean up (also after a failed start) ------------------------------------------
 pids=()
+declare -A pid_of=()
 netns_before="$(ls /var/run/netns 2>/dev/null || true)"
 ip_forward_before="$(cat /proc/sys/net/ipv4/ip_forward)"
 bridge_nf_before="$(cat /proc/sys/net/bridge/bridge-nf-call-iptables 2>/dev/null || echo)"
@@ -75,7 +76,11 @@ stop() {
   stopping=1
   set +e
   log "stopping"
-  # Pods first, through kubelet, so that CNI tears their networks down (veths, host-local leases).
+  # Pods first, through kubelet, so that CNI tears their networks down (veths, host-local leases);
+  # the controllers are stopped before, so that no ReplicaSet or StatefulSet makes them again.
+  for name in kube-controller-manager kube-scheduler; do
+    [[ -n "${pid_of[$name]:-}" ]] && kill "${pid_of[$name]}" 2>/dev/null
+  done
   if [[ -f "$dir/ready" || -f "$dir/admin.kubeconfig" ]]; then
     rm -f "$dir/ready"
     timeout 20 "$bin/kubectl" --kubeconfig "$dir/admin.kubeconfig" delete pods --all -A --force --grace-period=0 --wait=false >/dev/null 2>&1
@@ -124,6 +129,7 @@ start() { # name, then the command: runs in the background, output in logs/<name
   shift
   "$@" >"$dir/logs/$name.log" 2>&1 &
   pids+=($!)
+  pid_of[$name]=$!
 }
 wait_for() { # description, seconds, command
   local what="$1" seconds="$2"
@@ -145,6 +151,14 @@ echo 1 >/proc/sys/net/ipv4/ip_forward
 [[ -n "$bridge_nf_before" ]] && echo 1 >/proc/sys/net/bridge/bridge-nf-call-iptables
 iptables -I FORWARD -i "$bridge" -j ACCEPT -m comment --comment countersign-cluster
 iptables -I FORWARD -o "$bridge" -j ACCEPT -m comment --comment countersign-cluster
+# CLUSTER_PUBLIC_HOSTS="name=address ...": servers "outside the cluster" at public addresses (the
+# Gateway refuses private ones, SPEC 6.4). Each address is put on the bridge (so it is this machine,
+# for the cluster's life only: it goes with the bridge) and each name into CoreDNS.
+public_hosts=""
+for entry in ${CLUSTER_PUBLIC_HOSTS:-}; do
+  ip addr add "${entry#*=}/32" dev "$bridge"
+  public_hosts+="    ${entry#*=} ${entry%%=*}"$'\n'
+done
 
 # --- certificates -------------------------------------------------------------------------------
 pki="$dir/pki"
@@ -339,6 +353,9 @@ cat >"$dir/Corefile" <<COREFILE
 .:53 {
   bind $node_ip
   errors
+  hosts {
+$public_hosts    fallthrough
+  }
   kubernetes cluster.local in-addr.arpa ip6.arpa {
     kubeconfig $dir/admin.kubeconfig countersign-cluster
     pods insecure
