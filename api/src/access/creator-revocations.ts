@@ -1,5 +1,6 @@
 import type { Queryable } from "@countersign/core/store";
 import { audit, serviceActor } from "../audit/record.js";
+import { disableWebhooksCreatedBy, revokeKeysCreatedBy } from "./store.js";
 import type { Role } from "./types.js";
 
 /** Reasons the service itself revokes keys (SPEC 5.4). */
@@ -18,14 +19,7 @@ export async function revokeCreatorKeys(
   reason: CreatorRevocation,
   kinds: "all" | "management" = "all",
 ): Promise<number> {
-  const { rows } = await db.query<{ id: string; organization_id: string; kind: string }>(
-    `update api_keys set revoked_at = now(), revoked_reason = $3
-      where created_by = $2 and revoked_at is null
-        and ($1::uuid is null or organization_id = $1)
-        and ($4 = 'all' or kind = 'management')
-      returning id, organization_id, kind`,
-    [organizationId, userId, reason, kinds],
-  );
+  const rows = await revokeKeysCreatedBy(db, organizationId, userId, reason, kinds);
   for (const k of rows) {
     await audit(db, {
       organizationId: k.organization_id,
@@ -50,12 +44,7 @@ export async function disableCreatorWebhooks(
   userId: string,
   reason: CreatorRevocation,
 ): Promise<number> {
-  const { rows } = await db.query<{ id: string; organization_id: string }>(
-    `update webhook_endpoints set enabled = false, disabled_reason = $3, updated_at = now()
-      where created_by = $2 and enabled and ($1::uuid is null or organization_id = $1)
-      returning id, organization_id`,
-    [organizationId, userId, reason],
-  );
+  const rows = await disableWebhooksCreatedBy(db, organizationId, userId, reason);
   for (const w of rows) {
     await audit(db, {
       organizationId: w.organization_id,

@@ -9,6 +9,7 @@ import { clientIp, ipSubjects } from "../rate-limits/client-ip.js";
 import { checkCredential, checkOrganization } from "./decide.js";
 import { credentialSubject, resolvePrincipal, type Principal } from "./principal.js";
 import { accessOf, routeTable } from "./route-table.js";
+import { organizationAccessRow } from "./store.js";
 import type { Role, RouteAccess } from "./types.js";
 
 /** The organization in the path, as the access check found it. */
@@ -45,23 +46,13 @@ function orgIdOf(request: FastifyRequest): string | undefined {
   return name ? (request.params as Record<string, string>)[name] : undefined;
 }
 
-async function loadOrganization(ctx: ApiContext, id: string, p: Principal) {
-  const member = p.kind === "session" ? p.userId : null;
-  const operator = p.kind === "operator" ? p.username : null;
-  const { rows } = await ctx.pool.query<{
-    name: string;
-    plan: string | null;
-    role: Role | null;
-    operator_admin_changes: boolean | null;
-  }>(
-    `select o.name, o.plan,
-            coalesce((select role from memberships m where m.organization_id = o.id and m.user_id = $2),
-                     (select role from operator_bindings b where b.organization_id = o.id and b.username = $3)) as role,
-            (select allow_admin_changes from operator_bindings b where b.organization_id = o.id and b.username = $3) as operator_admin_changes
-       from organizations o where o.id = $1`,
-    [id, member, operator],
+function loadOrganization(ctx: ApiContext, id: string, p: Principal) {
+  return organizationAccessRow(
+    ctx.pool,
+    id,
+    p.kind === "session" ? p.userId : null,
+    p.kind === "operator" ? p.username : null,
   );
-  return rows[0];
 }
 
 /**

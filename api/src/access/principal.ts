@@ -3,6 +3,7 @@ import { authenticateKey, bearerKey, parseKey, type AuthenticatedKey } from "@co
 import type { ApiContext } from "../context.js";
 import { cookieValue, SESSION_COOKIE } from "../sessions/cookie.js";
 import { csrfTokenOf, findSession } from "../sessions/store.js";
+import { touchKeyLastUsed } from "./store.js";
 
 /**
  * Who is calling, from the request's credentials. A bearer credential wins
@@ -38,10 +39,7 @@ export async function resolvePrincipal(ctx: ApiContext, request: FastifyRequest)
       const check = await authenticateKey(ctx.pool, ctx.keyHashSecret, text, "management");
       if (check.ok) {
         // Last-used time, at most once a minute (SPEC 2.2).
-        await ctx.pool.query(
-          "update api_keys set last_used_at = now() where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')",
-          [check.key.id],
-        );
+        await touchKeyLastUsed(ctx.pool, check.key.id);
         return { kind: "management_key", key: check.key };
       }
       // wrong_kind is only reported once the secret matched: a real gateway key.

@@ -1,7 +1,7 @@
 import { ServiceError } from "@countersign/protocol/errors";
 import type { Queryable } from "@countersign/core/store";
 import { verifyPassword } from "./password-hash.js";
-import { userById, type UserRow } from "./users.js";
+import { userById, type UserRow } from "./users-store.js";
 
 /**
  * The signed-in person's account once the password they typed matches it;

@@ -27,7 +27,3 @@ export async function userById(db: Queryable, id: string): Promise<UserRow | und
   );
   return rows[0];
 }
-
-export function userJson(u: Pick<UserRow, "id" | "email" | "name" | "email_verified_at">) {
-  return { id: u.id, email: u.email, name: u.name, email_verified: u.email_verified_at !== null };
-}

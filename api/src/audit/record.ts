@@ -1,5 +1,6 @@
 import type { Queryable } from "@countersign/core/store";
 import type { Principal } from "../access/principal.js";
+import { insertAuditEntry } from "./store.js";
 
 export interface Actor {
   type: "user" | "api_key" | "operator" | "service";
@@ -38,18 +39,5 @@ export async function audit(
     details?: Record<string, unknown>;
   },
 ): Promise<void> {
-  await db.query(
-    `insert into audit_log (organization_id, action, actor_type, actor_id, actor_label, target_type, target_id, details)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
-      e.organizationId,
-      e.action,
-      e.actor.type,
-      e.actor.id,
-      e.actor.label,
-      e.target?.type ?? null,
-      e.target?.id ?? null,
-      e.details ?? {},
-    ],
-  );
+  await insertAuditEntry(db, e);
 }

@@ -28,3 +28,29 @@ export async function listAudit(
   );
   return rows;
 }
+
+export interface AuditEntry {
+  organizationId: string | null;
+  action: string;
+  actor: { type: string; id: string | null; label: string | null };
+  target?: { type: string; id: string };
+  details?: Record<string, unknown>;
+}
+
+/** Append one row to the audit log (the caller's transaction, when it has one). */
+export async function insertAuditEntry(db: Queryable, e: AuditEntry): Promise<void> {
+  await db.query(
+    `insert into audit_log (organization_id, action, actor_type, actor_id, actor_label, target_type, target_id, details)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      e.organizationId,
+      e.action,
+      e.actor.type,
+      e.actor.id,
+      e.actor.label,
+      e.target?.type ?? null,
+      e.target?.id ?? null,
+      e.details ?? {},
+    ],
+  );
+}

@@ -1,9 +1,16 @@
 import type { Session } from "@countersign/protocol/wire";
-import { userJson, type UserRow } from "../accounts/users.js";
+import type { UserRow } from "../accounts/users-store.js";
+
+type UserShown = Pick<UserRow, "id" | "email" | "name" | "email_verified_at">;
+
+/** The person as the session answer shows them (never the password hash or the account's state). */
+export function userJson(u: UserShown) {
+  return { id: u.id, email: u.email, name: u.name, email_verified: u.email_verified_at !== null };
+}
 
 /** The session as answered by sign-in and GET /auth/session: never the session token itself. */
 export function sessionJson(
-  user: Pick<UserRow, "id" | "email" | "name" | "email_verified_at">,
+  user: UserShown,
   s: { currentOrganizationId: string | null; expiresAt: Date; idleExpiresAt: Date },
   csrfToken: string,
 ): Session {

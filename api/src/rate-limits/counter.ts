@@ -1,6 +1,7 @@
 import { ServiceError } from "@countersign/protocol/errors";
 import type { Queryable } from "@countersign/core/store";
 import { limits, type LimitName } from "./limits.js";
+import { deleteOldRateLimitCounters, hitRateLimitCounters } from "./store.js";
 
 /** One limit applied to one subject (an address, an e-mail, a user id, ...). */
 export interface Hit {
@@ -16,15 +17,15 @@ export interface Hit {
 export async function hitLimits(db: Queryable, hits: Hit[]): Promise<number> {
   if (hits.length === 0) return 0;
   const keys = hits.map((h) => `${h.name}:${h.subject}`);
-  const { rows } = await db.query<{ wait: number }>("select hit_rate_limits($1, $2, $3) as wait", [
+  const wait = await hitRateLimitCounters(
+    db,
     keys,
     hits.map((h) => limits[h.name].limit),
     hits.map((h) => limits[h.name].windowSeconds),
-  ]);
+  );
   // Old windows are useless; any process removes them now and then.
-  if (Math.random() < 0.01)
-    await db.query("delete from rate_limit_counters where window_start < now() - interval '1 day'");
-  return rows[0]!.wait;
+  if (Math.random() < 0.01) await deleteOldRateLimitCounters(db);
+  return wait;
 }
 
 export function rateLimited(waitSeconds: number): ServiceError {

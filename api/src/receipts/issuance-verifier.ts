@@ -1,5 +1,6 @@
 import { sha256Digest } from "@countersign/protocol/canonical";
 import { inTransaction, type Pool } from "@countersign/core/store";
+import { claimUnverifiedReceipts, storeIssuanceVerification } from "./store.js";
 import { verifyStoredBundle } from "./verify.js";
 
 export const VERIFY_BATCH = 50;
@@ -13,18 +14,7 @@ export const VERIFY_BATCH = 50;
  */
 export async function verifyNewReceipts(pool: Pool, now: Date, batch = VERIFY_BATCH): Promise<number> {
   return inTransaction(pool, async (db) => {
-    const { rows } = await db.query<{
-      id: string;
-      organization_id: string;
-      bundle: Buffer;
-      bundle_sha256: string;
-      bundle_size: number;
-    }>(
-      `select id, organization_id, bundle, bundle_sha256, bundle_size from receipts
-        where verification_at_issuance is null and evidence_deleted_at is null and bundle is not null
-        order by created_at limit $1 for update skip locked`,
-      [batch],
-    );
+    const rows = await claimUnverifiedReceipts(db, batch);
     for (const r of rows) {
       let parsed: unknown;
       try {
@@ -44,15 +34,11 @@ export async function verifyNewReceipts(pool: Pool, now: Date, batch = VERIFY_BA
           };
       const issuedAt = (parsed as { receipt?: { body?: { issued_at?: unknown } } } | undefined)?.receipt?.body
         ?.issued_at;
-      await db.query(
-        `update receipts set verification_at_issuance = $2, verified_at_issuance = $3,
-                issued_at = coalesce(issued_at, $4::timestamptz) where id = $1`,
-        [
-          r.id,
-          JSON.stringify(stored),
-          stored.valid,
-          typeof issuedAt === "string" && !Number.isNaN(Date.parse(issuedAt)) ? issuedAt : null,
-        ],
+      await storeIssuanceVerification(
+        db,
+        r.id,
+        stored,
+        typeof issuedAt === "string" && !Number.isNaN(Date.parse(issuedAt)) ? issuedAt : null,
       );
     }
     return rows.length;

@@ -130,3 +130,70 @@ export async function vouchedBundle(db: Queryable, r: ReceiptRow): Promise<Vouch
   }
   return { bytes, verificationAtIssuance: row.verification_at_issuance };
 }
+
+/** The KIDs trusted for an organization's bundles: this installation's Gateway and the organization's principals. */
+export async function trustedIdentities(
+  db: Queryable,
+  organizationId: string,
+): Promise<{ kid: string; kind: string }[]> {
+  const { rows } = await db.query<{ kid: string; kind: string }>(
+    "select kid, kind from identities where kind = 'gateway' or (kind = 'principal' and organization_id = $1)",
+    [organizationId],
+  );
+  return rows;
+}
+
+export interface UnverifiedReceipt {
+  id: string;
+  organization_id: string;
+  bundle: Buffer;
+  bundle_sha256: string;
+  bundle_size: number;
+}
+
+/** Claim (SKIP LOCKED) up to `batch` hosted receipts not verified at issuance yet, oldest first. */
+export async function claimUnverifiedReceipts(db: Queryable, batch: number): Promise<UnverifiedReceipt[]> {
+  const { rows } = await db.query<UnverifiedReceipt>(
+    `select id, organization_id, bundle, bundle_sha256, bundle_size from receipts
+      where verification_at_issuance is null and evidence_deleted_at is null and bundle is not null
+      order by created_at limit $1 for update skip locked`,
+    [batch],
+  );
+  return rows;
+}
+
+/** Store a receipt's verification at issuance (and its issued_at, when the row has none yet). */
+export async function storeIssuanceVerification(
+  db: Queryable,
+  id: string,
+  report: { valid: boolean },
+  issuedAt: string | null,
+): Promise<void> {
+  await db.query(
+    `update receipts set verification_at_issuance = $2, verified_at_issuance = $3,
+            issued_at = coalesce(issued_at, $4::timestamptz) where id = $1`,
+    [id, JSON.stringify(report), report.valid, issuedAt],
+  );
+}
+
+/** The id of an action's stored PROPOSAL, if it has one. */
+export async function proposalObjectIdOf(db: Queryable, actionId: string): Promise<string | null> {
+  const { rows } = await db.query<{ proposal_object_id: string | null }>(
+    "select proposal_object_id from protected_actions where id = $1",
+    [actionId],
+  );
+  return rows[0]?.proposal_object_id ?? null;
+}
+
+/** A policy version's stored document and digest, within the organization. */
+export async function storedPolicyVersion(
+  db: Queryable,
+  organizationId: string,
+  versionId: string,
+): Promise<{ document: unknown; digest: string } | undefined> {
+  const { rows } = await db.query<{ document: unknown; digest: string }>(
+    "select document, digest from policy_versions where id = $1 and organization_id = $2",
+    [versionId, organizationId],
+  );
+  return rows[0];
+}

@@ -2,6 +2,13 @@ import { markEvidenceDeleted, OPEN_STATUSES } from "@countersign/core/actions";
 import { quotas, type Plan, isPlan } from "@countersign/core/plans";
 import { inTransaction, type Pool } from "@countersign/core/store";
 import { audit, serviceActor } from "../audit/record.js";
+import {
+  claimExpiredActions,
+  deleteOldEvents,
+  deleteSignedObjects,
+  organizationsRetention,
+  stripReceipts,
+} from "./store.js";
 
 /** Actions handled per transaction; a pass repeats until an organization has nothing left. */
 export const RETENTION_BATCH = 500;
@@ -39,15 +46,13 @@ async function deleteBatch(
   days: number,
 ): Promise<RetentionCounts> {
   return inTransaction(pool, async (db) => {
-    const { rows: claimed } = await db.query<{ id: string }>(
-      `select id from protected_actions
-        where organization_id = $1 and evidence_deleted_at is null and status <> all($2::text[])
-          and updated_at < $3 and (expires_at is null or expires_at < $4)
-        order by updated_at limit $5
-        for update skip locked`,
-      [organizationId, OPEN_STATUSES, cutoff, now, RETENTION_BATCH],
-    );
-    const ids = claimed.map((r) => r.id);
+    const ids = await claimExpiredActions(db, {
+      organizationId,
+      openStatuses: OPEN_STATUSES,
+      cutoff,
+      now,
+      limit: RETENTION_BATCH,
+    });
     const counts: RetentionCounts = {
       actions: ids.length,
       receipts: 0,
@@ -56,37 +61,18 @@ async function deleteBatch(
       deliveries: 0,
     };
     if (ids.length > 0) {
-      counts.signed_objects =
-        (await db.query("delete from signed_objects where protected_action_id = any($1::uuid[])", [ids]))
-          .rowCount ?? 0;
-      counts.receipts =
-        (
-          await db.query(
-            `update receipts
-                set issued_at = coalesce(issued_at, (convert_from(bundle, 'UTF8')::jsonb #>> '{receipt,body,issued_at}')::timestamptz),
-                    bundle = null, verification_at_issuance = null, verified_at_issuance = null, evidence_deleted_at = $2
-              where protected_action_id = any($1::uuid[]) and evidence_deleted_at is null`,
-            [ids, now],
-          )
-        ).rowCount ?? 0;
+      counts.signed_objects = await deleteSignedObjects(db, ids);
+      counts.receipts = await stripReceipts(db, ids, now);
       await markEvidenceDeleted(db, ids, now);
     }
-    const { rows: ev } = await db.query<{ events: number; deliveries: number }>(
-      `with doomed as (
-         select e.id from events e
-          where e.organization_id = $1 and e.created_at < $2
-            and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.state = 'pending')
-            and not exists (select 1 from protected_actions pa
-                             where pa.id::text = e.data->>'protected_action_id' and pa.status = any($3::text[]))
-          limit $4
-          for update of e skip locked),
-       deliveries as (select count(*)::int as n from webhook_deliveries where event_id in (select id from doomed)),
-       gone as (delete from events where id in (select id from doomed) returning 1)
-       select (select count(*)::int from gone) as events, (select n from deliveries) as deliveries`,
-      [organizationId, cutoff, OPEN_STATUSES, RETENTION_BATCH],
-    );
-    counts.events = ev[0]!.events;
-    counts.deliveries = ev[0]!.deliveries;
+    const ev = await deleteOldEvents(db, {
+      organizationId,
+      cutoff,
+      openStatuses: OPEN_STATUSES,
+      limit: RETENTION_BATCH,
+    });
+    counts.events = ev.events;
+    counts.deliveries = ev.deliveries;
     if (counts.actions + counts.events > 0) {
       // Counts only (SPEC 8.7): never ids, arguments or results.
       await audit(db, {
@@ -110,11 +96,7 @@ export async function applyRetention(
   pool: Pool,
   opts: { now: Date; defaultPlan: Plan },
 ): Promise<Map<string, RetentionCounts>> {
-  const { rows: orgs } = await pool.query<{
-    id: string;
-    plan: string | null;
-    data_retention_days: number | null;
-  }>("select id, plan, data_retention_days from organizations");
+  const orgs = await organizationsRetention(pool);
   const done = new Map<string, RetentionCounts>();
   for (const o of orgs) {
     const days = effectiveRetentionDays(isPlan(o.plan) ? o.plan : opts.defaultPlan, o.data_retention_days);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { noContentSchema, sessionAnswerSchema } from "@countersign/protocol/wire";
-import { userById } from "../../accounts/users.js";
+import { userById } from "../../accounts/users-store.js";
 import type { ApiContext } from "../../context.js";
 import { clearSessionCookie } from "../../sessions/cookie.js";
 import { deleteSession } from "../../sessions/store.js";

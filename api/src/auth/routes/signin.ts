@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { ServiceError } from "@countersign/protocol/errors";
 import { sessionAnswerSchema, signinSchema } from "@countersign/protocol/wire";
 import { verifyPassword } from "../../accounts/password-hash.js";
-import { userByEmail } from "../../accounts/users.js";
+import { userByEmail } from "../../accounts/users-store.js";
 import type { ApiContext } from "../../context.js";
 import { enforceLimits, type Hit } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
