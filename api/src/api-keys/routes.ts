@@ -1,8 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import { insertApiKey } from "@countersign/core/keys";
-import { inTransaction } from "@countersign/core/store";
 import {
   apiKeyAnswerSchema,
   apiKeyCreatedSchema,
@@ -10,10 +8,8 @@ import {
   apiKeyKinds,
   apiKeyListSchema,
 } from "@countersign/protocol/wire";
-import { actorOf, audit } from "../audit/record.js";
+import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { checkQuota } from "../orgs/quota.js";
-import { lockOrganization } from "../orgs/store.js";
 import {
   decodeCursor,
   timeCursor,
@@ -25,16 +21,9 @@ import {
 } from "../http/shared.js";
 import { keyJson } from "./key-json.js";
 import { createdForSchema } from "../http/created-for.js";
-import {
-  agentExists,
-  findKey,
-  listKeys,
-  liveKeyCount,
-  lockKey,
-  readKey,
-  revokeKey,
-  setKeyCreatedFor,
-} from "./store.js";
+import { createApiKey } from "./create.js";
+import { revokeApiKey } from "./revoke.js";
+import { findKey, listKeys } from "./store.js";
 
 /** Management keys are the Admins' to create, list and revoke; gateway keys the Writers'. */
 function mayHandle(kind: "gateway" | "management", role: string | null): boolean {
@@ -107,44 +96,19 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
           issues: [{ path: "expires_at", code: "not_future", message: "must be in the future" }],
         });
       }
-      const created = await inTransaction(ctx.pool, async (db) => {
-        // Serialize creations of one organization so the plan limit is exact.
-        await lockOrganization(db, o.id);
-        if (b.kind === "gateway" && !(await agentExists(db, o.id, b.agent_id)))
-          throw new ServiceError("INVALID_INPUT", "agent_id names no agent of this organization", {
-            issues: [{ path: "agent_id", code: "not_found", message: "no such agent" }],
-          });
-        checkQuota(o.plan, "apiKeys", await liveKeyCount(db, o.id));
-        const p = request.principal;
-        const k = await insertApiKey(db, ctx.keyHashSecret, {
-          organizationId: o.id,
-          kind: b.kind,
-          environment: b.environment,
-          name: b.name,
-          agentId: b.kind === "gateway" ? b.agent_id : undefined,
-          scopes: b.kind === "management" ? b.scopes : [],
-          // An operator's keys belong to the installation's binding, not to a person (no creator checks).
-          createdBy: p.kind === "session" ? p.userId : null,
-          expiresAt: expires,
-        });
-        if (request.query.created_for) await setKeyCreatedFor(db, k.id, request.query.created_for);
-        await audit(db, {
-          organizationId: o.id,
-          action: "api_key.created",
-          actor: actorOf(p),
-          target: { type: "api_key", id: k.id },
-          details: {
-            name: b.name,
-            kind: b.kind,
-            environment: b.environment,
-            prefix: k.prefix,
-            ...(b.kind === "management" ? { scopes: b.scopes } : { agent_id: b.agent_id }),
-          },
-        });
-        return { row: await readKey(db, k.id), key: k.key };
+      const p = request.principal;
+      const created = await createApiKey(ctx.pool, ctx.keyHashSecret, {
+        organizationId: o.id,
+        plan: o.plan,
+        body: b,
+        expiresAt: expires,
+        createdFor: request.query.created_for,
+        // An operator's keys belong to the installation's binding, not to a person (no creator checks).
+        createdBy: p.kind === "session" ? p.userId : null,
+        actor: actorOf(p),
       });
       // The only time the full key exists outside the caller.
-      return reply.code(201).send({ api_key: keyJson(created.row), secret: created.key });
+      return reply.code(201).send({ api_key: keyJson(created.row), secret: created.secret });
     },
   );
 
@@ -175,25 +139,14 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
     async (request) => {
       const o = organizationOf(request);
-      return inTransaction(ctx.pool, async (db) => {
-        const k = await lockKey(db, o.id, request.params.key_id);
-        if (!k) throw new ServiceError("NOT_FOUND", "key not found");
-        if (!mayHandle(k.kind, o.role))
-          throw new ServiceError("FORBIDDEN", "only owners and admins handle management keys", {
-            permission: "admins",
-            role: o.role,
-          });
-        if (k.revoked_at) throw new ServiceError("INVALID_STATE", "the key is already revoked");
-        const after = await revokeKey(db, k.id);
-        await audit(db, {
-          organizationId: o.id,
-          action: "api_key.revoked",
-          actor: actorOf(request.principal),
-          target: { type: "api_key", id: k.id },
-          details: { reason: "revoked", kind: k.kind },
-        });
-        return { api_key: keyJson(after) };
+      const after = await revokeApiKey(ctx.pool, {
+        organizationId: o.id,
+        keyId: request.params.key_id,
+        role: o.role,
+        mayHandle: (kind) => mayHandle(kind, o.role),
+        actor: actorOf(request.principal),
       });
+      return { api_key: keyJson(after) };
     },
   );
 }

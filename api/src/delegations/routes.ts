@@ -1,7 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { ServiceError } from "@countersign/protocol/errors";
-import { inTransaction } from "@countersign/core/store";
-import { actorOf, audit } from "../audit/record.js";
+import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
 import { readAgent } from "../agents/store.js";
@@ -14,18 +12,9 @@ import {
   revocationBody,
   submissionBody,
 } from "./schemas.js";
-import {
-  countActiveDelegations,
-  delegationJson,
-  insertDelegation,
-  listDelegations,
-  lockDelegation,
-  revokeDelegation,
-} from "./store.js";
-import { verifiedDelegation, verifiedRevocation } from "./verify.js";
-
-/** SPEC 2.5, 8.5. */
-export const MAX_ACTIVE_DELEGATIONS = 100;
+import { createDelegation } from "./create.js";
+import { revokeDelegationBySignature } from "./revoke.js";
+import { delegationJson, listDelegations } from "./store.js";
 
 /**
  * Delegations (SPEC 2.5): an owner or admin submits a DELEGATION already
@@ -62,31 +51,12 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params: agentParams, body: submissionBody, response: { 201: delegationAnswer } } },
     async (request, reply) => {
       const o = organizationOf(request);
-      const now = new Date();
-      const row = await inTransaction(ctx.pool, async (db) => {
-        const agent = await readAgent(db, o.id, request.params.agent_id, true);
-        const d = await verifiedDelegation(db, o.id, agent.id, request.body.delegation, now);
-        if ((await countActiveDelegations(db, agent.id, now)) >= MAX_ACTIVE_DELEGATIONS) {
-          throw new ServiceError(
-            "CONFLICT",
-            `an agent has at most ${MAX_ACTIVE_DELEGATIONS} active delegations; revoke one first`,
-            { reason: "TOO_MANY_DELEGATIONS" },
-          );
-        }
-        const inserted = await insertDelegation(db, o.id, agent.id, d);
-        await audit(db, {
-          organizationId: o.id,
-          action: "delegation.created",
-          actor: actorOf(request.principal),
-          target: { type: "delegation", id: inserted.id },
-          details: {
-            agent_id: agent.id,
-            object_id: d.id,
-            permissions: d.body.payload.permissions,
-            expires_at: d.body.payload.expires_at,
-          },
-        });
-        return inserted;
+      const row = await createDelegation(ctx.pool, {
+        organizationId: o.id,
+        agentId: request.params.agent_id,
+        delegation: request.body.delegation,
+        now: new Date(),
+        actor: actorOf(request.principal),
       });
       return reply.code(201).send({ delegation: delegationJson(row) });
     },
@@ -97,20 +67,12 @@ export async function delegationRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params: delegationParams, body: revocationBody, response: { 200: delegationAnswer } } },
     async (request) => {
       const o = organizationOf(request);
-      const now = new Date();
-      const row = await inTransaction(ctx.pool, async (db) => {
-        const d = await lockDelegation(db, o.id, request.params.delegation_id);
-        if (d.revoked_at) throw new ServiceError("INVALID_STATE", "the delegation is already revoked");
-        const rev = await verifiedRevocation(db, o.id, d, request.body.revocation, now);
-        const after = await revokeDelegation(db, d.id, rev, now);
-        await audit(db, {
-          organizationId: o.id,
-          action: "delegation.revoked",
-          actor: actorOf(request.principal),
-          target: { type: "delegation", id: d.id },
-          details: { agent_id: d.agent_id, revocation_object_id: rev.id },
-        });
-        return after;
+      const row = await revokeDelegationBySignature(ctx.pool, {
+        organizationId: o.id,
+        delegationId: request.params.delegation_id,
+        revocation: request.body.revocation,
+        now: new Date(),
+        actor: actorOf(request.principal),
       });
       return { delegation: delegationJson(row) };
     },

@@ -1,23 +1,19 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import {
-  bindPersonalIdentity,
-  createChallenge,
-  personalIdentitiesOf,
-  revokePersonalIdentity,
-} from "@countersign/core/identities";
-import { inTransaction } from "@countersign/core/store";
+import { createChallenge, personalIdentitiesOf } from "@countersign/core/identities";
 import {
   identityAnswerSchema,
   identityBindSchema,
   identityChallengeAnswerSchema,
   identityListSchema,
 } from "@countersign/protocol/wire";
-import { actorOf, audit } from "../audit/record.js";
+import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
 import { sessionOf, typed } from "../http/shared.js";
+import { bindIdentity } from "./bind.js";
 import { identityJson } from "./identity-json.js";
+import { revokeIdentity } from "./revoke.js";
 
 /**
  * POST /me/identity-challenges, GET, POST /me/identities, DELETE
@@ -49,20 +45,12 @@ export async function personalIdentityRoutes(app: FastifyInstance, ctx: ApiConte
     { schema: { body: identityBindSchema, response: { 201: identityAnswerSchema } } },
     async (request, reply) => {
       const me = sessionOf(request);
-      const bound = await inTransaction(ctx.pool, async (db) => {
-        const i = await bindPersonalIdentity(db, {
-          userId: me.userId,
-          challengeId: request.body.challenge_id,
-          signature: request.body.signature,
-          document: request.body.document,
-        });
-        await audit(db, {
-          organizationId: null,
-          action: "identity.bound",
-          actor: actorOf(request.principal),
-          target: { type: "identity", id: i.kid },
-        });
-        return i;
+      const bound = await bindIdentity(ctx.pool, {
+        userId: me.userId,
+        challengeId: request.body.challenge_id,
+        signature: request.body.signature,
+        document: request.body.document,
+        actor: actorOf(request.principal),
       });
       return reply.code(201).send({ identity: identityJson(bound) });
     },
@@ -78,16 +66,10 @@ export async function personalIdentityRoutes(app: FastifyInstance, ctx: ApiConte
     },
     async (request) => {
       const me = sessionOf(request);
-      const revoked = await inTransaction(ctx.pool, async (db) => {
-        const i = await revokePersonalIdentity(db, me.userId, request.params.kid);
-        if (i)
-          await audit(db, {
-            organizationId: null,
-            action: "identity.revoked",
-            actor: actorOf(request.principal),
-            target: { type: "identity", id: i.kid },
-          });
-        return i;
+      const revoked = await revokeIdentity(ctx.pool, {
+        userId: me.userId,
+        kid: request.params.kid,
+        actor: actorOf(request.principal),
       });
       if (!revoked) throw new ServiceError("NOT_FOUND", "no such identity of yours");
       return { identity: identityJson(revoked) };

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import { isPlan } from "@countersign/core/plans";
-import { inTransaction } from "@countersign/core/store";
 import {
   invitationAcceptedSchema,
   invitationAcceptSchema,
@@ -11,31 +9,17 @@ import {
   invitationListSchema,
   noContentSchema,
 } from "@countersign/protocol/wire";
-import { newToken, tokenHash } from "../accounts/tokens.js";
-import { actorOf, audit } from "../audit/record.js";
+import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { messages } from "../mail/messages.js";
-import { sendMail } from "../mail/send.js";
-import { addMember, isMember, isMemberByEmail } from "../members/store.js";
-import { checkQuota } from "../orgs/quota.js";
-import { lockOrganization } from "../orgs/store.js";
 import { credentialSubject } from "../access/principal.js";
 import { enforceLimits } from "../rate-limits/counter.js";
 import { organizationOf, sessionOf, typed } from "../http/shared.js";
 import { invitationJson } from "./invitation-json.js";
-import {
-  hasOpenInvitation,
-  insertInvitation,
-  listOpenInvitations,
-  lockInvitation,
-  lockInvitationByToken,
-  markAccepted,
-  revokeInvitation,
-  seatsTaken,
-} from "./store.js";
+import { acceptInvitation } from "./accept.js";
+import { createInvitation } from "./create.js";
+import { revokeInvitation } from "./revoke.js";
+import { listOpenInvitations } from "./store.js";
 
-/** An invitation lives 1 hour to 30 days, 7 days by default. */
-const DEFAULT_TTL = 7 * 24 * 3600;
 const orgParams = z.strictObject({ org_id: z.uuid() });
 
 /** GET, POST /orgs/<org_id>/invitations and DELETE .../invitations/<id> (Admins). */
@@ -74,37 +58,13 @@ export async function invitationRoutes(app: FastifyInstance, ctx: ApiContext) {
         { name: "invitationsPerUser", subject: credentialSubject(request.principal) ?? "unknown" },
         { name: "invitationsPerOrganization", subject: o.id },
       ]);
-      const token = newToken();
-      const invitation = await inTransaction(ctx.pool, async (db) => {
-        await lockOrganization(db, o.id);
-        if (await isMemberByEmail(db, o.id, email))
-          throw new ServiceError("ALREADY_MEMBER", "this address already belongs to a member");
-        if (await hasOpenInvitation(db, o.id, email))
-          throw new ServiceError("INVITATION_EXISTS", "an open invitation for this address exists");
-        checkQuota(o.plan, "members", await seatsTaken(db, o.id));
-        const inv = await insertInvitation(db, {
-          orgId: o.id,
-          email,
-          role,
-          tokenHash: tokenHash(token),
-          invitedBy: request.principal.kind === "session" ? request.principal.userId : null,
-          ttlSeconds: request.body.expires_in_seconds ?? DEFAULT_TTL,
-        });
-        await audit(db, {
-          organizationId: o.id,
-          action: "invitation.created",
-          actor: actorOf(request.principal),
-          target: { type: "invitation", id: inv.id },
-          details: { email, role },
-        });
-        await sendMail(
-          db,
-          ctx.mailer,
-          request.log,
-          "account",
-          messages.invitation(ctx.dashboardOrigin, email, o.name, role, token),
-        );
-        return inv;
+      const invitation = await createInvitation(ctx, request.log, {
+        organization: o,
+        email,
+        role,
+        expiresInSeconds: request.body.expires_in_seconds,
+        invitedBy: request.principal.kind === "session" ? request.principal.userId : null,
+        actor: actorOf(request.principal),
       });
       return reply.code(201).send({ invitation: invitationJson(invitation) });
     },
@@ -120,19 +80,10 @@ export async function invitationRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const o = organizationOf(request);
-      const id = request.params.invitation_id;
-      await inTransaction(ctx.pool, async (db) => {
-        const found = await lockInvitation(db, o.id, id);
-        if (!found) throw new ServiceError("NOT_FOUND", "invitation not found");
-        if (!found.open)
-          throw new ServiceError("INVALID_STATE", "the invitation was already accepted or revoked");
-        await revokeInvitation(db, id);
-        await audit(db, {
-          organizationId: o.id,
-          action: "invitation.revoked",
-          actor: actorOf(request.principal),
-          target: { type: "invitation", id },
-        });
+      await revokeInvitation(ctx.pool, {
+        organizationId: o.id,
+        invitationId: request.params.invitation_id,
+        actor: actorOf(request.principal),
       });
       return reply.code(204).send();
     },
@@ -147,30 +98,11 @@ export async function acceptInvitationRoute(app: FastifyInstance, ctx: ApiContex
     async (request) => {
       const s = sessionOf(request);
       await enforceLimits(ctx.pool, [{ name: "acceptPerUser", subject: s.userId }]);
-      return inTransaction(ctx.pool, async (db) => {
-        const inv = await lockInvitationByToken(db, tokenHash(request.body.token));
-        if (!inv || !inv.open) throw new ServiceError("INVITATION_INVALID", "this invitation is invalid");
-        if (inv.expired) throw new ServiceError("INVITATION_EXPIRED", "this invitation has expired");
-        if (inv.email.toLowerCase() !== s.email.toLowerCase()) {
-          throw new ServiceError("INVITATION_EMAIL_MISMATCH", "this invitation is for another address");
-        }
-        if (await isMember(db, inv.organization_id, s.userId))
-          throw new ServiceError("ALREADY_MEMBER", "you are already a member");
-        checkQuota(
-          isPlan(inv.plan) ? inv.plan : ctx.defaultPlan,
-          "members",
-          await seatsTaken(db, inv.organization_id, inv.id),
-        );
-        await addMember(db, inv.organization_id, s.userId, inv.role);
-        await markAccepted(db, inv.id, s.userId);
-        await audit(db, {
-          organizationId: inv.organization_id,
-          action: "invitation.accepted",
-          actor: actorOf(s),
-          target: { type: "user", id: s.userId },
-          details: { invitation_id: inv.id, role: inv.role },
-        });
-        return { organization_id: inv.organization_id, role: inv.role };
+      return acceptInvitation(ctx.pool, ctx.defaultPlan, {
+        token: request.body.token,
+        userId: s.userId,
+        email: s.email,
+        actor: actorOf(s),
       });
     },
   );

@@ -1,23 +1,17 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import {
-  isPrincipalValid,
-  principalHistory,
-  principalOf,
-  submitPrincipal,
-} from "@countersign/core/identities";
-import { inTransaction } from "@countersign/core/store";
+import { isPrincipalValid, principalHistory, principalOf } from "@countersign/core/identities";
 import {
   principalStateSchema,
   principalSubmitSchema as body,
   principalSubmittedSchema,
 } from "@countersign/protocol/wire";
-import { lockOrganization } from "../orgs/store.js";
-import { actorOf, audit } from "../audit/record.js";
+import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
 import { organizationOf, typed } from "../http/shared.js";
 import { identityJson } from "../identities/identity-json.js";
+import { submitOrganizationPrincipal } from "./submit.js";
 
 const params = z.strictObject({ org_id: z.uuid() });
 
@@ -43,25 +37,11 @@ export async function principalRoutes(app: FastifyInstance, ctx: ApiContext) {
     { schema: { params, body, response: { 200: principalSubmittedSchema, 201: principalSubmittedSchema } } },
     async (request, reply) => {
       const o = organizationOf(request);
-      const result = await inTransaction(ctx.pool, async (db) => {
-        await lockOrganization(db, o.id);
-        const out = await submitPrincipal(db, {
-          organizationId: o.id,
-          document: request.body.document,
-          predecessor: request.body.predecessor,
-        });
-        const actor = actorOf(request.principal);
-        const kid = out.outcome === "equivocation" ? out.kid : out.principal.kid;
-        if (out.outcome !== "unchanged") {
-          const action = {
-            created: "principal.registered",
-            replaced: "principal.replaced",
-            updated: "principal.updated",
-            equivocation: "principal.equivocated",
-          }[out.outcome];
-          await audit(db, { organizationId: o.id, action, actor, target: { type: "identity", id: kid } });
-        }
-        return out;
+      const result = await submitOrganizationPrincipal(ctx.pool, {
+        organizationId: o.id,
+        document: request.body.document,
+        predecessor: request.body.predecessor,
+        actor: actorOf(request.principal),
       });
       // The conflicting document was kept as proof; the submission itself is refused.
       if (result.outcome === "equivocation")
