@@ -114,7 +114,7 @@ function mcpPath(): JsonObject {
       operationId: "mcp",
       summary: "MCP over Streamable HTTP, stateless (Gateway-enforced tools)",
       description:
-        "SPEC 4.2. A JSON-RPC 2.0 message (or a batch, in the 2025-03-26 revision) of the Model Context Protocol; each request is authenticated on its own. Out of scope of this document: the MCP messages themselves (initialize, tools/list, tools/call and their results are the MCP specification's, checked by the MCP SDKs), the `text/event-stream` answers of a call that asked for progress, and the protocol revisions' headers. What the service adds is described by components: `params._meta` of tools/call (ServiceCallMeta), `_meta.service` of a result (ServiceResultMeta), a refusal's `structuredContent` (ServiceRefusalContent: a tool result with `isError` true, never a JSON-RPC error), and the Gateway's own JSON-RPC errors (JsonRpcErrorAnswer, `error.data` as ServiceRpcErrorData).",
+        "SPEC 4.2. A JSON-RPC 2.0 message (or a batch, in the 2025-03-26 revision) of the Model Context Protocol; each request is authenticated on its own. As Streamable HTTP requires, the request's Accept header must name both application/json and text/event-stream (else 406). Out of scope of this document: the MCP messages themselves (initialize, tools/list, tools/call and their results are the MCP specification's, checked by the MCP SDKs), the `text/event-stream` answers of a call that asked for progress, and the protocol revisions' headers. What the service adds is described by components: `params._meta` of tools/call (ServiceCallMeta), `_meta.service` of a result (ServiceResultMeta), a refusal's `structuredContent` (ServiceRefusalContent: a tool result with `isError` true, never a JSON-RPC error), and the Gateway's own JSON-RPC errors (JsonRpcErrorAnswer, `error.data` as ServiceRpcErrorData).",
       security: [{ gatewayKey: [] }],
       requestBody: {
         required: true,
@@ -145,7 +145,16 @@ function mcpPath(): JsonObject {
           description: "A method other than POST (-32000).",
           content: json(ref("JsonRpcErrorAnswer")),
         },
+        "406": {
+          description:
+            "The request's Accept header does not accept both application/json and text/event-stream, as Streamable HTTP requires (-32000).",
+          content: json(ref("JsonRpcErrorAnswer")),
+        },
         "413": { description: "A body over 1 MiB (-32600).", content: json(ref("JsonRpcErrorAnswer")) },
+        "415": {
+          description: "A body that is not application/json (-32600).",
+          content: json(ref("JsonRpcErrorAnswer")),
+        },
         "429": {
           description: "Too many requests from the key (-32000); `error.data.retry_after_seconds`.",
           headers: retryAfter("seconds to wait"),
@@ -162,6 +171,18 @@ function mcpPath(): JsonObject {
           content: json(ref("JsonRpcErrorAnswer")),
         },
       },
+    },
+  };
+}
+
+function documentPath(): JsonObject {
+  return {
+    get: {
+      operationId: "openapi",
+      summary: "This document",
+      description: "Served without a key: it describes the API and holds nothing of anyone's.",
+      security: [],
+      responses: { "200": { description: "The OpenAPI document.", content: json({ type: "object" }) } },
     },
   };
 }
@@ -184,7 +205,7 @@ export function gatewayOpenApiDocument(version: string = VERSION): JsonObject {
     },
     servers: [{ url: "/", description: "the Gateway's origin ({gateway_url})" }],
     security: [{ gatewayKey: [] }],
-    paths: { "/v1/authorize": authorizePath(), "/mcp": mcpPath() },
+    paths: { "/v1/authorize": authorizePath(), "/mcp": mcpPath(), "/openapi.json": documentPath() },
     components: {
       securitySchemes: {
         gatewayKey: {
