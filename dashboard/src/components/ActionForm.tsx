@@ -90,3 +90,7 @@ export const choices = <T extends string>(data: FormData, name: string, values: 
       throw new DashboardError("INVALID_INPUT", `${name} is not one of ${values.join(", ")}`);
     return known;
   });
+
+/** JSON a person typed that must be an object (tool arguments, a document): checked, not cast. */
+export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);

@@ -2,13 +2,10 @@ import { useState } from "react";
 import type { DryRunReport } from "@countersign/protocol/wire";
 import { agentsApi } from "../../api/agents.js";
 import { DashboardError } from "../../api/errors.js";
-import { ActionForm, choice, Field, field } from "../../components/ActionForm.js";
+import { ActionForm, choice, Field, field, isJsonObject } from "../../components/ActionForm.js";
 import { JsonBlock } from "../../components/JsonBlock.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { ApproverFix } from "../policies/NoApprovers.js";
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The Gateway's decision on a call, on current configuration: nothing written, nothing signed. */
 export function DryRun({ orgId, agentId }: { orgId: string; agentId: string }) {
@@ -28,7 +25,7 @@ export function DryRun({ orgId, agentId }: { orgId: string; agentId: string }) {
           } catch {
             throw new DashboardError("INVALID_JSON", "the arguments are not JSON");
           }
-          if (!isObject(args))
+          if (!isJsonObject(args))
             throw new DashboardError("INVALID_JSON", "the arguments are not a JSON object");
           const { dry_run } = await agentsApi.dryRun(orgId, agentId, {
             tool: field(d, "tool"),

@@ -1,6 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
+import { mcpServerKinds } from "@countersign/protocol/wire";
 import { mcpServersApi } from "../../api/mcp-servers.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
@@ -92,7 +93,7 @@ function NewServer({ orgId }: { orgId: string }) {
           <select
             name="kind"
             value={kind}
-            onChange={(e) => setKind(e.target.value as "mcp" | "decision_only")}
+            onChange={(e) => setKind(mcpServerKinds.find((k) => k === e.target.value) ?? "mcp")}
           >
             <option value="mcp">An MCP server (the Gateway calls it)</option>
             {/* SPEC 1, setup step 4 names this choice. */}

@@ -3,7 +3,7 @@ import type { McpServer } from "@countersign/protocol/wire";
 import { DashboardError } from "../../api/errors.js";
 import { mcpServersApi } from "../../api/mcp-servers.js";
 import { ActionButton } from "../../components/ActionButton.js";
-import { ActionForm, field } from "../../components/ActionForm.js";
+import { ActionForm, field, isJsonObject } from "../../components/ActionForm.js";
 
 /**
  * The server's own identity (actor type mcp_server): a service-aware upstream signs its results with
@@ -38,12 +38,15 @@ export function ServerIdentity({
           <ActionForm
             submit="Register the identity"
             onSubmit={async (d) => {
-              let document: Record<string, unknown>;
+              let parsed: unknown;
               try {
-                document = JSON.parse(field(d, "document")) as Record<string, unknown>;
+                parsed = JSON.parse(field(d, "document"));
               } catch {
                 throw new DashboardError("VALIDATION_FAILED", "The identity document is not JSON.");
               }
+              if (!isJsonObject(parsed))
+                throw new DashboardError("VALIDATION_FAILED", "The identity document is not a JSON object.");
+              const document = parsed;
               await mcpServersApi.update(orgId, server.id, { server_identity: document });
               await refresh();
             }}

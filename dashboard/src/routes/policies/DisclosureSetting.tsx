@@ -1,7 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { policyDisclosures } from "@countersign/protocol/wire";
 import { policies, type PolicyDisclosure, type Policy } from "../../api/policies.js";
-import { ActionForm, field } from "../../components/ActionForm.js";
+import { ActionForm, choice } from "../../components/ActionForm.js";
 
 const meaning: Record<PolicyDisclosure, string> = {
   inherit: "the organization's setting",
@@ -35,7 +35,7 @@ export function DisclosureSetting({
         submit="Save the disclosure"
         done={<p role="status">Saved. It applies to the next decisions; no version was made.</p>}
         onSubmit={async (d) => {
-          await policies.setDisclosure(orgId, policy.id, field(d, "agent_disclosure") as PolicyDisclosure);
+          await policies.setDisclosure(orgId, policy.id, choice(d, "agent_disclosure", policyDisclosures));
           await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
         }}
       >

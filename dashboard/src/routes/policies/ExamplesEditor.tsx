@@ -164,7 +164,10 @@ export function ExamplesEditor({
                   <select
                     aria-label={`Example ${i + 1} expected outcome`}
                     value={r.expected_outcome}
-                    onChange={(e) => set(i, { expected_outcome: e.target.value as Row["expected_outcome"] })}
+                    onChange={(e) => {
+                      const outcome = exampleOutcomes.find((o) => o === e.target.value);
+                      if (outcome) set(i, { expected_outcome: outcome });
+                    }}
                   >
                     {exampleOutcomes.map((o) => (
                       <option key={o}>{o}</option>

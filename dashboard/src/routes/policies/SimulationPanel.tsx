@@ -9,6 +9,7 @@ import {
   type SimulationRequest,
 } from "../../api/policies.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { choice } from "../../components/ActionForm.js";
 import { SimulationReport } from "./SimulationReport.js";
 
 /**
@@ -55,8 +56,8 @@ export function SimulationPanel({
         candidate: candidate === "editor" ? { document: editorDocument! } : { version_id: candidate },
         baseline,
         window_days: Number(d.get("window_days")),
-        scope: String(d.get("scope")) as SimulationRequest["scope"],
-        environment: String(d.get("environment")) as SimulationRequest["environment"],
+        scope: choice(d, "scope", ["agents", "policy"] as const),
+        environment: choice(d, "environment", ["all", "live", "test"] as const),
       };
       setBusy(true);
       setResult({ request, simulation: (await policies.simulate(orgId, policyId, request)).simulation });

@@ -1,4 +1,5 @@
 import { subscribableEventTypes, type SubscribableEventType } from "@countersign/protocol/wire";
+import { choices } from "../../components/ActionForm.js";
 
 /** The event types an endpoint subscribes to, one checkbox each. */
 export function EventTypes({ selected = ["receipt.created"] }: { selected?: readonly string[] }) {
@@ -14,4 +15,5 @@ export function EventTypes({ selected = ["receipt.created"] }: { selected?: read
   );
 }
 
-export const eventTypesOf = (d: FormData) => d.getAll("event_types").map(String) as SubscribableEventType[];
+export const eventTypesOf = (d: FormData): SubscribableEventType[] =>
+  choices(d, "event_types", subscribableEventTypes);
