@@ -1,9 +1,9 @@
 import { z } from "zod";
 import {
-  actionSchema,
+  actionAnswerSchema,
+  actionListSchema,
   actionStatusSchema,
   cancellationAnswerSchema,
-  pageSchema,
   type Action,
   type ActionSummary,
   type PolicyDecision,
@@ -28,8 +28,8 @@ export const actionListQuery = z.strictObject({
 
 /** What each route answers with 200 (errors are the conventions' `{error}`). */
 export const actionResponses = {
-  list: { 200: pageSchema(actionSchema) },
-  one: { 200: z.strictObject({ action: actionSchema }) },
+  list: { 200: actionListSchema },
+  one: { 200: actionAnswerSchema },
   cancel: { 200: cancellationAnswerSchema },
 };
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import {
+  approvalAnswerSchema,
   approvalDecisionAnswerSchema,
-  approvalSchema,
+  approvalListSchema,
   approvalStatuses,
-  pageSchema,
   type Approval,
 } from "@countersign/protocol/wire";
 import { actionSummaryJson, policyDecisionJson } from "../actions/schemas.js";
@@ -20,8 +20,8 @@ export const approvalListQuery = z.strictObject({
 
 /** What each route answers with 200 (errors are the conventions' `{error}`). */
 export const approvalResponses = {
-  list: { 200: pageSchema(approvalSchema) },
-  one: { 200: z.strictObject({ approval: approvalSchema }) },
+  list: { 200: approvalListSchema },
+  one: { 200: approvalAnswerSchema },
   decision: { 200: approvalDecisionAnswerSchema },
 };
 

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import {
   delegationAnswerSchema,
-  delegationSchema,
+  delegationListSchema,
   delegationSubmissionSchema,
-  pageSchema,
   revocationSubmissionSchema,
 } from "@countersign/protocol/wire";
 import { pageQuery } from "../http/shared.js";
@@ -15,5 +14,5 @@ export const listQuery = z.strictObject({ ...pageQuery });
 export const submissionBody = delegationSubmissionSchema;
 export const revocationBody = revocationSubmissionSchema;
 
-export const delegationPage = pageSchema(delegationSchema);
+export const delegationPage = delegationListSchema;
 export const delegationAnswer = delegationAnswerSchema;

@@ -4,21 +4,21 @@ import {
   mcpServerAnswerSchema,
   mcpServerCreateSchema,
   mcpServerKinds,
+  mcpServerListSchema,
   mcpServerPatchSchema,
-  mcpServerSchema,
-  pageSchema,
 } from "@countersign/protocol/wire";
-import { noContent, pageQuery } from "../http/shared.js";
+import { noContentSchema, pageQuery } from "../http/shared.js";
+
+export { orgParams } from "../http/shared.js";
 
 /** Requests and answers of the MCP server routes; the bodies and the server record are the protocol's. */
-export const orgParams = z.strictObject({ org_id: z.uuid() });
 export const serverParams = z.strictObject({ org_id: z.uuid(), server_id: z.uuid() });
 export const listQuery = z.strictObject({ ...pageQuery, kind: z.enum(mcpServerKinds).optional() });
 export const noQuery = z.strictObject({});
 export const createBody = mcpServerCreateSchema;
 export const patchBody = mcpServerPatchSchema;
 
-export const serverPage = pageSchema(mcpServerSchema);
+export const serverPage = mcpServerListSchema;
 export const serverAnswer = mcpServerAnswerSchema;
 export const discoveryAnswer = discoveryAnswerSchema;
-export const deleted = noContent;
+export const deleted = noContentSchema;

@@ -1,33 +1,38 @@
 import { z } from "zod";
-import type { DecisionMap, ExamplesReport, PolicyDiff, PolicyExample } from "@countersign/protocol/policy";
 import {
   activationAnswerSchema,
-  pageSchema,
+  decisionMapAnswerSchema,
+  emergencyStopAnswerSchema,
+  examplesAnswerSchema,
   policyActivateSchema,
+  policyAnswerSchema,
   policyCreateSchema,
+  policyCreatedSchema,
   policyDetailSchema,
+  policyDiffAnswerSchema,
   policyDocumentInputSchema,
+  policyEvidenceSchema,
   policyFromTemplateSchema,
+  policyListSchema,
   policyPatchSchema,
   policyRollbackSchema,
-  policySchema,
-  policyStatusItemSchema,
-  policyVersionSchema,
-  policyVersionCreateSchema,
-  policyLintSchema,
+  policyStatusAnswerSchema,
   policyTemplatesAnswerSchema,
   policyValidationSchema,
-  policyVersionCreatedSchema,
   policyVersionAnswerSchema,
+  policyVersionCreateSchema,
+  policyVersionCreatedSchema,
   rollbackAnswerSchema,
+  savedSimulationAnswerSchema,
+  savedSimulationListSchema,
   shadowReportAnswerSchema,
+  shadowSetAnswerSchema,
   shadowSetSchema,
-  savedSimulationSchema,
   simulationAnswerSchema,
   simulationRequestSchema,
+  supersededAnswerSchema,
   versionImpactAnswerSchema,
 } from "@countersign/protocol/wire";
-import { objectOf } from "../http/shared.js";
 
 /** Request shapes of the policy routes (SPEC 4.5): the bodies are the protocol's. */
 export const policyParams = z.strictObject({ org_id: z.uuid(), policy_id: z.uuid() });
@@ -56,64 +61,27 @@ export const reportQuery = z.strictObject({
   environment: z.enum(["all", "live", "test"]).default("all"),
 });
 
-// Answers. The policy, version and status records are the protocol's (the operator reads them);
-// reports computed by the policy engine are typed by it (`objectOf`).
-export const policyPage = pageSchema(policySchema);
+// Answers: every one is the wire's (protocol/src/wire/policies.ts), which the clients validate with.
+export const policyPage = policyListSchema;
 export const templatesAnswer = policyTemplatesAnswerSchema;
-const lint = policyLintSchema;
-export const policyAnswer = z.strictObject({ policy: policySchema });
+export const policyAnswer = policyAnswerSchema;
 export const policyDetail = policyDetailSchema;
 export const validateAnswer = policyValidationSchema;
-export const createdPolicy = z.strictObject({
-  policy: policySchema,
-  version: policyVersionSchema.nullable(),
-  lint: lint.nullable(),
-});
+export const createdPolicy = policyCreatedSchema;
 export const createdVersion = policyVersionCreatedSchema;
 export const versionAnswer = policyVersionAnswerSchema;
 export const activationAnswer = activationAnswerSchema;
 export const versionImpactAnswer = versionImpactAnswerSchema;
 export const rollbackAnswer = rollbackAnswerSchema;
-export const emergencyAnswer = z.strictObject({
-  emergency_stopped_at: z.string(),
-  closed_actions: z.number().int(),
-  ended_observe_windows: z.number().int(),
-});
-export const supersededAnswer = z.strictObject({
-  closed_actions: z.number().int(),
-  scope: z.enum(["supersede_pending", "supersede_all"]),
-});
-export const shadowSetAnswer = z.strictObject({ policy: policySchema, shadow_version: policyVersionSchema });
-export const policyStatusAnswer = z.strictObject({ items: z.array(policyStatusItemSchema) });
-export const examplesAnswer = z.strictObject({
-  examples: z.array(objectOf<PolicyExample>("an example")),
-  active_version_report: objectOf<ExamplesReport>("the examples report").nullable(),
-});
+export const emergencyAnswer = emergencyStopAnswerSchema;
+export const supersededAnswer = supersededAnswerSchema;
+export const shadowSetAnswer = shadowSetAnswerSchema;
+export const policyStatusAnswer = policyStatusAnswerSchema;
+export const examplesAnswer = examplesAnswerSchema;
 export const simulationAnswer = simulationAnswerSchema;
-export const savedSimulationAnswer = z.strictObject({ simulation: savedSimulationSchema });
-export const savedSimulationPage = pageSchema(savedSimulationSchema);
+export const savedSimulationAnswer = savedSimulationAnswerSchema;
+export const savedSimulationPage = savedSimulationListSchema;
 export const shadowReportAnswer = shadowReportAnswerSchema;
-export const decisionMapAnswer = z.strictObject({
-  version_id: z.uuid(),
-  decision_map: objectOf<DecisionMap>("a decision map"),
-});
-export const diffAnswer = z.strictObject({
-  from_version_id: z.uuid(),
-  to_version_id: z.uuid(),
-  diff: objectOf<PolicyDiff>("a policy diff"),
-});
-
-/** The policy's evidence export (format in docs/policy-rollout.md): stored rows of the period, as read. */
-const rows = z.array(z.record(z.string(), z.unknown()));
-export const evidenceAnswer = z.strictObject({
-  format: z.literal("countersign.policy-evidence@1"),
-  organization_id: z.uuid(),
-  policy: policySchema,
-  period: z.strictObject({ from: z.string(), to: z.string() }),
-  exported_at: z.string(),
-  versions: z.array(policyVersionSchema),
-  activations: rows,
-  simulations: rows,
-  audit: rows,
-  digest: z.string(),
-});
+export const decisionMapAnswer = decisionMapAnswerSchema;
+export const diffAnswer = policyDiffAnswerSchema;
+export const evidenceAnswer = policyEvidenceSchema;

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import {
-  decisionCheckSchema,
-  pageSchema,
-  receiptDetailSchema,
+  decisionCheckAnswerSchema,
+  receiptAnswerSchema,
   receiptKindValues,
-  receiptListItemSchema,
+  receiptListSchema,
   type ReceiptListItem,
 } from "@countersign/protocol/wire";
 import { actionSummaryJson, policyDecisionJson } from "../actions/schemas.js";
@@ -24,9 +23,9 @@ export const receiptListQuery = z.strictObject({
 
 /** What each route answers with 200 (errors are the conventions' `{error}`). */
 export const receiptResponses = {
-  list: { 200: pageSchema(receiptListItemSchema) },
-  one: { 200: z.strictObject({ receipt: receiptDetailSchema }) },
-  decisionCheck: { 200: z.strictObject({ decision_check: decisionCheckSchema }) },
+  list: { 200: receiptListSchema },
+  one: { 200: receiptAnswerSchema },
+  decisionCheck: { 200: decisionCheckAnswerSchema },
   // The bundle file's bytes, sent as they are stored (fastify serialises no Buffer): they are
   // vouched for by `x-service-bundle-sha256` instead.
   bundle: { 200: z.instanceof(Buffer) },

@@ -1,16 +1,16 @@
 import { z } from "zod";
 import {
-  pageSchema,
   toolAnswerSchema,
   toolAuthorizeSchema,
   toolCreateSchema,
+  toolListSchema,
   toolPatchSchema,
-  toolSchema,
 } from "@countersign/protocol/wire";
 import { pageQuery } from "../http/shared.js";
 
+export { orgParams } from "../http/shared.js";
+
 /** Requests and answers of the tool routes; the bodies and the tool record are the protocol's. */
-export const orgParams = z.strictObject({ org_id: z.uuid() });
 export const toolParams = z.strictObject({ org_id: z.uuid(), tool_id: z.uuid() });
 export const listQuery = z.strictObject({
   ...pageQuery,
@@ -22,5 +22,5 @@ export const createBody = toolCreateSchema;
 export const patchBody = toolPatchSchema;
 export const authorizeBody = toolAuthorizeSchema;
 
-export const toolPage = pageSchema(toolSchema);
+export const toolPage = toolListSchema;
 export const toolAnswer = toolAnswerSchema;

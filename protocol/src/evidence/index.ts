@@ -65,6 +65,7 @@ export * from "./payloads.js";
 export {
   objectBodySchema,
   delegationBodySchema,
+  proposalBodySchema,
   revocationBodySchema,
   signedObjectSchema,
   objectTypes,

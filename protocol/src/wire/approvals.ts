@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageSchema } from "./pages.js";
-import { signedObjectSchema, type BodyOf, type SignedObject } from "../evidence/index.js";
+import { proposalBodySchema, signedObjectSchema } from "../evidence/index.js";
 import {
   actionSummarySchema,
   amountJsonSchema,
@@ -40,7 +40,8 @@ export const approvalSchema = z.strictObject({
   }),
   policy: policyDecisionSchema.nullable(),
   task_object_id: z.string().nullable(),
-  proposal: signedObjectSchema.nullable(),
+  /** Null once retention deleted the hosted evidence (only of requests nobody can decide any more). */
+  proposal: signedObjectSchema.extend({ body: proposalBodySchema }).nullable(),
   /**
    * GET of one request only: the held call's arguments as RFC 8785 JSON text, whose sha256 is the
    * signed `arguments_digest`, for a signed-in person whose role may decide the request (null for
@@ -54,10 +55,7 @@ export const approvalSchema = z.strictObject({
    */
   approvers_left: z.number().int().optional(),
 });
-export type Approval = Omit<z.infer<typeof approvalSchema>, "proposal"> & {
-  /** Null once retention deleted the hosted evidence (only of requests nobody can decide any more). */
-  proposal: SignedObject<BodyOf<"PROPOSAL">> | null;
-};
+export type Approval = z.infer<typeof approvalSchema>;
 
 /** POST .../approvals/<id>/decision: an APPROVAL or REJECTION signed with a bound personal key. */
 export const approvalDecisionSubmissionSchema = z.strictObject({
