@@ -3,7 +3,7 @@
  * GET /openapi.json without a key, equal to the committed docs/openapi/gateway.json, and every
  * answer a real Gateway gives to POST /v1/authorize valid against it (Ajv, JSON Schema 2020-12)
  * for the HTTP status it came with: authorized, approval_pending, denied, rejected, the
- * invalid_request answers, 401, 405 and 503.
+ * invalid_request answers, 401, 405 and 503; and on /mcp a refusal's structuredContent, 401 and 406.
  */
 import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
@@ -166,5 +166,39 @@ describe("POST /v1/authorize answers validate against the document", () => {
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ code: "GATEWAY_BUSY", retryable: true });
     expectValid(res);
+  });
+});
+
+describe("/mcp answers validate against the document", () => {
+  const mcp = (key: string | null, body: unknown, accept = "application/json, text/event-stream") =>
+    fetch(`${gw.gateway.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept,
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  const component = (name: string) => ajv.getSchema(`gateway.json#/components/schemas/${name}`)!;
+  const mcpAnswer = (status: number) =>
+    ajv.getSchema(`gateway.json#/paths/~1mcp/post/responses/${status}/content/application~1json/schema`)!;
+
+  it("a refusal's structuredContent (a decision-only tool called through /mcp), 401 and 406", async () => {
+    const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: world.tool, arguments: {} } };
+    const res = await mcp(world.key, call);
+    const body = await res.json();
+    expect(body.result.structuredContent.service).toMatchObject({ code: "DECISION_ONLY_TOOL" });
+    const refusal = component("ServiceRefusalContent");
+    expect(refusal(body.result.structuredContent), JSON.stringify(refusal.errors)).toBe(true);
+    expect(refusal({ service: { code: "DECISION_ONLY_TOOL" } })).toBe(false);
+    for (const [status, answer] of [
+      [401, await mcp(null, call)],
+      [406, await mcp(world.key, call, "application/json")],
+    ] as const) {
+      expect(answer.status).toBe(status);
+      const validate = mcpAnswer(status);
+      expect(validate(await answer.json()), JSON.stringify(validate.errors)).toBe(true);
+    }
   });
 });
