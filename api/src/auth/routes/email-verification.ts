@@ -1,20 +1,15 @@
 import type { FastifyInstance } from "fastify";
-import { inTransaction } from "@countersign/core/store";
 import {
   acceptedSchema,
   emailBodySchema,
   emailVerifiedSchema,
   tokenBodySchema,
 } from "@countersign/protocol/wire";
-import { consumeEmailToken, issueEmailToken } from "../../accounts/email-tokens.js";
-import { userByEmail } from "../../accounts/users.js";
 import type { ApiContext } from "../../context.js";
-import { messages } from "../../mail/messages.js";
-import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { ipSubjects } from "../../rate-limits/client-ip.js";
 import { typed } from "../../http/shared.js";
-import { markEmailVerified } from "../store.js";
+import { resendVerification, verifyEmail } from "../email-verification.js";
 
 /** POST /auth/email/verify (link holder) and POST /auth/email/resend (anyone, always 202). */
 export async function emailVerificationRoutes(app: FastifyInstance, ctx: ApiContext) {
@@ -24,10 +19,7 @@ export async function emailVerificationRoutes(app: FastifyInstance, ctx: ApiCont
     { schema: { body: tokenBodySchema, response: { 200: emailVerifiedSchema } } },
     async (request) => {
       await enforceLimits(ctx.pool, [{ name: "verifyPerIp", subject: ipSubjects(request.clientAddress).ip }]);
-      await inTransaction(ctx.pool, async (db) => {
-        const t = await consumeEmailToken(db, request.body.token, "verify");
-        await markEmailVerified(db, t.user_id);
-      });
+      await verifyEmail(ctx.pool, request.body.token);
       return { email_verified: true as const };
     },
   );
@@ -42,18 +34,7 @@ export async function emailVerificationRoutes(app: FastifyInstance, ctx: ApiCont
         { name: "resendPerIp", subject: ipSubjects(request.clientAddress).ip },
         { name: "resendPerEmailHour", subject: email },
       ]);
-      await inTransaction(ctx.pool, async (db) => {
-        const user = await userByEmail(db, email);
-        if (!user || user.email_verified_at || user.disabled_at) return;
-        const token = await issueEmailToken(db, user.id, "verify");
-        await sendMail(
-          db,
-          ctx.mailer,
-          request.log,
-          "account",
-          messages.verify(ctx.dashboardOrigin, user.email, token),
-        );
-      });
+      await resendVerification(ctx, request.log, email);
       return reply
         .code(202)
         .send({ message: "if the address awaits verification, a new link was sent to it" });

@@ -1,17 +1,13 @@
 import type { FastifyInstance } from "fastify";
-import { inTransaction } from "@countersign/core/store";
 import { noContentSchema, passwordChangeSchema } from "@countersign/protocol/wire";
 import { withCurrentPassword } from "../../accounts/current-password.js";
 import { hashPassword } from "../../accounts/password-hash.js";
 import type { ApiContext } from "../../context.js";
-import { messages } from "../../mail/messages.js";
-import { sendMail } from "../../mail/send.js";
 import { enforceLimits } from "../../rate-limits/counter.js";
 import { setKnownBrowserCookie } from "../../sessions/cookie.js";
-import { deleteOtherSessions } from "../../sessions/store.js";
 import { sessionOf, typed } from "../../http/shared.js";
 import { knownBrowserMark } from "../known-browser.js";
-import { setPasswordHash } from "../store.js";
+import { changePassword } from "../change-password.js";
 
 /** POST /auth/password: the current password is required; every other browser is signed out. */
 export async function passwordRoute(app: FastifyInstance, ctx: ApiContext) {
@@ -23,10 +19,11 @@ export async function passwordRoute(app: FastifyInstance, ctx: ApiContext) {
       await enforceLimits(ctx.pool, [{ name: "passwordChangePerUser", subject: s.userId }]);
       const user = await withCurrentPassword(ctx.pool, s.userId, request.body.current_password);
       const hash = await hashPassword(request.body.new_password);
-      await inTransaction(ctx.pool, async (db) => {
-        await setPasswordHash(db, s.userId, hash);
-        await deleteOtherSessions(db, s.userId, s.sessionId);
-        await sendMail(db, ctx.mailer, request.log, "security", messages.passwordChanged(user.email));
+      await changePassword(ctx, request.log, {
+        userId: s.userId,
+        email: user.email,
+        keepSessionId: s.sessionId,
+        passwordHash: hash,
       });
       setKnownBrowserCookie(reply, knownBrowserMark(ctx.keyHashSecret, s.userId, hash));
       return reply.code(204).send();
