@@ -13,7 +13,10 @@ import {
   orgParams,
   patchBody,
 } from "./schemas.js";
-import { agentJson, createAgent, listAgents, readAgent, updateAgent } from "./store.js";
+import { agentJson } from "./agent-json.js";
+import { createAgent } from "./create.js";
+import { listAgents, readAgent } from "./store.js";
+import { updateAgent } from "./update.js";
 
 /**
  * Agents (SPEC 2.2, 4.4): unique names, status, assigned policy. Assigning

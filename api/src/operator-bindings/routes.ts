@@ -1,7 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import { inTransaction } from "@countersign/core/store";
 import {
   noContentSchema,
   operatorBindingAnswerSchema,
@@ -9,10 +8,12 @@ import {
   operatorBindingListSchema,
   type OperatorBinding,
 } from "@countersign/protocol/wire";
-import { actorOf, audit } from "../audit/record.js";
+import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { isUniqueViolation, organizationOf, typed } from "../http/shared.js";
-import { deleteBinding, insertBinding, listBindings, type BindingRow } from "./store.js";
+import { organizationOf, typed } from "../http/shared.js";
+import { bindOperator } from "./bind.js";
+import { listBindings, type BindingRow } from "./store.js";
+import { unbindOperator } from "./unbind.js";
 
 const bindingJson = (b: BindingRow): OperatorBinding => ({ ...b, created_at: b.created_at.toISOString() });
 
@@ -60,31 +61,13 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
           ],
         });
       }
-      const binding = await inTransaction(ctx.pool, async (db) => {
-        let row: BindingRow;
-        try {
-          row = await insertBinding(db, {
-            orgId: o.id,
-            username: request.body.username,
-            role: request.body.role,
-            allowAdminChanges: request.body.allow_admin_changes,
-            createdBy: s,
-          });
-        } catch (err) {
-          if (isUniqueViolation(err))
-            throw new ServiceError("CONFLICT", "this ServiceAccount is already bound", {
-              reason: "ALREADY_BOUND",
-            });
-          throw err;
-        }
-        await audit(db, {
-          organizationId: o.id,
-          action: "operator.bound",
-          actor: actorOf(request.principal),
-          target: { type: "operator", id: row.username },
-          details: { role: row.role, allow_admin_changes: row.allow_admin_changes },
-        });
-        return row;
+      const binding = await bindOperator(ctx.pool, {
+        organizationId: o.id,
+        username: request.body.username,
+        role: request.body.role,
+        allowAdminChanges: request.body.allow_admin_changes,
+        createdBy: s,
+        actor: actorOf(request.principal),
       });
       return reply.code(201).send({ binding: bindingJson(binding) });
     },
@@ -100,15 +83,10 @@ export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContex
     },
     async (request, reply) => {
       const o = organizationOf(request);
-      await inTransaction(ctx.pool, async (db) => {
-        const username = await deleteBinding(db, o.id, request.params.binding_id);
-        if (!username) throw new ServiceError("NOT_FOUND", "binding not found");
-        await audit(db, {
-          organizationId: o.id,
-          action: "operator.unbound",
-          actor: actorOf(request.principal),
-          target: { type: "operator", id: username },
-        });
+      await unbindOperator(ctx.pool, {
+        organizationId: o.id,
+        bindingId: request.params.binding_id,
+        actor: actorOf(request.principal),
       });
       return reply.code(204).send();
     },

@@ -1,8 +1,5 @@
-import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { ServiceError } from "@countersign/protocol/errors";
-import { inTransaction } from "@countersign/core/store";
 import { isPlan } from "@countersign/core/plans";
 import {
   organizationAnswerSchema,
@@ -10,24 +7,13 @@ import {
   organizationListSchema,
   organizationSwitchSchema,
 } from "@countersign/protocol/wire";
-import { audit, actorOf } from "../../audit/record.js";
+import { actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { addMember } from "../../members/store.js";
 import { setCurrentOrganization } from "../../sessions/store.js";
-import { isUniqueViolation, organizationOf, sessionOf, typed } from "../../http/shared.js";
+import { organizationOf, sessionOf, typed } from "../../http/shared.js";
+import { createOrganization } from "../create.js";
 import { organizationJson, type OrganizationRow } from "../organization-json.js";
-import { insertOrganization, organizationsOf, readOrganization } from "../store.js";
-
-function slugFrom(name: string): string {
-  const base =
-    name
-      .toLowerCase()
-      .normalize("NFKD")
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-+|-+$/g, "")
-      .slice(0, 40) || "org";
-  return `${base}-${randomBytes(3).toString("hex")}`;
-}
+import { organizationsOf, readOrganization } from "../store.js";
 
 const orgParams = z.strictObject({ org_id: z.uuid() });
 
@@ -51,28 +37,12 @@ export async function organizationRoutes(app: FastifyInstance, ctx: ApiContext) 
     { schema: { body: organizationCreateSchema, response: { 201: organizationAnswerSchema } } },
     async (request, reply) => {
       const s = sessionOf(request);
-      const org = await inTransaction(ctx.pool, async (db) => {
-        let row: OrganizationRow;
-        try {
-          row = await insertOrganization(
-            db,
-            request.body.name,
-            request.body.slug ?? slugFrom(request.body.name),
-          );
-        } catch (err) {
-          if (isUniqueViolation(err))
-            throw new ServiceError("SLUG_TAKEN", "another organization has this slug");
-          throw err;
-        }
-        await addMember(db, row.id, s.userId, "owner");
-        await setCurrentOrganization(db, s.sessionId, row.id);
-        await audit(db, {
-          organizationId: row.id,
-          action: "organization.created",
-          actor: actorOf(request.principal),
-          target: { type: "organization", id: row.id },
-        });
-        return row;
+      const org = await createOrganization(ctx.pool, {
+        name: request.body.name,
+        slug: request.body.slug,
+        userId: s.userId,
+        sessionId: s.sessionId,
+        actor: actorOf(request.principal),
       });
       return reply.code(201).send({ organization: organizationJson(org, planOf(org), "owner") });
     },

@@ -2,14 +2,13 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { quotas } from "@countersign/core/plans";
-import { inTransaction } from "@countersign/core/store";
 import { organizationAnswerSchema, organizationSettingsSchema as body } from "@countersign/protocol/wire";
-import { actorOf, audit } from "../../audit/record.js";
+import { actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { endWindowsForSettings } from "../../observe/windows.js";
 import { organizationJson } from "../organization-json.js";
 import { organizationOf, typed } from "../../http/shared.js";
-import { readOrganization, updateSettings, type SettingsColumn } from "../store.js";
+import type { SettingsColumn } from "../store.js";
+import { updateOrganizationSettings } from "../update-settings.js";
 
 /** Settings only an owner may change; the others need owner or admin (the route's rule). */
 const ownerOnly = ["observe_max_hours", "observe_live_opt_in", "data_retention_days"] as const;
@@ -48,37 +47,12 @@ export async function organizationSettingsRoute(app: FastifyInstance, ctx: ApiCo
           },
         );
       }
-      const row = await inTransaction(ctx.pool, async (db) => {
-        const b = await readOrganization(db, o.id, true);
-        if (changes.length === 0) return b;
-        const a = await updateSettings(db, o.id, changes);
-        const actor = actorOf(request.principal);
-        await audit(db, {
-          organizationId: o.id,
-          action: "organization.updated",
-          actor,
-          target: { type: "organization", id: o.id },
-          details: { fields: changes.map(([k]) => k) },
-        });
-        if (days !== undefined && days !== b.data_retention_days) {
-          await audit(db, {
-            organizationId: o.id,
-            action: "organization.retention_changed",
-            actor,
-            target: { type: "organization", id: o.id },
-            details: { from_days: b.data_retention_days, to_days: days },
-          });
-        }
-        // These changes end observe windows in the same transaction.
-        await endWindowsForSettings(db, {
-          organizationId: o.id,
-          now: new Date(),
-          actor,
-          endedBy: request.principal.kind === "session" ? request.principal.userId : null,
-          before: { maxHours: b.observe_max_hours, liveOptIn: !!b.observe_live_opt_in },
-          after: { maxHours: a.observe_max_hours, liveOptIn: !!a.observe_live_opt_in },
-        });
-        return a;
+      const row = await updateOrganizationSettings(ctx.pool, {
+        organizationId: o.id,
+        changes,
+        retentionDays: days,
+        endedBy: request.principal.kind === "session" ? request.principal.userId : null,
+        actor: actorOf(request.principal),
       });
       return { organization: organizationJson(row, o.plan, o.role) };
     },
