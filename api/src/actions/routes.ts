@@ -1,11 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { cancelAction } from "@countersign/core/actions";
 import { cancellationSubmissionSchema } from "@countersign/protocol/wire";
-import { actorOf, audit } from "../audit/record.js";
+import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { gatewayIdentityOf } from "../evidence/options.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
+import { cancelProtectedAction } from "./cancel.js";
 import { actionJson, actionListQuery, actionParams, actionResponses } from "./schemas.js";
 import { listActions, readAction } from "./store.js";
 
@@ -51,22 +50,11 @@ export async function actionRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
     async (request) => {
       const o = organizationOf(request);
-      // Found before the identity is needed, so a missing action is 404 even without a signing key.
-      await readAction(ctx.pool, o.id, request.params.action_id);
-      const identity = await gatewayIdentityOf(ctx.pool, ctx.evidence);
-      const done = await cancelAction(ctx.pool, {
+      const done = await cancelProtectedAction(ctx, {
         organizationId: o.id,
-        protectedActionId: request.params.action_id,
-        object: request.body.cancellation,
-        identity,
-        alsoRecord: (db, c) =>
-          audit(db, {
-            organizationId: o.id,
-            action: "action.cancelled",
-            actor: actorOf(request.principal),
-            target: { type: "protected_action", id: c.protectedActionId },
-            details: { cancellation_object_id: c.cancellationObjectId, receipt_id: c.receipt.id },
-          }),
+        actionId: request.params.action_id,
+        cancellation: request.body.cancellation,
+        actor: actorOf(request.principal),
       });
       return {
         action: actionJson(await readAction(ctx.pool, o.id, done.protectedActionId)),

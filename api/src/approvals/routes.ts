@@ -1,11 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { decideApproval } from "@countersign/core/approvals";
 import { approvalDecisionSubmissionSchema } from "@countersign/protocol/wire";
-import { actorOf, audit } from "../audit/record.js";
+import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { gatewayIdentityOf } from "../evidence/options.js";
 import { decodeCursor, timeCursor, keysetPage, organizationOf, sessionOf, typed } from "../http/shared.js";
+import { decideApproval } from "./decide.js";
 import { approvalJson, approvalListQuery, approvalParams, approvalResponses } from "./schemas.js";
 import { heldArguments, listApprovals, readApproval } from "./store.js";
 
@@ -71,26 +70,12 @@ export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const o = organizationOf(request);
       const person = sessionOf(request);
-      await readApproval(ctx.pool, o.id, request.params.approval_id);
-      const identity = await gatewayIdentityOf(ctx.pool, ctx.evidence);
-      const decision = await decideApproval(ctx.pool, {
+      const decision = await decideApproval(ctx, {
         organizationId: o.id,
-        approvalRequestId: request.params.approval_id,
+        approvalId: request.params.approval_id,
         userId: person.userId,
-        object: request.body.decision,
-        identity,
-        alsoRecord: (db, d) =>
-          audit(db, {
-            organizationId: o.id,
-            action: d.status === "approved" ? "approval.approved" : "approval.rejected",
-            actor: actorOf(request.principal),
-            target: { type: "approval_request", id: request.params.approval_id },
-            details: {
-              protected_action_id: d.protectedActionId,
-              decision_object_id: d.decisionObjectId,
-              receipt_id: d.receipt?.id ?? null,
-            },
-          }),
+        decision: request.body.decision,
+        actor: actorOf(request.principal),
       });
       return {
         approval: approvalJson(await readApproval(ctx.pool, o.id, request.params.approval_id)),

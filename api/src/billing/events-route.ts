@@ -8,12 +8,11 @@
  */
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { inTransaction } from "@countersign/core/store";
 import { ServiceError } from "@countersign/protocol/errors";
 import { billingEventAnswerSchema, errorBodySchema } from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
 import { typed } from "../http/shared.js";
-import { applyEvent } from "./events.js";
+import { applyStripeEvent } from "./events.js";
 import type { BillingProvider } from "./provider.js";
 
 export const EVENTS_PATH = "/billing/stripe/events";
@@ -42,7 +41,7 @@ export function eventsRoute(provider: BillingProvider | undefined) {
             "INVALID_REQUEST",
             "the event's Stripe-Signature does not verify (wrong secret, altered body or too old)",
           );
-        const applied = await inTransaction(ctx.pool, (tx) => applyEvent(tx, ctx.billing!, event));
+        const applied = await applyStripeEvent(ctx.pool, ctx.billing, event);
         return { received: true as const, duplicate: !applied };
       },
     );

@@ -12,7 +12,7 @@
  */
 import type Stripe from "stripe";
 import { z } from "zod";
-import type { PoolClient } from "@countersign/core/store";
+import { inTransaction, type Pool, type PoolClient } from "@countersign/core/store";
 import { ServiceError } from "@countersign/protocol/errors";
 import { planOfPrice, type BillingOptions } from "./config.js";
 import {
@@ -66,6 +66,15 @@ function objectOf<T>(event: Stripe.Event, shape: z.ZodType<T>): T {
       `the ${event.type} event does not carry the object its type names`,
     );
   return parsed.data;
+}
+
+/** Applies one verified event in one transaction; false when its id was applied before (nothing done). */
+export async function applyStripeEvent(
+  pool: Pool,
+  billing: BillingOptions,
+  event: Stripe.Event,
+): Promise<boolean> {
+  return inTransaction(pool, (tx) => applyEvent(tx, billing, event));
 }
 
 /** Applies one verified event in `tx`; false when its id was applied before (nothing done). */
