@@ -1,4 +1,6 @@
 import { useEffect, useState, type FormEvent } from "react";
+import { policyEvidenceSchema } from "@countersign/protocol/wire";
+import { DashboardError } from "../../api/errors.js";
 import { policies, type Policy } from "../../api/policies.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
@@ -27,12 +29,15 @@ export function EvidenceExport({ orgId, policy }: { orgId: string; policy: Polic
         Math.min(Date.now(), new Date(`${String(d.get("to"))}T00:00:00Z`).getTime() + day - 1),
       ).toISOString();
       const { bytes } = await policies.evidence(orgId, policy.id, from, to);
-      const parsed = JSON.parse(new TextDecoder().decode(bytes)) as { digest: string };
+      // The export as the wire describes it (docs/policy-rollout.md); its digest is shown to compare.
+      const parsed = policyEvidenceSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+      if (!parsed.success)
+        throw new DashboardError("INVALID_RESPONSE", "the evidence export is not the expected document");
       setFile({
         url: URL.createObjectURL(
           new Blob([bytes.slice().buffer as ArrayBuffer], { type: "application/json" }),
         ),
-        digest: parsed.digest,
+        digest: parsed.data.digest,
         name: `policy-${policy.id}-evidence.json`,
       });
     } catch (err) {

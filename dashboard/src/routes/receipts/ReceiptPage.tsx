@@ -57,9 +57,7 @@ export function ReceiptPage() {
               label="Participants and delegations"
             />
             <h2>Checks by the service</h2>
-            {r.verification && (
-              <VerificationChecks testId="server-verification" result={r.verification as never} />
-            )}
+            {r.verification && <VerificationChecks testId="server-verification" result={r.verification} />}
             <h2>Verify it yourself</h2>
             <button
               type="button"
