@@ -13,6 +13,11 @@ import { inOrg, seg } from "./paths.js";
 export type { McpServerCreate, McpServerPatch };
 const one = (orgId: string, id: string) => inOrg(orgId, `/mcp-servers/${seg(id)}`);
 
+export const mcpServerKeys = {
+  all: (orgId: string) => ["mcp-servers", orgId] as const,
+  one: (serverId: string) => ["mcp-server", serverId] as const,
+};
+
 export const mcpServersApi = {
   list: (orgId: string) =>
     cloud.request("GET", inOrg(orgId, "/mcp-servers"), mcpServerListSchema, { query: { limit: 100 } }),

@@ -12,6 +12,12 @@ import { inOrg, seg } from "./paths.js";
 
 const ofAgent = (orgId: string, agentId: string) => inOrg(orgId, `/agents/${seg(agentId)}/observe`);
 
+export const observeKeys = {
+  all: (orgId: string) => ["observe", orgId] as const,
+  ofAgent: (orgId: string, agentId: string) => ["observe", orgId, agentId] as const,
+  list: (orgId: string) => ["observe", orgId, "all"] as const,
+};
+
 export const observeApi = {
   /** The agent's open window and its 20 most recent. */
   ofAgent: (orgId: string, agentId: string) =>

@@ -74,6 +74,14 @@ const one = (orgId: string, policyId: string) => inOrg(orgId, `/policies/${seg(p
 const version = (orgId: string, policyId: string, versionId: string) =>
   `${one(orgId, policyId)}/versions/${seg(versionId)}`;
 
+/** The query keys of the policy pages: invalidated after every change a page makes. */
+export const policyKeys = {
+  one: (policyId: string) => ["policy", policyId] as const,
+  status: (orgId: string) => ["policy-status", orgId] as const,
+  /** Every organization's status (a key bound or unbound changes who can approve). */
+  everyStatus: ["policy-status"] as const,
+};
+
 export const policies = {
   list: (orgId: string) =>
     cloud.request("GET", inOrg(orgId, "/policies"), policyListSchema, { query: { limit: 100 } }),

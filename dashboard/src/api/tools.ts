@@ -11,6 +11,12 @@ import { inOrg, seg } from "./paths.js";
 export type { ToolCreate, ToolPatch };
 const one = (orgId: string, id: string) => inOrg(orgId, `/tools/${seg(id)}`);
 
+export const toolKeys = {
+  all: (orgId: string) => ["tools", orgId] as const,
+  ofServer: (orgId: string, serverId: string) => ["tools", orgId, serverId] as const,
+  one: (toolId: string) => ["tool", toolId] as const,
+};
+
 export const toolsApi = {
   list: (orgId: string, serverId?: string) =>
     cloud.request("GET", inOrg(orgId, "/tools"), toolListSchema, {

@@ -17,6 +17,11 @@ import { inOrg, seg } from "./paths.js";
 const base = (orgId: string) => inOrg(orgId, "/webhooks");
 const one = (orgId: string, id: string) => `${base(orgId)}/${seg(id)}`;
 
+export const webhookKeys = {
+  all: (orgId: string) => ["webhooks", orgId] as const,
+  one: (webhookId: string) => ["webhook", webhookId] as const,
+};
+
 export const webhooksApi = {
   list: (orgId: string) =>
     cloud.request("GET", base(orgId), webhookEndpointListSchema, { query: { limit: 100 } }),

@@ -10,6 +10,7 @@ import {
   unbindPersonalKey,
 } from "../../crypto/personal-key.js";
 import { useSignedIn } from "../../session/session.js";
+import { policyKeys } from "../../api/policies.js";
 
 /** The person's bound keys (at most 5), which of them this browser holds, bind and unbind. */
 export function PersonalIdentities() {
@@ -31,7 +32,7 @@ export function PersonalIdentities() {
       queryClient.invalidateQueries({ queryKey: ["identities", userId] }),
       queryClient.invalidateQueries({ queryKey: ["personal-keys", userId] }),
       // Whether anyone can approve a policy's held calls depends on the keys bound (NoApprovers).
-      queryClient.invalidateQueries({ queryKey: ["policy-status"] }),
+      queryClient.invalidateQueries({ queryKey: policyKeys.everyStatus }),
     ]);
   const heldKids = new Set(local.data?.map((k) => k.kid) ?? []);
   return (

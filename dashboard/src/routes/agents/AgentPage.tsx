@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useParams } from "react-router";
 import { agentStatuses } from "@countersign/protocol/wire";
 import { agentKeys, agentsApi } from "../../api/agents.js";
-import { policies } from "../../api/policies.js";
+import { policies, policyKeys } from "../../api/policies.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, choice, Field, field } from "../../components/ActionForm.js";
@@ -22,7 +22,7 @@ export function AgentPage() {
   const agent = useQuery(agentsApi.query(orgId, agentId));
   const role = org?.role ?? "viewer";
   // Whether anyone can approve the calls the agent's policy holds (NoApprovers).
-  const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
+  const status = useQuery({ queryKey: policyKeys.status(orgId), queryFn: () => policies.status(orgId) });
   return (
     <main>
       <Loaded query={agent}>

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { approvalsApi } from "../../api/approvals.js";
-import { policies } from "../../api/policies.js";
+import { policies, policyKeys } from "../../api/policies.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { Loaded } from "../../components/Loading.js";
 import { Amount } from "../../components/Amount.js";
@@ -12,7 +12,7 @@ export function ApprovalsPage() {
   const { orgId, org } = useCurrentOrganization();
   const queue = useQuery({ ...approvalsApi.pendingQuery(orgId), refetchInterval: 3000 });
   // Calls no one can approve never wait here: they are denied NO_APPROVERS. Said above the queue.
-  const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
+  const status = useQuery({ queryKey: policyKeys.status(orgId), queryFn: () => policies.status(orgId) });
   return (
     <main>
       <h1>Approvals</h1>

@@ -1,9 +1,10 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { McpServer } from "@countersign/protocol/wire";
-import { mcpServersApi } from "../../api/mcp-servers.js";
+import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { ActionForm, field } from "../../components/ActionForm.js";
+import { toolKeys } from "../../api/tools.js";
 
 /** Sets or removes the Authorization header sent upstream; it is written here and never read back. */
 export function CredentialForm({ orgId, server }: { orgId: string; server: McpServer }) {
@@ -11,8 +12,8 @@ export function CredentialForm({ orgId, server }: { orgId: string; server: McpSe
   // A new form after each change, so the value typed does not stay in the page.
   const [round, setRound] = useState(0);
   const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: ["mcp-server", server.id] });
-    await queryClient.invalidateQueries({ queryKey: ["tools", orgId] });
+    await queryClient.invalidateQueries({ queryKey: mcpServerKeys.one(server.id) });
+    await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
   };
   return (
     <section>

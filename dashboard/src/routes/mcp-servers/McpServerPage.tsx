@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { McpServer } from "@countersign/protocol/wire";
 import { useNavigate, useParams } from "react-router";
-import { mcpServersApi } from "../../api/mcp-servers.js";
+import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
@@ -14,13 +14,14 @@ import { CredentialState } from "./CredentialState.js";
 import { Discovery } from "./Discovery.js";
 import { ServerIdentity } from "./ServerIdentity.js";
 import { KubernetesManaged } from "../../components/KubernetesManaged.js";
+import { toolKeys } from "../../api/tools.js";
 
 /** One MCP server or integration: its settings, credential, identity, discovery and tools. */
 export function McpServerPage() {
   const { orgId, org } = useCurrentOrganization();
   const { serverId = "" } = useParams();
   const server = useQuery({
-    queryKey: ["mcp-server", serverId],
+    queryKey: mcpServerKeys.one(serverId),
     queryFn: () => mcpServersApi.get(orgId, serverId),
   });
   const writer = !!org && can.manage(org.role);
@@ -95,9 +96,9 @@ function ServerSettings({ orgId, server }: { orgId: string; server: McpServer })
             status: field(d, "status") as McpServer["status"],
             ...(server.kind === "mcp" && url !== server.url ? { url } : {}),
           });
-          await queryClient.invalidateQueries({ queryKey: ["mcp-server", server.id] });
-          await queryClient.invalidateQueries({ queryKey: ["mcp-servers", orgId] });
-          await queryClient.invalidateQueries({ queryKey: ["tools", orgId] });
+          await queryClient.invalidateQueries({ queryKey: mcpServerKeys.one(server.id) });
+          await queryClient.invalidateQueries({ queryKey: mcpServerKeys.all(orgId) });
+          await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
         }}
       >
         <Field label="Name" name="name" defaultValue={server.name} />
@@ -127,7 +128,7 @@ function DeleteServer({ orgId, server }: { orgId: string; server: McpServer }) {
         confirm={`Delete ${server.name} and its tools?`}
         onClick={async () => {
           await mcpServersApi.remove(orgId, server.id);
-          await queryClient.invalidateQueries({ queryKey: ["mcp-servers", orgId] });
+          await queryClient.invalidateQueries({ queryKey: mcpServerKeys.all(orgId) });
           navigate(orgPath(orgId, "/mcp-servers"));
         }}
       >

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { mcpServerKinds } from "@countersign/protocol/wire";
-import { mcpServersApi } from "../../api/mcp-servers.js";
+import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
@@ -13,7 +13,7 @@ import { CredentialState } from "./CredentialState.js";
 export function McpServersPage() {
   const { orgId, org } = useCurrentOrganization();
   const servers = useQuery({
-    queryKey: ["mcp-servers", orgId],
+    queryKey: mcpServerKeys.all(orgId),
     queryFn: () => mcpServersApi.list(orgId),
   });
   return (
@@ -84,7 +84,7 @@ function NewServer({ orgId }: { orgId: string }) {
                 }
               : { kind, name: field(d, "name") },
           );
-          await queryClient.invalidateQueries({ queryKey: ["mcp-servers", orgId] });
+          await queryClient.invalidateQueries({ queryKey: mcpServerKeys.all(orgId) });
           navigate(orgPath(orgId, `/mcp-servers/${created.id}`));
         }}
       >

@@ -1,9 +1,10 @@
 import { useQueryClient } from "@tanstack/react-query";
 import type { McpServer } from "@countersign/protocol/wire";
 import { DashboardError } from "../../api/errors.js";
-import { mcpServersApi } from "../../api/mcp-servers.js";
+import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { ActionForm, field, isJsonObject } from "../../components/ActionForm.js";
+import { toolKeys } from "../../api/tools.js";
 
 /**
  * The server's own identity (actor type mcp_server): a service-aware upstream signs its results with
@@ -20,8 +21,8 @@ export function ServerIdentity({
 }) {
   const queryClient = useQueryClient();
   const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: ["mcp-server", server.id] });
-    await queryClient.invalidateQueries({ queryKey: ["tools", orgId] });
+    await queryClient.invalidateQueries({ queryKey: mcpServerKeys.one(server.id) });
+    await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
   };
   return (
     <section>

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { observeApi } from "../../api/observe.js";
+import { observeApi, observeKeys } from "../../api/observe.js";
 import type { Organization } from "@countersign/protocol/wire";
 import { can } from "../../app/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
@@ -24,10 +24,10 @@ export function AgentObserve({
 }) {
   const queryClient = useQueryClient();
   const windows = useQuery({
-    queryKey: ["observe", org.id, agentId],
+    queryKey: observeKeys.ofAgent(org.id, agentId),
     queryFn: () => observeApi.ofAgent(org.id, agentId),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["observe", org.id] });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: observeKeys.all(org.id) });
   return (
     <section>
       <h2>Observe windows</h2>

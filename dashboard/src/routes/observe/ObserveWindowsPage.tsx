@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { observeApi } from "../../api/observe.js";
+import { observeApi, observeKeys } from "../../api/observe.js";
 import { useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
@@ -11,7 +11,7 @@ import { WindowTable } from "./WindowTable.js";
 export function ObserveWindowsPage() {
   const { orgId, org } = useCurrentOrganization();
   const queryClient = useQueryClient();
-  const windows = useQuery({ queryKey: ["observe", orgId, "all"], queryFn: () => observeApi.list(orgId) });
+  const windows = useQuery({ queryKey: observeKeys.list(orgId), queryFn: () => observeApi.list(orgId) });
   const anyOpen = windows.data?.items.some((w) => w.state === "open") ?? false;
   return (
     <main>
@@ -23,7 +23,7 @@ export function ObserveWindowsPage() {
           confirm="End every open observe window of this organization?"
           onClick={async () => {
             await observeApi.endAll(orgId);
-            await queryClient.invalidateQueries({ queryKey: ["observe", orgId] });
+            await queryClient.invalidateQueries({ queryKey: observeKeys.all(orgId) });
           }}
         >
           End every open window

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { overviewApi } from "../../api/overview.js";
-import { policies } from "../../api/policies.js";
+import { policies, policyKeys } from "../../api/policies.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { DecisionsChart } from "../../components/charts/DecisionsChart.js";
 import { UsageChart } from "../../components/charts/UsageChart.js";
@@ -18,7 +18,7 @@ export function OverviewPage() {
   const overview = useQuery({ ...overviewApi.query(orgId, days), enabled: !!org });
   const usage = useQuery({ ...overviewApi.usageQuery(orgId), enabled: !!org });
   const status = useQuery({
-    queryKey: ["policy-status", orgId],
+    queryKey: policyKeys.status(orgId),
     queryFn: () => policies.status(orgId),
     enabled: !!org,
   });

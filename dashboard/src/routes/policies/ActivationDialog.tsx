@@ -9,6 +9,7 @@ import {
   type PolicyVersion,
   type Simulation,
   type VersionImpact,
+  policyKeys,
 } from "../../api/policies.js";
 import { impactSchema, languageGateSchema } from "@countersign/protocol/wire";
 import { failureOf, idIn } from "../../api/errors.js";
@@ -109,8 +110,8 @@ export function ActivationDialog({
         ...(acknowledged ? { acknowledge_failing_examples: true } : {}),
         ...(lessRestricted !== undefined ? { max_loosened: lessRestricted } : {}),
       });
-      await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
-      await queryClient.invalidateQueries({ queryKey: ["policy-status", orgId] });
+      await queryClient.invalidateQueries({ queryKey: policyKeys.one(policy.id) });
+      await queryClient.invalidateQueries({ queryKey: policyKeys.status(orgId) });
       onDone(a);
     } catch (err) {
       const failure = failureOf(err);
@@ -123,12 +124,12 @@ export function ActivationDialog({
       if (failure?.code === "SHADOW_CHANGED") {
         // Told in the shadow gate, where it names the shadow as it is now.
         setShadowNow(idIn(failure.details, "shadow_version_id"));
-        await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
+        await queryClient.invalidateQueries({ queryKey: policyKeys.one(policy.id) });
         return;
       }
       if (failure?.code === "ACTIVE_VERSION_CHANGED") {
         setChangedTo(idIn(failure.details, "active_version_id"));
-        await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
+        await queryClient.invalidateQueries({ queryKey: policyKeys.one(policy.id) });
       }
       const impact = impactSchema.safeParse(failure?.details?.impact);
       const lessNow = impact.success ? impact.data.less_restricted : undefined;

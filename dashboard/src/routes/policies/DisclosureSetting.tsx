@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { policyDisclosures } from "@countersign/protocol/wire";
-import { policies, type PolicyDisclosure, type Policy } from "../../api/policies.js";
+import { policies, type PolicyDisclosure, type Policy, policyKeys } from "../../api/policies.js";
 import { ActionForm, choice } from "../../components/ActionForm.js";
 
 const meaning: Record<PolicyDisclosure, string> = {
@@ -36,7 +36,7 @@ export function DisclosureSetting({
         done={<p role="status">Saved. It applies to the next decisions; no version was made.</p>}
         onSubmit={async (d) => {
           await policies.setDisclosure(orgId, policy.id, choice(d, "agent_disclosure", policyDisclosures));
-          await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
+          await queryClient.invalidateQueries({ queryKey: policyKeys.one(policy.id) });
         }}
       >
         <label>

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { policies, type PolicyDetail } from "../../api/policies.js";
+import { policies, type PolicyDetail, policyKeys } from "../../api/policies.js";
 import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
@@ -24,8 +24,8 @@ export function EmergencyStopDialog({
     setError(null);
     try {
       const s = await policies.emergencyStop(orgId, detail.policy.id);
-      await queryClient.invalidateQueries({ queryKey: ["policy", detail.policy.id] });
-      await queryClient.invalidateQueries({ queryKey: ["policy-status", orgId] });
+      await queryClient.invalidateQueries({ queryKey: policyKeys.one(detail.policy.id) });
+      await queryClient.invalidateQueries({ queryKey: policyKeys.status(orgId) });
       onDone(s.closed_actions);
     } catch (err) {
       setError(err);

@@ -9,7 +9,7 @@ import {
   type ExampleResult,
   type PolicyExample,
 } from "@countersign/protocol/policy";
-import { policies, type DocumentJson } from "../../api/policies.js";
+import { policies, type DocumentJson, policyKeys } from "../../api/policies.js";
 import { fieldName, issueSentence, type Issue } from "../../api/issue-sentences.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
@@ -109,7 +109,7 @@ export function ExamplesEditor({
       if (!check.ok) throw new Error("the examples are not valid yet");
       await policies.saveExamples(orgId, policyId, check.examples);
       setDone(`${check.examples.length} example(s) saved.`);
-      await queryClient.invalidateQueries({ queryKey: ["policy", policyId] });
+      await queryClient.invalidateQueries({ queryKey: policyKeys.one(policyId) });
     } catch (err) {
       setError(err);
     }

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "react-router";
-import { policies } from "../../api/policies.js";
+import { policies, policyKeys } from "../../api/policies.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
@@ -11,7 +11,7 @@ import { stageLabel } from "./stage-label.js";
 export function PoliciesPage() {
   const { orgId, org } = useCurrentOrganization();
   const navigate = useNavigate();
-  const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
+  const status = useQuery({ queryKey: policyKeys.status(orgId), queryFn: () => policies.status(orgId) });
   const templates = useQuery({
     queryKey: ["policy-templates", orgId],
     queryFn: () => policies.templates(orgId),

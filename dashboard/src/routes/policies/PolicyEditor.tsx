@@ -1,6 +1,6 @@
 import { useId, useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { policies } from "../../api/policies.js";
+import { policies, policyKeys } from "../../api/policies.js";
 import { DashboardError, failureOf } from "../../api/errors.js";
 import { CodeEditor, type Diagnostic } from "../../components/CodeEditor.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
@@ -70,7 +70,7 @@ export function PolicyEditor({
       });
       setSaved(`Saved as version ${version.number} (a draft).`);
       setNote("");
-      await queryClient.invalidateQueries({ queryKey: ["policy", policyId] });
+      await queryClient.invalidateQueries({ queryKey: policyKeys.one(policyId) });
     } catch (err) {
       const failure = failureOf(err);
       if (failure?.code === "DRAFT_EXISTS")

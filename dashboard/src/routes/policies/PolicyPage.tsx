@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { NavLink, useParams } from "react-router";
-import { policies, type PolicyDetail, type PolicyVersion } from "../../api/policies.js";
+import { policies, type PolicyDetail, type PolicyVersion, policyKeys } from "../../api/policies.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { Loaded } from "../../components/Loading.js";
@@ -43,7 +43,10 @@ function startingDocument(d: PolicyDetail): unknown {
 export function PolicyPage() {
   const { orgId, org } = useCurrentOrganization();
   const { policyId = "" } = useParams();
-  const detail = useQuery({ queryKey: ["policy", policyId], queryFn: () => policies.get(orgId, policyId) });
+  const detail = useQuery({
+    queryKey: policyKeys.one(policyId),
+    queryFn: () => policies.get(orgId, policyId),
+  });
   return (
     <main className="wide">
       <Loaded query={detail}>
@@ -73,7 +76,7 @@ function PolicyWorkspace({
     validation.state === "valid" || validation.state === "invalid" ? validation.document : null;
   const [activating, setActivating] = useState<{ version: PolicyVersion; title?: string } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const status = useQuery({ queryKey: ["policy-status", orgId], queryFn: () => policies.status(orgId) });
+  const status = useQuery({ queryKey: policyKeys.status(orgId), queryFn: () => policies.status(orgId) });
   const item = status.data?.items.find((s) => s.policy_id === policy.id);
   const stage = item?.stage ?? "none";
   const newestDraft = detail.versions.find((v) => v.status === "draft");

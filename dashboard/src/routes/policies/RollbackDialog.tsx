@@ -1,6 +1,12 @@
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
-import { policies, type OpenActionsChoice, type PolicyDetail, type Rollback } from "../../api/policies.js";
+import {
+  policies,
+  type OpenActionsChoice,
+  type PolicyDetail,
+  type Rollback,
+  policyKeys,
+} from "../../api/policies.js";
 import { Dialog } from "../../components/Dialog.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
@@ -46,12 +52,12 @@ export function RollbackDialog({
         open_actions: openActions,
         ...(note.trim() ? { note: note.trim() } : {}),
       });
-      await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
-      await queryClient.invalidateQueries({ queryKey: ["policy-status", orgId] });
+      await queryClient.invalidateQueries({ queryKey: policyKeys.one(policy.id) });
+      await queryClient.invalidateQueries({ queryKey: policyKeys.status(orgId) });
       onDone(r);
     } catch (err) {
       setError(err);
-      await queryClient.invalidateQueries({ queryKey: ["policy", policy.id] });
+      await queryClient.invalidateQueries({ queryKey: policyKeys.one(policy.id) });
     } finally {
       setBusy(false);
     }

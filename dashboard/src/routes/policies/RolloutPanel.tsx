@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import type { RolloutStage } from "@countersign/protocol/wire";
-import { policies, type PolicyDetail, type PolicyVersion } from "../../api/policies.js";
+import { policies, type PolicyDetail, type PolicyVersion, policyKeys } from "../../api/policies.js";
 import { failureOf } from "../../api/errors.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { EmergencyStopDialog } from "./EmergencyStopDialog.js";
@@ -58,7 +58,7 @@ export function RolloutPanel({
         copyId = String(failure.details?.version_id);
       }
       const fresh = await queryClient.fetchQuery({
-        queryKey: ["policy", policy.id],
+        queryKey: policyKeys.one(policy.id),
         queryFn: () => policies.get(orgId, policy.id),
         staleTime: 0,
       });

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { policies, type PolicyDetail } from "../../api/policies.js";
+import { policies, type PolicyDetail, policyKeys } from "../../api/policies.js";
 import { failureOf, idIn } from "../../api/errors.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { SimulationReport } from "./SimulationReport.js";
@@ -31,8 +31,8 @@ export function ShadowPanel({
   });
   const refresh = () =>
     Promise.all([
-      queryClient.invalidateQueries({ queryKey: ["policy", policy.id] }),
-      queryClient.invalidateQueries({ queryKey: ["policy-status", orgId] }),
+      queryClient.invalidateQueries({ queryKey: policyKeys.one(policy.id) }),
+      queryClient.invalidateQueries({ queryKey: policyKeys.status(orgId) }),
     ]);
 
   async function act(f: () => Promise<unknown>) {

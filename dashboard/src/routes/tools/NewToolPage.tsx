@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useNavigate, useSearchParams } from "react-router";
-import { mcpServersApi } from "../../api/mcp-servers.js";
-import { toolsApi } from "../../api/tools.js";
+import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
+import { toolsApi, toolKeys } from "../../api/tools.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, field } from "../../components/ActionForm.js";
@@ -15,7 +15,7 @@ export function NewToolPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const servers = useQuery({
-    queryKey: ["mcp-servers", orgId],
+    queryKey: mcpServerKeys.all(orgId),
     queryFn: () => mcpServersApi.list(orgId),
   });
   const admin = !!org && can.administer(org.role);
@@ -37,7 +37,7 @@ export function NewToolPage() {
                     ...toolBody(d),
                     ...(admin && d.get("enabled") === "on" ? { enabled: true } : {}),
                   });
-                  await queryClient.invalidateQueries({ queryKey: ["tools", orgId] });
+                  await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
                   navigate(orgPath(orgId, `/tools/${tool.id}`));
                 }}
               >

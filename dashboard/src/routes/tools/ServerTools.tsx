@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { McpServer, Tool } from "@countersign/protocol/wire";
 import { Link } from "react-router";
-import { toolsApi } from "../../api/tools.js";
+import { toolsApi, toolKeys } from "../../api/tools.js";
 import { orgPath } from "../../app/organization.js";
 import { Loaded } from "../../components/Loading.js";
 import { ToolState } from "./ToolState.js";
@@ -17,7 +17,7 @@ export function ServerTools({
   mayCreate: boolean;
 }) {
   const tools = useQuery({
-    queryKey: ["tools", orgId, server.id],
+    queryKey: toolKeys.ofServer(orgId, server.id),
     queryFn: () => toolsApi.list(orgId, server.id),
   });
   return (

@@ -1,6 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import type { Tool } from "@countersign/protocol/wire";
-import { toolsApi } from "../../api/tools.js";
+import { toolsApi, toolKeys } from "../../api/tools.js";
 import type { Role } from "@countersign/protocol/wire";
 import { can } from "../../app/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
@@ -15,8 +15,8 @@ import { When } from "../../components/When.js";
 export function ToolAuthorization({ orgId, tool, role }: { orgId: string; tool: Tool; role: Role }) {
   const queryClient = useQueryClient();
   const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: ["tool", tool.id] });
-    await queryClient.invalidateQueries({ queryKey: ["tools", orgId] });
+    await queryClient.invalidateQueries({ queryKey: toolKeys.one(tool.id) });
+    await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
   };
   const admin = can.administer(role);
   const { binding, authorization } = tool;

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
-import { toolsApi } from "../../api/tools.js";
+import { toolsApi, toolKeys } from "../../api/tools.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm } from "../../components/ActionForm.js";
@@ -16,7 +16,7 @@ export function ToolPage() {
   const { orgId, org } = useCurrentOrganization();
   const { toolId = "" } = useParams();
   const queryClient = useQueryClient();
-  const tool = useQuery({ queryKey: ["tool", toolId], queryFn: () => toolsApi.get(orgId, toolId) });
+  const tool = useQuery({ queryKey: toolKeys.one(toolId), queryFn: () => toolsApi.get(orgId, toolId) });
   const role = org?.role ?? "viewer";
   return (
     <main>
@@ -78,8 +78,8 @@ export function ToolPage() {
                     const changes = toolChanges(d, t);
                     if (Object.keys(changes).length === 0) return;
                     await toolsApi.update(orgId, t.id, changes);
-                    await queryClient.invalidateQueries({ queryKey: ["tool", t.id] });
-                    await queryClient.invalidateQueries({ queryKey: ["tools", orgId] });
+                    await queryClient.invalidateQueries({ queryKey: toolKeys.one(t.id) });
+                    await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
                   }}
                 >
                   <ToolFields tool={t} />

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
-import { toolsApi } from "../../api/tools.js";
+import { toolsApi, toolKeys } from "../../api/tools.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { Loaded } from "../../components/Loading.js";
@@ -9,7 +9,7 @@ import { ToolTable } from "./ServerTools.js";
 /** Every tool of the organization: what agents call, and whether the Gateway runs it. */
 export function ToolsPage() {
   const { orgId, org } = useCurrentOrganization();
-  const tools = useQuery({ queryKey: ["tools", orgId], queryFn: () => toolsApi.list(orgId) });
+  const tools = useQuery({ queryKey: toolKeys.all(orgId), queryFn: () => toolsApi.list(orgId) });
   return (
     <main>
       <h1>Tools</h1>

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { WebhookEndpoint } from "@countersign/protocol/wire";
 import { useState } from "react";
 import { useNavigate, useParams } from "react-router";
-import { webhooksApi } from "../../api/webhooks.js";
+import { webhooksApi, webhookKeys } from "../../api/webhooks.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
@@ -18,7 +18,7 @@ export function WebhookPage() {
   const { orgId } = useCurrentOrganization();
   const { webhookId = "" } = useParams();
   const endpoint = useQuery({
-    queryKey: ["webhook", webhookId],
+    queryKey: webhookKeys.one(webhookId),
     queryFn: () => webhooksApi.get(orgId, webhookId),
   });
   return (
@@ -59,8 +59,8 @@ function EndpointSettings({ orgId, endpoint }: { orgId: string; endpoint: Webhoo
             enabled: d.get("enabled") === "on",
             event_types: eventTypesOf(d),
           });
-          await queryClient.invalidateQueries({ queryKey: ["webhook", endpoint.id] });
-          await queryClient.invalidateQueries({ queryKey: ["webhooks", orgId] });
+          await queryClient.invalidateQueries({ queryKey: webhookKeys.one(endpoint.id) });
+          await queryClient.invalidateQueries({ queryKey: webhookKeys.all(orgId) });
         }}
       >
         <Field label="URL (public https)" name="url" type="url" defaultValue={endpoint.url} />
@@ -98,7 +98,7 @@ function SigningSecret({ orgId, endpoint }: { orgId: string; endpoint: WebhookEn
         onClick={async () => {
           const answer = await webhooksApi.rotate(orgId, endpoint.id);
           setSecret(answer.secret);
-          await queryClient.invalidateQueries({ queryKey: ["webhook", endpoint.id] });
+          await queryClient.invalidateQueries({ queryKey: webhookKeys.one(endpoint.id) });
         }}
       >
         Rotate the secret
@@ -117,7 +117,7 @@ function DeleteEndpoint({ orgId, endpoint }: { orgId: string; endpoint: WebhookE
         confirm="Delete this endpoint with its deliveries and their log?"
         onClick={async () => {
           await webhooksApi.remove(orgId, endpoint.id);
-          await queryClient.invalidateQueries({ queryKey: ["webhooks", orgId] });
+          await queryClient.invalidateQueries({ queryKey: webhookKeys.all(orgId) });
           navigate(orgPath(orgId, "/webhooks"));
         }}
       >

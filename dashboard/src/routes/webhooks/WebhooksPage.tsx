@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
-import { webhooksApi } from "../../api/webhooks.js";
+import { webhooksApi, webhookKeys } from "../../api/webhooks.js";
 import { orgPath, useCurrentOrganization } from "../../app/organization.js";
 import { can } from "../../app/roles.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
@@ -14,7 +14,7 @@ const SECRET_HINT = "the receiver checks every delivery's Service-Signature with
 /** The organization's webhook endpoints (owners, admins, developers) and the form to add one. */
 export function WebhooksPage() {
   const { orgId, org } = useCurrentOrganization();
-  const endpoints = useQuery({ queryKey: ["webhooks", orgId], queryFn: () => webhooksApi.list(orgId) });
+  const endpoints = useQuery({ queryKey: webhookKeys.all(orgId), queryFn: () => webhooksApi.list(orgId) });
   const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
   return (
     <main>
@@ -79,7 +79,7 @@ function NewEndpoint({
             event_types: eventTypesOf(d),
           });
           onCreated({ id: answer.webhook.id, secret: answer.secret });
-          await queryClient.invalidateQueries({ queryKey: ["webhooks", orgId] });
+          await queryClient.invalidateQueries({ queryKey: webhookKeys.all(orgId) });
         }}
       >
         <Field label="URL (public https)" name="url" type="url" />
