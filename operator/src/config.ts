@@ -1,7 +1,7 @@
 // Settings of the operator (docs/configuration.md). The operator never touches the database: it
 // needs the Cloud API's address, its ServiceAccount token and where to hold its leader Lease.
 import { hostname } from "node:os";
-import { httpUrl, logLevel, port, seconds, setting } from "@countersign/core/config";
+import { httpUrl, logLevel, port, seconds, setting } from "@countersign/protocol/config";
 import { z } from "zod";
 
 export const operatorSettings = {

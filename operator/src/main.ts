@@ -3,7 +3,7 @@
 // SIGTERM that releases the leader Lease.
 import { readFile } from "node:fs/promises";
 import { KubeConfig } from "@kubernetes/client-node";
-import { loadConfigOrExit } from "@countersign/core/config";
+import { loadConfigOrExit } from "@countersign/protocol/config";
 import { CloudApiClient, cloudApi } from "./cloud-api/index.js";
 import { operatorSettings } from "./config.js";
 import { createLogger } from "./log.js";

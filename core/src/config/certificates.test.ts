@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestCa } from "../../../test/fixtures/https-receiver.js";
 import { commonSettings } from "./common-settings.js";
-import { ConfigError, loadConfig } from "./load-config.js";
+import { ConfigError, loadConfig } from "@countersign/protocol/config";
 
 const ca = createTestCa();
 const other = createTestCa();

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { caCertificates } from "./certificates.js";
 import { key32, secretBytes } from "./secrets.js";
-import { flag, httpUrl, logLevel, postgresUrl, seconds, setting } from "./setting.js";
+import { flag, httpUrl, logLevel, postgresUrl, seconds, setting } from "@countersign/protocol/config";
 
 /** Settings every server reads. Each server adds its own (api/src/config.ts, gateway/src/config.ts). */
 export const commonSettings = {

@@ -3,9 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./load-config.js";
+import { ConfigError, loadConfig, port, setting } from "@countersign/protocol/config";
 import { commonSettings } from "./common-settings.js";
-import { port, setting } from "./setting.js";
 
 const settings = {
   ...commonSettings,

@@ -1,5 +1,5 @@
 // What the admission webhook decides: a Policy's document and rollout candidate are run through
-// the Cloud API's own policy validation (the engine in @countersign/core, the same code behind
+// the Cloud API's own policy validation (the engine in @countersign/protocol, the same code behind
 // POST /orgs/<id>/policies/validate), so `kubectl apply` refuses a bad document with the issues
 // the Cloud API would give, by path and reason (never the submitted value). Everything else the
 // CRD schema and its CEL rules check in the apiserver itself (the webhook event types are an enum

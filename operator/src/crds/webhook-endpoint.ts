@@ -1,5 +1,5 @@
 // WebhookEndpoint: where events are delivered (SPEC 2.10, 6). The signing secret goes to a Secret.
-import { subscribableEventTypes } from "@countersign/core/webhooks";
+import { subscribableEventTypes } from "@countersign/protocol/wire";
 import { z } from "zod";
 import { cloudIdOf, objectName, statusBase, timestamp } from "./fields.js";
 

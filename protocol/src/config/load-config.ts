@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import type * as NodeFs from "node:fs";
 import YAML from "yaml";
 import type { ConfigOf, Settings } from "./setting.js";
 
@@ -25,7 +25,10 @@ export class ConfigError extends Error {
 function readFile(file: string): Record<string, unknown> {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    // Looked up when a file is named, not imported: the protocol package stays free of Node imports.
+    const fs = globalThis.process?.getBuiltinModule?.("node:fs") as typeof NodeFs | undefined;
+    if (!fs) throw Object.assign(new Error("no file system"), { code: "ENOSYS" });
+    text = fs.readFileSync(file, "utf8");
   } catch (err) {
     throw new ConfigError([
       {
