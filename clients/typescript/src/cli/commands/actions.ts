@@ -3,7 +3,20 @@
  * of the action's TASK signed by the organization principal (thread = parent
  * = the TASK, docs/evidence-api.md), sent by a signed-in owner or admin.
  */
-import { objectBody, signObject, timestamp } from "@countersign/protocol/evidence";
+import {
+  objectBody,
+  objectIdSchema,
+  signObject,
+  timestamp,
+  type ObjectId,
+} from "@countersign/protocol/evidence";
+import {
+  actionAnswerSchema,
+  approvalAnswerSchema,
+  cancellationAnswerSchema,
+  receiptAnswerSchema,
+  type Action,
+} from "@countersign/protocol/wire";
 import { cloudRequest } from "../cloud/client.js";
 import { CliError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";
@@ -30,9 +43,7 @@ export async function actionsCancel(ctx: CommandContext): Promise<CommandOutput>
     );
   const org = `/orgs/${encodeURIComponent(organization(ctx, c))}`;
   const id = idArgument(ctx, "action");
-  const { action } = (await cloudRequest(c, "GET", `${org}/actions/${id}`)).body as {
-    action: { id: string; approval_request_id: string | null; receipt_id: string | null };
-  };
+  const { action } = await cloudRequest(c, "GET", `${org}/actions/${id}`, actionAnswerSchema);
   const taskId = await taskOf(c, org, action);
   const body = objectBody({
     type: "CANCELLATION",
@@ -44,12 +55,9 @@ export async function actionsCancel(ctx: CommandContext): Promise<CommandOutput>
     issued_at: timestamp(new Date()),
     payload: { reason: ctx.line.flags.get("reason") ?? "cancelled from the command line" },
   });
-  const answer = (
-    await cloudRequest(c, "POST", `${org}/actions/${id}/cancel`, { cancellation: signObject(body, signer) })
-  ).body as {
-    action: { status: string };
-    receipt: { id: string };
-  };
+  const answer = await cloudRequest(c, "POST", `${org}/actions/${id}/cancel`, cancellationAnswerSchema, {
+    cancellation: signObject(body, signer),
+  });
   return done(
     ctx,
     answer,
@@ -61,19 +69,18 @@ export async function actionsCancel(ctx: CommandContext): Promise<CommandOutput>
 async function taskOf(
   c: ReturnType<typeof creds>,
   org: string,
-  action: { approval_request_id: string | null; receipt_id: string | null },
-): Promise<`ko_${string}`> {
-  if (action.approval_request_id) {
-    const { approval } = (await cloudRequest(c, "GET", `${org}/approvals/${action.approval_request_id}`))
-      .body as { approval: { task_object_id: `ko_${string}` } };
-    return approval.task_object_id;
-  }
-  if (action.receipt_id) {
-    const { receipt } = (await cloudRequest(c, "GET", `${org}/receipts/${action.receipt_id}`)).body as {
-      receipt: { thread_id: `ko_${string}` };
-    };
-    return receipt.thread_id;
-  }
+  action: Pick<Action, "approval_request_id" | "receipt_id">,
+): Promise<ObjectId> {
+  let task: string | null = null;
+  if (action.approval_request_id)
+    task = (
+      await cloudRequest(c, "GET", `${org}/approvals/${action.approval_request_id}`, approvalAnswerSchema)
+    ).approval.task_object_id;
+  if (!task && action.receipt_id)
+    task = (await cloudRequest(c, "GET", `${org}/receipts/${action.receipt_id}`, receiptAnswerSchema)).receipt
+      .thread_id;
+  const id = objectIdSchema.safeParse(task);
+  if (id.success) return id.data;
   throw new CliError(
     "this action has no approval request or receipt to name its TASK; it cannot be cancelled from here",
     EXIT.refused,

@@ -4,7 +4,12 @@
  * answers the request's PROPOSAL exactly (docs/evidence-api.md).
  */
 import { personDecisionBody, signObject } from "@countersign/protocol/evidence";
-import type { Approval } from "@countersign/protocol/wire";
+import {
+  approvalAnswerSchema,
+  approvalDecisionAnswerSchema,
+  approvalListSchema,
+  type Approval,
+} from "@countersign/protocol/wire";
 import { cloudRequest } from "../cloud/client.js";
 import { CliError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";
@@ -37,9 +42,12 @@ export async function approvalsList(ctx: CommandContext): Promise<CommandOutput>
     if (v !== undefined) query.set(param, v);
   }
   const qs = query.size ? `?${query}` : "";
-  const page = (
-    await cloudRequest(c, "GET", `/orgs/${encodeURIComponent(organization(ctx, c))}/approvals${qs}`)
-  ).body as { items: Approval[]; next_cursor: string | null };
+  const page = await cloudRequest(
+    c,
+    "GET",
+    `/orgs/${encodeURIComponent(organization(ctx, c))}/approvals${qs}`,
+    approvalListSchema,
+  );
   const human = page.items.length ? page.items.map(line).join("\n") : "No approval requests.";
   return done(ctx, page, page.next_cursor ? `${human}\nMore: --cursor ${page.next_cursor}` : human);
 }
@@ -49,7 +57,7 @@ async function fetchApproval(
 ): Promise<{ approval: Approval; path: string; c: ReturnType<typeof creds> }> {
   const c = creds(ctx);
   const path = `/orgs/${encodeURIComponent(organization(ctx, c))}/approvals/${idArgument(ctx, "approval request")}`;
-  const { approval } = (await cloudRequest(c, "GET", path)).body as { approval: Approval };
+  const { approval } = await cloudRequest(c, "GET", path, approvalAnswerSchema);
   return { approval, path, c };
 }
 
@@ -93,8 +101,9 @@ export async function approvalsDecide(
   const body = personDecisionBody(signer.kid, { ...approval, proposal }, type, {
     reason: ctx.line.flags.get("reason"),
   });
-  const answer = (await cloudRequest(c, "POST", `${path}/decision`, { decision: signObject(body, signer) }))
-    .body as { approval: Approval };
+  const answer = await cloudRequest(c, "POST", `${path}/decision`, approvalDecisionAnswerSchema, {
+    decision: signObject(body, signer),
+  });
   return done(
     ctx,
     answer,

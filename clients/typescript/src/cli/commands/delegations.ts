@@ -5,7 +5,13 @@
  * a signed-in owner or admin; list reads them with any credentials that may read agents.
  */
 import { signDelegation, signRevocation, type Signer } from "@countersign/protocol/evidence";
-import { principalStateSchema, type Agent, type Delegation, type Page } from "@countersign/protocol/wire";
+import {
+  agentListSchema,
+  delegationAnswerSchema,
+  delegationListSchema,
+  principalStateSchema,
+  type Delegation,
+} from "@countersign/protocol/wire";
 import { cloudRequest } from "../cloud/client.js";
 import type { Credentials } from "../cloud/credentials.js";
 import { CliError, usageError } from "../cloud/errors.js";
@@ -42,7 +48,7 @@ async function agentId(ctx: CommandContext, c: Credentials, org: string): Promis
   let cursor: string | null = null;
   do {
     const query: string = `?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const page = (await cloudRequest(c, "GET", `${org}/agents${query}`)).body as Page<Agent>;
+    const page = await cloudRequest(c, "GET", `${org}/agents${query}`, agentListSchema);
     const found = page.items.find((a) => a.name === agent);
     if (found) return found.id;
     cursor = page.next_cursor;
@@ -97,9 +103,13 @@ export async function delegationsGrant(ctx: CommandContext): Promise<CommandOutp
       "--permissions must be action names, prefix.* families or * (letters, digits, _ : - / between dots)",
     );
   }
-  const answer = (
-    await cloudRequest(c, "POST", `${org}/agents/${encodeURIComponent(agent)}/delegations`, { delegation })
-  ).body as { delegation: Delegation };
+  const answer = await cloudRequest(
+    c,
+    "POST",
+    `${org}/agents/${encodeURIComponent(agent)}/delegations`,
+    delegationAnswerSchema,
+    { delegation },
+  );
   const d = answer.delegation;
   return done(
     ctx,
@@ -121,14 +131,16 @@ export async function delegationsList(ctx: CommandContext): Promise<CommandOutpu
     if (value !== undefined) query.set(flag, value);
   }
   const suffix = query.size ? `?${query}` : "";
-  const answer = (
-    await cloudRequest(c, "GET", `${org}/agents/${encodeURIComponent(agent)}/delegations${suffix}`)
-  ).body as Page<Delegation>;
+  const answer = await cloudRequest(
+    c,
+    "GET",
+    `${org}/agents/${encodeURIComponent(agent)}/delegations${suffix}`,
+    delegationListSchema,
+  );
   // Only the current principal's delegations grant (docs/clients.md, "Replacing the principal"): one
   // signed by a replaced principal is still listed, and said to no longer authorize.
   const current =
-    principalStateSchema.parse((await cloudRequest(c, "GET", `${org}/principal`)).body).principal?.kid ??
-    null;
+    (await cloudRequest(c, "GET", `${org}/principal`, principalStateSchema)).principal?.kid ?? null;
   const lines = answer.items.map(
     (d) =>
       `${d.id}  ${d.state.padEnd(7)}  until ${d.expires_at}  ${d.permissions.join(",")}` +
@@ -150,9 +162,13 @@ export async function delegationsRevoke(ctx: CommandContext): Promise<CommandOut
   const agent = await agentId(ctx, c, org);
   const delegation = await findDelegation(c, `${org}/agents/${encodeURIComponent(agent)}/delegations`, id);
   const revocation = signRevocation(signer, delegation.object_id);
-  const answer = (
-    await cloudRequest(c, "POST", `${org}/delegations/${encodeURIComponent(id)}/revoke`, { revocation })
-  ).body as { delegation: Delegation };
+  const answer = await cloudRequest(
+    c,
+    "POST",
+    `${org}/delegations/${encodeURIComponent(id)}/revoke`,
+    delegationAnswerSchema,
+    { revocation },
+  );
   return done(
     ctx,
     answer,
@@ -165,7 +181,7 @@ async function findDelegation(c: Credentials, path: string, id: string): Promise
   let cursor: string | null = null;
   do {
     const query: string = `?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
-    const page = (await cloudRequest(c, "GET", `${path}${query}`)).body as Page<Delegation>;
+    const page = await cloudRequest(c, "GET", `${path}${query}`, delegationListSchema);
     const found = page.items.find((d) => d.id === id);
     if (found) return found;
     cursor = page.next_cursor;

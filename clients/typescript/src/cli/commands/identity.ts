@@ -4,6 +4,7 @@
  * one-use challenge (docs/configuration-api.md, "Personal identities").
  */
 import { identityGenesis, signIdentity, timestamp, toBase64url } from "@countersign/protocol/evidence";
+import { identityAnswerSchema, identityChallengeAnswerSchema } from "@countersign/protocol/wire";
 import { cloudRequest } from "../cloud/client.js";
 import { CliError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";
@@ -49,16 +50,12 @@ export async function identityBind(ctx: CommandContext): Promise<CommandOutput> 
     }),
     signer,
   );
-  const challenge = (await cloudRequest(c, "POST", "/me/identity-challenges")).body as {
-    challenge: { id: string; challenge: string };
-  };
+  const challenge = await cloudRequest(c, "POST", "/me/identity-challenges", identityChallengeAnswerSchema);
   const signature = toBase64url(signer.sign(challengeMessage(challenge.challenge.challenge)));
-  const bound = (
-    await cloudRequest(c, "POST", "/me/identities", {
-      challenge_id: challenge.challenge.id,
-      signature,
-      document,
-    })
-  ).body as { identity: { kid: string } };
+  const bound = await cloudRequest(c, "POST", "/me/identities", identityAnswerSchema, {
+    challenge_id: challenge.challenge.id,
+    signature,
+    document,
+  });
   return done(ctx, bound, `Bound personal identity ${bound.identity.kid}.`);
 }

@@ -57,24 +57,22 @@ export async function principalRegister(ctx: CommandContext): Promise<CommandOut
   const signer = nodeSigner(seed);
   // A second, different first document by the same key would be equivocation, which makes the
   // principal permanently invalid: an already registered key is never signed for again.
-  const current = (await cloudRequest(c, "GET", principalPath(org))).body as PrincipalAnswer;
+  const current = await cloudRequest(c, "GET", principalPath(org), principalStateSchema);
   const already = current.principal?.kid === signer.kid;
   const answer = already
     ? current
-    : ((
-        await cloudRequest(c, "POST", principalPath(org), {
-          document: genesis(signer, org, ctx.line.flags.get("name")),
-        }).catch((err: unknown) => {
-          // The Cloud API refuses a second principal (CONFLICT, PRINCIPAL_EXISTS); say what to run instead.
-          if (err instanceof CliError && current.principal)
-            throw new CliError(
-              `${err.message}\norganization ${org} already has the principal ${current.principal.kid}; to put ${signer.kid} in its place run: countersign principal replace --key-file ${principalKeyFile(ctx)}`,
-              err.exitCode,
-              err.body,
-            );
-          throw err;
-        })
-      ).body as PrincipalAnswer);
+    : await cloudRequest(c, "POST", principalPath(org), principalSubmittedSchema, {
+        document: genesis(signer, org, ctx.line.flags.get("name")),
+      }).catch((err: unknown) => {
+        // The Cloud API refuses a second principal (CONFLICT, PRINCIPAL_EXISTS); say what to run instead.
+        if (err instanceof CliError && current.principal)
+          throw new CliError(
+            `${err.message}\norganization ${org} already has the principal ${current.principal.kid}; to put ${signer.kid} in its place run: countersign principal replace --key-file ${principalKeyFile(ctx)}`,
+            err.exitCode,
+            err.body,
+          );
+        throw err;
+      });
   if (pemOut) writePemFile(pemOut, seed);
   const saved = pemOut
     ? ` The key is also in ${pemOut} (PKCS#8 PEM, mode 0600) for the Organization's Secret.`
@@ -101,10 +99,6 @@ const genesis = (signer: Signer, org: string, name: string | undefined, replaces
     signer,
   );
 
-interface PrincipalAnswer {
-  principal: { kid: string; status: string; valid: boolean } | null;
-}
-
 /**
  * Replaces the organization principal by the key in --key-file. With --old-key-file (the current
  * principal's key, when it is not lost) the old key also signs its own last document, `replaced` by
@@ -124,9 +118,7 @@ export async function principalReplace(ctx: CommandContext): Promise<CommandOutp
       EXIT.auth,
     );
   const org = organization(ctx, c);
-  const current = principalStateSchema.parse(
-    (await cloudRequest(c, "GET", principalPath(org))).body,
-  ).principal;
+  const current = (await cloudRequest(c, "GET", principalPath(org), principalStateSchema)).principal;
   if (!current)
     throw new CliError(
       `organization ${org} has no principal to replace; register one with: countersign principal register --key-file ${principalKeyFile(ctx)}`,
@@ -155,14 +147,10 @@ export async function principalReplace(ctx: CommandContext): Promise<CommandOutp
           old,
         )
       : undefined;
-  const answer = principalSubmittedSchema.parse(
-    (
-      await cloudRequest(c, "POST", principalPath(org), {
-        document: genesis(signer, org, ctx.line.flags.get("name"), last.body.kid),
-        ...(predecessor ? { predecessor } : {}),
-      })
-    ).body,
-  );
+  const answer = await cloudRequest(c, "POST", principalPath(org), principalSubmittedSchema, {
+    document: genesis(signer, org, ctx.line.flags.get("name"), last.body.kid),
+    ...(predecessor ? { predecessor } : {}),
+  });
   return done(
     ctx,
     answer,
@@ -173,7 +161,7 @@ export async function principalReplace(ctx: CommandContext): Promise<CommandOutp
 export async function principalShow(ctx: CommandContext): Promise<CommandOutput> {
   onlyFlags(ctx.line, ["org", "url"]);
   const c = creds(ctx);
-  const answer = (await cloudRequest(c, "GET", principalPath(organization(ctx, c)))).body as PrincipalAnswer;
+  const answer = await cloudRequest(c, "GET", principalPath(organization(ctx, c)), principalStateSchema);
   const p = answer.principal;
   return done(ctx, answer, p ? `${p.kid}  ${p.status}${p.valid ? "" : " (invalid)"}` : "No principal yet.");
 }

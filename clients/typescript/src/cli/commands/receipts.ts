@@ -5,32 +5,22 @@
  */
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { cloudRequest } from "../cloud/client.js";
+import { receiptAnswerSchema } from "@countersign/protocol/wire";
+import { cloudDownload, cloudRequest } from "../cloud/client.js";
 import { CliError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";
 import { onlyFlags } from "../command-line.js";
 import { creds, done, idArgument, organization, type CommandContext, type CommandOutput } from "./context.js";
 
-interface Receipt {
-  id: string;
-  kind: string;
-  outcome: string;
-  receipt_object_id: string;
-  protected_action_id: string;
-  bundle_sha256: string;
-  verification?: { valid: boolean };
-}
-
 export async function receiptsGet(ctx: CommandContext): Promise<CommandOutput> {
   onlyFlags(ctx.line, ["org", "url"]);
   const c = creds(ctx);
-  const { receipt } = (
-    await cloudRequest(
-      c,
-      "GET",
-      `/orgs/${encodeURIComponent(organization(ctx, c))}/receipts/${idArgument(ctx, "receipt")}`,
-    )
-  ).body as { receipt: Receipt };
+  const { receipt } = await cloudRequest(
+    c,
+    "GET",
+    `/orgs/${encodeURIComponent(organization(ctx, c))}/receipts/${idArgument(ctx, "receipt")}`,
+    receiptAnswerSchema,
+  );
   const human = [
     `${receipt.id}  ${receipt.kind} receipt, outcome ${receipt.outcome}`,
     `action     ${receipt.protected_action_id}`,
@@ -44,9 +34,8 @@ export async function receiptsGet(ctx: CommandContext): Promise<CommandOutput> {
 export async function receiptsDownload(ctx: CommandContext): Promise<CommandOutput> {
   onlyFlags(ctx.line, ["org", "url", "out"]);
   const c = creds(ctx);
-  const answer = await cloudRequest(
+  const answer = await cloudDownload(
     c,
-    "GET",
     `/orgs/${encodeURIComponent(organization(ctx, c))}/receipts/${idArgument(ctx, "receipt")}/bundle`,
   );
   const vouched = answer.headers.get("x-service-bundle-sha256");

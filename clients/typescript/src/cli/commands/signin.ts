@@ -4,7 +4,8 @@
  * COUNTERSIGN_PASSWORD or standard input (--password-stdin), never a flag.
  */
 import { forgetSession, readSession, saveSession } from "../cloud/credentials.js";
-import { send, cloudRequest } from "../cloud/client.js";
+import { noContentSchema, sessionAnswerSchema } from "@countersign/protocol/wire";
+import { cloudRequest, signinRequest } from "../cloud/client.js";
 import { CliError, usageError } from "../cloud/errors.js";
 import { EXIT } from "../cloud/exit-codes.js";
 import { onlyFlags } from "../command-line.js";
@@ -21,18 +22,9 @@ export async function signin(ctx: CommandContext): Promise<CommandOutput> {
     : ctx.env.COUNTERSIGN_PASSWORD;
   if (!password)
     throw usageError("give the password on standard input with --password-stdin, or in COUNTERSIGN_PASSWORD");
-  const answer = await send(url, "POST", "/auth/signin", {}, { email, password });
-  const token = answer.headers
-    .getSetCookie()
-    .map((c) => /^svc_session=([^;]*)/.exec(c)?.[1])
-    .find(Boolean);
-  const session = (
-    answer.body as {
-      session?: { user?: { id?: string }; csrf_token?: string; current_organization_id?: string | null };
-    }
-  ).session;
-  if (!token || !session?.csrf_token || !session.user?.id)
-    throw new CliError("the sign-in answer carried no session", EXIT.unavailable);
+  const { answer, sessionToken: token } = await signinRequest(url, sessionAnswerSchema, { email, password });
+  const { session } = answer;
+  if (!token) throw new CliError("the sign-in answer carried no session", EXIT.unavailable);
   const origin =
     ctx.line.flags.get("dashboard-origin") ?? ctx.env.COUNTERSIGN_DASHBOARD_ORIGIN ?? new URL(url).origin;
   const file = saveSession(ctx.env, {
@@ -41,12 +33,12 @@ export async function signin(ctx: CommandContext): Promise<CommandOutput> {
     session_token: token,
     csrf_token: session.csrf_token,
     user_id: session.user.id,
-    current_organization_id: session.current_organization_id ?? null,
+    current_organization_id: session.current_organization_id,
   });
   // Neither the session token nor the csrf token is printed.
   const shown = {
     user: session.user,
-    current_organization_id: session.current_organization_id ?? null,
+    current_organization_id: session.current_organization_id,
     session_file: file,
   };
   return done(ctx, shown, `Signed in as ${email}. Session stored in ${file}.`);
@@ -56,7 +48,9 @@ export async function signout(ctx: CommandContext): Promise<CommandOutput> {
   onlyFlags(ctx.line, []);
   const session = readSession(ctx.env);
   if (session)
-    await cloudRequest({ kind: "session", session }, "POST", "/auth/signout").catch(() => undefined);
+    await cloudRequest({ kind: "session", session }, "POST", "/auth/signout", noContentSchema).catch(
+      () => undefined,
+    );
   forgetSession(ctx.env);
   return done(ctx, { signed_out: true }, "Signed out.");
 }
