@@ -25,7 +25,21 @@ const BODY = [413, 415];
 const DOMAIN = [402, 409, 410, 422, 502, 504];
 
 /** Reads that refuse with a domain status, by route shape (api/src/access/route-table.ts). */
-const readRefusals: Record<string, number[]> = {};
+const readRefusals: Record<string, number[]> = Object.fromEntries(
+  Object.entries({
+    // A receipt whose evidence retention deleted (api/src/receipts/store.ts, vouchedBundle): 410 EVIDENCE_EXPIRED.
+    "GET /orgs/:org_id/receipts/:receipt_id": [410],
+    "GET /orgs/:org_id/receipts/:receipt_id/decision-check": [410],
+    "GET /orgs/:org_id/receipts/:receipt_id/bundle": [410],
+    // No shadow version: 409 NO_SHADOW.
+    "GET /orgs/:org_id/policies/:policy_id/shadow/report": [409],
+    // No active version and no `from`: 409 NO_ACTIVE_POLICY; a version of the query naming none: 422 POLICY_NOT_FOUND.
+    "GET /orgs/:org_id/policies/:policy_id/diff": [409, 422],
+  }).map(([route, statuses]) => {
+    const [method, path] = route.split(" ");
+    return [routeShape(method!, path!), statuses];
+  }),
+);
 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
