@@ -21,20 +21,20 @@
  *   docs/architecture.md describes: two folders that import each other have no direction between them.
  */
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
 import ts from "typescript";
-import { allSourceFiles, mustNotQuery, queryCalls, repositoryPath as rel } from "./source-files.js";
+import {
+  allSourceFiles,
+  importCycles,
+  mustNotQuery,
+  queryCalls,
+  relativeImports,
+  repositoryPath as rel,
+  type ImportEdge,
+} from "./source-files.js";
 
 const consumers = ["dashboard/src", "operator/src", "clients/typescript/src/cli"];
 const files = allSourceFiles();
 const inConsumer = (f: string) => consumers.some((c) => rel(f).startsWith(c + "/"));
-/** The package's top-level folder a file is in (`core/src/decision`); null for a file directly in `src/`. */
-const folderOf = (f: string): string | null =>
-  /^(?:clients\/)?[^/]+\/src\/[^/]+\.tsx?$/.test(rel(f))
-    ? null
-    : rel(f)
-        .replace(/^((?:clients\/)?[^/]+\/src)\/([^/]+)\/.*$/, "$1/$2")
-        .replace(/\/[^/]+\.tsx?$/, "");
 const isRoute = (f: string) => /(^|\/)routes?\.ts$|\/routes\/[^/]+\.ts$|-route\.ts$/.test(rel(f));
 
 let casts = 0;
@@ -44,13 +44,12 @@ let queriesOutsideStores = 0;
 const queryFiles = new Set<string>();
 let handlerTransactions = 0;
 let handlerAudits = 0;
-const imports = new Map<string, string[]>();
-const folderImports = new Map<string, Set<string>>();
+const known = new Set(files);
+const imports = new Map<string, ImportEdge[]>();
 
 for (const file of files) {
   const text = readFileSync(file, "utf8");
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const deps: string[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) {
       const isConst = ts.isTypeReferenceNode(node.type) && node.type.typeName.getText(sf) === "const";
@@ -67,28 +66,10 @@ for (const file of files) {
       if (/(^|\.)(inTransaction|withTransaction)$/.test(callee)) handlerTransactions++;
       if (/(^|\.)audit$/.test(callee)) handlerAudits++;
     }
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-      const spec = (node.moduleSpecifier as ts.StringLiteral).text;
-      const typeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly : node.isTypeOnly;
-      if (spec.startsWith(".")) {
-        const target = resolve(dirname(file), spec).replace(/\.js$/, "");
-        for (const candidate of [target + ".ts", target + ".tsx", join(target, "index.ts")]) {
-          if (files.includes(candidate)) {
-            if (!typeOnly) deps.push(candidate);
-            const [from, to] = [folderOf(file), folderOf(candidate)];
-            if (from !== to && from !== null && to !== null) {
-              if (!folderImports.has(from)) folderImports.set(from, new Set());
-              folderImports.get(from)!.add(to);
-            }
-            break;
-          }
-        }
-      }
-    }
     ts.forEachChild(node, visit);
   };
   visit(sf);
-  imports.set(file, deps);
+  imports.set(file, relativeImports(file, sf, known));
   const queries = mustNotQuery(file) ? queryCalls(file, text) : 0;
   if (queries > 0) {
     queriesOutsideStores += queries;
@@ -96,44 +77,7 @@ for (const file of files) {
   }
 }
 
-/** Tarjan's strongly connected components of more than one node. */
-function components(nodes: Iterable<string>, edges: (v: string) => Iterable<string>): string[][] {
-  let index = 0;
-  const indexOf = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  function strongConnect(v: string) {
-    indexOf.set(v, index);
-    low.set(v, index);
-    index++;
-    stack.push(v);
-    onStack.add(v);
-    for (const w of edges(v)) {
-      if (!indexOf.has(w)) {
-        strongConnect(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, indexOf.get(w)!));
-    }
-    if (low.get(v) === indexOf.get(v)) {
-      const component: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        component.push(w);
-      } while (w !== v);
-      if (component.length > 1) found.push(component.sort());
-    }
-  }
-  for (const v of nodes) if (!indexOf.has(v)) strongConnect(v);
-  return found;
-}
-
-// Files: value imports only (type-only imports vanish at run time). Folders: every import.
-const cycles = components(files, (v) => imports.get(v) ?? []).map((c) => c.map(rel));
-const folderCycles = components(folderImports.keys(), (v) => folderImports.get(v) ?? []);
+const { files: cycles, folders: folderCycles } = importCycles(imports);
 
 console.log(`source files                      ${files.length}`);
 console.log(`casts (all packages)              ${casts}`);

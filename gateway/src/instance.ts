@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { LANGUAGE_REVISION } from "@countersign/core/decision";
 import type { Pool } from "@countersign/core/store";
+import { saveInstanceReport } from "./instance-store.js";
 
 /** How often a replica reports itself (the language gate of SPEC 3.4 reads `last_seen_at`). */
 export const REPORT_INTERVAL_MS = 15_000;
@@ -16,11 +17,7 @@ export function newInstanceId(): string {
 
 async function report(pool: Pool, instanceId: string): Promise<void> {
   const revisions = Array.from({ length: LANGUAGE_REVISION }, (_, i) => i + 1);
-  await pool.query(
-    `insert into gateway_instances (instance_id, version, language_revisions) values ($1, $2, $3)
-     on conflict (instance_id) do update set last_seen_at = now(), version = excluded.version, language_revisions = excluded.language_revisions`,
-    [instanceId, VERSION, revisions],
-  );
+  await saveInstanceReport(pool, instanceId, VERSION, revisions);
 }
 
 /**

@@ -1,6 +1,7 @@
 import path from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres } from "@countersign/core/store";
+import { ensureDatabase } from "./database-store.js";
 
 export interface LocalDatabase {
   url: string;
@@ -36,8 +37,7 @@ export async function openDatabase(opts: {
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {
-    const { rowCount } = await admin.query("select 1 from pg_database where datname = $1", [DATABASE]);
-    if (!rowCount) await admin.query(`create database ${DATABASE}`);
+    await ensureDatabase(admin, DATABASE);
   } finally {
     await admin.end();
   }

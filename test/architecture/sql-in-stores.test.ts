@@ -3,7 +3,6 @@
  * that use PostgreSQL, no production file outside a store module calls `.query(`. The definitions
  * are scripts/source-files.ts's, the ones scripts/boundary-metrics.ts counts with.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -14,41 +13,14 @@ import {
   repositoryRoot,
 } from "../../scripts/source-files.js";
 
-/**
- * Files whose SQL has not moved into a store module yet (issue 41). The list only shrinks: a file
- * that no longer queries, or no longer exists, must leave it, and no file may join it.
- */
-const pending: string[] = [
-  "core/src/approvals/decide.ts",
-  "core/src/execution/claim.ts",
-  "core/src/execution/recover.ts",
-  "core/src/identities/gateway.ts",
-  "core/src/identities/personal.ts",
-  "core/src/identities/principal.ts",
-  "core/src/identities/stored.ts",
-  "core/src/keys/authenticate.ts",
-  "core/src/keys/insert.ts",
-  "core/src/plans/usage-shards.ts",
-  "gateway/src/instance.ts",
-  "gateway/src/mcp/tools-list.ts",
-  "local/src/database.ts",
-  "local/src/demo/demo-file.ts",
-  "local/src/demo/seed.ts",
-];
-
 const offenders = allSourceFiles()
   .filter((f) => mustNotQuery(f) && queryCalls(f) > 0)
   .map(repositoryPath)
   .sort();
 
 describe("SQL only in store modules", () => {
-  it("no production file outside a store module queries the database, but those still pending", () => {
-    expect(offenders.filter((f) => !pending.includes(f))).toEqual([]);
-  });
-
-  it("the pending list only names files that still query (it only shrinks)", () => {
-    const done = pending.filter((f) => !existsSync(join(repositoryRoot, f)) || !offenders.includes(f));
-    expect(done).toEqual([]);
+  it("no production file outside a store module queries the database", () => {
+    expect(offenders).toEqual([]);
   });
 
   it("finds a query outside a store module, and none in a store module", () => {

@@ -11,6 +11,7 @@ import {
 import { personOfIdentity, type GatewayIdentity } from "../identities/index.js";
 import { inTransaction, type Pool } from "../store/index.js";
 import type { Queryable } from "../store/queryable.js";
+import { insertDecisionObject, lockApprovalRequest, recordRequestDecision } from "./store.js";
 
 export interface ApprovalDecisionInput {
   organizationId: string;
@@ -32,16 +33,6 @@ export interface ApprovalDecision {
   decisionObjectId: string;
   receipt: { id: string; receiptObjectId: string; outcome: string } | null;
 }
-
-const LOCK = `
-  select ar.id, ar.status, ar.expires_at, ar.approver_kids, ar.decision_object_id, ar.protected_action_id,
-         pa.status as action_status, pa.task_object_id, pa.proposal_object_id, pa.delegation_id, d.object as delegation_object,
-         covered_by_supersession(pa.policy_id, pa.policy_version, pa.created_at, true) as superseded
-    from approval_requests ar
-    join protected_actions pa on pa.id = ar.protected_action_id
-    left join delegations d on d.id = pa.delegation_id
-   where ar.id = $1 and ar.organization_id = $2
-     for update of ar, pa`;
 
 function refused(code: "VERIFICATION_FAILED", message: string, serviceCode?: string): ServiceError {
   return new ServiceError(code, message, serviceCode ? { service_code: serviceCode } : undefined);
@@ -82,8 +73,7 @@ function closedRefusal(
 export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): Promise<ApprovalDecision> {
   const now = input.now ?? new Date();
   return inTransaction(pool, async (db) => {
-    const { rows } = await db.query(LOCK, [input.approvalRequestId, input.organizationId]);
-    const r = rows[0];
+    const r = await lockApprovalRequest(db, input.approvalRequestId, input.organizationId);
     if (!r) throw new ServiceError("NOT_FOUND", "no such approval request");
     if (r.status === "superseded" || (r.status === "pending" && r.superseded)) {
       throw new ServiceError(
@@ -108,7 +98,7 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
       );
     if (signerUserId !== input.userId)
       throw new ServiceError("IDENTITY_MISMATCH", "the decision is signed by another person's identity");
-    if (!(r.approver_kids as string[]).includes(actor)) {
+    if (!r.approver_kids.includes(actor)) {
       throw new ServiceError("IDENTITY_MISMATCH", "this identity is not among the approvers of this request");
     }
 
@@ -154,15 +144,9 @@ export async function decideApproval(pool: Pool, input: ApprovalDecisionInput): 
       );
     }
 
-    await db.query(
-      "insert into signed_objects (object_id, organization_id, protected_action_id, type, object) values ($1, $2, $3, $4, $5) on conflict do nothing",
-      [object.id, input.organizationId, r.protected_action_id, type, JSON.stringify(object)],
-    );
+    await insertDecisionObject(db, input.organizationId, r.protected_action_id, object);
     const status = type === "APPROVAL" ? "approved" : "rejected";
-    await db.query(
-      "update approval_requests set status = $2, decided_at = $3, decided_by_kid = $4, decision_object_id = $5 where id = $1",
-      [r.id, status, now, actor, object.id],
-    );
+    await recordRequestDecision(db, r.id, status, now, actor, object.id);
 
     let receipt: ApprovalDecision["receipt"] = null;
     if (type === "REJECTION") {

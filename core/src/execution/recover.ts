@@ -3,6 +3,7 @@ import { storedIdentityLogs, storedObjects } from "../evidence/index.js";
 import type { GatewayIdentity } from "../identities/index.js";
 import type { SignedObject, StepBody } from "@countersign/protocol/evidence";
 import { inTransaction, type Pool } from "../store/index.js";
+import { lockInterrupted } from "./recover-store.js";
 import { recordResult, type RecordedPlan } from "./finish.js";
 
 /**
@@ -21,19 +22,7 @@ export async function recoverInterrupted(
   let recovered = 0;
   for (let i = 0; i < limit; i++) {
     const done = await inTransaction(pool, async (db) => {
-      const { rows } = await db.query(
-        `select pa.id, pa.organization_id, pa.task_object_id, pa.proposal_object_id, pa.execution_object_id, pa.agent_id, pa.tool_name,
-                pa.action, pa.environment, ag.name as agent_name, ar.decision_object_id, d.object as delegation_object
-           from protected_actions pa
-           join agents ag on ag.id = pa.agent_id
-           left join approval_requests ar on ar.id = pa.approval_request_id
-           left join delegations d on d.id = pa.delegation_id
-          where pa.status = 'executing' and pa.execution_deadline < $1
-          order by pa.execution_deadline limit 1
-            for update of pa skip locked`,
-        [now],
-      );
-      const a = rows[0];
+      const a = await lockInterrupted(db, now);
       if (!a) return false;
       const ids = [
         a.task_object_id,

@@ -8,7 +8,7 @@ import {
 } from "@countersign/protocol/evidence";
 import { sealStored } from "@countersign/protocol/canonical";
 import type { Queryable } from "../store/queryable.js";
-import { identityLogOf } from "./stored.js";
+import { identityLogOf, insertGatewayIdentity, storedDocument } from "./identity-store.js";
 
 /** The installation's Gateway identity (SPEC 2.8 `issuer_kid`): what signs TASK, PROPOSAL, EXECUTION, RESULT and receipts. */
 export interface GatewayIdentity {
@@ -39,15 +39,8 @@ export async function registerGatewayIdentity(
     }),
     signer,
   );
-  await db.query(
-    `insert into identities (kid, kind, public_key, document) values ($1, 'gateway', $2, $3)
-     on conflict (kid) do nothing`,
-    [signer.kid, document.body.public_key, JSON.stringify(document)],
-  );
-  const { rows } = await db.query<{ document: unknown }>("select document from identities where kid = $1", [
-    signer.kid,
-  ]);
-  const documents = identityLogOf(rows[0]!.document);
+  await insertGatewayIdentity(db, document);
+  const documents = identityLogOf(await storedDocument(db, signer.kid));
   // Carried, and its digest named, in every receipt: its canonical text is taken once.
   documents.forEach(sealStored);
   return { signer, documents };

@@ -13,7 +13,7 @@ export {
   personOfIdentity,
   identityLogOf,
   type StoredIdentity,
-} from "./stored.js";
+} from "./identity-store.js";
 export { submitPrincipal, type PrincipalSubmission, type PrincipalOutcome } from "./principal.js";
 export {
   createChallenge,

@@ -7,7 +7,16 @@ import {
   type IdentityDocument,
 } from "@countersign/protocol/evidence";
 import type { Queryable } from "../store/queryable.js";
-import { storedIdentity, type StoredIdentity } from "./stored.js";
+import { storedIdentity, type StoredIdentity } from "./identity-store.js";
+import {
+  activePersonalCount,
+  insertChallenge,
+  insertPersonalIdentity,
+  lockChallenge,
+  lockUser,
+  revokeActivePersonal,
+  useChallenge,
+} from "./personal-store.js";
 
 /** SPEC 8.5: at most 5 personal identities bound to a person at a time. */
 export const MAX_PERSONAL_IDENTITIES = 5;
@@ -29,11 +38,8 @@ export async function createChallenge(
 ): Promise<{ id: string; challenge: string; expires_at: string }> {
   const challenge = randomBytes(32).toString("base64url");
   const expires = new Date(now.getTime() + CHALLENGE_TTL_SECONDS * 1000);
-  const { rows } = await db.query<{ id: string }>(
-    "insert into identity_challenges (user_id, challenge, created_at, expires_at) values ($1, $2, $3, $4) returning id",
-    [userId, challenge, now, expires],
-  );
-  return { id: rows[0]!.id, challenge, expires_at: expires.toISOString() };
+  const id = await insertChallenge(db, userId, challenge, now, expires);
+  return { id, challenge, expires_at: expires.toISOString() };
 }
 
 export interface Binding {
@@ -53,7 +59,7 @@ export interface Binding {
 export async function bindPersonalIdentity(db: Queryable, b: Binding): Promise<StoredIdentity> {
   const now = b.now ?? new Date();
   // Serialize one person's bindings so the count of 5 is exact.
-  await db.query("select 1 from users where id = $1 for update", [b.userId]);
+  await lockUser(db, b.userId);
   const v = verifyIdentityDocument(b.document);
   if (!v.ok) throw new ServiceError("IDENTITY_INVALID", v.message);
   const doc: IdentityDocument = v.document;
@@ -71,11 +77,7 @@ export async function bindPersonalIdentity(db: Queryable, b: Binding): Promise<S
   if (doc.body.subject.id !== b.userId)
     throw new ServiceError("IDENTITY_INVALID", "the document's subject.id is not your user id");
 
-  const { rows } = await db.query<{ challenge: string; expired: boolean; used_at: Date | null }>(
-    "select challenge, expires_at <= $3 as expired, used_at from identity_challenges where id = $1 and user_id = $2 for update",
-    [b.challengeId, b.userId, now],
-  );
-  const c = rows[0];
+  const c = await lockChallenge(db, b.challengeId, b.userId, now);
   if (!c || c.used_at || c.expired)
     throw new ServiceError(
       "CHALLENGE_INVALID",
@@ -99,22 +101,15 @@ export async function bindPersonalIdentity(db: Queryable, b: Binding): Promise<S
         ? "this identity was revoked and is never bound again"
         : "this identity is already bound",
     );
-  const { rows: n } = await db.query<{ n: number }>(
-    "select count(*)::int as n from identities where user_id = $1 and kind = 'personal' and status = 'active'",
-    [b.userId],
-  );
-  if (n[0]!.n >= MAX_PERSONAL_IDENTITIES) {
+  if ((await activePersonalCount(db, b.userId)) >= MAX_PERSONAL_IDENTITIES) {
     throw new ServiceError(
       "CONFLICT",
       `at most ${MAX_PERSONAL_IDENTITIES} personal identities are bound at a time; revoke one first`,
       { reason: "TOO_MANY_IDENTITIES" },
     );
   }
-  await db.query("update identity_challenges set used_at = $2 where id = $1", [b.challengeId, now]);
-  await db.query(
-    "insert into identities (kid, kind, user_id, public_key, document, created_at) values ($1, 'personal', $2, $3, $4, $5)",
-    [doc.body.kid, b.userId, doc.body.public_key, JSON.stringify([doc]), now],
-  );
+  await useChallenge(db, b.challengeId, now);
+  await insertPersonalIdentity(db, b.userId, doc, now);
   return (await storedIdentity(db, doc.body.kid))!;
 }
 
@@ -128,11 +123,7 @@ export async function revokePersonalIdentity(
   userId: string,
   kid: string,
 ): Promise<StoredIdentity | undefined> {
-  const { rows } = await db.query(
-    "update identities set status = 'revoked', retired_at = now() where kid = $1 and user_id = $2 and kind = 'personal' and status = 'active' returning kid",
-    [kid, userId],
-  );
-  if (!rows[0]) {
+  if (!(await revokeActivePersonal(db, userId, kid))) {
     const existing = await storedIdentity(db, kid);
     if (existing?.userId === userId && existing.kind === "personal")
       throw new ServiceError("INVALID_STATE", `this identity is already ${existing.status}`);

@@ -5,7 +5,8 @@ import {
   type IdentityDocument,
 } from "@countersign/protocol/evidence";
 import type { Queryable } from "../store/queryable.js";
-import { principalOf, storedIdentity, type StoredIdentity } from "./stored.js";
+import { principalOf, storedIdentity, type StoredIdentity } from "./identity-store.js";
+import { insertPrincipalRow, markEquivocated, retireIdentity, saveLog } from "./principal-store.js";
 
 export interface PrincipalSubmission {
   organizationId: string;
@@ -101,9 +102,7 @@ export async function submitPrincipal(db: Queryable, s: PrincipalSubmission): Pr
   }
   // An equivocated principal stays equivocated (it is proof); an active one is retired.
   if (current.status === "active") {
-    await db.query("update identities set status = 'replaced', retired_at = now() where kid = $1", [
-      current.kid,
-    ]);
+    await retireIdentity(db, current.kid);
   }
   return { outcome: "replaced", principal: await insertPrincipal(db, s.organizationId, doc) };
 }
@@ -136,29 +135,15 @@ async function nextDocument(
   return { outcome: "updated", principal: (await storedIdentity(db, existing.kid))! };
 }
 
+/** The conflicting document is stored with the log, and the identity is equivocated for good. */
 async function equivocate(
   db: Queryable,
   existing: StoredIdentity,
   conflicting: IdentityDocument,
   message: string,
 ): Promise<PrincipalOutcome> {
-  await db.query(
-    "update identities set status = 'equivocated', retired_at = coalesce(retired_at, now()), document = $2 where kid = $1",
-    [existing.kid, JSON.stringify([...existing.documents, conflicting])],
-  );
+  await markEquivocated(db, existing.kid, [...existing.documents, conflicting]);
   return { outcome: "equivocation", kid: existing.kid, message };
-}
-
-async function saveLog(
-  db: Queryable,
-  kid: string,
-  documents: IdentityDocument[],
-  status: "revoked" | null,
-): Promise<void> {
-  await db.query(
-    `update identities set document = $2, status = coalesce($3, status), retired_at = case when $3::text is null then retired_at else now() end where kid = $1`,
-    [kid, JSON.stringify(documents), status],
-  );
 }
 
 async function insertPrincipal(
@@ -166,9 +151,6 @@ async function insertPrincipal(
   organizationId: string,
   doc: IdentityDocument,
 ): Promise<StoredIdentity> {
-  await db.query(
-    "insert into identities (kid, kind, organization_id, public_key, document) values ($1, 'principal', $2, $3, $4)",
-    [doc.body.kid, organizationId, doc.body.public_key, JSON.stringify([doc])],
-  );
+  await insertPrincipalRow(db, organizationId, doc);
   return (await storedIdentity(db, doc.body.kid))!;
 }

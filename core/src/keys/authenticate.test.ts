@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
 import { createAgent, createMember, createOrganization } from "../../../test/fixtures/organization.js";
 import { authenticateKey } from "./authenticate.js";
-import { insertApiKey } from "./insert.js";
+import { insertApiKey } from "./store.js";
 
 let db: TestDatabase;
 let org: string;

@@ -1,7 +1,7 @@
 import type { Queryable } from "../store/queryable.js";
-import { statement } from "../store/statement.js";
 import { parseKey, type KeyEnvironment, type ParsedKey } from "./format.js";
 import { hashSecret, hmacMatches } from "./secret-hash.js";
+import { keyRowByPrefix, type KeyRow } from "./store.js";
 
 export type KeyKind = "gateway" | "management";
 
@@ -30,38 +30,6 @@ export const rolesCreatingKeys: Record<KeyKind, readonly string[]> = {
   management: ["owner", "admin"],
 };
 
-export interface KeyRow {
-  id: string;
-  organization_id: string;
-  kind: KeyKind;
-  environment: KeyEnvironment;
-  secret_hmac: Buffer;
-  agent_id: string | null;
-  scopes: string[];
-  created_by: string | null;
-  revoked: boolean;
-  expired: boolean;
-  agent_active: boolean | null;
-  creator_role: string | null;
-  creator_enabled: boolean | null;
-}
-
-// One round trip: the key with everything 5.4 checks, evaluated at the
-// database's clock so every replica agrees on expiry.
-export const KEY_COLUMNS = `
-         k.id, k.organization_id, k.kind, k.environment, k.secret_hmac, k.agent_id, k.scopes, k.created_by,
-         k.revoked_at is not null as revoked,
-         (k.expires_at is not null and k.expires_at <= now()) as expired,
-         (a.status = 'active') as agent_active,
-         m.role as creator_role,
-         (u.id is not null and u.disabled_at is null and u.deleted_at is null) as creator_enabled`;
-export const KEY_FROM = `
-         api_keys k
-    left join agents a on a.id = k.agent_id
-    left join memberships m on m.organization_id = k.organization_id and m.user_id = k.created_by
-    left join users u on u.id = k.created_by`;
-const LOOKUP = statement("key_lookup", `select ${KEY_COLUMNS} from ${KEY_FROM} where k.prefix = $1`);
-
 /**
  * Check an API key for a service: lookup by prefix, constant-time comparison
  * of the keyed HMAC (the same work for an unknown prefix), then every
@@ -76,7 +44,7 @@ export async function authenticateKey(
 ): Promise<KeyCheck> {
   const parsed = parseKey(text);
   if (!parsed) return { ok: false, reason: "malformed" };
-  const { rows } = await db.query<KeyRow>(LOOKUP.with([parsed.prefix]));
+  const { rows } = await keyRowByPrefix(db, parsed.prefix);
   return checkKeyRow(parsed, hashSecret(hashKey, parsed.secret), rows[0], kind);
 }
 

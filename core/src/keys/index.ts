@@ -4,13 +4,10 @@ export { hashSecret, secretMatches, hmacMatches } from "./secret-hash.js";
 export {
   authenticateKey,
   checkKeyRow,
-  KEY_COLUMNS,
-  KEY_FROM,
-  type KeyRow,
   rolesCreatingKeys,
   type AuthenticatedKey,
   type KeyCheck,
   type KeyKind,
   type KeyRefusal,
 } from "./authenticate.js";
-export { insertApiKey, type NewApiKey } from "./insert.js";
+export { insertApiKey, KEY_COLUMNS, KEY_FROM, type KeyRow, type NewApiKey } from "./store.js";

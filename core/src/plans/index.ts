@@ -4,4 +4,4 @@ export {
   foldCrowdedUsageShards,
   FOLD_ABOVE_SHARDS,
   FOLDS_PER_PASS,
-} from "./usage-shards.js";
+} from "./usage-shards-store.js";

@@ -1,9 +1,10 @@
 import type { AuthenticatedKey } from "@countersign/core/keys";
 import { declarationMembers } from "@countersign/core/mcp-servers";
-import { statement, type Pool } from "@countersign/core/store";
+import type { Pool } from "@countersign/core/store";
 import type { ToolDeclaration } from "@countersign/protocol/wire";
 import type { ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { listedOutputSchema } from "./output-schema.js";
+import { listedTools } from "./tools-store.js";
 
 export const PAGE_SIZE = 50;
 
@@ -20,16 +21,6 @@ const declared = (d: ToolDeclaration) =>
       .filter((m) => m !== "title" && d[m] !== undefined)
       .map((m) => [m, m === "outputSchema" ? listedOutputSchema(d.outputSchema!) : d[m]]),
   );
-
-const PAGE = statement(
-  "tools_list_page",
-  `select t.exposed_name, t.description, t.input_schema, t.declaration
-     from tools t join mcp_servers s on s.id = t.mcp_server_id
-    where t.organization_id = $1 and t.enabled and s.kind = 'mcp' and s.status = 'active'
-      and t.authorized_binding is not null and t.authorized_binding = t.binding
-      and ($2::text is null or t.exposed_name collate "C" > $2)
-    order by t.exposed_name collate "C" limit $3`,
-);
 
 /**
  * tools/list (SPEC 4.2): the organization's enabled tools of active MCP
@@ -48,12 +39,7 @@ export async function listTools(
   cursor: string | undefined,
 ): Promise<ListToolsResult> {
   const after = cursor === undefined ? null : Buffer.from(cursor, "base64url").toString("utf8");
-  const { rows } = await pool.query<{
-    exposed_name: string;
-    description: string | null;
-    input_schema: Record<string, unknown> | null;
-    declaration: ToolDeclaration | null;
-  }>(PAGE.with([key.organizationId, after, PAGE_SIZE + 1]));
+  const rows = await listedTools(pool, key.organizationId, after, PAGE_SIZE + 1);
   const page = rows.slice(0, PAGE_SIZE);
   return {
     tools: page.map((t) => ({

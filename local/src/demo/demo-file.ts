@@ -3,6 +3,7 @@ import path from "node:path";
 import { fromBase64url, privateKeyFromSeed, type IdentityDocument } from "@countersign/protocol/evidence";
 import type { Pool } from "@countersign/core/store";
 import { mcpToolBinding, seedDemo, type DemoSeed } from "./seed.js";
+import { insertServerIdentity, organizationExists, pinMcpServer } from "./seed-store.js";
 
 /** `.data/demo.json`: the demo's addresses and credentials for scripts and tutorials. */
 export interface DemoFile extends DemoSeed {
@@ -38,17 +39,13 @@ export async function ensureDemo(
   let seed: DemoSeed | undefined;
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, "utf8")) as DemoSeed;
-    const { rows } = await pool.query("select 1 from organizations where id = $1", [stored.org_id]);
-    if (rows.length === 1 && stored.mcp_server_id) seed = stored;
+    if ((await organizationExists(pool, stored.org_id)) && stored.mcp_server_id) seed = stored;
   }
   const created = seed === undefined;
   seed ??= await seedDemo(pool, keyHashSecret, urls.upstream_url);
   // The sample upstream is service-aware: its identity registered as the Cloud API stores one (kept if already there).
   const identity = urls.upstream_identity(seed.org_id, seed.mcp_server_id);
-  await pool.query(
-    "insert into identities (kid, kind, organization_id, public_key, document) values ($1, 'mcp_server', $2, $3, $4) on conflict (kid) do nothing",
-    [identity.body.kid, seed.org_id, identity.body.public_key, JSON.stringify([identity])],
-  );
+  await insertServerIdentity(pool, seed.org_id, identity);
   // The sample upstream may listen on another port this run: keep the demo's MCP server (and its pin) on it.
   const binding = JSON.stringify(
     mcpToolBinding(
@@ -58,15 +55,7 @@ export async function ensureDemo(
       identity.body.kid,
     ),
   );
-  await pool.query("update mcp_servers set url = $2, server_kid = $3 where id = $1", [
-    seed.mcp_server_id,
-    urls.upstream_url,
-    identity.body.kid,
-  ]);
-  await pool.query("update tools set binding = $2, authorized_binding = $2 where mcp_server_id = $1", [
-    seed.mcp_server_id,
-    binding,
-  ]);
+  await pinMcpServer(pool, seed.mcp_server_id, urls.upstream_url, identity.body.kid, binding);
   const ownerKeyFile = path.join(dataDir, OWNER_KEY_FILE);
   const ownerSeed = fromBase64url(seed.owner_identity_key);
   if (!ownerSeed) throw new Error(`${file}: owner_identity_key is not base64url`);

@@ -20,6 +20,15 @@ import {
 import { insertApiKey } from "@countersign/core/keys";
 import { languageRevision, parsePolicy, policyDigest } from "@countersign/protocol/policy";
 import { inTransaction, type Pool, type Queryable } from "@countersign/core/store";
+import {
+  insertActivePolicy,
+  insertAgent,
+  insertAuthorizedTool,
+  insertDelegation,
+  insertMcpServer,
+  insertOrganization,
+  insertOwner,
+} from "./seed-store.js";
 
 /** The demo's decision-only tool: refunds, with the amount read from the arguments. */
 export const DEMO_TOOL = "issue_refund";
@@ -75,20 +84,8 @@ export async function seedDemo(pool: Pool, keyHashSecret: Buffer, upstreamUrl: s
   const principalSeed = generateSeed();
   const ownerIdentitySeed = generateSeed();
   return inTransaction(pool, async (db) => {
-    const user = await db.query<{ id: string }>(
-      "insert into users (email, email_verified_at, password_hash, name) values ($1, now(), $2, 'Demo owner') returning id",
-      [ownerEmail, await hashPassword(ownerPassword)],
-    );
-    const ownerId = user.rows[0]!.id;
-    const org = await db.query<{ id: string }>(
-      "insert into organizations (name, slug, plan) values ('Demo', $1, 'enterprise') returning id",
-      [`demo-${randomBytes(3).toString("hex")}`],
-    );
-    const orgId = org.rows[0]!.id;
-    await db.query("insert into memberships (organization_id, user_id, role) values ($1, $2, 'owner')", [
-      orgId,
-      ownerId,
-    ]);
+    const ownerId = await insertOwner(db, ownerEmail, await hashPassword(ownerPassword));
+    const orgId = await insertOrganization(db, `demo-${randomBytes(3).toString("hex")}`, ownerId);
 
     const principalSigner = nodeSigner(principalSeed);
     await submitPrincipal(db, {
@@ -120,59 +117,47 @@ export async function seedDemo(pool: Pool, keyHashSecret: Buffer, upstreamUrl: s
       ),
     });
 
-    const agent = await db.query<{ id: string }>(
-      "insert into agents (organization_id, name) values ($1, 'refund-bot') returning id",
-      [orgId],
-    );
-    const agentId = agent.rows[0]!.id;
-    const integration = await db.query<{ id: string }>(
-      "insert into mcp_servers (organization_id, name, kind) values ($1, 'Refund service (decision only)', 'decision_only') returning id",
-      [orgId],
+    const agentId = await insertAgent(db, orgId, "refund-bot");
+    const integrationId = await insertMcpServer(
+      db,
+      orgId,
+      "Refund service (decision only)",
+      "decision_only",
+      null,
     );
     const mapping = { amount_path: "amount", currency: "EUR" };
     const binding = JSON.stringify({ credential_version: 0, input_schema: null, amount_mapping: mapping });
-    await db.query(
-      `insert into tools (organization_id, mcp_server_id, exposed_name, upstream_name, action, description, amount_mapping, enabled, binding, authorized_binding)
-       values ($1, $2, $3, $3, 'payments.refund', 'Refund part of an order', $4, true, $5, $5)`,
-      [orgId, integration.rows[0]!.id, DEMO_TOOL, JSON.stringify(mapping), binding],
-    );
+    await insertAuthorizedTool(db, {
+      orgId,
+      serverId: integrationId,
+      name: DEMO_TOOL,
+      description: "Refund part of an order",
+      inputSchema: null,
+      mapping: JSON.stringify(mapping),
+      binding,
+    });
 
-    const upstream = await db.query<{ id: string }>(
-      "insert into mcp_servers (organization_id, name, kind, url) values ($1, 'Sample upstream (make run)', 'mcp', $2) returning id",
-      [orgId, upstreamUrl],
-    );
-    const mcpServerId = upstream.rows[0]!.id;
-    const mcpBinding = JSON.stringify(mcpToolBinding(mcpServerId, upstreamUrl, mapping));
-    await db.query(
-      `insert into tools (organization_id, mcp_server_id, exposed_name, upstream_name, action, description, input_schema, amount_mapping, enabled, binding, authorized_binding)
-       values ($1, $2, $3, $3, 'payments.refund', 'Refund part of an order, run by the Gateway on the sample upstream', $4, $5, true, $6, $6)`,
-      [
-        orgId,
-        mcpServerId,
-        DEMO_MCP_TOOL,
-        JSON.stringify(DEMO_MCP_SCHEMA),
-        JSON.stringify(mapping),
-        mcpBinding,
-      ],
-    );
+    const mcpServerId = await insertMcpServer(db, orgId, "Sample upstream (make run)", "mcp", upstreamUrl);
+    await insertAuthorizedTool(db, {
+      orgId,
+      serverId: mcpServerId,
+      name: DEMO_MCP_TOOL,
+      description: "Refund part of an order, run by the Gateway on the sample upstream",
+      inputSchema: JSON.stringify(DEMO_MCP_SCHEMA),
+      mapping: JSON.stringify(mapping),
+      binding: JSON.stringify(mcpToolBinding(mcpServerId, upstreamUrl, mapping)),
+    });
 
     const document = parsePolicy(DEMO_POLICY);
     const text = JSON.stringify(document);
-    const policy = await db.query<{ id: string }>(
-      "insert into policies (organization_id, name) values ($1, 'Refunds') returning id",
-      [orgId],
-    );
-    const policyId = policy.rows[0]!.id;
-    const version = await db.query<{ id: string }>(
-      `insert into policy_versions (policy_id, organization_id, number, document, document_size, digest, language_revision, status, activated_at)
-       values ($1, $2, 1, $3, $4, $5, $6, 'active', now()) returning id`,
-      [policyId, orgId, text, Buffer.byteLength(text), policyDigest(document), languageRevision(document)],
-    );
-    await db.query("update policies set active_version_id = $2 where id = $1", [
-      policyId,
-      version.rows[0]!.id,
-    ]);
-    await db.query("update agents set policy_id = $2 where id = $1", [agentId, policyId]);
+    await insertActivePolicy(db, {
+      orgId,
+      agentId,
+      name: "Refunds",
+      text,
+      digest: policyDigest(document),
+      languageRevision: languageRevision(document),
+    });
 
     await delegate(db, orgId, agentId, principalSigner);
     const key = await insertApiKey(db, keyHashSecret, {
@@ -234,8 +219,5 @@ async function delegate(db: Queryable, orgId: string, agentId: string, principal
     permissions: ["payments.*"],
     expires_at: expiresAt,
   });
-  await db.query(
-    "insert into delegations (organization_id, agent_id, object_id, object, permissions, expires_at) values ($1, $2, $3, $4, $5, $6)",
-    [orgId, agentId, object.id, JSON.stringify(object), ["payments.*"], expiresAt],
-  );
+  await insertDelegation(db, orgId, agentId, object, ["payments.*"], expiresAt);
 }

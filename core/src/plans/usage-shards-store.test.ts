@@ -1,5 +1,5 @@
 /**
- * Folding an organization's usage shard rows (usage-shards.ts) keeps its
+ * Folding an organization's usage shard rows (usage-shards-store.ts) keeps its
  * monthly total, leaves organizations with few rows alone, and loses no count
  * that decisions make while it runs, on the far path or the exact one.
  */
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type pg from "pg";
 import { createTestDatabase, type TestDatabase } from "../../../test/setup/database.js";
 import { createOrganization } from "../../../test/fixtures/organization.js";
-import { foldCrowdedUsageShards, foldUsageShards } from "./usage-shards.js";
+import { foldCrowdedUsageShards, foldUsageShards } from "./usage-shards-store.js";
 
 let db: TestDatabase;
 let thisMonth: string;

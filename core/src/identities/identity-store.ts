@@ -118,3 +118,20 @@ export async function personOfIdentity(db: Queryable, kid: string): Promise<stri
   );
   return rows[0]?.user_id;
 }
+
+/** The Gateway identity's genesis document, unless a replica registered it first (gateway.ts). */
+export async function insertGatewayIdentity(db: Queryable, document: IdentityDocument): Promise<void> {
+  await db.query(
+    `insert into identities (kid, kind, public_key, document) values ($1, 'gateway', $2, $3)
+     on conflict (kid) do nothing`,
+    [document.body.kid, document.body.public_key, JSON.stringify(document)],
+  );
+}
+
+/** The stored document (or log) of a KID, as stored. */
+export async function storedDocument(db: Queryable, kid: string): Promise<unknown> {
+  const { rows } = await db.query<{ document: unknown }>("select document from identities where kid = $1", [
+    kid,
+  ]);
+  return rows[0]?.document;
+}
