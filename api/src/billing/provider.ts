@@ -80,7 +80,10 @@ export class BillingProvider {
     const p = await call(() =>
       this.stripe.billingPortal.sessions.create({ customer, return_url: returnUrl }),
     );
-    return p.url;
+    // Serialized as a URL (RFC 3986: characters such as braces percent-encoded), as the answer's
+    // `url` promises; a URL already in that form, as Stripe's are, is unchanged.
+    if (!URL.canParse(p.url)) throw providerError("refused", "the billing provider answered no portal URL");
+    return new URL(p.url).href;
   }
 
   /**
