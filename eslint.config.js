@@ -23,11 +23,8 @@ const ourPackages = [
   "local",
   "test",
 ];
-/** Imports of the operator still on core until it moves onto the Cloud API client (issue 41): this list only shrinks. */
-const operatorPendingCore = ["config", "webhooks"];
-function importsOnly(name, allowed, pending = []) {
+function importsOnly(name, allowed) {
   const others = ourPackages.filter((p) => !allowed.includes(p) && p !== name);
-  const pendingPart = pending.length > 0 ? `(?!core/(${pending.join("|")})$)` : "";
   return {
     files: [`${name === "client" ? "clients/typescript" : name}/src/**/*.{ts,tsx}`],
     ignores: ["**/*.test.ts", "**/*.test-support.ts", "**/*.bench.ts"],
@@ -37,7 +34,7 @@ function importsOnly(name, allowed, pending = []) {
         {
           patterns: [
             {
-              regex: `^@countersign/${pendingPart}(${others.join("|")})(/|$)`,
+              regex: `^@countersign/(${others.join("|")})(/|$)`,
               message: `${name} may import only ${allowed.length > 0 ? allowed.join(" and ") : "nothing of ours"} (docs/architecture.md, "Layers").`,
             },
             {
@@ -79,7 +76,7 @@ export default tseslint.config(
   importsOnly("core", ["protocol"]),
   importsOnly("api", ["protocol", "core"]),
   importsOnly("gateway", ["protocol", "core"]),
-  importsOnly("operator", ["protocol", "client"], operatorPendingCore),
+  importsOnly("operator", ["protocol", "client"]),
   importsOnly("client", ["protocol"]),
   importsOnly("dashboard", ["protocol", "client"]),
 );
