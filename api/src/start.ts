@@ -41,7 +41,7 @@ export async function startApi(opts: {
   const supersedeWorker = startSupersedeWorker(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
   // Ends observe windows that ran out (SPEC 3.9), in every api process.
   const observeCloser = startObserveCloser(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
-  // Keeps each organization's monthly count in few rows (core/src/plans/usage-shards.ts), in every api process.
+  // Keeps each organization's monthly count in few rows (core/src/plans/usage-shards-store.ts), in every api process.
   const usageFold = startUsageFold(opts.pool, (msg, err) => opts.logger.error({ err }, msg));
   // Verifies new receipts and applies data retention (docs/retention.md), in every api process.
   const evidenceWorker = opts.cloud

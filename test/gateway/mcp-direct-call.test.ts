@@ -207,7 +207,7 @@ describe("a single tools/call: the direct path answers what the SDK answers", ()
     const before = up.calls.refund ?? 0;
     const denied = expectSameAnswer(await both(refund(20000)), "direct", true);
     expect(serviceOf(denied)).toMatchObject({ status: "denied", code: "POLICY_DENIED" });
-    // Each Gateway's own held call: a keyless repeat of an open held call resumes it (identical-held.ts).
+    // Each Gateway's own held call: a keyless repeat of an open held call resumes it (identical-held-store.ts).
     const held = expectSameAnswer(
       await both(() => refund(500, { "service/idempotency-key": randomBytes(8).toString("hex") })),
       "direct",

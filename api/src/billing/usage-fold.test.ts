@@ -1,6 +1,6 @@
 /**
  * Every api process folds crowded usage shard rows in the background
- * (usage-fold.ts, core/src/plans/usage-shards.ts): the count of an
+ * (usage-fold.ts, core/src/plans/usage-shards-store.ts): the count of an
  * organization whose decisions went through many connections ends in one row
  * with the same total, without anyone asking.
  */

@@ -8,7 +8,7 @@ export const USAGE_FOLD_INTERVAL_MS = 60_000;
 export type UsageFold = PeriodicWorker;
 
 /**
- * Keeps each organization's monthly count in few rows (core/src/plans/usage-shards.ts):
+ * Keeps each organization's monthly count in few rows (core/src/plans/usage-shards-store.ts):
  * every limited plan's decision sums them. Several api processes may fold the same
  * organization at once; each fold is one statement, so they only take turns.
  */

@@ -52,7 +52,7 @@ export function recordedRefusal(v: ActionView): RecordedRefusal {
         code: "APPROVAL_PENDING",
         detail:
           v.execution === "gateway"
-            ? // tools/call: keyless identical calls resume it too (identical-held.ts), which LLM-driven clients need.
+            ? // tools/call: keyless identical calls resume it too (identical-held-store.ts), which LLM-driven clients need.
               "a person must approve this call; to resume it, repeat the identical call later (same tool, same arguments, and the same service/idempotency-key if this one had one): it runs once, after the approval"
             : "a person must approve this call; repeat the identical request with the same idempotency key to resume",
         extra: { ...approval, expires_at: v.approval?.expiresAt.toISOString() ?? null },

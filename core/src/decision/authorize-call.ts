@@ -71,7 +71,7 @@ export interface DecisionCall<Plan = unknown> extends AuthorizeCall {
   claimWithDecision?: ClaimWithDecisionFn<Plan>;
   /**
    * tools/call: a call without an idempotency key whose verdict needs a person repeats the open
-   * held action of the identical call instead of opening another approval request (identical-held.ts).
+   * held action of the identical call instead of opening another approval request (identical-held-store.ts).
    */
   resumeIdenticalHeld?: boolean;
 }
