@@ -27,7 +27,7 @@ const DOMAIN = [402, 409, 410, 422, 502, 504];
 /** Reads that refuse with a domain status, by route shape (api/src/access/route-table.ts). */
 const readRefusals: Record<string, number[]> = Object.fromEntries(
   Object.entries({
-    // A receipt whose evidence retention deleted (api/src/receipts/store.ts, vouchedBundle): 410 EVIDENCE_EXPIRED.
+    // A receipt whose evidence retention deleted (api/src/receipts/vouched-bundle.ts): 410 EVIDENCE_EXPIRED.
     "GET /orgs/:org_id/receipts/:receipt_id": [410],
     "GET /orgs/:org_id/receipts/:receipt_id/decision-check": [410],
     "GET /orgs/:org_id/receipts/:receipt_id/bundle": [410],

@@ -6,7 +6,8 @@ import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../
 import { decisionCheck } from "./decision-check.js";
 import { receiptDetailJson } from "./receipt-detail.js";
 import { receiptJson, receiptListQuery, receiptParams, receiptResponses } from "./schemas.js";
-import { listReceipts, readReceipt, vouchedBundle } from "./store.js";
+import { listReceipts, readReceipt } from "./store.js";
+import { vouchedBundle } from "./vouched-bundle.js";
 import { verifyStoredBundle } from "./verify.js";
 
 /**
