@@ -10,7 +10,7 @@
  * leading operator deleted, `helm uninstall`. See docs/cluster.md.
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -18,6 +18,8 @@ import tls from "node:tls";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool } from "../../core/src/store/index.js";
+import { nodeSigner } from "../../protocol/src/evidence/index.js";
+import { parse, stringify } from "yaml";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
@@ -63,11 +65,14 @@ let cluster: Cluster;
 let everything: EverythingUpstream;
 let world: AuthorizationWorld;
 let mcpTool = "";
+/** The principal's private key (PEM), for the sample Organization's Secret. */
+let principalPem = "";
 let upstreamTls: tls.Server;
 const forwards: PortForward[] = [];
 
 type Pod = {
   metadata: { name: string; labels?: Record<string, string> };
+  spec: { containers: { image: string }[] };
   status: {
     phase: string;
     conditions?: { type: string; status: string }[];
@@ -274,7 +279,15 @@ describe("the chart on a live cluster", () => {
       },
     );
     try {
-      world = await createAuthorizationWorld(pool, keyHashSecret);
+      const { privateKey } = generateKeyPairSync("ed25519");
+      principalPem = privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+      world = await createAuthorizationWorld(pool, keyHashSecret, { principal: nodeSigner(privateKey) });
+      // What the owner does in the dashboard before applying the samples (NOTES.txt): the operator
+      // bound as admin, allowed the changes an admin makes.
+      await pool.query(
+        "insert into operator_bindings (organization_id, username, role, allow_admin_changes, created_by) values ($1, $2, 'admin', true, $3)",
+        [world.organizationId, `system:serviceaccount:${ns}:countersign-operator`, world.ownerId],
+      );
       mcpTool = (
         await createMcpTool(pool, world.organizationId, {
           url: `https://${upstreamHost}/mcp`,
@@ -365,13 +378,78 @@ describe("the chart on a live cluster", () => {
     // The two decisions and the two tools/calls above, over both replicas.
     expect(decisions).toBeGreaterThanOrEqual(2);
   }, 120_000);
+
+  it("config/samples applied with kubectl: the Organization, Policy, Agents, MCPServer and Tool Ready, and the Agent's key from its Secret gets a decision through the Service", async () => {
+    const sample = parse(readFileSync(path.join(root, "config/samples/organization.yaml"), "utf8"));
+    sample.spec.organizationId = world.organizationId;
+    const samplesNs = sample.metadata.namespace as string;
+    await cluster.kubectlOk(["create", "namespace", samplesNs]);
+    const { name: keySecret, key: keyName } = sample.spec.principalKeySecretRef;
+    await cluster.kubectlOk([
+      "create",
+      "secret",
+      "generic",
+      keySecret,
+      "-n",
+      samplesNs,
+      `--from-literal=${keyName}=${principalPem}`,
+    ]);
+    await cluster.kubectlOk(["apply", "-f", "-"], stringify(sample));
+    for (const file of ["policy.yaml", "agents.yaml", "decision-only-tool.yaml"])
+      await cluster.kubectlOk(["apply", "-f", path.join(root, "config/samples", file)]);
+    type Resource = {
+      status?: { conditions?: { type: string; status: string }[]; gatewayKey?: { secretName: string } };
+    };
+    const readyResource = (kind: string, name: string) => async () => {
+      const o = (await cluster.get([`${kind}.countersign.dev/${name}`, "-n", samplesNs])) as Resource;
+      return o.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") && o;
+    };
+    await eventually("the sample Organization is Ready", readyResource("organization", "acme"), 180_000);
+    await eventually("Policy payments is Ready", readyResource("policy", "payments"), 180_000);
+    const worker = await eventually(
+      "Agent refund-worker is Ready",
+      readyResource("agent", "refund-worker"),
+      180_000,
+    );
+    await eventually("Agent invoice-bot is Ready", readyResource("agent", "invoice-bot"), 180_000);
+    await eventually(
+      "MCPServer refund-service is Ready",
+      readyResource("mcpserver", "refund-service"),
+      180_000,
+    );
+    await eventually("Tool issue-refund is Ready", readyResource("tool", "issue-refund"), 180_000);
+    const secret = (await cluster.get([
+      "secret",
+      worker.status!.gatewayKey!.secretName,
+      "-n",
+      samplesNs,
+    ])) as {
+      data: Record<string, string>;
+    };
+    const key = Buffer.from(secret.data["api-key"]!, "base64").toString();
+    const svc = (await cluster.get(["service", "countersign-gateway", "-n", ns])) as {
+      spec: { clusterIP: string };
+    };
+    const res = await fetch(`http://${svc.spec.clusterIP}:8081/v1/authorize`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({
+        tool: "refunds.issue",
+        arguments: { amount: "20.00", currency: "USD" },
+        idempotency_key: "samples-1",
+      }),
+    });
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ allowed: true, status: "authorized" });
+  }, 600_000);
 });
 
 /**
  * Agents' decisions through the Gateway Service's cluster address (kube-proxy's rules on the node),
- * as fast as one caller goes, until stopped. Each decision is retried with its idempotency key on a
- * retryable answer (503, or a connection closed before an answer), as an agent does; a decision
- * that ends otherwise than allowed is failed.
+ * about five a second, until stopped. Each decision is retried with its idempotency key on a
+ * retryable answer (503 or 429 after their Retry-After, or a connection closed before an answer),
+ * as an agent does; a decision that ends otherwise than allowed is failed.
  */
 function traffic(base: string, key: string, tool: string) {
   const answers: Record<string, number> = {};
@@ -392,8 +470,9 @@ function traffic(base: string, key: string, tool: string) {
           });
           answers[res.status] = (answers[res.status] ?? 0) + 1;
           const body = (await res.json()) as { allowed?: boolean };
-          if (res.status === 503) {
-            await new Promise((r) => setTimeout(r, 250));
+          if (res.status === 503 || res.status === 429) {
+            const after = Number(res.headers.get("retry-after") ?? "0");
+            await new Promise((r) => setTimeout(r, Math.max(250, Math.min(after, 5) * 1000)));
             continue;
           }
           outcome =
@@ -408,6 +487,8 @@ function traffic(base: string, key: string, tool: string) {
       }
       if (outcome === "allowed") decided++;
       else failed.push(outcome);
+      // About five decisions a second: an agent's pace, well under the plan's rate limit.
+      await new Promise((r) => setTimeout(r, 200));
     }
   })();
   return {
@@ -459,6 +540,9 @@ describe("operations on the live cluster", () => {
     watching = false;
     await watch;
     const result = await load.stop();
+    console.log(
+      `helm upgrade under traffic: ${result.decided} decisions, answers ${JSON.stringify(result.answers)}`,
+    );
     expect(res.code, res.stderr).toBe(0);
     expect(result.failed, JSON.stringify(result.answers)).toEqual([]);
     expect(result.decided).toBeGreaterThan(10);
@@ -469,14 +553,12 @@ describe("operations on the live cluster", () => {
       async () => {
         for (const component of ["api", "gateway", "operator"]) {
           const pods = await podsOf(component);
-          if (pods.some((p) => !p.status.containerStatuses?.[0]?.image.endsWith(":e2e-2"))) return false;
+          // The pods' spec (the status names the image by whichever of its tags containerd lists first).
+          if (pods.some((p) => !p.spec.containers[0]?.image.endsWith(":e2e-2"))) return false;
         }
         return true;
       },
       120_000,
-    );
-    console.log(
-      `helm upgrade under traffic: ${result.decided} decisions, answers ${JSON.stringify(result.answers)}`,
     );
     const events = (await cluster.get(["events", "-n", ns, "--field-selector", "involvedObject.kind=Job"]))
       .items as { involvedObject: { name: string }; reason: string; count?: number }[];
@@ -503,7 +585,9 @@ describe("operations on the live cluster", () => {
       `Gateway pod deleted under traffic: ${result.decided} decisions, answers ${JSON.stringify(result.answers)}`,
     );
     // Nothing but decisions and retryable answers.
-    expect(Object.keys(result.answers).filter((s) => !["200", "503", "connection"].includes(s))).toEqual([]);
+    expect(
+      Object.keys(result.answers).filter((s) => !["200", "429", "503", "connection"].includes(s)),
+    ).toEqual([]);
   }, 300_000);
 
   it("the leading operator deleted: the other takes the Lease and reconciliation goes on", async () => {
@@ -516,9 +600,7 @@ describe("operations on the live cluster", () => {
     const leader = await leaseOf();
     const others = (await podsOf("operator")).map((p) => p.metadata.name).filter((n) => n !== leader);
     expect(others.length).toBe(1);
-    // An Organization the operator reconciles (bound to no organization: it reports why, per generation).
-    await cluster.kubectlOk(["create", "namespace", "payments-team"]);
-    await cluster.kubectlOk(["apply", "-f", path.join(root, "config/samples/organization.yaml")]);
+    // The sample Organization the operator reconciled: a change after the handover is reconciled too.
     const observed = async () => {
       const o = (await cluster.get(["organization.countersign.dev/acme", "-n", "payments-team"])) as {
         metadata: { generation: number };
