@@ -94,14 +94,14 @@ beforeAll(async () => {
     stdin: {
       contents: `import { cloud, onSessionEnded, setTabSession } from ${JSON.stringify(cloud)};
                  import { messageOf } from ${JSON.stringify(errors)};
-                 import { markAccount } from ${JSON.stringify(marker)};
+                 import { currentAccount, markAccount } from ${JSON.stringify(marker)};
                  import { acceptedSchema } from ${JSON.stringify(wire)};
                  globalThis.ended = 0;
                  onSessionEnded(() => globalThis.ended++);
                  globalThis.dashboardApi = {
                    apiRequest: (method, path, opts) => cloud.request(method, path, acceptedSchema, opts),
                    apiDownload: (path) => cloud.download(path),
-                   messageOf, setTabSession, markAccount,
+                   messageOf, setTabSession, markAccount, currentAccount,
                  };`,
       resolveDir: fileURLToPath(new URL("../../dashboard/src", import.meta.url)),
       loader: "ts",
@@ -237,7 +237,7 @@ describe("the dashboard's Cloud API client in Chromium", () => {
     await page.evaluate(() => {
       const api = (globalThis as unknown as { dashboardApi: Record<string, (...a: unknown[]) => void> })
         .dashboardApi;
-      api.setTabSession!({ userId: "u-1", csrfToken: "csrf-1" });
+      api.setTabSession!({ userId: "u-1", csrfToken: "csrf-1", accountNow: api.currentAccount });
       api.markAccount!("u-2");
     });
     const before = arrived.filter((p) => p === "/api/v1/ok").length;

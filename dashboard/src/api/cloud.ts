@@ -14,19 +14,21 @@ import {
   type Method,
   type RequestOptions,
 } from "@countersign/client/cloud";
-import { currentAccount } from "../session/account-marker.js";
 import { DashboardError } from "./errors.js";
 
 interface TabSession {
   userId: string | null;
   csrfToken: string | null;
+  /** The account the browser is signed in as now, as every tab marks it (session/account-marker.ts). */
+  accountNow: () => string | null;
 }
 // The account and csrf token this tab loaded with; set by the session provider.
-const tab: TabSession = { userId: null, csrfToken: null };
+const tab: TabSession = { userId: null, csrfToken: null, accountNow: () => null };
 
 export function setTabSession(s: TabSession): void {
   tab.userId = s.userId;
   tab.csrfToken = s.csrfToken;
+  tab.accountNow = s.accountNow;
 }
 
 // Told when a request of a signed-in tab is refused UNAUTHENTICATED: the session ended (12 h idle, 7 days).
@@ -44,7 +46,7 @@ const client = createCloudClient({
   headers(method): Record<string, string> {
     if (safe(method)) return {};
     // A change meant for the account this tab shows is never carried out with another's cookie.
-    if (tab.userId && currentAccount() !== tab.userId)
+    if (tab.userId && tab.accountNow() !== tab.userId)
       throw new DashboardError("SESSION_CHANGED", "the signed-in account changed in another tab", 409);
     return tab.csrfToken ? { "x-service-csrf": tab.csrfToken } : {};
   },

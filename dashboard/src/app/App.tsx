@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { Navigate, Route, Routes, useLocation } from "react-router";
 import { useSession } from "../session/session.js";
 import { Shell } from "./Shell.js";
-import { useOrganizations } from "./organization.js";
+import { useOrganizations } from "../session/organization.js";
 import { SignInPage } from "../routes/sign-in/SignInPage.js";
 import { SignUpPage } from "../routes/sign-up/SignUpPage.js";
 import { VerifyEmailPage } from "../routes/verify-email/VerifyEmailPage.js";

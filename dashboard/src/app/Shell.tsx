@@ -2,7 +2,7 @@ import { NavLink, Outlet, useNavigate } from "react-router";
 import { organizationsApi } from "../api/organizations.js";
 import { useSession, useSignedIn } from "../session/session.js";
 import { navigation } from "./navigation.js";
-import { orgPath, useCurrentOrganization, useOrganizations } from "./organization.js";
+import { orgPath, useCurrentOrganization, useOrganizations } from "../session/organization.js";
 
 /** Header with the organization switcher, the navigation the person's role allows, and sign-out. */
 export function Shell() {

@@ -1,5 +1,5 @@
 import type { Role } from "@countersign/protocol/wire";
-import { can } from "./roles.js";
+import { can } from "../session/roles.js";
 
 export interface NavEntry {
   label: string;

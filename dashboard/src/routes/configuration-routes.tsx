@@ -4,8 +4,8 @@
  */
 import { NavLink, Route } from "react-router";
 import type { Role } from "@countersign/protocol/wire";
-import { orgPath } from "../app/organization.js";
-import { can } from "../app/roles.js";
+import { orgPath } from "../session/organization.js";
+import { can } from "../session/roles.js";
 import { McpServerPage } from "./mcp-servers/McpServerPage.js";
 import { McpServersPage } from "./mcp-servers/McpServersPage.js";
 import { ObserveReportPage } from "./observe/ObserveReportPage.js";

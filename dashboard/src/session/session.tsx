@@ -34,7 +34,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
 
   const adopt = useCallback((s: Session | null, reason?: "expired" | "signed-out") => {
-    setTabSession({ userId: s?.user.id ?? null, csrfToken: s?.csrf_token ?? null });
+    setTabSession({
+      userId: s?.user.id ?? null,
+      csrfToken: s?.csrf_token ?? null,
+      accountNow: currentAccount,
+    });
     setState(s ? { status: "signed-in", session: s } : { status: "signed-out", reason });
   }, []);
 

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
 import { actionsApi } from "../../api/actions.js";
-import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { Amount } from "../../components/Amount.js";
 import { Loaded } from "../../components/Loading.js";
 

@@ -4,7 +4,7 @@ import { agentsApi } from "../../api/agents.js";
 import { DashboardError } from "../../api/errors.js";
 import { ActionForm, choice, Field, field, isJsonObject } from "../../components/ActionForm.js";
 import { JsonBlock } from "../../components/JsonBlock.js";
-import { useCurrentOrganization } from "../../app/organization.js";
+import { useCurrentOrganization } from "../../session/organization.js";
 import { ApproverFix } from "../policies/NoApprovers.js";
 
 /** The Gateway's decision on a call, on current configuration: nothing written, nothing signed. */

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { approvalsApi } from "../../api/approvals.js";
 import { policies, policyKeys } from "../../api/policies.js";
-import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { Loaded } from "../../components/Loading.js";
 import { Amount } from "../../components/Amount.js";
 import { NoApprovers } from "../policies/NoApprovers.js";

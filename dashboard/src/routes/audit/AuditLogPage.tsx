@@ -2,8 +2,8 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import type { AuditEntry } from "@countersign/protocol/wire";
 import { auditApi } from "../../api/audit.js";
-import { useCurrentOrganization } from "../../app/organization.js";
-import { can } from "../../app/roles.js";
+import { useCurrentOrganization } from "../../session/organization.js";
+import { can } from "../../session/roles.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 
 /** Who did what: the organization's audit log (owners and admins), newest first. */

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { billingApi } from "../../api/billing.js";
 import { overviewApi } from "../../api/overview.js";
 import type { Billing, BillingRedirect } from "@countersign/protocol/wire";
-import { useCurrentOrganization } from "../../app/organization.js";
+import { useCurrentOrganization } from "../../session/organization.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { Allowances } from "../../components/Allowances.js";
 import { Loaded } from "../../components/Loading.js";

@@ -2,7 +2,7 @@ import type { Discovery as Found, McpServer } from "@countersign/protocol/wire";
 import { useState } from "react";
 import { Link } from "react-router";
 import { mcpServersApi } from "../../api/mcp-servers.js";
-import { orgPath } from "../../app/organization.js";
+import { orgPath } from "../../session/organization.js";
 import { RefusalNotice } from "../../components/RefusalNotice.js";
 
 /**

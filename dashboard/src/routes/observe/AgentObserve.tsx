@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { observeApi, observeKeys } from "../../api/observe.js";
 import type { Organization } from "@countersign/protocol/wire";
-import { can } from "../../app/roles.js";
+import { can } from "../../session/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { Loaded } from "../../components/Loading.js";

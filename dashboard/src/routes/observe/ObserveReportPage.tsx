@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { observeApi } from "../../api/observe.js";
-import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { Loaded } from "../../components/Loading.js";
 import { When } from "../../components/When.js";
 

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { observeApi, observeKeys } from "../../api/observe.js";
-import { useCurrentOrganization } from "../../app/organization.js";
-import { can } from "../../app/roles.js";
+import { useCurrentOrganization } from "../../session/organization.js";
+import { can } from "../../session/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { Loaded } from "../../components/Loading.js";
 import { ObserveLimits } from "./ObserveLimits.js";

@@ -1,6 +1,6 @@
 import type { ObserveWindow } from "@countersign/protocol/wire";
 import { Link } from "react-router";
-import { orgPath } from "../../app/organization.js";
+import { orgPath } from "../../session/organization.js";
 import { When } from "../../components/When.js";
 
 /** Observe windows, newest first, each with its report. */

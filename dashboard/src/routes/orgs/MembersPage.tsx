@@ -4,7 +4,7 @@ import { roles, type Member } from "@countersign/protocol/wire";
 import { ActionForm, choice, field } from "../../components/ActionForm.js";
 import { Loaded } from "../../components/Loading.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
-import { useCurrentOrganization } from "../../app/organization.js";
+import { useCurrentOrganization } from "../../session/organization.js";
 import { useState } from "react";
 
 function RoleSelect({ orgId, member }: { orgId: string; member: Member }) {

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { Link } from "react-router";
 import { overviewApi } from "../../api/overview.js";
 import { policies, policyKeys } from "../../api/policies.js";
-import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { DecisionsChart } from "../../components/charts/DecisionsChart.js";
 import { UsageChart } from "../../components/charts/UsageChart.js";
 import { Loaded } from "../../components/Loading.js";

@@ -2,8 +2,8 @@ import { useQueryClient } from "@tanstack/react-query";
 import { agentDisclosures, type OrganizationSettings } from "@countersign/protocol/wire";
 import { organizationKeys, organizationsApi } from "../../api/organizations.js";
 import { ActionForm, choice, Field, field } from "../../components/ActionForm.js";
-import { useCurrentOrganization } from "../../app/organization.js";
-import { can } from "../../app/roles.js";
+import { useCurrentOrganization } from "../../session/organization.js";
+import { can } from "../../session/roles.js";
 
 /** Organization settings (SPEC 2.1): observe settings and data retention for owners only. */
 export function SettingsPage() {

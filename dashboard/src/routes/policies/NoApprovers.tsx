@@ -1,6 +1,6 @@
 import { Link } from "react-router";
 import type { PolicyStatusItem } from "../../api/policies.js";
-import { orgPath } from "../../app/organization.js";
+import { orgPath } from "../../session/organization.js";
 
 type Gap = Pick<
   NonNullable<PolicyStatusItem["unapprovable"]>[number],

@@ -1,8 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "react-router";
 import { policies, policyKeys } from "../../api/policies.js";
-import { orgPath, useCurrentOrganization } from "../../app/organization.js";
-import { can } from "../../app/roles.js";
+import { orgPath, useCurrentOrganization } from "../../session/organization.js";
+import { can } from "../../session/roles.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { Loaded } from "../../components/Loading.js";
 import { stageLabel } from "./stage-label.js";

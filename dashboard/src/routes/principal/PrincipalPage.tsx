@@ -2,8 +2,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { principalApi, principalKeys } from "../../api/principal.js";
 import type { Identity } from "@countersign/protocol/wire";
-import { useCurrentOrganization } from "../../app/organization.js";
-import { can } from "../../app/roles.js";
+import { useCurrentOrganization } from "../../session/organization.js";
+import { can } from "../../session/roles.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
 import {

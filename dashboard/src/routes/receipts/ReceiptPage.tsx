@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { receiptsApi } from "../../api/receipts.js";
-import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
 import { Loaded } from "../../components/Loading.js";
 import { checkBundleBytes, type BundleCheck } from "../../crypto/bundle-check.js";

@@ -1,7 +1,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
 import { receiptsApi } from "../../api/receipts.js";
-import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { Loaded } from "../../components/Loading.js";
 
 const outcomes = ["", "succeeded", "failed", "final", "pending", "granted"];

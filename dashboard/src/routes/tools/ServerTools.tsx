@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { McpServer, Tool } from "@countersign/protocol/wire";
 import { Link } from "react-router";
 import { toolsApi, toolKeys } from "../../api/tools.js";
-import { orgPath } from "../../app/organization.js";
+import { orgPath } from "../../session/organization.js";
 import { Loaded } from "../../components/Loading.js";
 import { ToolState } from "./ToolState.js";
 

@@ -2,7 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import type { Tool } from "@countersign/protocol/wire";
 import { toolsApi, toolKeys } from "../../api/tools.js";
 import type { Role } from "@countersign/protocol/wire";
-import { can } from "../../app/roles.js";
+import { can } from "../../session/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { When } from "../../components/When.js";
 

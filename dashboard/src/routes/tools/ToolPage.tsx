@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "react-router";
 import { toolsApi, toolKeys } from "../../api/tools.js";
-import { orgPath, useCurrentOrganization } from "../../app/organization.js";
-import { can } from "../../app/roles.js";
+import { orgPath, useCurrentOrganization } from "../../session/organization.js";
+import { can } from "../../session/roles.js";
 import { ActionForm } from "../../components/ActionForm.js";
 import { Loaded } from "../../components/Loading.js";
 import { ToolAuthorization } from "./ToolAuthorization.js";

@@ -3,7 +3,7 @@ import type { WebhookEndpoint } from "@countersign/protocol/wire";
 import { useState } from "react";
 import { useNavigate, useParams } from "react-router";
 import { webhooksApi, webhookKeys } from "../../api/webhooks.js";
-import { orgPath, useCurrentOrganization } from "../../app/organization.js";
+import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { CopyOnce } from "../../components/CopyOnce.js";
