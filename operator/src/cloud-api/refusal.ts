@@ -1,6 +1,7 @@
 // How a reconciler tells Cloud API answers apart: a 404 (the object is gone there), and a refusal
 // only a change of the spec (or a person) can fix, shown in status and not retried hot; everything
 // else (5xx, 429, network) is thrown so the work queue retries with backoff.
+import { issuesDetailsSchema } from "@countersign/protocol/wire";
 import { CloudApiError } from "./client.js";
 
 export const isNotFound = (error: unknown): error is CloudApiError =>
@@ -17,15 +18,11 @@ const MAX_ISSUES = 20;
  * where and why, never the submitted value (the Cloud API's rule), so it is safe in status.
  */
 export function describeRefusal(error: CloudApiError): string {
-  const issues = Array.isArray(error.details?.issues)
-    ? (error.details.issues as Array<{ path?: unknown; code?: unknown; message?: unknown }>)
-    : [];
+  const details = issuesDetailsSchema.safeParse(error.details);
+  const issues = details.success ? details.data.issues : [];
   const listed = issues
     .slice(0, MAX_ISSUES)
-    .map(
-      (i) =>
-        `${typeof i.path === "string" && i.path ? i.path : "(document)"}: ${String(i.message ?? "")} (${String(i.code ?? "")})`,
-    );
+    .map((i) => `${i.path || "(document)"}: ${i.message} (${i.code})`);
   if (issues.length > MAX_ISSUES) listed.push(`${issues.length - MAX_ISSUES} more`);
   return `${error.code}: ${error.message}${listed.length ? `; ${listed.join("; ")}` : ""}`;
 }

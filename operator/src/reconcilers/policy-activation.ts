@@ -1,6 +1,7 @@
 // Activating a version through the Cloud API's gates (SPEC 3.4) and showing what they found:
 // ExamplesPassing with the failing examples, gates.language for the language gate. A refusal
 // activates nothing (the Cloud API's guarantee); the pass then ends not Ready.
+import { examplesFailingDetailsSchema } from "@countersign/protocol/wire";
 import { CloudApiError } from "../cloud-api/index.js";
 import type { CloudApi } from "../cloud-api/index.js";
 import type { Activation, PolicyVersion } from "../cloud-api/policies.js";
@@ -8,7 +9,7 @@ import type { PolicySpec, PolicyStatus } from "../crds/policy.js";
 import type { CustomObject } from "../kube/custom-objects.js";
 import type { EventRecorder } from "../kube/events.js";
 import type { StatusDraft } from "../status/status-draft.js";
-import { failingOf, listedFailing as listed, type FailingExample } from "./policy-examples.js";
+import { failingOf, listedFailing as listed } from "./policy-examples.js";
 
 export type ActivationOutcome = { activated: true } | { activated: false; reason: string; message: string };
 
@@ -36,7 +37,8 @@ export async function activateThroughGates(o: {
   } catch (error) {
     if (!(error instanceof CloudApiError)) throw error;
     if (error.code === "EXAMPLES_FAILING") {
-      const failing = failingOf((error.details?.failing as FailingExample[] | undefined) ?? []);
+      const details = examplesFailingDetailsSchema.safeParse(error.details);
+      const failing = failingOf(details.success ? details.data.failing : []);
       const message = `${o.label} not activated: ${listed(failing)}`;
       draft.set({ type: "ExamplesPassing", status: "False", reason: "ExamplesFailing", message });
       draft.update({ gates: { ...gates(), examples: { passing: false, failing } } });

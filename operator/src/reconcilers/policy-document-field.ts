@@ -3,6 +3,7 @@
 // same issue by its path in the resource (`spec.document.rules.0.effect`, review.ts). Status uses
 // the resource's form too, so `kubectl apply` and `kubectl get` name a problem the same way, and
 // the path names the field a person edits (the document or the rollout candidate).
+import { issuesDetailsSchema } from "@countersign/protocol/wire";
 import { CloudApiError } from "../cloud-api/index.js";
 
 /** The fields of a Policy that hold a document. */
@@ -19,12 +20,11 @@ export async function atField<T>(field: DocumentField, call: () => Promise<T>): 
 
 function inResource(field: DocumentField, error: unknown): unknown {
   if (!(error instanceof CloudApiError && error.code === "POLICY_INVALID")) return error;
-  const issues = error.details?.issues;
-  if (!Array.isArray(issues)) return error;
-  const moved = issues.map((issue: unknown) => {
-    if (typeof issue !== "object" || issue === null) return issue;
-    const path = (issue as { path?: unknown }).path;
-    return { ...issue, path: typeof path === "string" && path ? `${field}.${path}` : field };
-  });
+  const details = issuesDetailsSchema.safeParse(error.details);
+  if (!details.success) return error;
+  const moved = details.data.issues.map((issue) => ({
+    ...issue,
+    path: issue.path ? `${field}.${issue.path}` : field,
+  }));
   return new CloudApiError(error.status, error.code, error.message, { ...error.details, issues: moved });
 }

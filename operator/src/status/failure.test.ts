@@ -20,6 +20,11 @@ describe("failureOf", () => {
     expect(missing.reason).toBe("BindingMissing");
     expect(missing.message).toContain("POST /orgs/org-1/operator-bindings");
     expect(failureOf(new CloudApiError(404, "NOT_FOUND", "tool not found")).reason).toBe("Refused");
+    const skew = failureOf(
+      new CloudApiError(200, "INVALID_ANSWER", "the answer does not match its schema at tool.binding"),
+    );
+    expect(skew.reason).toBe("InvalidAnswer");
+    expect(skew.message).toContain("tool.binding");
     const invalid = new CloudApiError(422, "POLICY_INVALID", "the policy document is invalid", {
       issues: [
         {

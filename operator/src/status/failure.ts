@@ -24,6 +24,12 @@ export function failureOf(error: unknown, organizationId?: string): Failure {
   if (error instanceof CloudApiUnavailableError)
     return { reason: "CloudAPIUnavailable", message: `${error.message}; retrying with backoff` };
   if (error instanceof CloudApiError) {
+    // A success answer its wire schema refuses: an operator and a Cloud API of different versions.
+    if (error.code === "INVALID_ANSWER")
+      return {
+        reason: "InvalidAnswer",
+        message: `the Cloud API's answer is not what this operator expects (${error.message}); check that the operator and the Cloud API are of the same version; retrying with backoff`,
+      };
     if (upstreamCodes.has(error.code))
       return {
         reason: "UpstreamUnreachable",

@@ -6,7 +6,13 @@
  */
 export { pageSchema, pageQuery, type Page } from "./pages.js";
 export { nameSchema } from "./names.js";
-export { errorBodySchema, type ErrorBody } from "./errors.js";
+export {
+  errorBodySchema,
+  errorIssueSchema,
+  issuesDetailsSchema,
+  type ErrorBody,
+  type ErrorIssue,
+} from "./errors.js";
 export {
   agentStatuses,
   agentSchema,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { pageSchema } from "./pages.js";
 import type {
   DecisionMap,
+  ExampleResult,
   ExamplesReport,
   LintResult,
   PolicyDiff,
@@ -454,3 +455,9 @@ export const policyEvidenceSchema = z.strictObject({
 export const policyListSchema = pageSchema(policySchema);
 /** GET .../policies/<id>/simulations: a page of saved simulations. */
 export const savedSimulationListSchema = pageSchema(savedSimulationSchema);
+
+/** `details` of 409 EXAMPLES_FAILING: how many saved examples fail, and each failing result. */
+export const examplesFailingDetailsSchema = z.looseObject({
+  failed: z.number().int(),
+  failing: z.array(engineObject<ExampleResult>("a failing example")),
+});
