@@ -160,6 +160,9 @@ describe(
       expect(Object.keys(client.dependencies).sort()).toEqual([
         "@countersign/protocol",
         "@modelcontextprotocol/sdk",
+        // The Cloud API client (`@countersign/client/cloud`) validates answers with the wire's zod
+        // schemas and names zod's types in its surface, so zod is a direct dependency, not a server one.
+        "zod",
       ]);
       expect(client.engines).toEqual({ node: ">=22" });
     });
