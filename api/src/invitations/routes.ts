@@ -13,14 +13,12 @@ import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
 import { credentialSubject } from "../access/principal.js";
 import { enforceLimits } from "../rate-limits/counter.js";
-import { organizationOf, sessionOf, typed } from "../http/shared.js";
+import { organizationOf, orgParams, sessionOf, typed } from "../http/shared.js";
 import { invitationJson } from "./invitation-json.js";
 import { acceptInvitation } from "./accept.js";
 import { createInvitation } from "./create.js";
 import { revokeInvitation } from "./revoke.js";
 import { listOpenInvitations } from "./store.js";
-
-const orgParams = z.strictObject({ org_id: z.uuid() });
 
 /** GET, POST /orgs/<org_id>/invitations and DELETE .../invitations/<id> (Admins). */
 export async function invitationRoutes(app: FastifyInstance, ctx: ApiContext) {

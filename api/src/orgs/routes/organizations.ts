@@ -10,12 +10,10 @@ import {
 import { actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { setCurrentOrganization } from "../../sessions/store.js";
-import { organizationOf, sessionOf, typed } from "../../http/shared.js";
+import { organizationOf, orgParams, sessionOf, typed } from "../../http/shared.js";
 import { createOrganization } from "../create.js";
 import { organizationJson, type OrganizationRow } from "../organization-json.js";
 import { organizationsOf, readOrganization } from "../store.js";
-
-const orgParams = z.strictObject({ org_id: z.uuid() });
 
 /** GET /orgs (the caller's), POST /orgs, GET /orgs/<id>, POST /orgs/<id>/switch. */
 export async function organizationRoutes(app: FastifyInstance, ctx: ApiContext) {

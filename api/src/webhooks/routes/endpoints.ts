@@ -11,7 +11,15 @@ import {
 } from "@countersign/protocol/wire";
 import { actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, pageQuery, typed } from "../../http/shared.js";
+import {
+  decodeCursor,
+  timeCursor,
+  keysetPage,
+  organizationOf,
+  orgParams,
+  pageQuery,
+  typed,
+} from "../../http/shared.js";
 import { createdForSchema } from "../../http/created-for.js";
 import { createEndpoint } from "../create-endpoint.js";
 import { deleteEndpoint } from "../delete-endpoint.js";
@@ -20,7 +28,6 @@ import { endpointNotFound, listEndpoints, readEndpoint } from "../endpoint-store
 import { webhookClock } from "../options.js";
 import { changeEndpoint } from "../update-endpoint.js";
 
-const orgParams = z.strictObject({ org_id: z.uuid() });
 const params = z.strictObject({ org_id: z.uuid(), webhook_id: z.uuid() });
 
 /**
