@@ -54,10 +54,17 @@ export function transformObject(input: Parameters<typeof zodTransformObject>[0])
 }
 
 /**
+ * The document states the rules the API applies, so:
+ *
  * Unicode property escapes (`\p{Cc}`) need a regex engine in Unicode mode,
  * which not every JSON Schema tool has (schemathesis's generator refuses
  * them), so the document spells the classes our schemas use as the code
  * points they stand for: Cc is U+0000-U+001F and U+007F-U+009F, Zl U+2028, Zp U+2029.
+ *
+ * zod's `z.email()` writes `format: "email"` beside its pattern; JSON Schema's
+ * email format is RFC 5321's grammar, which accepts and refuses other addresses
+ * than the pattern the API checks (schemathesis found addresses the format
+ * refuses and the API takes), so only the pattern stays.
  */
 const propertyClasses: [RegExp, string][] = [
   [/\\p\{Cc\}/g, "\\u0000-\\u001f\\u007f-\\u009f"],
@@ -69,6 +76,7 @@ function portablePatterns(node: unknown): unknown {
   if (node === null || typeof node !== "object") return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
+    if (key === "format" && value === "email" && "pattern" in node) continue;
     if (key === "pattern" && typeof value === "string") {
       let pattern = value;
       for (const [escape, range] of propertyClasses) pattern = pattern.replace(escape, range);
