@@ -1,5 +1,5 @@
 # The two commands the README promises: `make run` and `make test`.
-.PHONY: install build run test openapi test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm cnpg-crds stripe-mock images cluster kind-e2e
+.PHONY: install build run test openapi test-fast test-python typecheck lint check bench profile fuzz control-plane crds helm cnpg-crds stripe-mock images cluster cluster-images kind-e2e
 
 # Node.js 22 for every target, whatever Node the machine has: the official binary from the npm
 # registry's node-linux-<arch> package, unpacked once into .cache/node/ (scripts/install-node.sh).
@@ -42,7 +42,7 @@ $(PYTHON_VENV)/.installed: test/requirements.txt
 	$(PYTHON_VENV)/bin/pip install --quiet --disable-pip-version-check -r test/requirements.txt
 	touch $@
 
-test: install control-plane helm cnpg-crds stripe-mock $(PYTHON_VENV)/.installed
+test: install control-plane helm cnpg-crds stripe-mock cluster-images $(PYTHON_VENV)/.installed
 	npx vitest run
 	$(MAKE) test-python
 
@@ -117,6 +117,11 @@ stripe-mock:
 # base images built here (images/buildah.sh: OCI archives in .cache/images/). See docs/cluster.md.
 images:
 	images/build.sh
+
+# The images the live-cluster suite (test/cluster/e2e.test.ts) imports into containerd: built with
+# buildah as OCI archives in .cache/images/, whatever engine the machine has (root). docs/cluster.md.
+cluster-images: cluster
+	CONTAINER_ENGINE=buildah images/build.sh
 
 # The single-node test cluster's binaries (kubelet, kube-controller-manager, kube-scheduler,
 # kube-proxy, kubectl, CoreDNS, pause) through the Go module proxy into .cache/cluster/<version>/;
