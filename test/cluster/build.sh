@@ -97,5 +97,5 @@ if [[ ! -x "$cache/pause" ]]; then
 fi
 
 "$cache/kubelet" --version
-"$cache/coredns" -version | head -1
+"$cache/coredns" -version | sed -n 1p
 echo "cluster node components ready in $cache"
