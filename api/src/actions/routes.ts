@@ -1,9 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { cancellationSubmissionSchema } from "@countersign/protocol/wire";
 import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, typed, orgParams } from "../http/shared.js";
 import { cancelProtectedAction } from "./cancel.js";
 import { actionJson, actionListQuery, actionParams, actionResponses } from "./schemas.js";
 import { listActions, readAction } from "./store.js";
@@ -20,7 +19,7 @@ export async function actionRoutes(app: FastifyInstance, ctx: ApiContext) {
     "/orgs/:org_id/actions",
     {
       schema: {
-        params: z.strictObject({ org_id: z.uuid() }),
+        params: orgParams,
         querystring: actionListQuery,
         response: actionResponses.list,
       },

@@ -18,6 +18,7 @@ import {
   organizationOf,
   pageQuery,
   typed,
+  orgParams,
 } from "../http/shared.js";
 import { keyJson } from "./key-json.js";
 import { createdForSchema } from "../http/created-for.js";
@@ -41,7 +42,7 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
     "/orgs/:org_id/api-keys",
     {
       schema: {
-        params: z.strictObject({ org_id: z.uuid() }),
+        params: orgParams,
         querystring: z.strictObject({
           ...pageQuery,
           kind: z.enum(apiKeyKinds).optional(),
@@ -76,7 +77,7 @@ export async function apiKeyRoutes(app: FastifyInstance, ctx: ApiContext) {
     "/orgs/:org_id/api-keys",
     {
       schema: {
-        params: z.strictObject({ org_id: z.uuid() }),
+        params: orgParams,
         querystring: z.strictObject({ created_for: createdForSchema.optional() }),
         body: createBody,
         response: { 201: apiKeyCreatedSchema },

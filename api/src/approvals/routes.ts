@@ -1,9 +1,16 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { approvalDecisionSubmissionSchema } from "@countersign/protocol/wire";
 import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, sessionOf, typed } from "../http/shared.js";
+import {
+  decodeCursor,
+  timeCursor,
+  keysetPage,
+  organizationOf,
+  sessionOf,
+  typed,
+  orgParams,
+} from "../http/shared.js";
 import { decideApproval } from "./decide.js";
 import { approvalJson, approvalListQuery, approvalParams, approvalResponses } from "./schemas.js";
 import { heldArguments, listApprovals, readApproval } from "./store.js";
@@ -21,7 +28,7 @@ export async function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
     "/orgs/:org_id/approvals",
     {
       schema: {
-        params: z.strictObject({ org_id: z.uuid() }),
+        params: orgParams,
         querystring: approvalListQuery,
         response: approvalResponses.list,
       },

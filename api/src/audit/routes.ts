@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { auditPageSchema, type AuditEntry } from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
-import { decodeCursor, keysetPage, organizationOf, pageQuery, typed } from "../http/shared.js";
+import { decodeCursor, keysetPage, organizationOf, pageQuery, typed, orgParams } from "../http/shared.js";
 import { listAudit, type AuditRow } from "./store.js";
 
 const entryJson = (e: AuditRow): AuditEntry => ({
@@ -20,7 +20,7 @@ export async function auditRoute(app: FastifyInstance, ctx: ApiContext) {
     "/orgs/:org_id/audit",
     {
       schema: {
-        params: z.strictObject({ org_id: z.uuid() }),
+        params: orgParams,
         querystring: z.strictObject({ ...pageQuery, action: z.string().min(1).max(100).optional() }),
         response: { 200: auditPageSchema },
       },

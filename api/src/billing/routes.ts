@@ -8,7 +8,7 @@ import {
   errorBodySchema,
 } from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
-import { organizationOf, typed } from "../http/shared.js";
+import { organizationOf, typed, orgParams } from "../http/shared.js";
 import { startCheckout } from "./checkout.js";
 import { purchasablePlans } from "./config.js";
 import { eventsRoute, unconfigured } from "./events-route.js";
@@ -26,7 +26,7 @@ import { putsOnPlan } from "./subscription-state.js";
 export async function billingRoutes(app: FastifyInstance, ctx: ApiContext) {
   const provider = ctx.billing ? new BillingProvider(ctx.billing) : undefined;
   const r = typed(app);
-  const params = z.strictObject({ org_id: z.uuid() });
+  const params = orgParams;
   const returnUrl = (orgId: string) => `${ctx.dashboardOrigin}/orgs/${orgId}/billing`;
   r.get(
     "/orgs/:org_id/billing",

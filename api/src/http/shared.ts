@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
-import { engineObject } from "@countersign/protocol/wire";
+import { engineObject, noContentSchema } from "@countersign/protocol/wire";
 import { parseStrictJson } from "@countersign/core/text";
 import type { OrganizationAccess } from "../access/enforce.js";
 import type { Principal } from "../access/principal.js";
@@ -99,7 +99,7 @@ export function isUniqueViolation(err: unknown, name?: string): boolean {
 }
 
 /** The answer schema of a route that answers 204 with no body. */
-export const noContent = z.undefined();
+export const noContent = noContentSchema;
 
 /**
  * A member whose shape another module owns and types (a policy lint, an

@@ -8,7 +8,7 @@ import {
 } from "@countersign/protocol/wire";
 import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { organizationOf, typed } from "../http/shared.js";
+import { organizationOf, typed, orgParams } from "../http/shared.js";
 import { changeMemberRole } from "./change-role.js";
 import { removeMember } from "./remove.js";
 import { listMembers } from "./store.js";
@@ -27,7 +27,7 @@ export async function memberRoutes(app: FastifyInstance, ctx: ApiContext) {
     "/orgs/:org_id/members",
     {
       schema: {
-        params: z.strictObject({ org_id: z.uuid() }),
+        params: orgParams,
         querystring: z.strictObject({}),
         response: { 200: memberListSchema },
       },

@@ -5,7 +5,11 @@ import { API_PREFIX } from "../prefix.js";
 import { errorComponents, errorResponse, errorStatusesOf } from "./errors.js";
 import { accessExtension, securityOf } from "./security.js";
 
-const zodTransform = createJsonSchemaTransform({ schemaRegistry: errorComponents });
+// Typed by name: the inferred type names the library's internal `Schema`, which a declaration file
+// (tsc -b, the image build) cannot name (TS4023).
+const zodTransform: ReturnType<typeof createJsonSchemaTransform> = createJsonSchemaTransform({
+  schemaRegistry: errorComponents,
+});
 
 type TransformInput = Parameters<typeof zodTransform>[0];
 const json = z.record(z.string(), z.unknown());

@@ -10,7 +10,7 @@ import {
 } from "@countersign/protocol/wire";
 import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { organizationOf, typed } from "../http/shared.js";
+import { organizationOf, typed, orgParams } from "../http/shared.js";
 import { bindOperator } from "./bind.js";
 import { listBindings, type BindingRow } from "./store.js";
 import { unbindOperator } from "./unbind.js";
@@ -27,7 +27,7 @@ const bindingJson = (b: BindingRow): OperatorBinding => ({ ...b, created_at: b.c
  */
 export async function operatorBindingRoutes(app: FastifyInstance, ctx: ApiContext) {
   const r = typed(app);
-  const params = z.strictObject({ org_id: z.uuid() });
+  const params = orgParams;
   r.get(
     "/orgs/:org_id/operator-bindings",
     { schema: { params, querystring: z.strictObject({}), response: { 200: operatorBindingListSchema } } },

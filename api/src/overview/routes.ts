@@ -4,7 +4,7 @@ import { quotas } from "@countersign/core/plans";
 import { overviewSchema, usageSchema } from "@countersign/protocol/wire";
 import type { ApiContext } from "../context.js";
 import { seatsTaken } from "../invitations/store.js";
-import { organizationOf, typed } from "../http/shared.js";
+import { organizationOf, typed, orgParams } from "../http/shared.js";
 import {
   decisionsByDay,
   monthlyActions,
@@ -14,7 +14,7 @@ import {
 } from "./store.js";
 
 const DAY_MS = 86_400_000;
-const params = z.strictObject({ org_id: z.uuid() });
+const params = orgParams;
 
 /**
  * Overview and usage (docs/evidence-api.md "Overview and usage"). Usage reads the monthly counters the Gateway increments on

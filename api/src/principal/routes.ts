@@ -9,11 +9,11 @@ import {
 } from "@countersign/protocol/wire";
 import { actorOf } from "../audit/record.js";
 import type { ApiContext } from "../context.js";
-import { organizationOf, typed } from "../http/shared.js";
+import { organizationOf, typed, orgParams } from "../http/shared.js";
 import { identityJson } from "../identities/identity-json.js";
 import { submitOrganizationPrincipal } from "./submit.js";
 
-const params = z.strictObject({ org_id: z.uuid() });
+const params = orgParams;
 
 /** GET, POST /orgs/<org_id>/principal: the organization's own identity, which signs delegations. */
 export async function principalRoutes(app: FastifyInstance, ctx: ApiContext) {

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { bundleContentType, bundleFileName } from "@countersign/protocol/evidence";
 import type { ApiContext } from "../context.js";
-import { decodeCursor, timeCursor, keysetPage, organizationOf, typed } from "../http/shared.js";
+import { decodeCursor, timeCursor, keysetPage, organizationOf, typed, orgParams } from "../http/shared.js";
 import { decisionCheck } from "./decision-check.js";
 import { receiptDetailJson } from "./receipt-detail.js";
 import { receiptJson, receiptListQuery, receiptParams, receiptResponses } from "./schemas.js";
@@ -24,7 +23,7 @@ export async function receiptRoutes(app: FastifyInstance, ctx: ApiContext) {
     "/orgs/:org_id/receipts",
     {
       schema: {
-        params: z.strictObject({ org_id: z.uuid() }),
+        params: orgParams,
         querystring: receiptListQuery,
         response: receiptResponses.list,
       },

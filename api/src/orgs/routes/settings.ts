@@ -1,12 +1,11 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { ServiceError } from "@countersign/protocol/errors";
 import { quotas } from "@countersign/core/plans";
 import { organizationAnswerSchema, organizationSettingsSchema as body } from "@countersign/protocol/wire";
 import { actorOf } from "../../audit/record.js";
 import type { ApiContext } from "../../context.js";
 import { organizationJson } from "../organization-json.js";
-import { organizationOf, typed } from "../../http/shared.js";
+import { organizationOf, typed, orgParams } from "../../http/shared.js";
 import type { SettingsColumn } from "../store.js";
 import { updateOrganizationSettings } from "../update-settings.js";
 
@@ -19,7 +18,7 @@ export async function organizationSettingsRoute(app: FastifyInstance, ctx: ApiCo
     "/orgs/:org_id",
     {
       schema: {
-        params: z.strictObject({ org_id: z.uuid() }),
+        params: orgParams,
         body,
         response: { 200: organizationAnswerSchema },
       },
