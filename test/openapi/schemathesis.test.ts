@@ -100,7 +100,12 @@ function schemathesis(
     ...args,
   ];
   return new Promise((resolve) => {
-    const child = spawn(SCHEMATHESIS, argv, { env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+    // cwd in the run's temporary folder: schemathesis keeps its example database in ./.schemathesis,
+    // which must not land in the repository.
+    const child = spawn(SCHEMATHESIS, argv, {
+      cwd: reports,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    });
     let output = "";
     child.stdout.on("data", (c) => (output += c));
     child.stderr.on("data", (c) => (output += c));
