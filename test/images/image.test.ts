@@ -125,7 +125,16 @@ describe("the image built from images/Dockerfile", () => {
     for (const dev of devOnly) expect(modules.has(dev), dev).toBe(false);
     const ours = files.filter((f) => !f.includes("node_modules/"));
     expect(ours.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
-    expect(ours.some((f) => /^(test|local|clients)(\/|$)/.test(f))).toBe(false);
+    expect(ours.some((f) => /^(test|local)(\/|$)/.test(f))).toBe(false);
+    // The operator calls the Cloud API through the one client (@countersign/client/cloud), so the
+    // client workspace ships, as its compiled files and manifest only: no CLI sources, no Python client.
+    const client = ours.filter((f) => /^clients(\/|$)/.test(f));
+    expect(client).toContain("clients/typescript/dist/cloud/index.js");
+    expect(
+      client.filter(
+        (f) => !/^clients(\/typescript(\/(package\.json|dist|dist\/.*|node_modules))?)?$/.test(f),
+      ),
+    ).toEqual([]);
     for (const program of [
       "api/dist/main.js",
       "api/dist/migrate-main.js",
