@@ -7,11 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import pg from "pg";
-import { createLogger } from "../../core/src/server/index.js";
-import { buildApiServer } from "../../api/src/server.js";
 import { routeTable } from "../../api/src/access/route-table.js";
-import { cloudApiDocumentText } from "../../api/src/openapi/generate.js";
+import { cloudApiDocumentText, offlineApiServer } from "../../api/src/openapi/generate.js";
 import { createTestDatabase, type TestDatabase } from "../setup/database.js";
 import { startCloudApi, type CloudApi } from "../fixtures/cloud-api.js";
 import { AnswerChecker } from "./answers.js";
@@ -46,18 +43,7 @@ describe("the Cloud API's OpenAPI document", () => {
   });
 
   it("has every route the server registers under /api/v1", async () => {
-    const pool = new pg.Pool({ connectionString: "postgres://nobody@127.0.0.1:1/none", max: 1 });
-    const app = buildApiServer({
-      pool,
-      logger: createLogger("api", "silent"),
-      cloud: {
-        keyHashSecret: Buffer.alloc(32, 1),
-        dashboardOrigin: "https://dashboard.example",
-        defaultPlan: "enterprise",
-        mailer: { describe: "nowhere", send: async () => {} },
-        trustedProxyHops: 0,
-      },
-    });
+    const { app, pool } = offlineApiServer();
     const registered: string[] = [];
     app.addHook("onRoute", (r) => {
       const methods = (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => m !== "HEAD");
