@@ -5,7 +5,12 @@ import { BrowserRouter } from "react-router";
 import { failureOf } from "./api/errors.js";
 import { App } from "./app/App.js";
 import { SessionProvider } from "./session/session.js";
+import { MantineProvider } from "@mantine/core";
+import "@fontsource-variable/inter/wght.css";
+import "@mantine/core/styles.layer.css";
 import "./styles.css";
+import { theme } from "./theme/theme.js";
+import { styleNonce } from "./theme/style-nonce.js";
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -22,12 +27,14 @@ const queryClient = new QueryClient({
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <BrowserRouter>
-        <SessionProvider>
-          <App />
-        </SessionProvider>
-      </BrowserRouter>
-    </QueryClientProvider>
+    <MantineProvider theme={theme} defaultColorScheme="auto" getStyleNonce={styleNonce}>
+      <QueryClientProvider client={queryClient}>
+        <BrowserRouter>
+          <SessionProvider>
+            <App />
+          </SessionProvider>
+        </BrowserRouter>
+      </QueryClientProvider>
+    </MantineProvider>
   </StrictMode>,
 );

@@ -47,6 +47,25 @@ describe("dashboard files", () => {
     }
   });
 
+  it("gives each page load its own style nonce, in the policy and in the page", async () => {
+    const page = '<!doctype html><meta name="csp-nonce" content="__CSP_NONCE__" /><div id="root"></div>';
+    writeFileSync(join(root, "dist/index.html"), page);
+    try {
+      const nonces = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await app.inject({ method: "GET", url: "/orgs/8d3a" });
+        const nonce = /content="([A-Za-z0-9_-]{24})"/.exec(res.body)?.[1];
+        expect(nonce).toBeDefined();
+        expect(res.headers["content-security-policy"]).toContain(`style-src 'self' 'nonce-${nonce}';`);
+        expect(res.headers["content-security-policy"]).toContain("script-src 'self';");
+        nonces.push(nonce);
+      }
+      expect(nonces[0]).not.toBe(nonces[1]);
+    } finally {
+      writeFileSync(join(root, "dist/index.html"), index);
+    }
+  });
+
   it("caches built assets for good and types them", async () => {
     const res = await app.inject({ method: "GET", url: "/assets/app-1a2b.js" });
     expect(res.statusCode).toBe(200);

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -22,14 +23,23 @@ const contentTypes: Record<string, string> = {
   ".woff2": "font/woff2",
 };
 
-// Scripts and styles only from the origin itself; nothing may frame the page (clickjacking of approvals).
-const securityHeaders = {
-  "content-security-policy":
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
-  "x-frame-options": "DENY",
-};
+/**
+ * Scripts only from the origin itself; styles from the origin plus the <style> elements that carry
+ * this response's nonce (the design system writes its theme variables into one, and reads the
+ * nonce from index.html's `csp-nonce` meta); nothing may frame the page (clickjacking of approvals).
+ */
+function securityHeaders(styleNonce?: string) {
+  const styles = styleNonce ? `'self' 'nonce-${styleNonce}'` : "'self'";
+  return {
+    "content-security-policy": `default-src 'self'; script-src 'self'; style-src ${styles}; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+  };
+}
+
+/** The placeholder in the built index.html that each response replaces with a fresh nonce. */
+const NONCE_PLACEHOLDER = "__CSP_NONCE__";
 
 export interface DashboardFiles {
   /** Answers the request with a file of the build or index.html; false when it is not the dashboard's to answer. */
@@ -62,7 +72,17 @@ export function dashboardFiles(dir: string, apiPrefix: string): DashboardFiles {
       const chosen = file ?? indexFile;
       const body = await readFile(chosen).catch(() => undefined);
       if (!body) return false;
-      reply.headers(securityHeaders);
+      if (chosen === indexFile) {
+        // A nonce is worth something only if it is new for every page load.
+        const nonce = randomBytes(18).toString("base64url");
+        const page = body.toString("utf8");
+        const withNonce = page.includes(NONCE_PLACEHOLDER);
+        reply.headers(securityHeaders(withNonce ? nonce : undefined));
+        reply.type(contentTypes[".html"]!);
+        await reply.code(200).send(withNonce ? page.replaceAll(NONCE_PLACEHOLDER, nonce) : body);
+        return true;
+      }
+      reply.headers(securityHeaders());
       reply.type(contentTypes[path.extname(chosen)] ?? "application/octet-stream");
       // Built assets carry a content hash in their names; index.html must always be fresh.
       if (chosen.startsWith(path.join(root, "assets") + path.sep))

@@ -1,83 +1,112 @@
-import { NavLink, Outlet, useNavigate } from "react-router";
+import { Alert, Anchor, AppShell, Burger, Button, Group, NativeSelect, NavLink, ScrollArea, Text } from "@mantine/core";
+import { useDisclosure } from "@mantine/hooks";
+import { Link, NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from "react-router";
 import { organizationsApi } from "../api/organizations.js";
 import { useSession, useSignedIn } from "../session/session.js";
 import { navigation } from "./navigation.js";
 import { orgPath, useCurrentOrganization, useOrganizations } from "../session/organization.js";
+import { Breadcrumbs } from "./Breadcrumbs.js";
 
-/** Header with the organization switcher, the navigation the person's role allows, and sign-out. */
+/**
+ * The one layout of signed-in pages: a header with the organization switcher, the person's account
+ * and sign-out; the navigation the person's role allows, in groups; breadcrumbs above each page.
+ */
 export function Shell() {
   const session = useSignedIn();
   const { signOut, changedElsewhere } = useSession();
   const navigate = useNavigate();
+  const { pathname } = useLocation();
   const orgs = useOrganizations();
   const { orgId, org } = useCurrentOrganization();
+  const [opened, { toggle, close }] = useDisclosure();
   return (
-    <>
-      <a className="skip-link" href="#content">
+    <AppShell
+      header={{ height: 56 }}
+      navbar={org ? { width: 232, breakpoint: "sm", collapsed: { mobile: !opened } } : undefined}
+      padding="lg"
+    >
+      <Anchor href="#content" className="skip-link">
         Skip to content
-      </a>
-      <header>
-        <strong className="brand">Countersign</strong>
-        <label className="switcher">
-          Organization{" "}
-          <select
+      </Anchor>
+      <AppShell.Header>
+        <Group h="100%" px="md" gap="md" wrap="nowrap">
+          {org && <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Navigation" />}
+          <Text fw={700} size="lg" mr="auto" component={Link} to="/">
+            Countersign
+          </Text>
+          <NativeSelect
             aria-label="Organization"
+            size="xs"
             value={orgId}
             onChange={(e) => {
-              const id = e.target.value;
+              const id = e.currentTarget.value;
               if (!id) return navigate("/orgs/new");
               organizationsApi.switchTo(id).catch(() => undefined);
               navigate(orgPath(id));
             }}
-          >
-            <option value="">
-              {orgs.data?.items.length ? "New organization…" : "Create an organization…"}
-            </option>
-            {orgs.data?.items.map((o) => (
-              <option key={o.id} value={o.id}>
-                {o.name} ({o.role})
-              </option>
-            ))}
-          </select>
-        </label>
-        <NavLink to="/api-reference">API reference</NavLink>
-        <NavLink to="/account">{session.user.email}</NavLink>
-        <button type="button" onClick={() => signOut().then(() => navigate("/sign-in"))}>
-          Sign out
-        </button>
-      </header>
-      {changedElsewhere && (
-        <p className="warning" role="alert" data-code="SESSION_CHANGED">
-          The signed-in account changed in another tab. Changes made here are refused;{" "}
-          <a href={window.location.pathname}>reload the page</a>.
-        </p>
-      )}
-      <div className="layout">
-        {org && (
-          <nav aria-label="Organization">
+            data={[
+              { value: "", label: orgs.data?.items.length ? "New organization…" : "Create an organization…" },
+              ...(orgs.data?.items.map((o) => ({ value: o.id, label: `${o.name} (${o.role})` })) ?? []),
+            ]}
+          />
+          <Anchor component={RouterNavLink} to="/api-reference" size="sm" visibleFrom="sm">
+            API reference
+          </Anchor>
+          <Anchor component={RouterNavLink} to="/account" size="sm" visibleFrom="sm">
+            {session.user.email}
+          </Anchor>
+          <Button variant="default" size="xs" onClick={() => signOut().then(() => navigate("/sign-in"))}>
+            Sign out
+          </Button>
+        </Group>
+      </AppShell.Header>
+      {org && (
+        <AppShell.Navbar p="xs" component="nav" aria-label="Organization">
+          <ScrollArea type="never">
             {navigation.map((g) => {
               const entries = g.entries.filter((e) => !e.shows || e.shows(org.role));
               return (
-                <div key={g.group} className="nav-group">
-                  <h2 id={`nav-${g.group}`}>{g.group}</h2>
-                  <ul aria-labelledby={`nav-${g.group}`}>
-                    {entries.map((e) => (
-                      <li key={e.path}>
-                        <NavLink to={orgPath(orgId, e.path)} end={e.path === ""}>
-                          {e.label}
-                        </NavLink>
-                      </li>
-                    ))}
+                <div key={g.group}>
+                  <Text component="h2" id={`nav-${g.group}`} size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" mt="md" mb={4}>
+                    {g.group}
+                  </Text>
+                  <ul aria-labelledby={`nav-${g.group}`} style={{ listStyle: "none", margin: 0, padding: 0 }}>
+                    {entries.map((e) => {
+                      const to = orgPath(orgId, e.path);
+                      const active = e.path === "" ? pathname === to : pathname.startsWith(to);
+                      return (
+                        <li key={e.path}>
+                          <NavLink
+                            component={RouterNavLink}
+                            to={to}
+                            end={e.path === ""}
+                            label={e.label}
+                            active={active}
+                            rightSection={e.badge ? <e.badge orgId={orgId} /> : undefined}
+                            onClick={close}
+                          />
+                        </li>
+                      );
+                    })}
                   </ul>
                 </div>
               );
             })}
-          </nav>
+          </ScrollArea>
+        </AppShell.Navbar>
+      )}
+      <AppShell.Main>
+        {changedElsewhere && (
+          <Alert color="yellow" role="alert" data-code="SESSION_CHANGED" mb="md">
+            The signed-in account changed in another tab. Changes made here are refused;{" "}
+            <Anchor href={window.location.pathname}>reload the page</Anchor>.
+          </Alert>
         )}
-        <div id="content" tabIndex={-1} className="content">
+        <Breadcrumbs org={org} />
+        <div id="content" tabIndex={-1}>
           <Outlet />
         </div>
-      </div>
-    </>
+      </AppShell.Main>
+    </AppShell>
   );
 }

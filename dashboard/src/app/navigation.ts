@@ -1,3 +1,4 @@
+import type { ComponentType } from "react";
 import type { Role } from "@countersign/protocol/wire";
 import { can } from "../session/roles.js";
 
@@ -7,6 +8,8 @@ export interface NavEntry {
   path: string;
   /** Who sees the entry; the page itself and the Cloud API check the same. */
   shows?: (role: Role | null) => boolean;
+  /** A small live figure next to the entry (the number of waiting approval requests). */
+  badge?: ComponentType<{ orgId: string }>;
 }
 
 /**

@@ -1,40 +1,14 @@
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { Modal } from "@mantine/core";
+import type { ReactNode } from "react";
 
 /**
- * A modal dialog (the browser's own <dialog>): focus moves into it and stays there, Escape
- * closes it, and focus returns to what opened it.
+ * A modal dialog (Mantine's Modal): focus moves into it and stays there, Escape closes it, and
+ * focus returns to what opened it. For a yes/no choice use ConfirmDialog.
  */
-export function Dialog({
-  title,
-  onClose,
-  children,
-}: {
-  title: string;
-  onClose: () => void;
-  children: ReactNode;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-  useEffect(() => {
-    const d = ref.current!;
-    const opener = document.activeElement as HTMLElement | null;
-    d.showModal();
-    return () => {
-      d.close();
-      opener?.focus();
-    };
-  }, []);
+export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby={titleId}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
-      <h2 id={titleId}>{title}</h2>
+    <Modal opened onClose={onClose} title={title} centered size="lg">
       {children}
-    </dialog>
+    </Modal>
   );
 }

@@ -1,3 +1,4 @@
+import { Stack, Text } from "@mantine/core";
 import { failureOf } from "../api/errors.js";
 import { ErrorNotice } from "./ErrorNotice.js";
 
@@ -17,13 +18,13 @@ export function RefusalNotice({ error }: { error: unknown }) {
     facts.push(`The server declares identity ${d.declared_kid}; registered: ${d.registered_kid ?? "none"}.`);
   if (typeof d.binding_digest === "string") facts.push(`The binding now: ${d.binding_digest}.`);
   return (
-    <div data-testid="refusal">
+    <Stack gap={4} data-testid="refusal">
       <ErrorNotice error={error} />
       {facts.length > 0 && (
-        <p className="muted" data-testid="refusal-details">
+        <Text c="dimmed" size="sm" data-testid="refusal-details">
           {facts.join(" ")}
-        </p>
+        </Text>
       )}
-    </div>
+    </Stack>
   );
 }

@@ -125,7 +125,7 @@ function DeleteServer({ orgId, server }: { orgId: string; server: McpServer }) {
       <h2>Delete</h2>
       <p className="muted">Refused (IN_USE) once its tools have recorded actions; disable it instead.</p>
       <ActionButton
-        confirm={`Delete ${server.name} and its tools?`}
+        confirm={{ title: `Delete ${server.name}`, consequence: `Agents can no longer call ${server.name}: the server and its tools are deleted.`, confirmLabel: "Delete the server" }}
         onClick={async () => {
           await mcpServersApi.remove(orgId, server.id);
           await queryClient.invalidateQueries({ queryKey: mcpServerKeys.all(orgId) });

@@ -20,7 +20,7 @@ export function ObserveWindowsPage() {
       <p className="muted">Owners and admins start a window on the agent's page.</p>
       {org && can.manage(org.role) && anyOpen && (
         <ActionButton
-          confirm="End every open observe window of this organization?"
+          confirm={{ title: "End every observe window", consequence: "Every open observe window of this organization ends now; its agents are decided by their policies from the next call.", confirmLabel: "End every window" }}
           onClick={async () => {
             await observeApi.endAll(orgId);
             await queryClient.invalidateQueries({ queryKey: observeKeys.all(orgId) });

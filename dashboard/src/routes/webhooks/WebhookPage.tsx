@@ -94,7 +94,7 @@ function SigningSecret({ orgId, endpoint }: { orgId: string; endpoint: WebhookEn
         />
       )}
       <ActionButton
-        confirm="Make a new signing secret? The current one stops signing after 24 hours."
+        confirm={{ title: "Rotate the signing secret", consequence: "The current secret stops signing deliveries after 24 hours; receivers must accept the new one before then.", confirmLabel: "Make a new secret", }}
         onClick={async () => {
           const answer = await webhooksApi.rotate(orgId, endpoint.id);
           setSecret(answer.secret);
@@ -114,7 +114,7 @@ function DeleteEndpoint({ orgId, endpoint }: { orgId: string; endpoint: WebhookE
     <section>
       <h2>Delete</h2>
       <ActionButton
-        confirm="Delete this endpoint with its deliveries and their log?"
+        confirm={{ title: "Delete the endpoint", consequence: "No more events are sent here, and the endpoint's deliveries and their log are deleted for good.", confirmLabel: "Delete the endpoint" }}
         onClick={async () => {
           await webhooksApi.remove(orgId, endpoint.id);
           await queryClient.invalidateQueries({ queryKey: webhookKeys.all(orgId) });

@@ -1,0 +1,25 @@
+import { createTheme, type MantineColor } from "@mantine/core";
+
+/**
+ * The dashboard's one theme on Mantine (docs/dashboard.md "Design system"): Inter (bundled, never
+ * fetched from elsewhere), indigo as the colour of things a person can do, and compact tables. The
+ * light and dark schemes follow the operating system (`defaultColorScheme="auto"` in main.tsx).
+ * Colours that carry a meaning (the states of things) live in status.ts, not on pages.
+ */
+export const theme = createTheme({
+  primaryColor: "indigo",
+  // The indigo filled buttons and links keep a 4.5:1 contrast in both schemes.
+  primaryShade: { light: 7, dark: 4 },
+  fontFamily: "'Inter Variable', system-ui, sans-serif",
+  headings: { fontFamily: "'Inter Variable', system-ui, sans-serif", fontWeight: "650" },
+  fontFamilyMonospace: "ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace",
+  defaultRadius: "md",
+  cursorType: "pointer",
+  components: {
+    Table: { defaultProps: { verticalSpacing: "xs", highlightOnHover: true } },
+    Badge: { defaultProps: { radius: "sm" } },
+    Anchor: { defaultProps: { underline: "hover" } },
+  },
+});
+
+export type { MantineColor };
