@@ -51,6 +51,16 @@ export const apiSettings = {
       .optional(),
     "an smtp:// or smtps:// URL",
   ),
+  /**
+   * The Gateway's public base URL, which agents call (POST {gateway_url}/v1/authorize, {gateway_url}/mcp):
+   * the dashboard shows it with the snippets that connect an agent (docs/dashboard.md "Connect an
+   * agent"); unset, the dashboard says to ask whoever runs the installation instead of guessing.
+   */
+  gatewayUrl: setting(
+    "COUNTERSIGN_GATEWAY_URL",
+    httpUrl.transform((v) => v.replace(/\/+$/, "")).optional(),
+    "an http(s) URL",
+  ),
   /** The dashboard's static build (dashboard/dist); unset: the api serves no pages, only /api/v1. */
   dashboardDir: setting("COUNTERSIGN_DASHBOARD_DIR", z.string().min(1).optional(), "a folder"),
   mailFrom: setting(

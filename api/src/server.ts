@@ -29,6 +29,8 @@ export interface ApiServerOptions {
   cloud?: CloudApiOptions;
   /** Folder of the dashboard's build (dashboard/dist): served on every GET no route answers outside /api/v1. */
   dashboardDir?: string;
+  /** COUNTERSIGN_GATEWAY_URL: the Gateway's public base URL, written into the dashboard's page. */
+  gatewayUrl?: string;
 }
 
 export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
@@ -47,7 +49,9 @@ export function buildApiServer(opts: ApiServerOptions): FastifyInstance {
       ),
   });
   app.register(cloudApiConventions, {
-    dashboard: opts.dashboardDir ? dashboardFiles(opts.dashboardDir, API_PREFIX) : undefined,
+    dashboard: opts.dashboardDir
+      ? dashboardFiles(opts.dashboardDir, API_PREFIX, { gatewayUrl: opts.gatewayUrl })
+      : undefined,
   });
   // Before the routes: it collects them into the OpenAPI document (api/src/openapi).
   app.register(openApiDocument);

@@ -20,12 +20,15 @@ export async function startApi(opts: {
   metricsEnabled?: boolean;
   /** The dashboard's build folder, served on the api's origin (see buildApiServer). */
   dashboardDir?: string;
+  /** COUNTERSIGN_GATEWAY_URL, shown in the dashboard (see buildApiServer). */
+  gatewayUrl?: string;
 }): Promise<RunningServer> {
   const app = buildApiServer({
     pool: opts.pool,
     logger: opts.logger,
     cloud: opts.cloud,
     dashboardDir: opts.dashboardDir,
+    gatewayUrl: opts.gatewayUrl,
   });
   // Webhook deliveries are sent from every api process (docs/webhooks.md).
   const worker = opts.cloud?.webhooks

@@ -144,7 +144,12 @@ async function startOnce(env: Record<string, string>) {
   for (const page of ["/", "/verify-email"]) {
     const res = await fetch(`http://127.0.0.1:${apiPort}${page}`);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
-    expect(await res.text()).toContain('<div id="root">');
+    const html = await res.text();
+    expect(html).toContain('<div id="root">');
+    // The dashboard is told the Gateway's address, which it shows with the snippets that connect an agent.
+    expect(html).toContain(
+      `<meta name="countersign-gateway-url" content="http://127.0.0.1:${gatewayPort}" />`,
+    );
   }
   return { run, apiPort, gatewayPort, inboxPort };
 }

@@ -106,17 +106,6 @@ const upstream = await started(
   }),
   (u) => u.stop(),
 );
-const api = await started(
-  startApi({
-    ...common,
-    pool: apiPool,
-    logger: createLogger("api", config.logLevel),
-    port: config.apiPort,
-    cloud,
-    dashboardDir: path.resolve(config.dashboardDir),
-  }),
-  (a) => a.stop(),
-);
 const gateway = await started(
   startGateway({
     ...common,
@@ -134,6 +123,19 @@ const gateway = await started(
     upstreamCa: config.upstreamCaFile,
   }),
   (g) => g.stop(),
+);
+const api = await started(
+  startApi({
+    ...common,
+    pool: apiPool,
+    logger: createLogger("api", config.logLevel),
+    port: config.apiPort,
+    cloud,
+    dashboardDir: path.resolve(config.dashboardDir),
+    // The dashboard shows agents this address with the snippets that connect them (COUNTERSIGN_GATEWAY_URL).
+    gatewayUrl: gateway.url,
+  }),
+  (a) => a.stop(),
 );
 
 const {
@@ -166,7 +168,7 @@ say(`  Try an authorization:`);
 say(`    ${demoCurl(demo)}`);
 say(`Press Ctrl-C to stop.`);
 
-// Newest first: the Gateway and the API drain, then the upstream, the mail catcher, the pools, PostgreSQL.
+// Newest first: the API and the Gateway drain, then the upstream, the mail catcher, the pools, PostgreSQL.
 runUntilSignal(async () => {
   await parts.stopAll();
   say("Countersign stopped.");

@@ -11,6 +11,8 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@countersign/core/server";
 import { createPool } from "@countersign/core/store";
+import { ConfigError, loadConfig } from "@countersign/core/config";
+import { apiSettings } from "../config.js";
 import { buildApiServer } from "../server.js";
 
 let app: FastifyInstance;
@@ -64,6 +66,57 @@ describe("dashboard files", () => {
     } finally {
       writeFileSync(join(root, "dist/index.html"), index);
     }
+  });
+
+  it("writes no Gateway address into the page when the installation gave none", async () => {
+    const page = '<meta name="countersign-gateway-url" content="__GATEWAY_URL__" /><div id="root"></div>';
+    writeFileSync(join(root, "dist/index.html"), page);
+    try {
+      const res = await app.inject({ method: "GET", url: "/orgs/8d3a/agents/1" });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe('<meta name="countersign-gateway-url" content="" /><div id="root"></div>');
+    } finally {
+      writeFileSync(join(root, "dist/index.html"), index);
+    }
+  });
+
+  it("writes COUNTERSIGN_GATEWAY_URL into the page's meta, escaped as attribute text", async () => {
+    const page = '<meta name="countersign-gateway-url" content="__GATEWAY_URL__" /><div id="root"></div>';
+    writeFileSync(join(root, "dist/index.html"), page);
+    const { gatewayUrl } = loadConfig(
+      { gatewayUrl: apiSettings.gatewayUrl },
+      { COUNTERSIGN_GATEWAY_URL: "https://gateway.example/edge/?a=1&b=\"<x>'//" },
+    );
+    // Trailing slashes go: the page appends /v1/authorize and /mcp to it.
+    expect(gatewayUrl).toBe("https://gateway.example/edge/?a=1&b=\"<x>'");
+    const withUrl = buildApiServer({
+      pool,
+      logger: createLogger("api", "silent"),
+      dashboardDir: join(root, "dist"),
+      gatewayUrl,
+    });
+    try {
+      const res = await withUrl.inject({ method: "GET", url: "/" });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toBe(
+        '<meta name="countersign-gateway-url" content="https://gateway.example/edge/?a=1&amp;b=&quot;&lt;x&gt;&#39;" /><div id="root"></div>',
+      );
+    } finally {
+      await withUrl.close();
+      writeFileSync(join(root, "dist/index.html"), index);
+    }
+  });
+
+  it("refuses a Gateway address that is not an http(s) URL, naming the setting and never starting", () => {
+    for (const value of ["gateway.example", "ftp://gateway.example", "javascript:alert(1)"]) {
+      expect(() =>
+        loadConfig({ gatewayUrl: apiSettings.gatewayUrl }, { COUNTERSIGN_GATEWAY_URL: value }),
+      ).toThrow(ConfigError);
+      expect(() =>
+        loadConfig({ gatewayUrl: apiSettings.gatewayUrl }, { COUNTERSIGN_GATEWAY_URL: value }),
+      ).toThrow(/COUNTERSIGN_GATEWAY_URL/);
+    }
+    expect(loadConfig({ gatewayUrl: apiSettings.gatewayUrl }, {}).gatewayUrl).toBeUndefined();
   });
 
   it("caches built assets for good and types them", async () => {

@@ -40,13 +40,33 @@ function securityHeaders(styleNonce?: string) {
 
 /** The placeholder in the built index.html that each response replaces with a fresh nonce. */
 const NONCE_PLACEHOLDER = "__CSP_NONCE__";
+/**
+ * The placeholder of the `countersign-gateway-url` meta: the Gateway's public base URL
+ * (COUNTERSIGN_GATEWAY_URL), which the page shows with the snippets that connect an agent; empty
+ * when the installation did not say, so the page never shows a guessed address.
+ */
+const GATEWAY_URL_PLACEHOLDER = "__GATEWAY_URL__";
+
+/** Text safe inside a double-quoted HTML attribute. */
+const attributeText = (v: string) =>
+  v
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/'/g, "&#39;");
 
 export interface DashboardFiles {
   /** Answers the request with a file of the build or index.html; false when it is not the dashboard's to answer. */
   serve(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
 }
 
-export function dashboardFiles(dir: string, apiPrefix: string): DashboardFiles {
+export function dashboardFiles(
+  dir: string,
+  apiPrefix: string,
+  opts: { gatewayUrl?: string } = {},
+): DashboardFiles {
+  const gatewayUrl = attributeText(opts.gatewayUrl ?? "");
   const root = path.resolve(dir);
   const indexFile = path.join(root, "index.html");
   async function fileAt(urlPath: string): Promise<string | undefined> {
@@ -79,7 +99,11 @@ export function dashboardFiles(dir: string, apiPrefix: string): DashboardFiles {
         const withNonce = page.includes(NONCE_PLACEHOLDER);
         reply.headers(securityHeaders(withNonce ? nonce : undefined));
         reply.type(contentTypes[".html"]!);
-        await reply.code(200).send(withNonce ? page.replaceAll(NONCE_PLACEHOLDER, nonce) : body);
+        const filled = (withNonce ? page.replaceAll(NONCE_PLACEHOLDER, nonce) : page).replaceAll(
+          GATEWAY_URL_PLACEHOLDER,
+          gatewayUrl,
+        );
+        await reply.code(200).send(filled);
         return true;
       }
       reply.headers(securityHeaders());
