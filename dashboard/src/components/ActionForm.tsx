@@ -1,8 +1,42 @@
-import { useState, type FormEvent, type ReactNode } from "react";
+import { Box, Button, Group, PasswordInput, Stack, TextInput } from "@mantine/core";
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type FormEvent,
+  type ReactNode,
+} from "react";
 import { RefusalNotice } from "./RefusalNotice.js";
-import { DashboardError } from "../api/errors.js";
+import { DashboardError, failureOf } from "../api/errors.js";
+import { issueSentence, issuesIn } from "../api/issue-sentences.js";
 
-/** A form that runs one action, shows its error, and disables itself while it runs. */
+/**
+ * What a form knows of each of its Fields: how to check it, and how to show a sentence under it
+ * (its own check's, or the one the Cloud API's VALIDATION_FAILED gave for its path).
+ */
+interface FieldHandle {
+  /** The field's key in a refusal's issue paths (the last segment), usually its name. */
+  issueKey: string;
+  /** Checks the value; shows and returns the sentence when it is wrong. */
+  check: () => string | null;
+  /** Shows a sentence under the field (null clears it). */
+  show: (sentence: string | null) => void;
+  /** Says it in the field's own words: "The password must be…". */
+  subject: string;
+  focus: () => void;
+}
+
+const FormFields = createContext<Map<string, FieldHandle> | null>(null);
+
+/**
+ * A form that runs one action. Its Fields are checked when it is sent, each wrong one saying why in
+ * a sentence under it (nothing is sent then); a refusal shows below the button with its code, and a
+ * VALIDATION_FAILED refusal's issues also show under the fields they name. The button shows it is
+ * busy while the action runs.
+ */
 export function ActionForm({
   onSubmit,
   submit,
@@ -17,31 +51,103 @@ export function ActionForm({
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [finished, setFinished] = useState(false);
+  const fields = useRef(new Map<string, FieldHandle>());
   async function handle(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     setError(null);
+    const wrong = [...fields.current.values()].filter((f) => f.check() !== null);
+    if (wrong.length) {
+      wrong[0]!.focus();
+      return;
+    }
     setBusy(true);
     try {
       await onSubmit(new FormData(e.currentTarget));
       setFinished(true);
     } catch (err) {
       setError(err);
+      showIssues(err, fields.current);
     } finally {
       setBusy(false);
     }
   }
   if (finished && done) return <>{done}</>;
   return (
-    <form onSubmit={handle}>
-      {children}
-      <button type="submit" disabled={busy}>
-        {submit}
-      </button>
-      <RefusalNotice error={error} />
-    </form>
+    <FormFields.Provider value={fields.current}>
+      <Box component="form" onSubmit={handle} noValidate>
+        <Stack gap="sm" align="stretch">
+          {children}
+          <Group>
+            <Button type="submit" loading={busy}>
+              {submit}
+            </Button>
+          </Group>
+          <RefusalNotice error={error} />
+        </Stack>
+      </Box>
+    </FormFields.Provider>
   );
 }
 
+/** A VALIDATION_FAILED refusal's issues under the fields whose names their paths end with. */
+function showIssues(err: unknown, fields: Map<string, FieldHandle>) {
+  const failure = failureOf(err);
+  if (failure?.code !== "VALIDATION_FAILED") return;
+  for (const issue of issuesIn(failure.details)) {
+    const last = issue.path
+      .split(".")
+      .filter((p) => !/^\d+$/.test(p))
+      .at(-1);
+    const field = [...fields.values()].find((f) => f.issueKey === last);
+    field?.show(issueSentence(issue, field.subject));
+  }
+}
+
+/** "Password (12 to 256 characters)" → "The password"; "URL (public https)" → "The URL". */
+function subjectOf(label: string): string {
+  const bare = label.replace(/\s*\(.*\)\s*$/, "").trim();
+  if (/^your\b/i.test(bare)) return `Your ${bare.slice(5)}`;
+  const lowered = /^[A-Z][a-z]/.test(bare) ? bare.charAt(0).toLowerCase() + bare.slice(1) : bare;
+  return `The ${lowered}`;
+}
+
+/** What is wrong with a typed value, as a sentence, or null. */
+function problemOf(
+  input: HTMLInputElement,
+  rules: {
+    required: boolean;
+    type: string;
+    minLength?: number;
+    maxLength?: number;
+    min?: number;
+    max?: number;
+  },
+  subject: string,
+): string | null {
+  const value = input.value;
+  if (value === "") return rules.required ? `${subject} is empty: fill it in.` : null;
+  if (input.validity.typeMismatch && rules.type === "email")
+    return `${subject} is not an e-mail address; write it as name@example.com.`;
+  if (input.validity.typeMismatch && rules.type === "url")
+    return `${subject} is not a full address; write it as https://example.com/path.`;
+  if (rules.type === "number") {
+    const n = Number(value);
+    if (!Number.isFinite(n) || input.validity.badInput) return `${subject} must be a number.`;
+    if (rules.min !== undefined && n < rules.min) return `${subject} must be at least ${rules.min}.`;
+    if (rules.max !== undefined && n > rules.max) return `${subject} must be at most ${rules.max}.`;
+  }
+  if (rules.minLength !== undefined && value.length < rules.minLength)
+    return `${subject} must be at least ${rules.minLength} characters long.`;
+  if (rules.maxLength !== undefined && value.length > rules.maxLength)
+    return `${subject} must be at most ${rules.maxLength} characters long.`;
+  return null;
+}
+
+/**
+ * A labelled text field of an ActionForm (Mantine's TextInput, PasswordInput for passwords). Its
+ * rules (required, the type's form, lengths, a number's bounds, `validate`) are checked when the
+ * form is sent; what is wrong shows under it as a sentence, and goes once the value is right.
+ */
 export function Field({
   label,
   name,
@@ -49,6 +155,15 @@ export function Field({
   required = true,
   defaultValue,
   autoComplete,
+  description,
+  placeholder,
+  minLength,
+  maxLength,
+  min,
+  max,
+  validate,
+  issueKey = name,
+  subject = subjectOf(label),
 }: {
   label: string;
   name: string;
@@ -56,19 +171,69 @@ export function Field({
   required?: boolean;
   defaultValue?: string | number;
   autoComplete?: string;
+  description?: ReactNode;
+  placeholder?: string;
+  minLength?: number;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+  /** A check of the form's own (a sentence when the value is wrong, else null). */
+  validate?: (value: string) => string | null;
+  /** The last segment of the Cloud API's issue path for this field, when it is not `name`. */
+  issueKey?: string;
+  /** How sentences name the field ("The password"), when the label does not say it well. */
+  subject?: string;
 }) {
-  return (
-    <label>
-      {label}
-      <input
-        name={name}
-        type={type}
-        required={required}
-        defaultValue={defaultValue}
-        autoComplete={autoComplete}
+  const form = useContext(FormFields);
+  const input = useRef<HTMLInputElement>(null);
+  const [error, setError] = useState<string | null>(null);
+  const key = useId();
+  const check = () => {
+    const el = input.current;
+    if (!el) return null;
+    const problem =
+      problemOf(el, { required, type, minLength, maxLength, min, max }, subject) ??
+      (el.value === "" ? null : (validate?.(el.value) ?? null));
+    setError(problem);
+    return problem;
+  };
+  // The form calls the latest check (its props may change between renders).
+  const latest = useRef(check);
+  latest.current = check;
+  useEffect(() => {
+    if (!form) return;
+    form.set(key, {
+      issueKey,
+      subject,
+      check: () => latest.current(),
+      show: setError,
+      focus: () => input.current?.focus(),
+    });
+    return () => void form.delete(key);
+  }, [form, key, issueKey, subject]);
+  const common = {
+    ref: input,
+    label,
+    name,
+    required,
+    defaultValue,
+    autoComplete,
+    description,
+    placeholder,
+    error,
+    // A sentence shown stays until the value is right.
+    onChange: () => {
+      if (error !== null) check();
+    },
+  };
+  if (type === "password")
+    return (
+      <PasswordInput
+        {...common}
+        visibilityToggleButtonProps={{ "aria-label": "Show the characters typed" }}
       />
-    </label>
-  );
+    );
+  return <TextInput {...common} type={type} min={min} max={max} />;
 }
 
 export const field = (data: FormData, name: string) => String(data.get(name) ?? "");
