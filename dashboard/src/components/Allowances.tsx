@@ -1,4 +1,7 @@
+import { Group, Progress, Text } from "@mantine/core";
 import type { Usage } from "@countersign/protocol/wire";
+import { DataTable } from "./DataTable.js";
+import { statusColor } from "../theme/status.js";
 
 // Each key names one of the plan's figures ({used, limit}; limit null is unlimited).
 const rows = [
@@ -12,40 +15,52 @@ const rows = [
   { key: "webhook_endpoints", label: "Webhook endpoints" },
 ] as const;
 
-/** What the organization uses of each of its plan's allowances, with a meter where there is a limit. */
+type Row = (typeof rows)[number] & { used: number; limit: number | null };
+
+/**
+ * What the organization uses of each of its plan's allowances, with a bar where there is a limit:
+ * the bar turns to the "waiting" colour from 80% and to the "denied" one at the limit, and the
+ * numbers beside it say the same in words.
+ */
 export function Allowances({ usage }: { usage: Usage }) {
+  const data: Row[] = rows.map((r) => ({ ...r, ...usage[r.key] }));
   return (
-    <table data-testid="allowances">
-      <thead>
-        <tr>
-          <th>Allowance</th>
-          <th>Used</th>
-          <th>Limit</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(({ key, label }) => {
-          const a = usage[key];
-          return (
-            <tr key={key}>
-              <td>{label}</td>
-              <td>
-                {a.limit !== null ? (
-                  <meter
-                    min={0}
-                    max={a.limit}
-                    value={Math.min(a.used, a.limit)}
-                    high={a.limit * 0.8}
-                    aria-label={label}
-                  />
-                ) : null}{" "}
-                {a.used}
-              </td>
-              <td>{a.limit ?? "no limit"}</td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+    <DataTable
+      testId="allowances"
+      caption="The plan's allowances and what the organization uses of them"
+      rows={data}
+      rowKey={(r) => r.key}
+      empty={null}
+      columns={[
+        { key: "label", header: "Allowance", render: (r) => r.label },
+        {
+          key: "used",
+          header: "Used",
+          align: "right",
+          render: (r) => (
+            <Group gap="sm" justify="flex-end" wrap="nowrap">
+              {r.limit !== null && (
+                <Progress
+                  w={96}
+                  value={Math.min(100, (r.used / Math.max(r.limit, 1)) * 100)}
+                  color={
+                    r.used >= r.limit
+                      ? statusColor("plan_limit")
+                      : r.used >= r.limit * 0.8
+                        ? statusColor("pending")
+                        : undefined
+                  }
+                  aria-label={r.label}
+                />
+              )}
+              <Text span inherit>
+                {r.used}
+              </Text>
+            </Group>
+          ),
+        },
+        { key: "limit", header: "Limit", align: "right", render: (r) => r.limit ?? "no limit" },
+      ]}
+    />
   );
 }

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { Alert, Button, Code, CopyButton, Group, Stack, Text } from "@mantine/core";
 
 /** A secret shown this once (a gateway key, a webhook signing secret), with a copy button. */
 export function CopyOnce({
@@ -10,24 +10,23 @@ export function CopyOnce({
   secret: string;
   hint?: string;
 }) {
-  const [copied, setCopied] = useState(false);
   return (
-    <div className="secret" role="status">
-      <p>
-        <strong>{label}</strong> It is shown only now; {hint}
-      </p>
-      <code data-testid="secret">{secret}</code>{" "}
-      <button
-        type="button"
-        onClick={() =>
-          navigator.clipboard.writeText(secret).then(
-            () => setCopied(true),
-            () => setCopied(false),
-          )
-        }
-      >
-        {copied ? "Copied" : "Copy"}
-      </button>
-    </div>
+    <Alert role="status" color="yellow" variant="light" title={label}>
+      <Stack gap="xs">
+        <Text size="sm">It is shown only now; {hint}</Text>
+        <Group gap="sm" wrap="nowrap" align="center">
+          <Code data-testid="secret" style={{ wordBreak: "break-all" }}>
+            {secret}
+          </Code>
+          <CopyButton value={secret}>
+            {({ copied, copy }) => (
+              <Button size="xs" variant={copied ? "light" : "filled"} onClick={copy}>
+                {copied ? "Copied" : "Copy"}
+              </Button>
+            )}
+          </CopyButton>
+        </Group>
+      </Stack>
+    </Alert>
   );
 }

@@ -1,9 +1,16 @@
+import { Text } from "@mantine/core";
+
 /** A time as the person's browser writes it, with the exact instant on hover. */
 export function When({ at }: { at: string | null | undefined }) {
-  if (!at) return <span className="muted">—</span>;
+  if (!at)
+    return (
+      <Text span c="dimmed" inherit>
+        —
+      </Text>
+    );
   return (
-    <time dateTime={at} title={at}>
+    <Text span inherit component="time" dateTime={at} title={at}>
       {new Date(at).toLocaleString()}
-    </time>
+    </Text>
   );
 }
