@@ -1,6 +1,9 @@
 import type { ReactNode } from "react";
-import { Navigate, Route, Routes, useLocation } from "react-router";
+import { Link, Navigate, Route, Routes, useLocation } from "react-router";
+import { Anchor, Text } from "@mantine/core";
 import { useSession } from "../session/session.js";
+import { CardPage } from "../components/CardPage.js";
+import { LoadingLine } from "../components/Loading.js";
 import { Shell } from "./Shell.js";
 import { useOrganizations } from "../session/organization.js";
 import { SignInPage } from "../routes/sign-in/SignInPage.js";
@@ -37,7 +40,7 @@ import { ApiReferenceRoute } from "../routes/api-reference/routes.js";
 function SignedIn({ children }: { children: ReactNode }) {
   const { state } = useSession();
   const location = useLocation();
-  if (state.status === "loading") return <p className="muted">Loading…</p>;
+  if (state.status === "loading") return <LoadingLine />;
   if (state.status === "signed-out")
     return (
       <Navigate
@@ -51,9 +54,21 @@ function SignedIn({ children }: { children: ReactNode }) {
 /** The first organization, or the page to make one. */
 function Home() {
   const orgs = useOrganizations();
-  if (orgs.isPending) return <p className="muted">Loading…</p>;
+  if (orgs.isPending) return <LoadingLine />;
   const first = orgs.data?.items[0];
   return <Navigate to={first ? `/orgs/${first.id}` : "/orgs/new"} replace />;
+}
+
+/** An address no page has: says so, and the way back. */
+function NotFound() {
+  return (
+    <CardPage title="Page not found">
+      <Text>This page does not exist. Check the address, or start again from your organizations.</Text>
+      <Anchor component={Link} to="/">
+        Go to the dashboard
+      </Anchor>
+    </CardPage>
+  );
 }
 
 export function App() {
@@ -98,7 +113,7 @@ export function App() {
         <Route path="/orgs/:orgId/billing" element={<BillingPage />} />
         {configurationRoutes}
       </Route>
-      <Route path="*" element={<main className="narrow">This page does not exist.</main>} />
+      <Route path="*" element={<NotFound />} />
     </Routes>
   );
 }

@@ -1,6 +1,8 @@
+import { Anchor, Button, Text } from "@mantine/core";
 import { Link, useNavigate } from "react-router";
 import { invitationsApi } from "../../api/members.js";
 import { ActionForm } from "../../components/ActionForm.js";
+import { CardPage } from "../../components/CardPage.js";
 import { useSession } from "../../session/session.js";
 import { useLinkToken } from "../token.js";
 
@@ -11,19 +13,27 @@ export function AcceptInvitationPage() {
   const token = useLinkToken() ?? "";
   if (state.status !== "signed-in")
     return (
-      <main className="narrow">
-        <h1>Join an organization</h1>
-        <p>
-          Sign in with the invited address first (or <Link to="/sign-up">create an account</Link> with it,
-          verify it, and sign in), then open the link from the e-mail again.
-        </p>
-        <Link to={`/sign-in?next=${encodeURIComponent(`/invitations/accept#token=${token}`)}`}>Sign in</Link>
-      </main>
+      <CardPage title="Join an organization">
+        <Text>
+          Sign in with the invited address first (or{" "}
+          <Anchor component={Link} to="/sign-up">
+            create an account
+          </Anchor>{" "}
+          with it, verify it, and sign in), then open the link from the e-mail again.
+        </Text>
+        <Button
+          component={Link}
+          to={`/sign-in?next=${encodeURIComponent(`/invitations/accept#token=${token}`)}`}
+          variant="filled"
+          style={{ alignSelf: "flex-start" }}
+        >
+          Sign in
+        </Button>
+      </CardPage>
     );
   return (
-    <main className="narrow">
-      <h1>Join an organization</h1>
-      <p>You are signed in as {state.session.user.email}.</p>
+    <CardPage title="Join an organization">
+      <Text>You are signed in as {state.session.user.email}.</Text>
       <ActionForm
         submit="Accept the invitation"
         onSubmit={async () => {
@@ -31,6 +41,6 @@ export function AcceptInvitationPage() {
           navigate(`/orgs/${joined.organization_id}`);
         }}
       />
-    </main>
+    </CardPage>
   );
 }

@@ -1,40 +1,59 @@
+import { Anchor } from "@mantine/core";
 import { Link } from "react-router";
 import { sessionApi } from "../../api/session.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { CardPage, Done } from "../../components/CardPage.js";
 import { useLinkToken } from "../token.js";
+
+const backToSignIn = (
+  <Anchor component={Link} to="/sign-in" size="sm">
+    Back to sign-in
+  </Anchor>
+);
 
 /** Without a token: ask for a reset link. With the link's token: choose the new password. */
 export function PasswordResetPage() {
   const token = useLinkToken();
   if (!token)
     return (
-      <main className="narrow" key="request">
-        <h1>Reset your password</h1>
+      <CardPage
+        key="request"
+        title="Reset your password"
+        description="We send a link to choose a new password to the address, if it has an account."
+        below={backToSignIn}
+      >
         <ActionForm
           submit="Send a reset link"
           onSubmit={async (d) => {
             await sessionApi.requestPasswordReset(field(d, "email"));
           }}
-          done={<p role="status">If the address has an account, a reset link was sent to it.</p>}
+          done={<Done>If the address has an account, a reset link was sent to it.</Done>}
         >
-          <Field label="E-mail" name="email" type="email" />
+          <Field
+            label="E-mail"
+            name="email"
+            type="email"
+            autoComplete="username"
+            subject="The e-mail address"
+          />
         </ActionForm>
-      </main>
+      </CardPage>
     );
   // Keyed by the token, so a form finished for one link never stands in for the next one.
   return (
-    <main className="narrow" key={token}>
-      <h1>Choose a new password</h1>
+    <CardPage key={token} title="Choose a new password" description="Your other sessions are signed out.">
       <ActionForm
         submit="Set the password"
         onSubmit={async (d) => {
           await sessionApi.confirmPasswordReset(token, field(d, "password"));
         }}
         done={
-          <p role="status">
+          <Done>
             Your password is changed and your other sessions are signed out.{" "}
-            <Link to="/sign-in">Sign in</Link>
-          </p>
+            <Anchor component={Link} to="/sign-in">
+              Sign in
+            </Anchor>
+          </Done>
         }
       >
         <Field
@@ -44,6 +63,6 @@ export function PasswordResetPage() {
           autoComplete="new-password"
         />
       </ActionForm>
-    </main>
+    </CardPage>
   );
 }

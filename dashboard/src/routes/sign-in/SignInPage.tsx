@@ -1,5 +1,7 @@
+import { Alert, Anchor } from "@mantine/core";
 import { Link, useLocation, useNavigate } from "react-router";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { CardPage } from "../../components/CardPage.js";
 import { landingFor } from "../../session/landing.js";
 import { useSession } from "../../session/session.js";
 
@@ -10,12 +12,26 @@ export function SignInPage() {
   const next = new URLSearchParams(location.search).get("next");
   const expired = state.status === "signed-out" && state.reason === "expired";
   return (
-    <main className="narrow">
-      <h1>Sign in</h1>
+    <CardPage
+      title="Sign in"
+      below={
+        <>
+          <Anchor component={Link} to="/sign-up" size="sm">
+            Create an account
+          </Anchor>
+          <Anchor component={Link} to="/password-reset" size="sm">
+            Forgot your password?
+          </Anchor>
+          <Anchor component={Link} to="/verify-email/resend" size="sm">
+            Resend the verification e-mail
+          </Anchor>
+        </>
+      }
+    >
       {expired && (
-        <p className="notice" role="status">
+        <Alert role="status" color="yellow" variant="light">
           Your session ended. Sign in again to continue.
-        </p>
+        </Alert>
       )}
       <ActionForm
         submit="Sign in"
@@ -24,13 +40,15 @@ export function SignInPage() {
           navigate(await landingFor(next), { replace: true });
         }}
       >
-        <Field label="E-mail" name="email" type="email" autoComplete="username" />
+        <Field
+          label="E-mail"
+          name="email"
+          type="email"
+          autoComplete="username"
+          subject="The e-mail address"
+        />
         <Field label="Password" name="password" type="password" autoComplete="current-password" />
       </ActionForm>
-      <p>
-        <Link to="/sign-up">Create an account</Link> · <Link to="/password-reset">Forgot your password?</Link>{" "}
-        · <Link to="/verify-email/resend">Resend the verification e-mail</Link>
-      </p>
-    </main>
+    </CardPage>
   );
 }

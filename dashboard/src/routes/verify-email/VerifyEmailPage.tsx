@@ -1,7 +1,10 @@
+import { Anchor } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { sessionApi } from "../../api/session.js";
+import { CardPage, Done } from "../../components/CardPage.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { LoadingLine } from "../../components/Loading.js";
 import { useLinkToken } from "../token.js";
 
 // A link's token works once: a page mounted again (a re-render, StrictMode) reuses the first answer.
@@ -33,20 +36,24 @@ export function VerifyEmailPage() {
     );
   }, [token]);
   return (
-    <main className="narrow">
-      <h1>Verify your e-mail address</h1>
+    <CardPage title="Verify your e-mail address">
       {state.done ? (
-        <p role="status">
-          Your address is verified. <Link to="/sign-in">Sign in</Link>
-        </p>
+        <Done>
+          Your address is verified.{" "}
+          <Anchor component={Link} to="/sign-in">
+            Sign in
+          </Anchor>
+        </Done>
       ) : state.error ? (
         <>
           <ErrorNotice error={state.error} />
-          <Link to="/verify-email/resend">Send a new link</Link>
+          <Anchor component={Link} to="/verify-email/resend">
+            Send a new link
+          </Anchor>
         </>
       ) : (
-        <p className="muted">Verifying…</p>
+        <LoadingLine />
       )}
-    </main>
+    </CardPage>
   );
 }
