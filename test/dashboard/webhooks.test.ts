@@ -13,7 +13,7 @@ import { verifyWebhook } from "../../clients/typescript/src/webhooks/verify.js";
 import { screenshot, startDashboardWorld, type DashboardWorld } from "../fixtures/dashboard.js";
 import { ok, startReceiver, type Answer, type Receiver } from "../fixtures/https-receiver.js";
 import { seriousViolations } from "./axe.js";
-import { acceptNextDialog, joinAs, ownerOfNewOrganization } from "./members.js";
+import { joinAs, ownerOfNewOrganization } from "./members.js";
 import { sessionRequest } from "./setup-refunds.js";
 
 let world: DashboardWorld;
@@ -131,7 +131,9 @@ describe("deliveries", () => {
       const delivery = owner.getByTestId("deliveries").locator('[data-state="delivered"]');
       await delivery.waitFor({ timeout: 20_000 });
       await expect(delivery.getByTestId("attempt-outcome").allTextContents()).resolves.toEqual(["HTTP 200"]);
-      await expect(delivery.getByTestId("attempt").first().textContent()).resolves.toMatch(/\d+ ms$/);
+      await expect(delivery.getByTestId("attempt-duration").first().textContent()).resolves.toMatch(
+        /^\d+ ms$/,
+      );
       await screenshot(owner, "webhook-deliveries", dir);
     },
   );
@@ -172,8 +174,11 @@ describe("deliveries", () => {
 
   it("shows a new secret once on rotation, the previous one still signing", { timeout: 60_000 }, async () => {
     await owner.goto(`/orgs/${orgId}/webhooks/${endpointId}`);
-    acceptNextDialog(owner);
     await owner.getByRole("button", { name: "Rotate the secret" }).click();
+    // The confirmation leads with the consequence: the old secret stops signing in 24 hours.
+    const rotation = owner.getByRole("dialog", { name: "Rotate the signing secret" });
+    await expect(rotation.textContent()).resolves.toContain("In 24 hours the current secret stops signing");
+    await rotation.getByRole("button", { name: "Make a new secret" }).click();
     const rotated = (await owner.getByTestId("secret").textContent())!;
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
@@ -239,8 +244,11 @@ describe("deliveries", () => {
     ).toHaveLength(5);
 
     // Deleted after a confirmation, with its deliveries.
-    acceptNextDialog(owner);
     await owner.getByRole("button", { name: "Delete the endpoint" }).click();
+    await owner
+      .getByRole("dialog", { name: "Delete the endpoint" })
+      .getByRole("button", { name: "Delete the endpoint" })
+      .click();
     await owner.getByRole("heading", { name: "Webhooks" }).waitFor();
     await expect(owner.getByRole("link", { name: `${receiver.url}/other` }).count()).resolves.toBe(0);
     expect(

@@ -1,17 +1,21 @@
+import { Checkbox, SimpleGrid } from "@mantine/core";
 import { subscribableEventTypes, type SubscribableEventType } from "@countersign/protocol/wire";
 import { choices } from "../../components/ActionForm.js";
 
-/** The event types an endpoint subscribes to, one checkbox each. */
+/** The event types an endpoint subscribes to, one checkbox each (the wire's own names). */
 export function EventTypes({ selected = ["receipt.created"] }: { selected?: readonly string[] }) {
   return (
-    <fieldset>
-      <legend>Event types</legend>
-      {subscribableEventTypes.map((t) => (
-        <label key={t} className="inline">
-          <input type="checkbox" name="event_types" value={t} defaultChecked={selected.includes(t)} /> {t}
-        </label>
-      ))}
-    </fieldset>
+    <Checkbox.Group
+      label="Event types"
+      description="The endpoint receives these events, and only these; at least one."
+      defaultValue={[...selected]}
+    >
+      <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="xs" verticalSpacing="xs" mt="xs">
+        {subscribableEventTypes.map((t) => (
+          <Checkbox key={t} name="event_types" value={t} label={t} />
+        ))}
+      </SimpleGrid>
+    </Checkbox.Group>
   );
 }
 

@@ -1,6 +1,7 @@
+import { Checkbox, Code, Paper, Stack, Text, Title } from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { WebhookEndpoint } from "@countersign/protocol/wire";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { useNavigate, useParams } from "react-router";
 import { webhooksApi, webhookKeys } from "../../api/webhooks.js";
 import { orgPath, useCurrentOrganization } from "../../session/organization.js";
@@ -8,8 +9,10 @@ import { ActionButton } from "../../components/ActionButton.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { CopyOnce } from "../../components/CopyOnce.js";
 import { Loaded } from "../../components/Loading.js";
+import { PageHeader } from "../../components/PageHeader.js";
 import { When } from "../../components/When.js";
 import { DeliveryLog } from "./DeliveryLog.js";
+import { EndpointState } from "./EndpointState.js";
 import { EventTypes, eventTypesOf } from "./EventTypes.js";
 import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 
@@ -21,18 +24,25 @@ export function WebhookPage() {
     queryKey: webhookKeys.one(webhookId),
     queryFn: () => webhooksApi.get(orgId, webhookId),
   });
+  const e = endpoint.data;
   return (
-    <main>
+    <Stack gap="lg">
+      <PageHeader
+        title="Webhook endpoint"
+        badge={e && <EndpointState endpoint={e} testId="endpoint-enabled" />}
+        description={
+          e && (
+            <>
+              <Code>{e.url}</Code>
+              {e.description && <> · {e.description}</>}
+            </>
+          )
+        }
+      />
       <Loaded query={endpoint}>
         {(e) => (
           <>
-            <h1>Webhook endpoint</h1>
             <KubernetesManaged managedBy={e.managed_by} editable />
-            <p>
-              <code>{e.url}</code>{" "}
-              <span data-testid="endpoint-enabled">{e.enabled ? "enabled" : "disabled"}</span>
-              {e.disabled_reason && <span className="muted"> ({e.disabled_reason.replace(/_/g, " ")})</span>}
-            </p>
             <DeliveryLog orgId={orgId} endpoint={e} />
             <EndpointSettings orgId={orgId} endpoint={e} />
             <SigningSecret orgId={orgId} endpoint={e} />
@@ -40,15 +50,28 @@ export function WebhookPage() {
           </>
         )}
       </Loaded>
-    </main>
+    </Stack>
+  );
+}
+
+/** A part of the endpoint's page: a card with its h2. */
+function Part({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Paper withBorder p="lg" component="section">
+      <Stack gap="sm">
+        <Title order={2} size="h3">
+          {title}
+        </Title>
+        {children}
+      </Stack>
+    </Paper>
   );
 }
 
 function EndpointSettings({ orgId, endpoint }: { orgId: string; endpoint: WebhookEndpoint }) {
   const queryClient = useQueryClient();
   return (
-    <section>
-      <h2>Settings</h2>
+    <Part title="Settings">
       <ActionForm
         key={endpoint.updated_at}
         submit="Save the endpoint"
@@ -63,15 +86,23 @@ function EndpointSettings({ orgId, endpoint }: { orgId: string; endpoint: Webhoo
           await queryClient.invalidateQueries({ queryKey: webhookKeys.all(orgId) });
         }}
       >
-        <Field label="URL (public https)" name="url" type="url" defaultValue={endpoint.url} />
+        <Field
+          label="URL (public https)"
+          name="url"
+          type="url"
+          defaultValue={endpoint.url}
+          subject="The URL"
+        />
         <Field label="Description" name="description" required={false} defaultValue={endpoint.description} />
-        <label className="inline">
-          <input type="checkbox" name="enabled" defaultChecked={endpoint.enabled} /> Enabled (a disabled
-          endpoint gets no new events; its pending deliveries wait)
-        </label>
+        <Checkbox
+          name="enabled"
+          label="Enabled"
+          description="A disabled endpoint gets no new events; its pending deliveries wait until it is enabled again."
+          defaultChecked={endpoint.enabled}
+        />
         <EventTypes selected={endpoint.event_types} />
       </ActionForm>
-    </section>
+    </Part>
   );
 }
 
@@ -79,12 +110,15 @@ function SigningSecret({ orgId, endpoint }: { orgId: string; endpoint: WebhookEn
   const queryClient = useQueryClient();
   const [secret, setSecret] = useState<string | null>(null);
   return (
-    <section>
-      <h2>Signing secret</h2>
+    <Part title="Signing secret">
+      <Text size="sm" c="dimmed">
+        Every delivery carries a Service-Signature made with this secret; the receiver checks it before
+        trusting the event. The secret was shown once, when the endpoint was made.
+      </Text>
       {endpoint.previous_secret_expires_at && (
-        <p className="muted">
+        <Text size="sm">
           The previous secret also signs deliveries until <When at={endpoint.previous_secret_expires_at} />.
-        </p>
+        </Text>
       )}
       {secret && (
         <CopyOnce
@@ -94,7 +128,13 @@ function SigningSecret({ orgId, endpoint }: { orgId: string; endpoint: WebhookEn
         />
       )}
       <ActionButton
-        confirm={{ title: "Rotate the signing secret", consequence: "The current secret stops signing deliveries after 24 hours; receivers must accept the new one before then.", confirmLabel: "Make a new secret", }}
+        variant="default"
+        confirm={{
+          title: "Rotate the signing secret",
+          consequence:
+            "In 24 hours the current secret stops signing deliveries: until then both sign, and the receiver must check with the new secret before that, or it will refuse every event.",
+          confirmLabel: "Make a new secret",
+        }}
         onClick={async () => {
           const answer = await webhooksApi.rotate(orgId, endpoint.id);
           setSecret(answer.secret);
@@ -103,7 +143,7 @@ function SigningSecret({ orgId, endpoint }: { orgId: string; endpoint: WebhookEn
       >
         Rotate the secret
       </ActionButton>
-    </section>
+    </Part>
   );
 }
 
@@ -111,10 +151,19 @@ function DeleteEndpoint({ orgId, endpoint }: { orgId: string; endpoint: WebhookE
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   return (
-    <section>
-      <h2>Delete</h2>
+    <Part title="Delete">
+      <Text size="sm" c="dimmed">
+        To pause deliveries instead, clear Enabled above.
+      </Text>
       <ActionButton
-        confirm={{ title: "Delete the endpoint", consequence: "No more events are sent here, and the endpoint's deliveries and their log are deleted for good.", confirmLabel: "Delete the endpoint" }}
+        color="red"
+        variant="light"
+        confirm={{
+          title: "Delete the endpoint",
+          consequence:
+            "No event is sent to this address any more, and the endpoint's deliveries and their log are deleted for good. This cannot be undone.",
+          confirmLabel: "Delete the endpoint",
+        }}
         onClick={async () => {
           await webhooksApi.remove(orgId, endpoint.id);
           await queryClient.invalidateQueries({ queryKey: webhookKeys.all(orgId) });
@@ -123,6 +172,6 @@ function DeleteEndpoint({ orgId, endpoint }: { orgId: string; endpoint: WebhookE
       >
         Delete the endpoint
       </ActionButton>
-    </section>
+    </Part>
   );
 }
