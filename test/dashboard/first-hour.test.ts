@@ -6,7 +6,9 @@
  * agent's calls BEFORE anything is active; the first activation from the dialog; a personal key
  * bound because the page says no one can approve; a call held for approval, its arguments read and
  * approved on the approval page; the call run; its receipt verified in the browser and by
- * `countersign verify` on the downloaded file.
+ * `countersign verify` on the downloaded file. After each first step the overview's setup checklist
+ * (issue 42) says that step is done, what is next and what is still blocked; once all are done it is
+ * gone, and it can be reopened.
  *
  * The agent is the official MCP SDK client talking to the Gateway's /mcp with the gateway key
  * shown in the browser: that is the agent acting, not a shortcut. The person never calls the Cloud
@@ -62,6 +64,43 @@ let agent: Client | undefined;
 const nav = (name: string) =>
   page.getByRole("navigation", { name: "Organization" }).getByRole("link", { name, exact: true }).click();
 const shot = (name: string) => screenshot(page, `first-hour-${name}`, dir);
+/** The setup checklist's steps in order, each with the state word its badge shows. */
+const STEPS = [
+  "integration",
+  "tool",
+  "policy",
+  "agent",
+  "gateway_key",
+  "delegation",
+  "activation",
+  "approver_key",
+] as const;
+type StepWord = "done" | "to do" | "blocked";
+/**
+ * Goes to the overview (through the navigation) and reads its setup checklist: every step's badge
+ * as `expected` says, in order, and the progress figure counting the done ones.
+ */
+async function checklistSays(expected: StepWord[]) {
+  await nav("Overview");
+  await page.getByRole("heading", { name: "Acme Refunds", level: 1 }).waitFor();
+  const list = page.getByTestId("setup-checklist");
+  await expect
+    .poll(
+      () =>
+        list
+          .locator("li[data-step]")
+          .evaluateAll((items) =>
+            items.map((li) => [li.getAttribute("data-step"), li.querySelector("[data-status]")?.textContent]),
+          ),
+      { timeout: 20_000 },
+    )
+    .toEqual(STEPS.map((step, i) => [step, expected[i]]));
+  const done = expected.filter((w) => w === "done").length;
+  await expect(list.getByTestId("setup-progress").textContent()).resolves.toBe(`${done} of 8 steps done`);
+}
+/** The link of one step of the checklist (the page that does it). */
+const stepLink = (step: (typeof STEPS)[number]) =>
+  page.getByTestId("setup-checklist").locator(`li[data-step="${step}"]`).getByRole("link");
 /** The text of an MCP tool result's content. */
 const textOf = (r: unknown) =>
   CallToolResultSchema.parse(r)
@@ -124,6 +163,31 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
   );
 
   it(
+    "finds the setup checklist on the overview: nothing done, later steps blocked; hidden and reopened",
+    { timeout: 60_000 },
+    async () => {
+      const { todo, blocked } = { todo: "to do", blocked: "blocked" } as const;
+      await checklistSays([todo, blocked, todo, blocked, blocked, blocked, blocked, todo]);
+      const list = page.getByTestId("setup-checklist");
+      await expect(list.locator('li[data-step="tool"]').textContent()).resolves.toContain(
+        "Register an MCP server or an integration first.",
+      );
+      await shot("checklist");
+      // Hidden, it stays hidden in this browser until the person asks for it again.
+      await list.getByRole("button", { name: "Hide the checklist" }).click();
+      await expect(list.count()).resolves.toBe(0);
+      await page.reload();
+      await page.getByRole("button", { name: "Show the setup checklist" }).waitFor();
+      await expect(page.getByTestId("setup-checklist").count()).resolves.toBe(0);
+      await page.getByRole("button", { name: "Show the setup checklist" }).click();
+      await list.waitFor();
+      // The first step's link is the page that does it.
+      await stepLink("integration").click();
+      await page.getByRole("heading", { name: "MCP servers and integrations" }).waitFor();
+    },
+  );
+
+  it(
     "adds their own MCP server at a loopback http URL, discovers its tools and makes one a tool",
     { timeout: 90_000 },
     async () => {
@@ -132,6 +196,10 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
       await page.getByLabel("Name").fill("acme payments");
       await page.getByLabel(/^URL/).fill(upstream.url);
       await page.getByRole("button", { name: "Add MCP server" }).click();
+      await page.getByRole("heading", { name: "acme payments" }).waitFor();
+      await checklistSays(["done", "to do", "to do", "blocked", "blocked", "blocked", "blocked", "to do"]);
+      await nav("MCP servers");
+      await page.getByRole("link", { name: "acme payments" }).click();
       await page.getByRole("heading", { name: "acme payments" }).waitFor();
       await page.getByRole("button", { name: "Discover tools" }).click();
       const found = page.getByTestId("discovered-tools");
@@ -158,6 +226,7 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
         '"order_id"',
       );
       await shot("tool");
+      await checklistSays(["done", "done", "to do", "blocked", "blocked", "blocked", "blocked", "to do"]);
     },
   );
 
@@ -198,6 +267,7 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
     // Saved is not active: the page says so.
     await page.getByTestId("policy-stage").getByText("Draft version 1 — not active").waitFor();
     await shot("policy");
+    await checklistSays(["done", "done", "done", "to do", "blocked", "blocked", "to do", "to do"]);
   });
 
   it("creates an agent under the policy, its gateway key and a delegation", { timeout: 60_000 }, async () => {
@@ -207,14 +277,22 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
     await page.getByLabel("Policy").selectOption({ label: "refunds" });
     await page.getByRole("button", { name: "Create agent" }).click();
     await page.getByRole("heading", { name: "refund-bot" }).waitFor();
+    await checklistSays(["done", "done", "done", "done", "to do", "to do", "to do", "to do"]);
+    // Back to the agent through the checklist's link for the next step.
+    await stepLink("gateway_key").click();
+    await page.getByRole("heading", { name: "refund-bot" }).waitFor();
     await page.getByLabel("Key name").fill("refund-bot laptop");
     await page.getByRole("button", { name: "Create gateway key" }).click();
     gatewayKey = (await page.getByTestId("secret").textContent())!;
     expect(gatewayKey).toMatch(/^svc_live_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/);
+    await checklistSays(["done", "done", "done", "done", "done", "to do", "to do", "to do"]);
+    await stepLink("delegation").click();
+    await page.getByRole("heading", { name: "refund-bot" }).waitFor();
     await page.getByLabel(/^Permissions/).fill("payments.*");
     await page.getByRole("button", { name: "Sign and grant" }).click();
     await page.getByTestId("delegations").getByText("payments.*").waitFor();
     await shot("agent");
+    await checklistSays(["done", "done", "done", "done", "done", "done", "to do", "to do"]);
   });
 
   it(
@@ -279,6 +357,12 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
       expect(r.isError, textOf(r)).toBeFalsy();
       expect(textOf(r)).toBe("Refunded 30 EUR on order A-1000.");
       expect(upstream.refunds).toEqual([{ order_id: "A-1000", amount: 30 }]);
+      await checklistSays(["done", "done", "done", "done", "done", "done", "done", "to do"]);
+      // The last step leads where the personal key is bound; back to the policy for the next test.
+      await expect(stepLink("approver_key").getAttribute("href")).resolves.toBe("/account");
+      await nav("Policies");
+      await page.getByTestId("policies").getByRole("link", { name: "refunds", exact: true }).click();
+      await page.getByRole("heading", { name: /^Policy refunds/ }).waitFor();
     },
   );
 
@@ -297,6 +381,25 @@ describe.sequential("a person's first hour, through the dashboard only", () => {
     await page.getByTestId("versions").waitFor();
     await expect.poll(() => page.getByTestId("no-approvers").count(), { timeout: 20_000 }).toBe(0);
   });
+
+  it(
+    "no longer shows the setup checklist once every step is done; it can be reopened",
+    { timeout: 60_000 },
+    async () => {
+      await nav("Overview");
+      const reopen = page.getByRole("button", { name: "Show the setup checklist" });
+      await reopen.waitFor({ timeout: 20_000 });
+      await expect(page.getByTestId("setup-checklist").count()).resolves.toBe(0);
+      await reopen.click();
+      await expect
+        .poll(() => page.getByTestId("setup-checklist").locator('li[data-step] [data-status="done"]').count())
+        .toBe(8);
+      await expect(page.getByTestId("setup-progress").textContent()).resolves.toBe("8 of 8 steps done");
+      await shot("checklist-done");
+      await page.getByRole("button", { name: "Hide the checklist" }).click();
+      await reopen.waitFor();
+    },
+  );
 
   it(
     "holds a large refund, shows its arguments on the approval page, approves it, and the call runs",
