@@ -1,3 +1,4 @@
+import { Alert, Code, Stack, Text } from "@mantine/core";
 import type { ManagedBy } from "@countersign/protocol/wire";
 
 /** `kubectl get` of the custom resource, which a person can paste. */
@@ -17,22 +18,33 @@ export function KubernetesManaged({
 }) {
   if (!managedBy) return null;
   return (
-    <aside className="managed" aria-label="Managed by Kubernetes" data-testid="managed-by">
-      <p>
-        <strong>Managed by Kubernetes:</strong> the {managedBy.kind}{" "}
-        <code data-testid="managed-by-name">{managedBy.name}</code> in namespace{" "}
-        <code data-testid="managed-by-namespace">{managedBy.namespace}</code> (kind{" "}
-        <code data-testid="managed-by-kind">{managedBy.kind}</code>, countersign.dev/v1alpha1).
-      </p>
-      <p className="muted">
-        See it with <code>{kubectlGet(managedBy)}</code>
-      </p>
-      {editable && (
-        <p className="warning" role="note" data-testid="drift-warning">
-          Changes made here are drift: the operator puts the resource&apos;s spec back at its next
-          reconciliation. Change the {managedBy.kind} in Kubernetes (or in Git) instead.
-        </p>
-      )}
-    </aside>
+    <Alert
+      component="aside"
+      role="complementary"
+      color="blue"
+      variant="light"
+      title="Managed by Kubernetes"
+      aria-label="Managed by Kubernetes"
+      data-testid="managed-by"
+      mb="md"
+    >
+      <Stack gap="xs">
+        <Text size="sm">
+          The {managedBy.kind} <Code data-testid="managed-by-name">{managedBy.name}</Code> in namespace{" "}
+          <Code data-testid="managed-by-namespace">{managedBy.namespace}</Code> (kind{" "}
+          <Code data-testid="managed-by-kind">{managedBy.kind}</Code>, countersign.dev/v1alpha1) writes this
+          record.
+        </Text>
+        <Text size="sm">
+          See it with <Code>{kubectlGet(managedBy)}</Code>
+        </Text>
+        {editable && (
+          <Text size="sm" fw={500} role="note" data-testid="drift-warning">
+            Changes made here are drift: the operator puts the resource&apos;s spec back at its next
+            reconciliation. Change the {managedBy.kind} in Kubernetes (or in Git) instead.
+          </Text>
+        )}
+      </Stack>
+    </Alert>
   );
 }

@@ -1,11 +1,9 @@
 /**
- * The routes and navigation links of what an organization configures outside policies: MCP servers
- * and integrations, tools, observe windows, webhooks. Kept here so App and Shell name them in one line.
+ * The routes of what an organization configures outside policies: MCP servers and integrations,
+ * tools, observe windows, webhooks. Kept here so App names them in one line; their navigation
+ * entries are in app/navigation.ts.
  */
-import { NavLink, Route } from "react-router";
-import type { Role } from "@countersign/protocol/wire";
-import { orgPath } from "../session/organization.js";
-import { can } from "../session/roles.js";
+import { Route } from "react-router";
 import { McpServerPage } from "./mcp-servers/McpServerPage.js";
 import { McpServersPage } from "./mcp-servers/McpServersPage.js";
 import { ObserveReportPage } from "./observe/ObserveReportPage.js";
@@ -29,15 +27,3 @@ export const configurationRoutes = (
     <Route path="/orgs/:orgId/webhooks/:webhookId" element={<WebhookPage />} />
   </>
 );
-
-/** Webhooks are for owners, admins and developers only (the Cloud API refuses the others). */
-export function ConfigurationLinks({ orgId, role }: { orgId: string; role: Role }) {
-  return (
-    <>
-      <NavLink to={orgPath(orgId, "/mcp-servers")}>MCP servers</NavLink>
-      <NavLink to={orgPath(orgId, "/tools")}>Tools</NavLink>
-      <NavLink to={orgPath(orgId, "/observe")}>Observe windows</NavLink>
-      {can.manage(role) && <NavLink to={orgPath(orgId, "/webhooks")}>Webhooks</NavLink>}
-    </>
-  );
-}

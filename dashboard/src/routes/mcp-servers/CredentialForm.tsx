@@ -1,10 +1,13 @@
+import { Group, Paper, PasswordInput, Stack, Text, Title } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { McpServer } from "@countersign/protocol/wire";
 import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
-import { ActionButton } from "../../components/ActionButton.js";
-import { ActionForm, field } from "../../components/ActionForm.js";
 import { toolKeys } from "../../api/tools.js";
+import { ActionButton } from "../../components/ActionButton.js";
+import { field } from "../../components/ActionForm.js";
+import { FieldForm } from "../../components/FieldForm.js";
+import { CredentialState } from "./CredentialState.js";
 
 /** Sets or removes the Authorization header sent upstream; it is written here and never read back. */
 export function CredentialForm({ orgId, server }: { orgId: string; server: McpServer }) {
@@ -15,36 +18,58 @@ export function CredentialForm({ orgId, server }: { orgId: string; server: McpSe
     await queryClient.invalidateQueries({ queryKey: mcpServerKeys.one(server.id) });
     await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
   };
+  const configured = !!server.credential?.configured;
   return (
-    <section>
-      <h2>Authorization header</h2>
-      <p className="muted">
-        Stored encrypted and never shown again. Each change gives a new credential version.
-      </p>
-      <ActionForm
-        key={round}
-        submit={server.credential?.configured ? "Replace the header" : "Set the header"}
-        onSubmit={async (d) => {
-          await mcpServersApi.update(orgId, server.id, { authorization: field(d, "authorization") });
-          setRound((n) => n + 1);
-          await refresh();
-        }}
-      >
-        <label>
-          New header value (for example Bearer …)
-          <input name="authorization" type="password" required autoComplete="off" />
-        </label>
-      </ActionForm>
-      {server.credential?.configured && (
-        <ActionButton
-          onClick={async () => {
-            await mcpServersApi.update(orgId, server.id, { authorization: null });
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="credential">
+      <Stack gap="sm">
+        <Group justify="space-between">
+          <Title order={2} size="h3" id="credential">
+            Authorization header
+          </Title>
+          <CredentialState credential={server.credential} />
+        </Group>
+        <Text c="dimmed" size="sm">
+          Stored encrypted and never shown again. Each change gives a new credential version, which enabled
+          tools of this server must have re-authorized before the Gateway runs them again.
+        </Text>
+        <FieldForm
+          key={round}
+          submit={configured ? "Replace the header" : "Set the header"}
+          fields={["authorization"]}
+          onSubmit={async (d) => {
+            await mcpServersApi.update(orgId, server.id, { authorization: field(d, "authorization") });
+            setRound((n) => n + 1);
             await refresh();
           }}
         >
-          Remove the header
-        </ActionButton>
-      )}
-    </section>
+          {(errorOf) => (
+            <PasswordInput
+              label="New header value (for example Bearer …)"
+              name="authorization"
+              required
+              autoComplete="off"
+              error={errorOf("authorization")}
+              visibilityToggleButtonProps={{ "aria-label": "Show or hide the header" }}
+            />
+          )}
+        </FieldForm>
+        {configured && (
+          <ActionButton
+            variant="default"
+            confirm={{
+              title: "Remove the authorization header",
+              consequence: `${server.name} is called without an Authorization header from now on, and its enabled tools need re-authorization before the Gateway runs them again.`,
+              confirmLabel: "Remove the header",
+            }}
+            onClick={async () => {
+              await mcpServersApi.update(orgId, server.id, { authorization: null });
+              await refresh();
+            }}
+          >
+            Remove the header
+          </ActionButton>
+        )}
+      </Stack>
+    </Paper>
   );
 }

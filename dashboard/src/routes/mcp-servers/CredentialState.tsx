@@ -1,13 +1,21 @@
+import { Text } from "@mantine/core";
 import type { McpServer } from "@countersign/protocol/wire";
 
 /** Whether an authorization header is stored: the header itself is write-only and never shown. */
 export function CredentialState({ credential }: { credential: McpServer["credential"] }) {
-  if (!credential) return <span className="muted">not applicable</span>;
+  if (!credential)
+    return (
+      <Text span c="dimmed" size="sm">
+        not applicable
+      </Text>
+    );
   return credential.configured ? (
-    <span data-testid="credential-state">configured (version {credential.version})</span>
+    <Text span size="sm" data-testid="credential-state">
+      configured (version {credential.version})
+    </Text>
   ) : (
-    <span data-testid="credential-state" className="muted">
+    <Text span c="dimmed" size="sm" data-testid="credential-state">
       not configured
-    </span>
+    </Text>
   );
 }

@@ -1,13 +1,30 @@
+import {
+  Anchor,
+  Code,
+  NativeSelect,
+  Paper,
+  PasswordInput,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
-import { mcpServerKinds } from "@countersign/protocol/wire";
+import { mcpServerKinds, type McpServer } from "@countersign/protocol/wire";
 import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
 import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { can } from "../../session/roles.js";
-import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { field } from "../../components/ActionForm.js";
+import { DataTable } from "../../components/DataTable.js";
+import { EmptyState } from "../../components/EmptyState.js";
+import { FieldForm } from "../../components/FieldForm.js";
 import { Loaded } from "../../components/Loading.js";
+import { PageHeader } from "../../components/PageHeader.js";
+import { StatusBadge } from "../../components/StatusBadge.js";
 import { CredentialState } from "./CredentialState.js";
+import { kindName, serverRefusalFields } from "./server-words.js";
 
 /** The organization's MCP servers and decision-only integrations, and the form to add one. */
 export function McpServersPage() {
@@ -16,61 +33,88 @@ export function McpServersPage() {
     queryKey: mcpServerKeys.all(orgId),
     queryFn: () => mcpServersApi.list(orgId),
   });
+  const writer = !!org && can.manage(org.role);
   return (
-    <main>
-      <h1>MCP servers and integrations</h1>
-      <p className="muted">
-        An MCP server is called by the Gateway on the agent's behalf; a decision-only integration is executed
-        by its caller, which asks the Gateway first.
-      </p>
+    <Stack gap="lg">
+      <PageHeader
+        title="MCP servers and integrations"
+        description="An MCP server is called by the Gateway on the agent's behalf; a decision-only integration is executed by its caller, which asks the Gateway first."
+      />
       <Loaded query={servers}>
-        {(page) =>
-          page.items.length === 0 ? (
-            <p className="muted">None yet.</p>
-          ) : (
-            <table data-testid="mcp-servers">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Kind</th>
-                  <th>Status</th>
-                  <th>Address</th>
-                  <th>Credential</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((s) => (
-                  <tr key={s.id}>
-                    <td>
-                      <Link to={orgPath(orgId, `/mcp-servers/${s.id}`)}>{s.name}</Link>
-                    </td>
-                    <td>{s.kind === "mcp" ? "MCP server" : "decision-only"}</td>
-                    <td>{s.status}</td>
-                    <td>{s.url ?? <span className="muted">none</span>}</td>
-                    <td>
-                      <CredentialState credential={s.credential} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(page) => (
+          <DataTable
+            testId="mcp-servers"
+            caption="MCP servers and integrations"
+            rows={page.items}
+            rowKey={(s) => s.id}
+            defaultSort={{ key: "name", descending: false }}
+            columns={serverColumns(orgId)}
+            empty={
+              <EmptyState title="No MCP servers or integrations yet.">
+                {writer
+                  ? "Add the server your agents' tools run on (or your own code, decision only) with the form below; its tools come next."
+                  : "An owner, admin or developer adds them; their tools come next."}
+              </EmptyState>
+            }
+          />
+        )}
       </Loaded>
-      {org && can.manage(org.role) && <NewServer orgId={orgId} />}
-    </main>
+      {writer && <NewServer orgId={orgId} />}
+    </Stack>
   );
 }
 
+const serverColumns = (orgId: string) => [
+  {
+    key: "name",
+    header: "Name",
+    sortValue: (s: McpServer) => s.name,
+    render: (s: McpServer) => (
+      <Anchor component={Link} to={orgPath(orgId, `/mcp-servers/${s.id}`)}>
+        {s.name}
+      </Anchor>
+    ),
+  },
+  { key: "kind", header: "Kind", sortValue: (s: McpServer) => s.kind, render: (s: McpServer) => kindName(s) },
+  {
+    key: "status",
+    header: "Status",
+    sortValue: (s: McpServer) => s.status,
+    render: (s: McpServer) => <StatusBadge status={s.status} />,
+  },
+  {
+    key: "url",
+    header: "URL",
+    sortValue: (s: McpServer) => s.url,
+    render: (s: McpServer) =>
+      s.url ? (
+        <Code>{s.url}</Code>
+      ) : (
+        <Text span c="dimmed" size="sm">
+          none
+        </Text>
+      ),
+  },
+  {
+    key: "credential",
+    header: "Authorization header",
+    render: (s: McpServer) => <CredentialState credential={s.credential} />,
+  },
+];
+
 function NewServer({ orgId }: { orgId: string }) {
-  const [kind, setKind] = useState<"mcp" | "decision_only">("mcp");
+  const [kind, setKind] = useState<McpServer["kind"]>("mcp");
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   return (
-    <section>
-      <h2>Add one</h2>
-      <ActionForm
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="new-server">
+      <Title order={2} size="h3" id="new-server" mb="sm">
+        Add one
+      </Title>
+      <FieldForm
         submit={kind === "mcp" ? "Add MCP server" : "Add integration"}
+        fields={["kind", "name", "url", "authorization"]}
+        byCode={serverRefusalFields}
         onSubmit={async (d) => {
           const authorization = field(d, "authorization");
           const created = await mcpServersApi.create(
@@ -88,37 +132,51 @@ function NewServer({ orgId }: { orgId: string }) {
           navigate(orgPath(orgId, `/mcp-servers/${created.id}`));
         }}
       >
-        <label>
-          Who executes calls
-          <select
-            name="kind"
-            value={kind}
-            onChange={(e) => setKind(mcpServerKinds.find((k) => k === e.target.value) ?? "mcp")}
-          >
-            <option value="mcp">An MCP server (the Gateway calls it)</option>
-            {/* SPEC 1, setup step 4 names this choice. */}
-            <option value="decision_only">Your code (decision only)</option>
-          </select>
-        </label>
-        <Field label="Name" name="name" />
-        {kind === "mcp" && (
+        {(errorOf) => (
           <>
-            <Field label="URL (public https)" name="url" type="url" />
-            <p className="muted" data-testid="url-rule">
-              In production the Gateway calls only public https addresses. Where the installation allows
-              loopback (<code>make run</code>), a server on the same machine may be plain http, such as{" "}
-              <code>http://127.0.0.1:3001/mcp</code>.
-            </p>
-            <Field
-              label="Authorization header sent upstream (optional, never shown again)"
-              name="authorization"
-              type="password"
-              required={false}
-              autoComplete="off"
+            <NativeSelect
+              label="Who executes calls"
+              name="kind"
+              value={kind}
+              onChange={(e) => setKind(mcpServerKinds.find((k) => k === e.currentTarget.value) ?? "mcp")}
+              data={[
+                { value: "mcp", label: "An MCP server (the Gateway calls it)" },
+                // SPEC 1, setup step 4 names this choice.
+                { value: "decision_only", label: "Your code (decision only)" },
+              ]}
+              error={errorOf("kind")}
             />
+            <TextInput label="Name" name="name" required error={errorOf("name")} />
+            {kind === "mcp" && (
+              <>
+                <TextInput
+                  label="URL (public https)"
+                  name="url"
+                  type="url"
+                  required
+                  error={errorOf("url")}
+                  description={
+                    <>
+                      In production the Gateway calls only public https addresses. Where the installation
+                      allows loopback (<Code>make run</Code>), a server on the same machine may be plain http,
+                      such as <Code>http://127.0.0.1:3001/mcp</Code>.
+                    </>
+                  }
+                  descriptionProps={{ "data-testid": "url-rule" }}
+                />
+                <PasswordInput
+                  label="Authorization header sent upstream (optional, never shown again)"
+                  description="For example Bearer …; stored encrypted, and only ever sent to this server."
+                  name="authorization"
+                  autoComplete="off"
+                  error={errorOf("authorization")}
+                  visibilityToggleButtonProps={{ "aria-label": "Show or hide the header" }}
+                />
+              </>
+            )}
           </>
         )}
-      </ActionForm>
-    </section>
+      </FieldForm>
+    </Paper>
   );
 }

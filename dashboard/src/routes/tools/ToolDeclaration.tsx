@@ -1,4 +1,6 @@
+import { Stack, Text, Title } from "@mantine/core";
 import type { Tool } from "@countersign/protocol/wire";
+import { JsonBlock } from "../../components/JsonBlock.js";
 
 /**
  * What the MCP server declared of the upstream tool besides its input schema (title, icons,
@@ -11,29 +13,24 @@ export function ToolDeclaration({ tool }: { tool: Tool }) {
   // A decision-only integration has no server to declare anything.
   if (!tool.binding.url) return null;
   return (
-    <section>
-      <h2>Declared by the server</h2>
+    <Stack gap="xs" component="section">
+      <Title order={2} size="h3">
+        Declared by the server
+      </Title>
       {tool.declaration ? (
         <>
-          <p className="muted">
+          <Text c="dimmed" size="sm">
             Agents see this in tools/list as the server declared it. If a later discovery finds it changed,
             the tool needs re-authorization.
-          </p>
-          <pre
-            className="json"
-            tabIndex={0}
-            aria-label="Declared by the server"
-            data-testid="tool-declaration"
-          >
-            {JSON.stringify(tool.declaration, null, 2)}
-          </pre>
+          </Text>
+          <JsonBlock value={tool.declaration} label="Declared by the server" testId="tool-declaration" />
         </>
       ) : (
-        <p className="muted" data-testid="tool-declaration">
+        <Text c="dimmed" size="sm" data-testid="tool-declaration">
           Nothing recorded: the server declared nothing beyond the input schema, or no discovery has read it
           yet.
-        </p>
+        </Text>
       )}
-    </section>
+    </Stack>
   );
 }

@@ -1,94 +1,112 @@
+import { Anchor, Code, Paper, Stack, Text, Title } from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import type { Tool } from "@countersign/protocol/wire";
 import { Link, useParams } from "react-router";
 import { toolsApi, toolKeys } from "../../api/tools.js";
 import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { can } from "../../session/roles.js";
-import { ActionForm } from "../../components/ActionForm.js";
+import { Facts } from "../../components/Facts.js";
+import { FieldForm } from "../../components/FieldForm.js";
+import { JsonBlock } from "../../components/JsonBlock.js";
+import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 import { Loaded } from "../../components/Loading.js";
+import { PageHeader } from "../../components/PageHeader.js";
 import { ToolAuthorization } from "./ToolAuthorization.js";
 import { ToolDeclaration } from "./ToolDeclaration.js";
-import { toolChanges, ToolFields } from "./ToolFields.js";
+import { toolChanges, ToolFields, toolFieldNames, toolRefusalFields } from "./ToolFields.js";
 import { ToolState } from "./ToolState.js";
-import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 
 /** One tool: what it exposes and runs, its binding, enabling and authorizing it. */
 export function ToolPage() {
   const { orgId, org } = useCurrentOrganization();
   const { toolId = "" } = useParams();
-  const queryClient = useQueryClient();
   const tool = useQuery({ queryKey: toolKeys.one(toolId), queryFn: () => toolsApi.get(orgId, toolId) });
   const role = org?.role ?? "viewer";
   return (
-    <main>
-      <Loaded query={tool}>
-        {(t) => (
-          <>
-            <h1>Tool {t.exposed_name}</h1>
-            <KubernetesManaged managedBy={t.managed_by} editable={can.manage(role)} />
-            <dl className="facts">
-              <dt>State</dt>
-              <dd>
-                <ToolState tool={t} />
-              </dd>
-              <dt>Server</dt>
-              <dd>
-                <Link to={orgPath(orgId, `/mcp-servers/${t.mcp_server_id}`)}>open the server</Link>
-              </dd>
-              <dt>Upstream tool</dt>
-              <dd>
-                <code>{t.upstream_name}</code>
-              </dd>
-              <dt>Action</dt>
-              <dd>
-                <code>{t.action}</code>
-              </dd>
-              <dt>Amount mapping</dt>
-              <dd>
-                {t.amount_mapping ? (
-                  <code>
-                    amount at {t.amount_mapping.amount_path},{" "}
-                    {t.amount_mapping.currency
-                      ? `currency ${t.amount_mapping.currency}`
-                      : `currency at ${t.amount_mapping.currency_path}`}
-                  </code>
-                ) : (
-                  <span className="muted">none (policies see no amount)</span>
-                )}
-              </dd>
-            </dl>
-            <h2>Input schema</h2>
-            <pre className="json" tabIndex={0} aria-label="Input schema">
-              {JSON.stringify(t.input_schema, null, 2)}
-            </pre>
-            <ToolDeclaration tool={t} />
-            <ToolAuthorization orgId={orgId} tool={t} role={role} />
-            {can.manage(role) && (
-              <section>
-                <h2>Edit</h2>
-                {t.enabled && (
-                  <p className="muted">
-                    The tool is enabled: changing its upstream tool, action, schema or amount mapping needs an
-                    owner or admin.
-                  </p>
-                )}
-                <ActionForm
-                  key={t.updated_at}
-                  submit="Save the tool"
-                  onSubmit={async (d) => {
-                    const changes = toolChanges(d, t);
-                    if (Object.keys(changes).length === 0) return;
-                    await toolsApi.update(orgId, t.id, changes);
-                    await queryClient.invalidateQueries({ queryKey: toolKeys.one(t.id) });
-                    await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
-                  }}
-                >
-                  <ToolFields tool={t} />
-                </ActionForm>
-              </section>
-            )}
-          </>
+    <Loaded query={tool}>
+      {(t) => (
+        <Stack gap="lg">
+          <PageHeader
+            title={`Tool ${t.exposed_name}`}
+            badge={<ToolState tool={t} />}
+            description={t.description ?? undefined}
+          />
+          <KubernetesManaged managedBy={t.managed_by} editable={can.manage(role)} />
+          <Facts
+            items={[
+              {
+                term: "Server",
+                value: (
+                  <Anchor component={Link} to={orgPath(orgId, `/mcp-servers/${t.mcp_server_id}`)}>
+                    open the server
+                  </Anchor>
+                ),
+              },
+              { term: "Upstream tool", value: <Code>{t.upstream_name}</Code> },
+              { term: "Action", value: <Code>{t.action}</Code> },
+              { term: "Amount mapping", value: <AmountMapping tool={t} /> },
+            ]}
+          />
+          <Stack gap="xs">
+            <Title order={2} size="h3">
+              Input schema
+            </Title>
+            <JsonBlock value={t.input_schema} label="Input schema" />
+          </Stack>
+          <ToolDeclaration tool={t} />
+          <ToolAuthorization orgId={orgId} tool={t} role={role} />
+          {can.manage(role) && <EditTool orgId={orgId} tool={t} />}
+        </Stack>
+      )}
+    </Loaded>
+  );
+}
+
+function AmountMapping({ tool }: { tool: Tool }) {
+  const m = tool.amount_mapping;
+  if (!m)
+    return (
+      <Text span c="dimmed" size="sm">
+        none (policies see no amount)
+      </Text>
+    );
+  return (
+    <Code>
+      amount at {m.amount_path}, {m.currency ? `currency ${m.currency}` : `currency at ${m.currency_path}`}
+    </Code>
+  );
+}
+
+function EditTool({ orgId, tool }: { orgId: string; tool: Tool }) {
+  const queryClient = useQueryClient();
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="edit-tool">
+      <Stack gap="sm">
+        <Title order={2} size="h3" id="edit-tool">
+          Edit
+        </Title>
+        {tool.enabled && (
+          <Text c="dimmed" size="sm">
+            The tool is enabled: changing its upstream tool, action, schema or amount mapping needs an owner
+            or admin, and needs re-authorization before the Gateway runs it again.
+          </Text>
         )}
-      </Loaded>
-    </main>
+        <FieldForm
+          key={tool.updated_at}
+          submit="Save the tool"
+          fields={toolFieldNames}
+          byCode={toolRefusalFields}
+          onSubmit={async (d) => {
+            const changes = toolChanges(d, tool);
+            if (Object.keys(changes).length === 0) return;
+            await toolsApi.update(orgId, tool.id, changes);
+            await queryClient.invalidateQueries({ queryKey: toolKeys.one(tool.id) });
+            await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
+          }}
+        >
+          {(errorOf) => <ToolFields tool={tool} errorOf={errorOf} />}
+        </FieldForm>
+      </Stack>
+    </Paper>
   );
 }
