@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import tls from "node:tls";
+import https from "node:https";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool } from "../../core/src/store/index.js";
@@ -29,6 +30,8 @@ import {
   type AuthorizationWorld,
 } from "../fixtures/authorization.js";
 import { startEverythingUpstream, type EverythingUpstream } from "../fixtures/everything-upstream.js";
+import { startUpstream, type Upstream } from "../fixtures/upstream-tools.js";
+import { verifyWebhook } from "../../clients/typescript/src/index.js";
 import { eventually } from "../fixtures/kube.js";
 import { helm } from "../chart/helm.js";
 import {
@@ -46,6 +49,14 @@ const ns = "countersign-system";
 // own (the chart's upstreamCa) and an address the cluster borrows on its bridge while it runs.
 const upstreamHost = "mcp.upstream.countersign.test";
 const upstreamAddress = process.env.CLUSTER_UPSTREAM_ADDRESS ?? "192.0.3.77";
+// The servers config/samples names, "outside the cluster" the same way: the payments MCP server of
+// mcp-server.yaml (it checks the Authorization header kept in the sample's Secret) and the webhook
+// receiver of webhook-endpoint.yaml.
+const paymentsHost = "payments-mcp.example.com";
+const paymentsAddress = process.env.CLUSTER_PAYMENTS_ADDRESS ?? "192.0.3.78";
+const paymentsCredential = `Bearer sample-${randomBytes(8).toString("hex")}`;
+const hooksHost = "hooks.example.com";
+const hooksAddress = process.env.CLUSTER_HOOKS_ADDRESS ?? "192.0.3.79";
 const chartDir = path.join(root, "charts/countersign");
 const image = "localhost/countersign";
 const values = [
@@ -59,6 +70,8 @@ const values = [
   "api.replicas=1",
   "--set",
   "upstreamCa.configMap=upstream-ca",
+  "--set",
+  "webhookCa.configMap=upstream-ca",
 ];
 
 let cluster: Cluster;
@@ -67,7 +80,11 @@ let world: AuthorizationWorld;
 let mcpTool = "";
 /** The principal's private key (PEM), for the sample Organization's Secret. */
 let principalPem = "";
-let upstreamTls: tls.Server;
+let payments: Upstream;
+const tlsFronts: tls.Server[] = [];
+/** What reached the sample webhook receiver: each delivery's headers and raw body. */
+const hookDeliveries: { headers: Record<string, unknown>; body: string }[] = [];
+let hooksServer: https.Server;
 const forwards: PortForward[] = [];
 
 type Pod = {
@@ -115,10 +132,13 @@ async function runInPod(name: string, script: string): Promise<string> {
   return logs;
 }
 
-/** A CA and a server certificate for `host`, made with openssl. */
-function upstreamCertificates(host: string): { caFile: string; key: string; cert: string } {
+/** A CA and one server certificate for all of `hosts`, made with openssl. */
+function upstreamCertificates(hosts: string[]): { caFile: string; key: string; cert: string } {
   const dir = mkdtempSync(path.join(os.tmpdir(), "countersign-upstream-ca-"));
-  writeFileSync(path.join(dir, "server.ext"), `subjectAltName=DNS:${host}\nextendedKeyUsage=serverAuth\n`);
+  writeFileSync(
+    path.join(dir, "server.ext"),
+    `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(",")}\nextendedKeyUsage=serverAuth\n`,
+  );
   const run = (args: string[]) =>
     execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
   run([
@@ -150,7 +170,7 @@ function upstreamCertificates(host: string): { caFile: string; key: string; cert
     "-out",
     "server.csr",
     "-subj",
-    `/CN=${host}`,
+    `/CN=${hosts[0]}`,
   ]);
   run([
     "x509",
@@ -183,19 +203,47 @@ beforeAll(async () => {
       imageArchive("base-postgresql.tar"),
       imageArchive("base-kubectl.tar"),
     ],
-    publicHosts: { [upstreamHost]: upstreamAddress },
+    publicHosts: {
+      [upstreamHost]: upstreamAddress,
+      [paymentsHost]: paymentsAddress,
+      [hooksHost]: hooksAddress,
+    },
   });
+  const certs = upstreamCertificates([upstreamHost, paymentsHost, hooksHost]);
+  /** TLS in front of a plain server on loopback, at a borrowed public address. */
+  const tlsFront = async (plainUrl: string, address: string) => {
+    const plain = new URL(plainUrl);
+    const server = tls.createServer({ key: certs.key, cert: certs.cert }, (socket) => {
+      const upstream = net.connect(Number(plain.port), plain.hostname);
+      socket.pipe(upstream).pipe(socket);
+      socket.on("error", () => upstream.destroy());
+      upstream.on("error", () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(443, address, resolve));
+    tlsFronts.push(server);
+    return server;
+  };
   // The MCP project's reference server, behind TLS at the borrowed public address.
   everything = await startEverythingUpstream();
-  const certs = upstreamCertificates(upstreamHost);
-  const plain = new URL(everything.url);
-  upstreamTls = tls.createServer({ key: certs.key, cert: certs.cert }, (socket) => {
-    const upstream = net.connect(Number(plain.port), plain.hostname);
-    socket.pipe(upstream).pipe(socket);
-    socket.on("error", () => upstream.destroy());
-    upstream.on("error", () => socket.destroy());
+  await tlsFront(everything.url, upstreamAddress);
+  // The sample's payments server: one tool, send_payment, behind the sample Secret's credential.
+  payments = await startUpstream({
+    requireAuthorization: paymentsCredential,
+    tools: {
+      send_payment: (args) => ({ content: [{ type: "text", text: `sent ${JSON.stringify(args)}` }] }),
+    },
   });
-  await new Promise<void>((resolve) => upstreamTls.listen(443, upstreamAddress, resolve));
+  await tlsFront(payments.url, paymentsAddress);
+  // The sample's webhook receiver: keeps each delivery, answers 204.
+  hooksServer = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      hookDeliveries.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => hooksServer.listen(443, hooksAddress, resolve));
   await cluster.kubectlOk(["create", "namespace", ns]);
   await cluster.kubectlOk([
     "create",
@@ -209,8 +257,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const f of forwards) f.close();
-  upstreamTls?.close();
+  for (const server of tlsFronts) server.close();
+  hooksServer?.close();
   await everything?.close();
+  await payments?.close();
   await cluster?.stop();
 }, 120_000);
 
@@ -379,7 +429,7 @@ describe("the chart on a live cluster", () => {
     expect(decisions).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
-  it("config/samples applied with kubectl: the Organization, Policy, Agents, MCPServer and Tool Ready, and the Agent's key from its Secret gets a decision through the Service", async () => {
+  it("config/samples applied with kubectl: every sample Ready (Organization, Policy, Agents, both MCPServers and their Tools, the WebhookEndpoint), the Agent's key from its Secret gets a decision through the Service, and its receipt.created reaches the sample receiver signed with the secret the operator wrote", async () => {
     const sample = parse(readFileSync(path.join(root, "config/samples/organization.yaml"), "utf8"));
     sample.spec.organizationId = world.organizationId;
     const samplesNs = sample.metadata.namespace as string;
@@ -394,8 +444,24 @@ describe("the chart on a live cluster", () => {
       samplesNs,
       `--from-literal=${keyName}=${principalPem}`,
     ]);
+    // The Authorization header mcp-server.yaml's Secret holds for the payments server.
+    await cluster.kubectlOk([
+      "create",
+      "secret",
+      "generic",
+      "payments-mcp-credential",
+      "-n",
+      samplesNs,
+      `--from-literal=authorization=${paymentsCredential}`,
+    ]);
     await cluster.kubectlOk(["apply", "-f", "-"], stringify(sample));
-    for (const file of ["policy.yaml", "agents.yaml", "decision-only-tool.yaml"])
+    for (const file of [
+      "policy.yaml",
+      "agents.yaml",
+      "decision-only-tool.yaml",
+      "mcp-server.yaml",
+      "webhook-endpoint.yaml",
+    ])
       await cluster.kubectlOk(["apply", "-f", path.join(root, "config/samples", file)]);
     type Resource = {
       status?: { conditions?: { type: string; status: string }[]; gatewayKey?: { secretName: string } };
@@ -418,6 +484,20 @@ describe("the chart on a live cluster", () => {
       180_000,
     );
     await eventually("Tool issue-refund is Ready", readyResource("tool", "issue-refund"), 180_000);
+    await eventually("MCPServer payments-mcp is Ready", readyResource("mcpserver", "payments-mcp"), 180_000);
+    // Its tool's input schema was discovered from the payments server, which answers only the
+    // credential the sample's Secret holds.
+    await eventually("Tool send-payment is Ready", readyResource("tool", "send-payment"), 180_000);
+    await eventually(
+      "WebhookEndpoint payments-events is Ready",
+      readyResource("webhookendpoint", "payments-events"),
+      180_000,
+    );
+    const hookSecret = (await cluster.get(["secret", "payments-webhook-secret", "-n", samplesNs])) as {
+      data: Record<string, string>;
+    };
+    const signingSecret = Buffer.from(hookSecret.data["signing-secret"]!, "base64").toString();
+    expect(signingSecret).toMatch(/^whsec_/);
     const secret = (await cluster.get([
       "secret",
       worker.status!.gatewayKey!.secretName,
@@ -439,9 +519,26 @@ describe("the chart on a live cluster", () => {
         idempotency_key: "samples-1",
       }),
     });
-    const body = await res.json();
+    const body = (await res.json()) as { receipt_id?: string };
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({ allowed: true, status: "authorized" });
+    // The decision's receipt.created, delivered to hooks.example.com and signed with the Secret's value.
+    const delivery = await eventually(
+      "receipt.created reached the sample receiver",
+      async () =>
+        hookDeliveries.find((d) => {
+          const event = JSON.parse(d.body) as { type?: string; data?: { receipt_id?: string } };
+          return event.type === "receipt.created" && event.data?.receipt_id === body.receipt_id;
+        }),
+      180_000,
+    );
+    const verification = verifyWebhook(
+      delivery.body,
+      String(delivery.headers["service-signature"]),
+      signingSecret,
+      Date.now(),
+    );
+    expect(verification).toMatchObject({ valid: true });
   }, 600_000);
 });
 

@@ -141,6 +141,32 @@ reads it from PGPASSWORD, so no password is written into a URL (nor needs escapi
 {{- end }}
 {{- end -}}
 
+{{- define "countersign.webhookCaEnv" -}}
+{{- if .Values.webhookCa.configMap }}
+- name: COUNTERSIGN_WEBHOOK_CA_FILE
+  value: /etc/countersign/webhook-ca/{{ .Values.webhookCa.key }}
+{{- end }}
+{{- end -}}
+
+{{- define "countersign.webhookCaMount" -}}
+{{- if .Values.webhookCa.configMap }}
+- name: webhook-ca
+  mountPath: /etc/countersign/webhook-ca
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- define "countersign.webhookCaVolume" -}}
+{{- if .Values.webhookCa.configMap }}
+- name: webhook-ca
+  configMap:
+    name: {{ .Values.webhookCa.configMap }}
+    items:
+      - key: {{ .Values.webhookCa.key }}
+        path: {{ .Values.webhookCa.key }}
+{{- end }}
+{{- end -}}
+
 {{- define "countersign.tmpMount" -}}
 - name: tmp
   mountPath: /tmp
