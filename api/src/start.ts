@@ -7,6 +7,7 @@ import { startSupersedeWorker } from "./policies/supersede-worker.js";
 import { startObserveCloser } from "./observe/closer.js";
 import { startEvidenceWorker } from "./evidence/worker.js";
 import { startUsageFold } from "./billing/usage-fold.js";
+import { startApprovalNotices } from "./approval-notices/worker.js";
 
 export async function startApi(opts: {
   pool: Pool;
@@ -55,6 +56,15 @@ export async function startApi(opts: {
         log: (msg, err) => opts.logger.error({ err }, msg),
       })
     : undefined;
+  // Mails the people who may decide each new approval request (docs/dashboard.md), in every api process.
+  const approvalNotices = opts.cloud
+    ? startApprovalNotices({
+        pool: opts.pool,
+        mailer: opts.cloud.mailer,
+        dashboardOrigin: opts.cloud.dashboardOrigin,
+        log: opts.logger,
+      })
+    : undefined;
   worker?.start();
   return {
     app,
@@ -64,6 +74,7 @@ export async function startApi(opts: {
       await observeCloser.stop();
       await usageFold.stop();
       await evidenceWorker?.stop();
+      await approvalNotices?.stop();
       // The worker stops claiming at once; attempts in flight end within their 10 s.
       await Promise.all([app.lifecycle.drain(opts.shutdownGraceSeconds * 1000), worker?.stop()]);
       opts.cloud?.mailer.close?.();

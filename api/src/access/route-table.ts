@@ -36,6 +36,8 @@ export const routeTable: readonly RouteAccess[] = [
   row("POST /me/email", "signed-in", "no", unverified),
   // Not in SPEC 4.4: deleting one's account (docs/access.md), which SPEC 5.4 and 6.4 react to.
   row("DELETE /me", "signed-in", "no", unverified),
+  // Not in SPEC 4.4: the person's own preferences (approver e-mails; docs/access.md).
+  row("PATCH /me", "signed-in", "no"),
   row("POST /auth/password-reset", "anyone", "no"),
   row("POST /auth/password-reset/confirm", "anyone", "no"),
   row("POST /me/identity-challenges", "signed-in", "no"),

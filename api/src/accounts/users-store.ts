@@ -7,9 +7,11 @@ export interface UserRow {
   password_hash: string;
   email_verified_at: Date | null;
   disabled_at: Date | null;
+  /** E-mail me when an approval request waits for me (api/src/approval-notices/). */
+  approval_emails: boolean;
 }
 
-const COLUMNS = "id, email, name, password_hash, email_verified_at, disabled_at";
+const COLUMNS = "id, email, name, password_hash, email_verified_at, disabled_at, approval_emails";
 
 /** The live account of an address (deleted accounts free their address). */
 export async function userByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {

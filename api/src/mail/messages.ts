@@ -70,4 +70,35 @@ export const messages = {
       links: [url],
     };
   },
+  /**
+   * An approval request waits for the recipient (api/src/approval-notices/): what it is about and
+   * its link, never the call's arguments (they are shown only on the approval page, to approvers).
+   */
+  approvalWaiting(origin: string, to: string, r: ApprovalWaiting): MailMessage {
+    const url = `${origin}/orgs/${encodeURIComponent(r.organizationId)}/approvals/${encodeURIComponent(r.approvalId)}`;
+    const amount = r.amount === null ? "" : `\nAmount: ${r.amount}${r.currency ? ` ${r.currency}` : ""}`;
+    return {
+      to,
+      subject: `Approval needed in ${r.organization}: ${r.agent} wants to call ${r.tool}`,
+      text:
+        `An approval request in ${r.organization} waits for your decision.\n\n` +
+        `Agent: ${r.agent}\nTool: ${r.tool}${amount}\nExpires: ${r.expiresAt.toISOString()}\n\n` +
+        `Review and decide it here:\n\n${url}\n\n` +
+        "You get these e-mails because you may decide this request. Turn them off on your account page.",
+      links: [url],
+    };
+  },
 };
+
+/** What an approval request's e-mail names. */
+export interface ApprovalWaiting {
+  organizationId: string;
+  organization: string;
+  approvalId: string;
+  agent: string;
+  tool: string;
+  /** The amount as recorded (a decimal string), null for a call without one. */
+  amount: string | null;
+  currency: string | null;
+  expiresAt: Date;
+}

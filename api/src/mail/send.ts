@@ -4,12 +4,14 @@ import type { FastifyBaseLogger } from "fastify";
 import { hitLimits } from "../rate-limits/counter.js";
 import type { Mailer, MailMessage } from "./mailer.js";
 
-/** The per-recipient budgets of SPEC 8.1 a message counts against. */
-export type MailKind = "account" | "reset" | "security";
+/** The per-recipient budgets of SPEC 8.1 (and the approval notices' own) a message counts against. */
+export type MailKind = "account" | "reset" | "security" | "approval";
 const budgetOf = {
   account: "accountMailPerRecipient",
   reset: "resetMailPerRecipient",
   security: "securityNoticePerRecipient",
+  // Not in SPEC 8.1: approval requests waiting for the recipient (docs/dashboard.md "Approver e-mails").
+  approval: "approvalNoticePerRecipient",
 } as const;
 
 /**

@@ -36,3 +36,8 @@ export async function deleteAccount(
   );
   return rows;
 }
+
+/** The person's choice of approver e-mails (api/src/approval-notices/ reads it when mailing). */
+export async function setApprovalEmails(db: Queryable, userId: string, on: boolean): Promise<void> {
+  await db.query("update users set approval_emails = $2 where id = $1 and deleted_at is null", [userId, on]);
+}

@@ -47,6 +47,8 @@ export const limits = {
   accountMailPerRecipient: perHour(10),
   resetMailPerRecipient: perHour(5),
   securityNoticePerRecipient: perHour(10),
+  // Not in SPEC 8.1: e-mails about approval requests waiting for the recipient (docs/dashboard.md).
+  approvalNoticePerRecipient: perHour(30),
 } as const satisfies Record<string, Limit>;
 
 export type LimitName = keyof typeof limits;

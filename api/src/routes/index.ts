@@ -21,7 +21,7 @@ import { principalRoutes } from "../principal/routes.js";
 import { organizationRoutes } from "../orgs/routes/organizations.js";
 import { organizationSettingsRoute } from "../orgs/routes/settings.js";
 import { webhookRoutes } from "../webhooks/routes/index.js";
-import { deleteAccountRoute } from "../me/routes.js";
+import { accountPreferencesRoute, deleteAccountRoute } from "../me/routes.js";
 import { approvalRoutes } from "../approvals/routes.js";
 import { actionRoutes } from "../actions/routes.js";
 import { receiptRoutes } from "../receipts/routes.js";
@@ -67,6 +67,7 @@ const plugins = [
   // webhooks, and account deletion, which disables the endpoints one created
   webhookRoutes,
   deleteAccountRoute,
+  accountPreferencesRoute,
   // approvals, actions, receipts, overview and usage
   approvalRoutes,
   actionRoutes,

@@ -19,8 +19,14 @@ export const userSchema = z.strictObject({
   email: z.string(),
   name: z.string().nullable(),
   email_verified: z.boolean(),
+  /** Whether the person is e-mailed when an approval request waits for them (PATCH /me changes it). */
+  approval_emails: z.boolean(),
 });
 export type User = z.infer<typeof userSchema>;
+/** The answer of PATCH /me: the account as the session shows it. */
+export const userAnswerSchema = z.strictObject({ user: userSchema });
+/** PATCH /me: the person's own account preferences (docs/access.md). */
+export const accountPreferencesSchema = z.strictObject({ approval_emails: z.boolean() });
 
 /** The session: `{session}` of sign-in and GET /auth/session, with the csrf_token, never the session token. */
 export const sessionSchema = z.strictObject({
