@@ -2,7 +2,9 @@
  * Approvals, roles and cancellation in Chromium against the real services: what a viewer and an
  * approver are shown, the refusals of a decision (missing identity, ALREADY_DECIDED, an expired
  * request, POLICY_VERSION_REPLACED), and an action cancelled with the principal key whose closure
- * receipt verifies in the browser; a request decided by keyboard alone.
+ * receipt verifies in the browser; a request decided by keyboard alone. Live: a call held at the
+ * Gateway shows in the navigation's count and the open queue without a reload, and the action's page
+ * lists its transitions in order with the approver's name.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +21,7 @@ import {
   type DashboardWorld,
 } from "../fixtures/dashboard.js";
 import { configureDecisionOnlyRefunds, sessionRequest } from "./setup-refunds.js";
+import { violations } from "./axe.js";
 
 let world: DashboardWorld;
 let dir: string;
@@ -274,8 +277,24 @@ describe("deciding", () => {
       const { actionId } = await heldRequest("R-cancel");
       await owner.goto(`/orgs/${orgId}/actions/${actionId}`);
       await owner.getByRole("button", { name: /^Cancel this action/ }).click();
+      // The dialog leads with the consequence; nothing is cancelled until its button is pressed.
+      const dialog = owner.getByRole("dialog", { name: "Cancel this action?" });
+      await dialog.getByText("This cannot be undone.", { exact: false }).waitFor();
+      expect((await sessionRequest(owner, "GET", `/orgs/${orgId}/actions/${actionId}`)).action.status).toBe(
+        "pending_approval",
+      );
+      await dialog.getByRole("button", { name: "Cancel the action" }).click();
       await owner.getByTestId("action-status").getByText("cancelled").waitFor();
       await screenshot(owner, "action-cancelled", dir);
+      // The timeline ends with the principal's cancellation and its closure receipt.
+      await expect
+        .poll(() => owner.getByTestId("action-timeline").getByRole("listitem").allTextContents())
+        .toEqual([
+          expect.stringMatching(/^Decided: approval required/),
+          expect.stringMatching(/^Approval requested/),
+          expect.stringMatching(/^Cancelled by /),
+          expect.stringMatching(/^Receipt issued: closure, final/),
+        ]);
       await owner.getByRole("link", { name: /^[0-9a-f-]{36}$/ }).click();
       await owner.getByTestId("chain").getByText("CANCELLATION").waitFor();
       await expect(owner.getByTestId("chain").locator("li").allTextContents()).resolves.toEqual([
@@ -311,6 +330,92 @@ describe("deciding", () => {
       expect(
         (await sessionRequest(owner, "GET", `/orgs/${orgId}/approvals/${approvalId}`)).approval.status,
       ).not.toBe("approved");
+    },
+  );
+});
+
+describe("live approvals and the action's timeline", () => {
+  it(
+    "counts a new held call in the navigation and lists it without a reload; the action's timeline names the approver",
+    { timeout: 120_000 },
+    async () => {
+      const nav = approver.getByRole("navigation", { name: "Organization" });
+      const badge = nav.getByTestId("waiting-count");
+      const waiting = async () =>
+        (await badge.count()) ? Number((await badge.textContent())!.split(" ")[0]) : 0;
+      const first = await heldRequest("R-live-1");
+      await approver.goto(`/orgs/${orgId}`);
+      // Loaded: the request just held is one the approver (key bound) can decide.
+      await badge.waitFor();
+      const before = await waiting();
+      expect(before).toBeGreaterThan(0);
+      // The accessible name says what the figure is.
+      await nav.getByRole("link", { name: `Approvals ${before} waiting` }).waitFor();
+      // A mark on the window: a reload would lose it.
+      await approver.evaluate(() => ((window as unknown as { mark: string }).mark = "no reload"));
+
+      // The agent acts: a second call held through the Gateway. The overview's count follows.
+      const { approvalId, actionId } = await heldRequest("R-live-2");
+      await expect.poll(waiting, { timeout: 20_000 }).toBe(before + 1);
+
+      // To the list through the navigation (no reload either): the new request is there.
+      await nav.getByRole("link", { name: /^Approvals/ }).click();
+      const row = approver.getByTestId("approval-queue").locator(`a[href$="/approvals/${approvalId}"]`);
+      await row.waitFor();
+      expect(await approver.evaluate(() => (window as unknown as { mark?: string }).mark)).toBe("no reload");
+
+      // Decided from its page: the consequence is stated next to the two buttons.
+      await row.click();
+      await approver
+        .getByTestId("decision-consequence")
+        .getByText("refuses it for good", { exact: false })
+        .waitFor();
+      await approver.getByRole("button", { name: "Approve" }).click();
+      await approver.getByTestId("approval-status").getByText("approved").waitFor();
+      await expect.poll(waiting, { timeout: 20_000 }).toBe(before);
+      expect(await approver.evaluate(() => (window as unknown as { mark?: string }).mark)).toBe("no reload");
+
+      // The agent asks again and is authorized (its receipt names the approver's signed identity).
+      const authorized = await world.gateway.authorize(gatewayKey, {
+        tool: "refund_payment",
+        arguments: { amount: 500, order: "R-live-2" },
+        idempotency_key: "R-live-2",
+      });
+      expect(authorized.body).toMatchObject({ allowed: true, status: "authorized" });
+
+      // The approver follows the request's link to the action: its transitions in order, "you" among them.
+      await approver.getByRole("link", { name: "Its state and timeline" }).click();
+      const steps = approver.getByTestId("action-timeline").getByRole("listitem");
+      await expect
+        .poll(() => steps.allTextContents(), { timeout: 20_000 })
+        .toEqual([
+          expect.stringMatching(/^Decided: approval required/),
+          expect.stringMatching(/^Approval requested/),
+          expect.stringMatching(
+            new RegExp(`^Approved by you \\(${approverEmail.replace(/[.+]/g, "\\$&")}\\)`),
+          ),
+          expect.stringMatching(/^Receipt issued: authorization, granted/),
+        ]);
+      await approver.getByTestId("action-status").getByText("authorized").waitFor();
+      await screenshot(approver, "action-timeline", dir);
+
+      // The owner reads the same timeline with the approver named by their signed identity.
+      await owner.goto(`/orgs/${orgId}/actions/${actionId}`);
+      await owner
+        .getByTestId("action-timeline")
+        .getByText(`Approved by ${approverEmail}`, { exact: true })
+        .waitFor();
+      // Both colour schemes pass axe on the page with its timeline.
+      for (const colorScheme of ["light", "dark"] as const) {
+        await owner.emulateMedia({ colorScheme });
+        await owner.getByTestId("action-timeline").waitFor();
+        expect((await violations(owner)).map((v) => `${v.id}: ${v.targets.join(" | ")}`)).toEqual([]);
+      }
+      await owner.emulateMedia({ colorScheme: "light" });
+      // The request that was held first is still waiting: the count never counted the decided one.
+      expect(
+        (await sessionRequest(owner, "GET", `/orgs/${orgId}/approvals/${first.approvalId}`)).approval.status,
+      ).toBe("pending");
     },
   );
 });

@@ -131,8 +131,13 @@ it(
     await upload("good.svcbundle", serializeBundle(bundle));
     const result = page.getByTestId("browser-verification");
     await expect(result.getAttribute("data-valid")).resolves.toBe("true");
-    const browserChecks = await result.locator("li").allTextContents();
-    expect(browserChecks).toEqual(inNode.checks.map((c) => `${c.passed ? "✓" : "✗"} ${c.name}`));
+    // Each check as the page lists it (its name and "passed"/"failed" badge), in Node's order.
+    const browserChecks = await result
+      .locator("li")
+      .evaluateAll((els) => els.map((e) => [e.getAttribute("data-check"), e.getAttribute("data-passed")]));
+    expect(browserChecks).toEqual(inNode.checks.map((c) => [c.name, String(c.passed)]));
+    const shown = await result.locator("li").allTextContents();
+    expect(shown).toEqual(inNode.checks.map((c) => `${c.passed ? "passed" : "failed"}${c.name}`));
 
     const tampered = tamperings().find((t) => t.expect.length > 0 && !t.knownIdentities)!;
     const nodeSays = verifyBundle(tampered.bundle, { verify: nodeVerify });

@@ -13,6 +13,15 @@ export const receiptsApi = {
           query: { limit: 50, outcome: outcome || undefined },
         }),
     }),
+  /** Every receipt one action was issued (an authorization pending then granted, a closure…), newest first. */
+  ofActionQuery: (orgId: string, actionId: string) =>
+    queryOptions({
+      queryKey: ["receipts", orgId, "action", actionId],
+      queryFn: () =>
+        cloud.request("GET", inOrg(orgId, "/receipts"), receiptListSchema, {
+          query: { limit: 20, protected_action_id: actionId },
+        }),
+    }),
   get: (orgId: string, receiptId: string) =>
     cloud.request("GET", inOrg(orgId, `/receipts/${seg(receiptId)}`), receiptAnswerSchema),
   query: (orgId: string, receiptId: string) =>

@@ -1,6 +1,7 @@
 import type { ComponentType } from "react";
 import type { Role } from "@countersign/protocol/wire";
 import { can } from "../session/roles.js";
+import { WaitingCount } from "../routes/approvals/WaitingCount.js";
 
 export interface NavEntry {
   label: string;
@@ -21,7 +22,7 @@ export const navigation: { group: string; entries: NavEntry[] }[] = [
     group: "Activity",
     entries: [
       { label: "Overview", path: "" },
-      { label: "Approvals", path: "/approvals", shows: can.decideApprovals },
+      { label: "Approvals", path: "/approvals", shows: can.decideApprovals, badge: WaitingCount },
       { label: "Actions", path: "/actions" },
       { label: "Receipts", path: "/receipts" },
       { label: "Observe", path: "/observe" },

@@ -44,6 +44,7 @@ const meaningOf: Record<string, StatusMeaning> = {
   approved: "allowed",
   authorized: "allowed",
   granted: "allowed",
+  granted: "allowed",
   succeeded: "allowed",
   delivered: "allowed",
   consistent: "allowed",

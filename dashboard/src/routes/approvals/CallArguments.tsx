@@ -1,4 +1,5 @@
 import { sha256Digest } from "@countersign/protocol/canonical";
+import { Alert, Button, Code, Stack, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { COLLAPSED_CHARACTERS, indentJson, topLevelMembers } from "./call-arguments.js";
 
@@ -6,18 +7,18 @@ import { COLLAPSED_CHARACTERS, indentJson, topLevelMembers } from "./call-argume
 function Value({ name, raw }: { name: string; raw: string }) {
   const [open, setOpen] = useState(false);
   const text = indentJson(raw);
-  if (text.length <= COLLAPSED_CHARACTERS) return <pre className="argument-value">{text}</pre>;
+  if (text.length <= COLLAPSED_CHARACTERS) return <Code block>{text}</Code>;
   return (
-    <>
-      <pre className="argument-value" data-collapsed={!open}>
+    <Stack gap={4} align="flex-start">
+      <Code block data-collapsed={!open}>
         {open ? text : `${text.slice(0, COLLAPSED_CHARACTERS)}…`}
-      </pre>
-      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
+      </Code>
+      <Button variant="subtle" size="compact-sm" aria-expanded={open} onClick={() => setOpen(!open)}>
         {open
           ? `Collapse ${name}`
           : `Show all of ${name} (${text.length - COLLAPSED_CHARACTERS} more characters)`}
-      </button>
-    </>
+      </Button>
+    </Stack>
   );
 }
 
@@ -35,42 +36,46 @@ export function CallArguments({
 }) {
   if (text === null)
     return (
-      <p className="muted" data-testid="call-arguments" data-state="unavailable">
+      <Text c="dimmed" size="sm" data-testid="call-arguments" data-state="unavailable">
         The arguments are not available here: only the people who may decide this request see them, and only
-        while it is kept. The digest below is what the call is bound to.
-      </p>
+        while it is kept. The digest above is what the call is bound to.
+      </Text>
     );
   const matches = signedDigest !== undefined && sha256Digest(text) === signedDigest;
   const members = topLevelMembers(text);
   return (
-    <div data-testid="call-arguments" data-state={matches ? "verified" : "mismatch"}>
+    <Stack gap="sm" data-testid="call-arguments" data-state={matches ? "verified" : "mismatch"} maw={900}>
       {matches ? (
-        <p className="ok">These are the exact arguments signed in the call's TASK (their digest matches).</p>
+        <Alert color="green" role="note" p="xs">
+          These are the exact arguments signed in the call's TASK (their digest matches).
+        </Alert>
       ) : (
-        <p className="error" role="alert" data-code="DISCLOSURE_MISMATCH">
+        <Alert color="red" data-code="DISCLOSURE_MISMATCH" p="xs">
           These arguments do not match the digest signed in the call's TASK: do not approve.
-        </p>
+        </Alert>
       )}
       {members === null ? (
         <Value name="the arguments" raw={text} />
       ) : members.length === 0 ? (
-        <p className="muted">The call has no arguments.</p>
+        <Text c="dimmed" size="sm">
+          The call has no arguments.
+        </Text>
       ) : (
-        <table className="arguments">
-          <tbody>
+        <Table withTableBorder verticalSpacing={6} highlightOnHover={false}>
+          <Table.Tbody>
             {members.map(([name, raw]) => (
-              <tr key={name} data-argument={name}>
-                <th scope="row">
-                  <code>{name}</code>
-                </th>
-                <td>
+              <Table.Tr key={name} data-argument={name}>
+                <Table.Th scope="row" w={1} style={{ whiteSpace: "nowrap", verticalAlign: "top" }}>
+                  <Code>{name}</Code>
+                </Table.Th>
+                <Table.Td>
                   <Value name={name} raw={raw} />
-                </td>
-              </tr>
+                </Table.Td>
+              </Table.Tr>
             ))}
-          </tbody>
-        </table>
+          </Table.Tbody>
+        </Table>
       )}
-    </div>
+    </Stack>
   );
 }

@@ -1,29 +1,50 @@
+import { Alert, Group, List, Stack, Text } from "@mantine/core";
 import type { VerificationResult } from "../../crypto/evidence.js";
+import { StatusBadge } from "../../components/StatusBadge.js";
 
-/** Every check of a verification, its errors and warnings. */
+/**
+ * Every check of a verification as a pass/fail list, then its errors and warnings. Each check
+ * carries its name and result as data attributes too (`data-check`, `data-passed`), so what a
+ * person reads and what a test compares with the CLI's result are the same list.
+ */
 export function VerificationChecks({ result, testId }: { result: VerificationResult; testId: string }) {
   return (
-    <div data-testid={testId} data-valid={String(result.valid)}>
-      <p className={result.valid ? "ok" : "bad"}>
-        {result.valid ? "VALID: every check passed and no signer equivocated." : "NOT VALID"}
-      </p>
-      <ul>
+    <Stack gap="sm" data-testid={testId} data-valid={String(result.valid)}>
+      <Group gap="xs">
+        <StatusBadge status={result.valid ? "valid" : "invalid"} />
+        <Text size="sm" fw={600}>
+          {result.valid
+            ? "Every check passed and no signer equivocated."
+            : `${result.checks.filter((c) => !c.passed).length} of ${result.checks.length} checks failed.`}
+        </Text>
+      </Group>
+      <List listStyleType="none" spacing={4} aria-label="Checks">
         {result.checks.map((c) => (
-          <li key={c.name}>
-            {c.passed ? "✓" : "✗"} {c.name}
-          </li>
+          <List.Item key={c.name} data-check={c.name} data-passed={String(c.passed)}>
+            <Group gap="xs" wrap="nowrap">
+              <StatusBadge status={c.passed ? "valid" : "invalid"} label={c.passed ? "passed" : "failed"} />
+              <Text size="sm" ff="monospace">
+                {c.name}
+              </Text>
+            </Group>
+          </List.Item>
         ))}
-      </ul>
+      </List>
       {result.errors.map((e, i) => (
-        <p key={i} className="bad" data-error-code={e.code}>
-          {e.code}: {e.message}
-        </p>
+        <Alert key={i} color="red" p="xs" role="note" data-error-code={e.code}>
+          <Text size="sm">
+            <Text span ff="monospace" fw={600}>
+              {e.code}
+            </Text>
+            : {e.message}
+          </Text>
+        </Alert>
       ))}
       {result.warnings.map((w, i) => (
-        <p key={i} className="muted">
-          {w.code}: {w.message}
-        </p>
+        <Text key={i} size="sm" c="dimmed">
+          Warning {w.code}: {w.message}
+        </Text>
       ))}
-    </div>
+    </Stack>
   );
 }
