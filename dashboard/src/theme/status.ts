@@ -44,7 +44,6 @@ const meaningOf: Record<string, StatusMeaning> = {
   approved: "allowed",
   authorized: "allowed",
   granted: "allowed",
-  granted: "allowed",
   succeeded: "allowed",
   delivered: "allowed",
   consistent: "allowed",
