@@ -45,5 +45,30 @@ export async function joinAs(
   return page;
 }
 
-/** Accepts the next window.confirm of the page (Playwright dismisses dialogs unless told). */
-export const acceptNextDialog = (page: Page) => page.once("dialog", (d) => void d.accept());
+/**
+ * Confirms the next destructive action as a person does: once its ConfirmDialog opens (a Mantine
+ * modal that leads with the consequence), clicks the dialog's confirming button, the last one (the
+ * first is Cancel). Armed before the click that opens the dialog, as the old window.confirm handler
+ * was; `confirmInDialog` does the same after the click and names the button.
+ */
+export const acceptNextDialog = (page: Page) => {
+  const dialog = page.getByRole("dialog");
+  void dialog
+    .waitFor({ timeout: 30_000 })
+    .then(() =>
+      dialog
+        .getByRole("button")
+        .filter({ hasNotText: /^Cancel$/ })
+        .last()
+        .click(),
+    )
+    .catch(() => undefined); // no dialog came: the caller's next step fails with its own message
+};
+
+/** Clicks `confirmLabel` in the open ConfirmDialog, after reading that it leads with a consequence. */
+export async function confirmInDialog(page: Page, confirmLabel: string): Promise<void> {
+  const dialog = page.getByRole("dialog");
+  await dialog.waitFor();
+  await dialog.getByRole("button", { name: confirmLabel }).click();
+  await dialog.waitFor({ state: "detached" });
+}

@@ -1,13 +1,19 @@
+import { Checkbox, Code, Fieldset, NativeSelect, Stack, Text, Title } from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { apiKeyEnvironments, scopes as wireScopes, type ApiKey } from "@countersign/protocol/wire";
 import { apiKeyKeys, apiKeysApi } from "../../api/api-keys.js";
-import { apiKeyEnvironments, scopes as wireScopes } from "@countersign/protocol/wire";
 import { useCurrentOrganization } from "../../session/organization.js";
 import { can } from "../../session/roles.js";
+import { ActionButton } from "../../components/ActionButton.js";
 import { ActionForm, choice, choices, Field, field } from "../../components/ActionForm.js";
 import { CopyOnce } from "../../components/CopyOnce.js";
-import { ErrorNotice } from "../../components/ErrorNotice.js";
-import { Loaded } from "../../components/Loading.js";
+import { DataTable } from "../../components/DataTable.js";
+import { EmptyState } from "../../components/EmptyState.js";
+import { Loaded, LoadingLine } from "../../components/Loading.js";
+import { PageHeader } from "../../components/PageHeader.js";
+import { StatusBadge } from "../../components/StatusBadge.js";
+import { When } from "../../components/When.js";
 
 /** The scopes a management key may carry (SPEC 5.2), with what each lets a script do. */
 const scopes: { scope: string; means: string }[] = [
@@ -19,6 +25,9 @@ const scopes: { scope: string; means: string }[] = [
   { scope: "policies:write", means: "create policies, versions, examples and Shadow" },
 ];
 
+const description =
+  "Keys for scripts and CI calling the Cloud API. A key does only what its scopes allow; its secret is shown once, when it is made.";
+
 /** Management keys for scripts and CI (owners and admins): scopes chosen at creation, the secret shown once. */
 export function ManagementKeysPage() {
   const { orgId, org } = useCurrentOrganization();
@@ -26,112 +35,137 @@ export function ManagementKeysPage() {
   const mayAdminister = !!org && can.administer(org.role);
   const keys = useQuery({ ...apiKeysApi.listQuery(orgId, "management"), enabled: mayAdminister });
   const [secret, setSecret] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: apiKeyKeys.all(orgId) });
-  if (!org) return <main className="muted">Loading…</main>;
+  if (!org) return <LoadingLine />;
   if (!mayAdminister)
     return (
-      <main>
-        <h1>Management keys</h1>
-        <p>Only owners and admins see and make management keys.</p>
-      </main>
+      <Stack>
+        <PageHeader title="Management keys" description={description} />
+        <Text>Only owners and admins see and make management keys.</Text>
+      </Stack>
     );
   return (
-    <main>
-      <h1>Management keys</h1>
-      <p className="muted">
-        Keys for scripts and CI calling the Cloud API. A key does only what its scopes allow; its secret is
-        shown once, when it is made.
-      </p>
+    <Stack gap="lg">
+      <PageHeader title="Management keys" description={description} />
       <Loaded query={keys}>
-        {(page) =>
-          page.items.length === 0 ? (
-            <p className="muted">No management keys.</p>
-          ) : (
-            <table data-testid="management-keys">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Key</th>
-                  <th>Scopes</th>
-                  <th>State</th>
-                  <th>Last used</th>
-                  <th>
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((k) => (
-                  <tr key={k.id}>
-                    <td>{k.name}</td>
-                    <td>
-                      <code>
-                        svc_{k.environment}_{k.prefix}_…
-                      </code>
-                    </td>
-                    <td>{k.scopes.join(", ")}</td>
-                    <td>{k.state}</td>
-                    <td>
-                      {typeof k.last_used_at === "string"
-                        ? new Date(k.last_used_at).toLocaleString()
-                        : "never"}
-                    </td>
-                    <td>
-                      {k.state === "active" && (
-                        <button
-                          type="button"
-                          aria-label={`Revoke ${k.name}`}
-                          onClick={() => apiKeysApi.revoke(orgId, k.id).then(refresh, setError)}
-                        >
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(page) => (
+          <DataTable<ApiKey>
+            testId="management-keys"
+            caption="Management keys"
+            rows={page.items}
+            rowKey={(k) => k.id}
+            defaultSort={{ key: "created", descending: true }}
+            empty={
+              <EmptyState title="No management keys yet.">
+                Create one with the form below, with only the scopes its script needs.
+              </EmptyState>
+            }
+            columns={[
+              { key: "name", header: "Name", render: (k) => k.name, sortValue: (k) => k.name },
+              {
+                key: "key",
+                header: "Key",
+                render: (k) => (
+                  <Code>
+                    svc_{k.environment}_{k.prefix}_…
+                  </Code>
+                ),
+              },
+              { key: "scopes", header: "Scopes", render: (k) => k.scopes.join(", ") },
+              {
+                key: "state",
+                header: "State",
+                render: (k) => <StatusBadge status={k.state} />,
+                sortValue: (k) => k.state,
+              },
+              {
+                key: "created",
+                header: "Created",
+                align: "right",
+                render: (k) => <When at={k.created_at} />,
+                sortValue: (k) => k.created_at,
+              },
+              {
+                key: "used",
+                header: "Last used",
+                align: "right",
+                render: (k) => (k.last_used_at ? <When at={k.last_used_at} /> : "never"),
+                sortValue: (k) => k.last_used_at,
+              },
+              {
+                key: "revoke",
+                header: "Revoke",
+                align: "right",
+                render: (k) =>
+                  k.state === "active" && (
+                    <ActionButton
+                      size="xs"
+                      variant="default"
+                      onClick={() => apiKeysApi.revoke(orgId, k.id).then(refresh)}
+                      confirm={{
+                        title: `Revoke ${k.name}?`,
+                        consequence: `Every script using ${k.name} is refused from now on (401); a revoked key never works again.`,
+                        confirmLabel: "Revoke the key",
+                      }}
+                    >
+                      Revoke {k.name}
+                    </ActionButton>
+                  ),
+              },
+            ]}
+          />
+        )}
       </Loaded>
-      <ErrorNotice error={error} />
-      {secret && <CopyOnce label="New management key." secret={secret} />}
-      <h2>New management key</h2>
-      <ActionForm
-        submit="Create management key"
-        onSubmit={async (d) => {
-          setSecret(null);
-          const created = await apiKeysApi.create(orgId, {
-            name: field(d, "name"),
-            kind: "management",
-            environment: choice(d, "environment", apiKeyEnvironments),
-            scopes: choices(d, "scopes", wireScopes),
-          });
-          setSecret(created.secret);
-          await refresh();
-        }}
-      >
-        <Field label="Key name" name="name" />
-        <label>
-          Environment
-          <select name="environment" defaultValue="live">
-            <option>live</option>
-            <option>test</option>
-          </select>
-        </label>
-        <fieldset>
-          <legend>Scopes</legend>
-          {scopes.map((s) => (
-            <label key={s.scope} className="check">
-              <input type="checkbox" name="scopes" value={s.scope} defaultChecked={s.scope === "read"} />
-              <span>
-                <code>{s.scope}</code> <span className="muted">{s.means}</span>
-              </span>
-            </label>
-          ))}
-        </fieldset>
-      </ActionForm>
-    </main>
+      {secret && (
+        <CopyOnce label="New management key." secret={secret} hint="store it where the script reads it." />
+      )}
+      <Stack component="section" aria-labelledby="new-key-heading" gap="sm" maw={640}>
+        <Title order={2} size="h3" id="new-key-heading">
+          New management key
+        </Title>
+        <ActionForm
+          submit="Create management key"
+          onSubmit={async (d) => {
+            setSecret(null);
+            const created = await apiKeysApi.create(orgId, {
+              name: field(d, "name"),
+              kind: "management",
+              environment: choice(d, "environment", apiKeyEnvironments),
+              scopes: choices(d, "scopes", wireScopes),
+            });
+            setSecret(created.secret);
+            await refresh();
+          }}
+        >
+          <Field label="Key name" name="name" maxLength={200} />
+          <NativeSelect
+            label="Environment"
+            name="environment"
+            defaultValue="live"
+            data={[...apiKeyEnvironments]}
+          />
+          <Fieldset legend="Scopes (at least one)" variant="unstyled">
+            <Stack gap={6} mt={4}>
+              {scopes.map((s) => (
+                <Checkbox
+                  key={s.scope}
+                  name="scopes"
+                  value={s.scope}
+                  defaultChecked={s.scope === "read"}
+                  label={
+                    <>
+                      <Code>{s.scope}</Code>{" "}
+                      <Text span size="sm" c="dimmed">
+                        {s.means}
+                      </Text>
+                    </>
+                  }
+                />
+              ))}
+            </Stack>
+          </Fieldset>
+        </ActionForm>
+      </Stack>
+    </Stack>
   );
 }

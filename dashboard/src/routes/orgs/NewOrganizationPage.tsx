@@ -1,15 +1,20 @@
+import { Stack } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "react-router";
 import { organizationKeys, organizationsApi } from "../../api/organizations.js";
 import { ActionForm, Field, field } from "../../components/ActionForm.js";
+import { PageHeader } from "../../components/PageHeader.js";
 
+/** A new organization: its creator becomes the owner and goes on to its principal. */
 export function NewOrganizationPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   return (
-    <main>
-      <h1>Create an organization</h1>
-      <p>You become its owner. Next you create its principal, the key that signs agents' delegations.</p>
+    <Stack maw={480}>
+      <PageHeader
+        title="Create an organization"
+        description="You become its owner. Next you create its principal, the key that signs agents' delegations; the organization's overview then lists the first steps in order."
+      />
       <ActionForm
         submit="Create"
         onSubmit={async (d) => {
@@ -18,8 +23,8 @@ export function NewOrganizationPage() {
           navigate(`/orgs/${organization.id}/principal`);
         }}
       >
-        <Field label="Name" name="name" />
+        <Field label="Name" name="name" autoComplete="organization" maxLength={200} />
       </ActionForm>
-    </main>
+    </Stack>
   );
 }
