@@ -16,26 +16,48 @@ export interface AxeViolation {
   targets: string[];
 }
 
-/** The violations of impact serious or critical (an empty list when the page passes). */
-export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+type Impact = "minor" | "moderate" | "serious" | "critical";
+
+/**
+ * Every violation axe-core finds, of the impacts asked for (all four by default). A colour-contrast
+ * failure names the colours and the ratio it measured, so a failure in one theme says what to change.
+ */
+export async function violations(
+  page: Page,
+  impacts: readonly Impact[] = ["minor", "moderate", "serious", "critical"],
+): Promise<AxeViolation[]> {
   if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (c: Document) => Promise<{ violations: unknown[] }> } })
-      .axe;
-    const result = await axe.run(document);
+  const found = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as { axe: { run: (c: Document, o: object) => Promise<{ violations: unknown[] }> } }
+    ).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
     return result.violations as {
       id: string;
       impact: string | null;
       help: string;
-      nodes: { target: unknown[] }[];
+      nodes: {
+        target: unknown[];
+        any: { data?: { fgColor?: string; bgColor?: string; contrastRatio?: number } }[];
+      }[];
     }[];
   });
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
+  return found
+    .filter((v) => impacts.includes(v.impact as Impact))
     .map((v) => ({
       id: v.id,
       impact: v.impact,
       help: v.help,
-      targets: v.nodes.map((n) => n.target.map(String).join(" ")),
+      targets: v.nodes.map((n) => {
+        const target = n.target.map(String).join(" ");
+        const contrast = n.any.find((c) => c.data?.contrastRatio !== undefined)?.data;
+        return contrast
+          ? `${target} (${contrast.fgColor} on ${contrast.bgColor}: ${contrast.contrastRatio}:1)`
+          : target;
+      }),
     }));
 }
+
+/** The violations of impact serious or critical (an empty list when the page passes). */
+export const seriousViolations = (page: Page): Promise<AxeViolation[]> =>
+  violations(page, ["serious", "critical"]);
