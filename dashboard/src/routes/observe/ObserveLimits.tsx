@@ -1,10 +1,11 @@
+import { Alert } from "@mantine/core";
 import type { Organization } from "@countersign/protocol/wire";
 
 /** The organization's observe settings, read before starting a window (the owner sets them). */
 export function ObserveLimits({ org }: { org: Organization }) {
   const live = org.observe_live_opt_in === true;
   return (
-    <p className="notice" data-testid="observe-limits">
+    <Alert variant="light" color="gray" data-testid="observe-limits" p="sm">
       {org.observe_max_hours === 0 ? (
         <>Observe windows are off here: the owner sets the longest window under Settings.</>
       ) : (
@@ -16,6 +17,6 @@ export function ObserveLimits({ org }: { org: Organization }) {
           . Explicit deny rules, guards and delegations stay enforced; a window is never extended.
         </>
       )}
-    </p>
+    </Alert>
   );
 }
