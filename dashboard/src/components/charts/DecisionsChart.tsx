@@ -1,19 +1,7 @@
+import { Box, Group, Stack, Text } from "@mantine/core";
 import type { Overview } from "@countersign/protocol/wire";
-
-// Colors that keep 3:1 against white and against each other's neighbours; unknown statuses take grey.
-const colors: Record<string, string> = {
-  authorized: "#1b7d3a",
-  executed: "#2f6fb0",
-  succeeded: "#2f6fb0",
-  pending_approval: "#b06f00",
-  approved: "#5b8c2a",
-  denied: "#b3261e",
-  rejected: "#8e2a5b",
-  expired: "#6b5ca5",
-  cancelled: "#5c6670",
-  failed: "#d0461a",
-};
-const colorOf = (status: string) => colors[status] ?? "#7a8590";
+import { StatusBadge } from "../StatusBadge.js";
+import { axis, fillOf, label } from "./svg.js";
 
 const DAY_MS = 86_400_000;
 const W = 640;
@@ -30,7 +18,10 @@ function daysOf(overview: Overview): { day: string; by_status: Record<string, nu
   });
 }
 
-/** Decisions per UTC day, stacked by status: plain SVG, with the numbers in a table for screen readers. */
+/**
+ * Decisions per UTC day, stacked by status in each state's one colour; the legend names each
+ * status with its count, so no meaning rests on colour alone, and each bar's part has its title.
+ */
 export function DecisionsChart({ overview }: { overview: Overview }) {
   const days = daysOf(overview);
   const statuses = Object.keys(overview.actions.by_status).sort();
@@ -42,17 +33,20 @@ export function DecisionsChart({ overview }: { overview: Overview }) {
   const barW = Math.max(2, slot * 0.75);
   const y = (n: number) => (n / max) * plotH;
   return (
-    <figure className="chart" data-testid="decisions-chart">
-      <svg
+    <Stack component="figure" gap="xs" m={0} data-testid="decisions-chart">
+      <Box
+        component="svg"
         viewBox={`0 0 ${W} ${H}`}
         role="img"
         aria-label={`Decisions per day over the last ${overview.period.days} days: ${overview.actions.total} in all`}
+        w="100%"
+        h="auto"
       >
-        <line x1={PAD.left} x2={W - PAD.right} y1={H - PAD.bottom} y2={H - PAD.bottom} stroke="#8a96a3" />
-        <text x={PAD.left - 4} y={PAD.top + 8} textAnchor="end" fontSize="10" fill="#4d5761">
+        <line x1={PAD.left} x2={W - PAD.right} y1={H - PAD.bottom} y2={H - PAD.bottom} style={axis} />
+        <text x={PAD.left - 4} y={PAD.top + 8} textAnchor="end" style={label}>
           {max}
         </text>
-        <text x={PAD.left - 4} y={H - PAD.bottom} textAnchor="end" fontSize="10" fill="#4d5761">
+        <text x={PAD.left - 4} y={H - PAD.bottom} textAnchor="end" style={label}>
           0
         </text>
         {days.map((d, i) => {
@@ -66,32 +60,36 @@ export function DecisionsChart({ overview }: { overview: Overview }) {
                   const h = y(d.by_status[s]!);
                   base -= h;
                   return (
-                    <rect key={s} data-status={s} x={x} y={base} width={barW} height={h} fill={colorOf(s)}>
-                      <title>{`${d.day}: ${d.by_status[s]} ${s}`}</title>
+                    <rect key={s} data-status={s} x={x} y={base} width={barW} height={h} style={fillOf(s)}>
+                      <title>{`${d.day}: ${d.by_status[s]} ${s.replace(/_/g, " ")}`}</title>
                     </rect>
                   );
                 })}
             </g>
           );
         })}
-        <text x={PAD.left} y={H - 6} fontSize="10" fill="#4d5761">
+        <text x={PAD.left} y={H - 6} style={label}>
           {days[0]?.day}
         </text>
-        <text x={W - PAD.right} y={H - 6} textAnchor="end" fontSize="10" fill="#4d5761">
+        <text x={W - PAD.right} y={H - 6} textAnchor="end" style={label}>
           {days[days.length - 1]?.day}
         </text>
-      </svg>
-      <figcaption>
-        <ul className="legend">
-          {statuses.map((s) => (
-            <li key={s}>
-              <span className="swatch" style={{ background: colorOf(s) }} aria-hidden="true" /> {s}{" "}
-              <strong data-testid={`status-${s}`}>{overview.actions.by_status[s]}</strong>
-            </li>
-          ))}
-          {statuses.length === 0 && <li className="muted">No decisions in this period.</li>}
-        </ul>
-      </figcaption>
-    </figure>
+      </Box>
+      <Group component="figcaption" gap="md">
+        {statuses.map((s) => (
+          <Group key={s} gap={6} wrap="nowrap">
+            <StatusBadge status={s} />
+            <Text span size="sm" fw={600} data-testid={`status-${s}`}>
+              {overview.actions.by_status[s]}
+            </Text>
+          </Group>
+        ))}
+        {statuses.length === 0 && (
+          <Text size="sm" c="dimmed">
+            No decisions in this period.
+          </Text>
+        )}
+      </Group>
+    </Stack>
   );
 }

@@ -1,4 +1,6 @@
+import { Box, Stack, Text } from "@mantine/core";
 import type { Usage } from "@countersign/protocol/wire";
+import { axis, fillOf, label, primaryFill } from "./svg.js";
 
 const W = 640;
 const H = 160;
@@ -6,7 +8,8 @@ const PAD = { left: 44, right: 8, top: 10, bottom: 22 };
 
 /**
  * Protected actions per calendar month (UTC), oldest first, against the plan's monthly limit
- * (a dashed line; none when the plan has no limit). Plain SVG.
+ * (a dashed line; none when the plan has no limit). A month over the limit takes the "denied"
+ * colour, and the caption says the figures in words.
  */
 export function UsageChart({ usage }: { usage: Usage }) {
   const months = [...usage.months].reverse();
@@ -17,14 +20,18 @@ export function UsageChart({ usage }: { usage: Usage }) {
   const slot = plotW / months.length;
   const barW = slot * 0.7;
   const y = (n: number) => H - PAD.bottom - (n / max) * plotH;
+  const over = fillOf("plan_limit");
   return (
-    <figure className="chart" data-testid="usage-chart">
-      <svg
+    <Stack component="figure" gap="xs" m={0} data-testid="usage-chart">
+      <Box
+        component="svg"
         viewBox={`0 0 ${W} ${H}`}
         role="img"
         aria-label={`Protected actions per month; this month ${usage.protected_actions.used}${limit === null ? ", no monthly limit" : ` of ${limit}`}`}
+        w="100%"
+        h="auto"
       >
-        <line x1={PAD.left} x2={W - PAD.right} y1={H - PAD.bottom} y2={H - PAD.bottom} stroke="#8a96a3" />
+        <line x1={PAD.left} x2={W - PAD.right} y1={H - PAD.bottom} y2={H - PAD.bottom} style={axis} />
         {months.map((m, i) => (
           <g key={m.month} data-month={m.month} data-count={m.protected_actions}>
             <rect
@@ -32,17 +39,11 @@ export function UsageChart({ usage }: { usage: Usage }) {
               y={y(m.protected_actions)}
               width={barW}
               height={H - PAD.bottom - y(m.protected_actions)}
-              fill={limit !== null && m.protected_actions > limit ? "#b3261e" : "#2f6fb0"}
+              style={limit !== null && m.protected_actions > limit ? over : primaryFill}
             >
               <title>{`${m.month}: ${m.protected_actions}`}</title>
             </rect>
-            <text
-              x={PAD.left + i * slot + slot / 2}
-              y={H - 8}
-              textAnchor="middle"
-              fontSize="9"
-              fill="#4d5761"
-            >
+            <text x={PAD.left + i * slot + slot / 2} y={H - 8} textAnchor="middle" style={label}>
               {m.month.slice(2)}
             </text>
           </g>
@@ -54,16 +55,16 @@ export function UsageChart({ usage }: { usage: Usage }) {
               x2={W - PAD.right}
               y1={y(limit)}
               y2={y(limit)}
-              stroke="#b3261e"
               strokeDasharray="4 3"
+              style={{ stroke: over.fill }}
             />
-            <text x={PAD.left - 4} y={y(limit) + 3} textAnchor="end" fontSize="10" fill="#b3261e">
+            <text x={PAD.left - 4} y={y(limit) + 3} textAnchor="end" style={{ ...label, fill: "var(--mantine-color-red-text)" }}>
               {limit}
             </text>
           </g>
         )}
-      </svg>
-      <figcaption>
+      </Box>
+      <Text component="figcaption" size="sm">
         This month ({usage.month}): <strong data-testid="usage-used">{usage.protected_actions.used}</strong>{" "}
         {limit === null ? (
           "protected actions; the plan has no monthly limit."
@@ -73,7 +74,7 @@ export function UsageChart({ usage }: { usage: Usage }) {
             {Math.round((usage.protected_actions.used / limit) * 100)}% of the monthly limit).
           </>
         )}
-      </figcaption>
-    </figure>
+      </Text>
+    </Stack>
   );
 }
