@@ -299,7 +299,7 @@ describe("organization pages", () => {
       await owner.getByRole("button", { name: "Save agent" }).waitFor();
       await owner.getByLabel("Status").selectOption("disabled");
       await owner.getByRole("button", { name: "Save agent" }).click();
-      await owner.getByText("Status disabled").waitFor();
+      await owner.locator(`[data-testid="agent-status"][data-status="disabled"]`).waitFor();
       await marker.getByTestId("drift-warning").waitFor();
       await owner.goto(`/orgs/${orgId}/agents/${handMadeAgentId}`);
       await owner.getByRole("heading", { name: "refund-bot" }).waitFor();
