@@ -116,6 +116,10 @@ describe("helm template", () => {
       api.env.find((e: { name: string }) => e.name === "COUNTERSIGN_KEY_HASH_SECRET").valueFrom.secretKeyRef
         .name,
     ).toBe("countersign-installation");
+    // api.gatewayUrl replaces the in-cluster Service's URL the dashboard would show otherwise.
+    expect(api.env.find((e: { name: string }) => e.name === "COUNTERSIGN_GATEWAY_URL").value).toBe(
+      "https://gateway.countersign.example.com",
+    );
   });
 
   it("renders the operator's ClusterRole with exactly the rules of config/rbac/operator-clusterrole.yaml", () => {
@@ -516,6 +520,8 @@ describe("what the chart hands the servers", () => {
       tokenReviewUrl: "https://kubernetes.default.svc",
       tokenReviewAudience: "countersign",
       mailOutboxDir: "/tmp/outbox",
+      // The Gateway Service's in-cluster URL, shown in the dashboard, unless api.gatewayUrl says otherwise.
+      gatewayUrl: "http://countersign-gateway.countersign-system.svc:8081",
     });
     expect(api.gatewaySigningKey).toBeDefined();
     const gateway = loadConfig(gatewaySettings, environment(defaults, "countersign-gateway"));
@@ -558,6 +564,7 @@ describe("values.schema.json", () => {
     );
     await refused(["--set", "logLevel=loud"], "logLevel");
     await refused(["--set", "api.dashboardOrigin=https://example.com/path"], "dashboardOrigin");
+    await refused(["--set", "api.gatewayUrl=gateway.example.com"], "gatewayUrl");
   });
 
   it("refuses to run anything as root or with privilege escalation", async () => {
