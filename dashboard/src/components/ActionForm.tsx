@@ -226,13 +226,23 @@ export function Field({
       if (error !== null) check();
     },
   };
-  if (type === "password")
+  if (type === "password") {
+    // Mantine's PasswordInput does not tie its description and error to the input (TextInput
+    // does): the field says so itself, so a screen reader hears the sentence and "invalid".
+    const described = [description ? `${key}-description` : null, error ? `${key}-error` : null].filter(
+      (id) => id !== null,
+    );
     return (
       <PasswordInput
         {...common}
+        errorProps={{ id: `${key}-error` }}
+        descriptionProps={{ id: `${key}-description` }}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described.length ? described.join(" ") : undefined}
         visibilityToggleButtonProps={{ "aria-label": "Show the characters typed" }}
       />
     );
+  }
   return <TextInput {...common} type={type} min={min} max={max} />;
 }
 
