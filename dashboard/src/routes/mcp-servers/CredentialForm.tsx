@@ -1,4 +1,4 @@
-import { Group, Paper, PasswordInput, Stack, Text, Title } from "@mantine/core";
+import { Paper, PasswordInput, Stack, Text, Title } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { McpServer } from "@countersign/protocol/wire";
@@ -7,7 +7,6 @@ import { toolKeys } from "../../api/tools.js";
 import { ActionButton } from "../../components/ActionButton.js";
 import { field } from "../../components/ActionForm.js";
 import { FieldForm } from "../../components/FieldForm.js";
-import { CredentialState } from "./CredentialState.js";
 
 /** Sets or removes the Authorization header sent upstream; it is written here and never read back. */
 export function CredentialForm({ orgId, server }: { orgId: string; server: McpServer }) {
@@ -22,12 +21,9 @@ export function CredentialForm({ orgId, server }: { orgId: string; server: McpSe
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="credential">
       <Stack gap="sm">
-        <Group justify="space-between">
-          <Title order={2} size="h3" id="credential">
-            Authorization header
-          </Title>
-          <CredentialState credential={server.credential} />
-        </Group>
+        <Title order={2} size="h3" id="credential">
+          Authorization header
+        </Title>
         <Text c="dimmed" size="sm">
           Stored encrypted and never shown again. Each change gives a new credential version, which enabled
           tools of this server must have re-authorized before the Gateway runs them again.
