@@ -101,6 +101,7 @@ describe("the route table against SPEC 4.4", () => {
     expect(extra.sort()).toEqual(
       [
         "DELETE /me",
+        "PATCH /me",
         "POST /billing/stripe/events",
         "DELETE /orgs/:org_id/operator-bindings/:binding_id",
         "GET /openapi.json",
