@@ -206,6 +206,92 @@ describe("keyboard", () => {
   );
 });
 
+describe("live approvals and the action's timeline", () => {
+  it(
+    "counts a new held call in the navigation and lists it without a reload; the action's timeline names the approver",
+    { timeout: 120_000 },
+    async () => {
+      const nav = approver.getByRole("navigation", { name: "Organization" });
+      const badge = nav.getByTestId("waiting-count");
+      const waiting = async () =>
+        (await badge.count()) ? Number((await badge.textContent())!.split(" ")[0]) : 0;
+      const first = await heldRequest("R-live-1");
+      await approver.goto(`/orgs/${orgId}`);
+      // Loaded: the request just held is one the approver (key bound) can decide.
+      await badge.waitFor();
+      const before = await waiting();
+      expect(before).toBeGreaterThan(0);
+      // The accessible name says what the figure is.
+      await nav.getByRole("link", { name: `Approvals ${before} waiting` }).waitFor();
+      // A mark on the window: a reload would lose it.
+      await approver.evaluate(() => ((window as unknown as { mark: string }).mark = "no reload"));
+
+      // The agent acts: a second call held through the Gateway. The overview's count follows.
+      const { approvalId, actionId } = await heldRequest("R-live-2");
+      await expect.poll(waiting, { timeout: 20_000 }).toBe(before + 1);
+
+      // To the list through the navigation (no reload either): the new request is there.
+      await nav.getByRole("link", { name: /^Approvals/ }).click();
+      const row = approver.getByTestId("approval-queue").locator(`a[href$="/approvals/${approvalId}"]`);
+      await row.waitFor();
+      expect(await approver.evaluate(() => (window as unknown as { mark?: string }).mark)).toBe("no reload");
+
+      // Decided from its page: the consequence is stated next to the two buttons.
+      await row.click();
+      await approver
+        .getByTestId("decision-consequence")
+        .getByText("refuses it for good", { exact: false })
+        .waitFor();
+      await approver.getByRole("button", { name: "Approve" }).click();
+      await approver.getByTestId("approval-status").getByText("approved").waitFor();
+      await expect.poll(waiting, { timeout: 20_000 }).toBe(before);
+      expect(await approver.evaluate(() => (window as unknown as { mark?: string }).mark)).toBe("no reload");
+
+      // The agent asks again and is authorized (its receipt names the approver's signed identity).
+      const authorized = await world.gateway.authorize(gatewayKey, {
+        tool: "refund_payment",
+        arguments: { amount: 500, order: "R-live-2" },
+        idempotency_key: "R-live-2",
+      });
+      expect(authorized.body).toMatchObject({ allowed: true, status: "authorized" });
+
+      // The approver follows the request's link to the action: its transitions in order, "you" among them.
+      await approver.getByRole("link", { name: "Its state and timeline" }).click();
+      const steps = approver.getByTestId("action-timeline").getByRole("listitem");
+      await expect
+        .poll(() => steps.allTextContents(), { timeout: 20_000 })
+        .toEqual([
+          expect.stringMatching(/^Decided: approval required/),
+          expect.stringMatching(/^Approval requested/),
+          expect.stringMatching(
+            new RegExp(`^Approved by you \\(${approverEmail.replace(/[.+]/g, "\\$&")}\\)`),
+          ),
+          expect.stringMatching(/^Receipt issued: authorization, granted/),
+        ]);
+      await approver.getByTestId("action-status").getByText("authorized").waitFor();
+      await screenshot(approver, "action-timeline", dir);
+
+      // The owner reads the same timeline with the approver named by their signed identity.
+      await owner.goto(`/orgs/${orgId}/actions/${actionId}`);
+      await owner
+        .getByTestId("action-timeline")
+        .getByText(`Approved by ${approverEmail}`, { exact: true })
+        .waitFor();
+      // Both colour schemes pass axe on the page with its timeline.
+      for (const colorScheme of ["light", "dark"] as const) {
+        await owner.emulateMedia({ colorScheme });
+        await owner.getByTestId("action-timeline").waitFor();
+        expect((await violations(owner)).map((v) => `${v.id}: ${v.targets.join(" | ")}`)).toEqual([]);
+      }
+      await owner.emulateMedia({ colorScheme: "light" });
+      // The request that was held first is still waiting: the count never counted the decided one.
+      expect(
+        (await sessionRequest(owner, "GET", `/orgs/${orgId}/approvals/${first.approvalId}`)).approval.status,
+      ).toBe("pending");
+    },
+  );
+});
+
 describe("deciding", () => {
   it("shows a new request in the open queue without a reload", { timeout: 60_000 }, async () => {
     await approver.goto(`/orgs/${orgId}/approvals`);
@@ -330,92 +416,6 @@ describe("deciding", () => {
       expect(
         (await sessionRequest(owner, "GET", `/orgs/${orgId}/approvals/${approvalId}`)).approval.status,
       ).not.toBe("approved");
-    },
-  );
-});
-
-describe("live approvals and the action's timeline", () => {
-  it(
-    "counts a new held call in the navigation and lists it without a reload; the action's timeline names the approver",
-    { timeout: 120_000 },
-    async () => {
-      const nav = approver.getByRole("navigation", { name: "Organization" });
-      const badge = nav.getByTestId("waiting-count");
-      const waiting = async () =>
-        (await badge.count()) ? Number((await badge.textContent())!.split(" ")[0]) : 0;
-      const first = await heldRequest("R-live-1");
-      await approver.goto(`/orgs/${orgId}`);
-      // Loaded: the request just held is one the approver (key bound) can decide.
-      await badge.waitFor();
-      const before = await waiting();
-      expect(before).toBeGreaterThan(0);
-      // The accessible name says what the figure is.
-      await nav.getByRole("link", { name: `Approvals ${before} waiting` }).waitFor();
-      // A mark on the window: a reload would lose it.
-      await approver.evaluate(() => ((window as unknown as { mark: string }).mark = "no reload"));
-
-      // The agent acts: a second call held through the Gateway. The overview's count follows.
-      const { approvalId, actionId } = await heldRequest("R-live-2");
-      await expect.poll(waiting, { timeout: 20_000 }).toBe(before + 1);
-
-      // To the list through the navigation (no reload either): the new request is there.
-      await nav.getByRole("link", { name: /^Approvals/ }).click();
-      const row = approver.getByTestId("approval-queue").locator(`a[href$="/approvals/${approvalId}"]`);
-      await row.waitFor();
-      expect(await approver.evaluate(() => (window as unknown as { mark?: string }).mark)).toBe("no reload");
-
-      // Decided from its page: the consequence is stated next to the two buttons.
-      await row.click();
-      await approver
-        .getByTestId("decision-consequence")
-        .getByText("refuses it for good", { exact: false })
-        .waitFor();
-      await approver.getByRole("button", { name: "Approve" }).click();
-      await approver.getByTestId("approval-status").getByText("approved").waitFor();
-      await expect.poll(waiting, { timeout: 20_000 }).toBe(before);
-      expect(await approver.evaluate(() => (window as unknown as { mark?: string }).mark)).toBe("no reload");
-
-      // The agent asks again and is authorized (its receipt names the approver's signed identity).
-      const authorized = await world.gateway.authorize(gatewayKey, {
-        tool: "refund_payment",
-        arguments: { amount: 500, order: "R-live-2" },
-        idempotency_key: "R-live-2",
-      });
-      expect(authorized.body).toMatchObject({ allowed: true, status: "authorized" });
-
-      // The approver follows the request's link to the action: its transitions in order, "you" among them.
-      await approver.getByRole("link", { name: "Its state and timeline" }).click();
-      const steps = approver.getByTestId("action-timeline").getByRole("listitem");
-      await expect
-        .poll(() => steps.allTextContents(), { timeout: 20_000 })
-        .toEqual([
-          expect.stringMatching(/^Decided: approval required/),
-          expect.stringMatching(/^Approval requested/),
-          expect.stringMatching(
-            new RegExp(`^Approved by you \\(${approverEmail.replace(/[.+]/g, "\\$&")}\\)`),
-          ),
-          expect.stringMatching(/^Receipt issued: authorization, granted/),
-        ]);
-      await approver.getByTestId("action-status").getByText("authorized").waitFor();
-      await screenshot(approver, "action-timeline", dir);
-
-      // The owner reads the same timeline with the approver named by their signed identity.
-      await owner.goto(`/orgs/${orgId}/actions/${actionId}`);
-      await owner
-        .getByTestId("action-timeline")
-        .getByText(`Approved by ${approverEmail}`, { exact: true })
-        .waitFor();
-      // Both colour schemes pass axe on the page with its timeline.
-      for (const colorScheme of ["light", "dark"] as const) {
-        await owner.emulateMedia({ colorScheme });
-        await owner.getByTestId("action-timeline").waitFor();
-        expect((await violations(owner)).map((v) => `${v.id}: ${v.targets.join(" | ")}`)).toEqual([]);
-      }
-      await owner.emulateMedia({ colorScheme: "light" });
-      // The request that was held first is still waiting: the count never counted the decided one.
-      expect(
-        (await sessionRequest(owner, "GET", `/orgs/${orgId}/approvals/${first.approvalId}`)).approval.status,
-      ).toBe("pending");
     },
   );
 });

@@ -13,10 +13,13 @@ export const receiptsApi = {
           query: { limit: 50, outcome: outcome || undefined },
         }),
     }),
-  /** Every receipt one action was issued (an authorization pending then granted, a closure…), newest first. */
-  ofActionQuery: (orgId: string, actionId: string) =>
+  /**
+   * Every receipt one action was issued (an authorization pending then granted, a closure…), newest
+   * first. `version` (the action's `updated_at`) in the key reads them again whenever it changes.
+   */
+  ofActionQuery: (orgId: string, actionId: string, version: string) =>
     queryOptions({
-      queryKey: ["receipts", orgId, "action", actionId],
+      queryKey: ["receipts", orgId, "action", actionId, version],
       queryFn: () =>
         cloud.request("GET", inOrg(orgId, "/receipts"), receiptListSchema, {
           query: { limit: 20, protected_action_id: actionId },

@@ -51,7 +51,7 @@ function useTimeline(orgId: string, a: Action | undefined) {
     queryFn: () => approvalsApi.get(orgId, a!.approval_request_id!),
     enabled: !!a?.approval_request_id,
   });
-  const receipts = useQuery({ ...receiptsApi.ofActionQuery(orgId, a?.id ?? ""), enabled: !!a });
+  const receipts = useQuery({ ...receiptsApi.ofActionQuery(orgId, a?.id ?? "", version), enabled: !!a });
   const newestId =
     a?.receipt_id ??
     [...(receipts.data?.items ?? [])].sort((x, y) => y.created_at.localeCompare(x.created_at))[0]?.id;
