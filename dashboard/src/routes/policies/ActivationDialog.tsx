@@ -1,4 +1,5 @@
-import { useEffect, useState } from "react";
+import { useEffect, useState, type ReactNode } from "react";
+import { Alert, Button, Checkbox, Group, List, Paper, Stack, Text, Textarea } from "@mantine/core";
 import type { ExampleResult } from "@countersign/protocol/policy";
 import { useQueryClient } from "@tanstack/react-query";
 import {
@@ -146,173 +147,232 @@ export function ActivationDialog({
 
   return (
     <Dialog title={title ?? `Activate version ${version.number}`} onClose={onClose}>
-      {first ? (
-        <p data-testid="activation-summary">
-          First activation: version {version.number} becomes the version in force for every agent of{" "}
-          <strong>{policy.name}</strong>. No version is active yet, so every call of these agents is denied
-          (NO_POLICY) until you activate one.
-        </p>
-      ) : (
-        <p data-testid="activation-summary">
-          Replaces {numberOf(expected)} as the version in force for every agent of{" "}
-          <strong>{policy.name}</strong>.
-        </p>
-      )}
-      <ol className="gates" data-testid="gates">
-        <li data-gate="examples" data-state={!preview ? "checking" : failing.length ? "failing" : "passing"}>
-          <strong>Examples. </strong>
-          {!preview && !refusedFailing
-            ? "Running the saved examples…"
-            : refusedFailing
-              ? `${failing.length} example(s) fail under version ${version.number}:`
-              : !preview?.examples || preview.examples.results.length === 0
-                ? "This policy has no saved examples."
-                : failing.length === 0
-                  ? `All ${preview.examples.passed} examples with an expectation pass.`
-                  : `${failing.length} example(s) fail under version ${version.number}:`}
-          {failing.length > 0 && (
-            <>
-              <ul>
-                {failing.map((r) => (
-                  <li key={r.id}>
-                    {r.label ?? r.id}: expected {r.expected.outcome} by {r.expected.rule_id ?? "the default"},
-                    got {r.actual.outcome} by {r.actual.rule_id ?? "the default"}
-                  </li>
-                ))}
-              </ul>
-              <label className="check">
-                <input
-                  type="checkbox"
-                  checked={acknowledged}
-                  onChange={(e) => setAcknowledged(e.target.checked)}
-                />
-                I acknowledge the failing examples and activate anyway
-              </label>
-            </>
-          )}
-        </li>
-        <li data-gate="impact" data-less-restricted={lessRestricted ?? ""}>
-          <strong>Impact. </strong>
-          {!impact
-            ? "Replaying the last 7 days of calls…"
-            : !impact.impact
-              ? "Not computed: the version no longer validates."
-              : !computed
-                ? "Not computed: replaying the recent calls took longer than its time budget, so the activation does not check it."
-                : first
-                  ? `No version is active, so these agents' calls are denied now; under version ${version.number}, ${lessRestricted} of ${computed.decisions} recent call(s) of the last 7 days would be allowed or held for approval.`
-                  : `${lessRestricted} of ${computed.decisions} recent call(s) of the last 7 days would be less restricted, ${computed.more_restricted} more restricted.`}
-          {computed && lessRestricted! > 0 && (
-            <span className="warning-text"> Calls that were held or denied would go through.</span>
-          )}
-          {impactNow !== null && (
-            <div className="error" role="alert" data-testid="impact-changed" data-code="IMPACT_CHANGED">
-              The impact changed meanwhile: {impactNow} recent call(s) would now be less restricted, not the{" "}
-              {lessRestricted} you reviewed. Nothing was activated. Review the new impact and confirm again.{" "}
-              <button
-                type="button"
-                onClick={() => {
-                  setImpactNow(null);
-                  setPreviewRun((n) => n + 1);
-                }}
-              >
-                Review the new impact
-              </button>
-            </div>
-          )}
-        </li>
-        <li data-gate="language">
-          <strong>Language. </strong>
-          {version.language_revision === 1
-            ? "Revision 1: every Gateway supports it."
-            : "Revision 2: every running Gateway must support it; checked as you activate."}
-          {gate && !gate.open && (
-            <div className="error" data-testid="language-gate">
-              {gateReasons[gate.reason]}
-              {gate.outdated_instances && (
-                <ul>
-                  {gate.outdated_instances.map((g) => (
-                    <li key={g}>{g}</li>
+      <Stack gap="sm">
+        {first ? (
+          <Text fw={500} data-testid="activation-summary">
+            First activation: version {version.number} becomes the version in force for every agent of{" "}
+            <strong>{policy.name}</strong>. No version is active yet, so every call of these agents is denied
+            (NO_POLICY) until you activate one.
+          </Text>
+        ) : (
+          <Text fw={500} data-testid="activation-summary">
+            Replaces {numberOf(expected)} as the version in force for every agent of{" "}
+            <strong>{policy.name}</strong>.
+          </Text>
+        )}
+        <Stack gap="xs" component="ol" m={0} p={0} style={{ listStyle: "none" }} data-testid="gates">
+          <Gate
+            gate="examples"
+            state={!preview ? "checking" : failing.length ? "failing" : "passing"}
+            name="Examples. "
+          >
+            {!preview && !refusedFailing
+              ? "Running the saved examples…"
+              : refusedFailing
+                ? `${failing.length} example(s) fail under version ${version.number}:`
+                : !preview?.examples || preview.examples.results.length === 0
+                  ? "This policy has no saved examples."
+                  : failing.length === 0
+                    ? `All ${preview.examples.passed} examples with an expectation pass.`
+                    : `${failing.length} example(s) fail under version ${version.number}:`}
+            {failing.length > 0 && (
+              <>
+                <List size="sm" mt={4}>
+                  {failing.map((r) => (
+                    <List.Item key={r.id}>
+                      {r.label ?? r.id}: expected {r.expected.outcome} by{" "}
+                      {r.expected.rule_id ?? "the default"}, got {r.actual.outcome} by{" "}
+                      {r.actual.rule_id ?? "the default"}
+                    </List.Item>
                   ))}
-                </ul>
-              )}
-            </div>
-          )}
-        </li>
-        <li data-gate="shadow">
-          <strong>Shadow. </strong>
-          {shadowNow === undefined ? (
-            shadowSeen ? (
-              `Activation is refused if ${numberOf(shadowSeen)} is no longer the shadow when you confirm.`
-            ) : (
-              "Activation is refused if a version is shadowed before you confirm."
-            )
-          ) : (
-            <span data-testid="activation-shadow-changed" role="alert" data-code="SHADOW_CHANGED">
-              The shadow changed meanwhile:{" "}
-              {shadowNow ? `it is now ${numberOf(shadowNow)}` : "no version is shadowed"}. Nothing was
-              activated.{" "}
-              <button
-                type="button"
-                onClick={() => {
-                  setShadowSeen(shadowNow);
-                  setShadowNow(undefined);
-                  setError(null);
-                }}
+                </List>
+                <Checkbox
+                  mt="xs"
+                  checked={acknowledged}
+                  onChange={(e) => setAcknowledged(e.currentTarget.checked)}
+                  label="I acknowledge the failing examples and activate anyway"
+                />
+              </>
+            )}
+          </Gate>
+          <Gate
+            gate="impact"
+            state={!impact ? "checking" : computed && lessRestricted! > 0 ? "loosens" : "passing"}
+            name="Impact. "
+            lessRestricted={lessRestricted ?? ""}
+          >
+            {!impact
+              ? "Replaying the last 7 days of calls…"
+              : !impact.impact
+                ? "Not computed: the version no longer validates."
+                : !computed
+                  ? "Not computed: replaying the recent calls took longer than its time budget, so the activation does not check it."
+                  : first
+                    ? `No version is active, so these agents' calls are denied now; under version ${version.number}, ${lessRestricted} of ${computed.decisions} recent call(s) of the last 7 days would be allowed or held for approval.`
+                    : `${lessRestricted} of ${computed.decisions} recent call(s) of the last 7 days would be less restricted, ${computed.more_restricted} more restricted.`}
+            {computed && lessRestricted! > 0 && (
+              <Text span fw={600} inherit>
+                {" "}
+                Calls that were held or denied would go through.
+              </Text>
+            )}
+            {impactNow !== null && (
+              <Alert
+                color="red"
+                variant="light"
+                role="alert"
+                mt="xs"
+                data-testid="impact-changed"
+                data-code="IMPACT_CHANGED"
               >
-                Review against the shadow as it is
-              </button>
-            </span>
-          )}
-        </li>
-        <li data-gate="expected-active">
-          <strong>Active version. </strong>
-          {changedTo === undefined ? (
-            first ? (
-              "Activation is refused if another version is activated before you confirm."
+                The impact changed meanwhile: {impactNow} recent call(s) would now be less restricted, not the{" "}
+                {lessRestricted} you reviewed. Nothing was activated. Review the new impact and confirm again.{" "}
+                <Button
+                  size="compact-sm"
+                  variant="light"
+                  onClick={() => {
+                    setImpactNow(null);
+                    setPreviewRun((n) => n + 1);
+                  }}
+                >
+                  Review the new impact
+                </Button>
+              </Alert>
+            )}
+          </Gate>
+          <Gate gate="language" name="Language. ">
+            {version.language_revision === 1
+              ? "Revision 1: every Gateway supports it."
+              : "Revision 2: every running Gateway must support it; checked as you activate."}
+            {gate && !gate.open && (
+              <Alert color="red" variant="light" mt="xs" data-testid="language-gate">
+                {gateReasons[gate.reason]}
+                {gate.outdated_instances && (
+                  <List size="sm">
+                    {gate.outdated_instances.map((g) => (
+                      <List.Item key={g}>{g}</List.Item>
+                    ))}
+                  </List>
+                )}
+              </Alert>
+            )}
+          </Gate>
+          <Gate gate="shadow" name="Shadow. ">
+            {shadowNow === undefined ? (
+              shadowSeen ? (
+                `Activation is refused if ${numberOf(shadowSeen)} is no longer the shadow when you confirm.`
+              ) : (
+                "Activation is refused if a version is shadowed before you confirm."
+              )
             ) : (
-              `Activation is refused if ${numberOf(expected)} is no longer the active version when you confirm.`
-            )
-          ) : (
-            <span data-testid="active-changed">
-              The active version changed meanwhile: it is now {numberOf(changedTo)}. Review the gates against
-              it and confirm again.{" "}
-              <button
-                type="button"
-                onClick={() => {
-                  setExpected(changedTo);
-                  setChangedTo(undefined);
-                  setError(null);
-                  setAcknowledged(false);
-                }}
+              <Text
+                span
+                inherit
+                c="red"
+                data-testid="activation-shadow-changed"
+                role="alert"
+                data-code="SHADOW_CHANGED"
               >
-                Review against {numberOf(changedTo)}
-              </button>
-            </span>
-          )}
-        </li>
-      </ol>
-      <ErrorNotice error={previewError} />
-      <label>
-        Note (optional)
-        <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} maxLength={2000} />
-      </label>
-      <ErrorNotice error={error} />
-      <div className="row">
-        <button
-          type="button"
-          className="primary"
-          onClick={activate}
-          disabled={
-            blocked || busy || changedTo !== undefined || impactNow !== null || shadowNow !== undefined
-          }
-        >
-          Activate version {version.number}
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+                The shadow changed meanwhile:{" "}
+                {shadowNow ? `it is now ${numberOf(shadowNow)}` : "no version is shadowed"}. Nothing was
+                activated.{" "}
+                <Button
+                  size="compact-sm"
+                  variant="light"
+                  onClick={() => {
+                    setShadowSeen(shadowNow);
+                    setShadowNow(undefined);
+                    setError(null);
+                  }}
+                >
+                  Review against the shadow as it is
+                </Button>
+              </Text>
+            )}
+          </Gate>
+          <Gate gate="expected-active" name="Active version. ">
+            {changedTo === undefined ? (
+              first ? (
+                "Activation is refused if another version is activated before you confirm."
+              ) : (
+                `Activation is refused if ${numberOf(expected)} is no longer the active version when you confirm.`
+              )
+            ) : (
+              <Text span inherit c="red" data-testid="active-changed">
+                The active version changed meanwhile: it is now {numberOf(changedTo)}. Review the gates
+                against it and confirm again.{" "}
+                <Button
+                  size="compact-sm"
+                  variant="light"
+                  onClick={() => {
+                    setExpected(changedTo);
+                    setChangedTo(undefined);
+                    setError(null);
+                    setAcknowledged(false);
+                  }}
+                >
+                  Review against {numberOf(changedTo)}
+                </Button>
+              </Text>
+            )}
+          </Gate>
+        </Stack>
+        <ErrorNotice error={previewError} />
+        <Textarea
+          label="Note (optional)"
+          value={note}
+          onChange={(e) => setNote(e.currentTarget.value)}
+          autosize
+          minRows={2}
+          maxLength={2000}
+        />
+        <ErrorNotice error={error} />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            onClick={activate}
+            loading={busy}
+            disabled={blocked || changedTo !== undefined || impactNow !== null || shadowNow !== undefined}
+          >
+            Activate version {version.number}
+          </Button>
+        </Group>
+      </Stack>
     </Dialog>
+  );
+}
+
+/** One gate of the activation (SPEC 3.4): its name, then what it found. */
+function Gate({
+  gate,
+  state,
+  name,
+  lessRestricted,
+  children,
+}: {
+  gate: string;
+  state?: string;
+  name: string;
+  lessRestricted?: number | "";
+  children: ReactNode;
+}) {
+  return (
+    <Paper
+      component="li"
+      withBorder
+      p="xs"
+      data-gate={gate}
+      data-state={state}
+      data-less-restricted={lessRestricted}
+    >
+      <Text size="sm" component="div">
+        <Text span fw={700} inherit>
+          {name}
+        </Text>
+        {children}
+      </Text>
+    </Paper>
   );
 }

@@ -1,7 +1,9 @@
+import { useState, type FormEvent } from "react";
 import { useQueryClient } from "@tanstack/react-query";
+import { Alert, Button, Group, NativeSelect, Paper, Stack, Text, Title } from "@mantine/core";
 import { policyDisclosures } from "@countersign/protocol/wire";
 import { policies, type PolicyDisclosure, type Policy, policyKeys } from "../../api/policies.js";
-import { ActionForm, choice } from "../../components/ActionForm.js";
+import { RefusalNotice } from "../../components/RefusalNotice.js";
 
 const meaning: Record<PolicyDisclosure, string> = {
   inherit: "the organization's setting",
@@ -21,35 +23,68 @@ export function DisclosureSetting({
   mayChange: boolean;
 }) {
   const queryClient = useQueryClient();
-  if (!mayChange)
-    return (
-      <section aria-labelledby="disclosure-heading">
-        <h2 id="disclosure-heading">Agent disclosure</h2>
-        <p>Agents are told {meaning[policy.agent_disclosure]}.</p>
-      </section>
-    );
+  const [value, setValue] = useState<PolicyDisclosure>(policy.agent_disclosure);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+
+  async function save(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    setError(null);
+    setSaved(false);
+    setBusy(true);
+    try {
+      await policies.setDisclosure(orgId, policy.id, value);
+      await queryClient.invalidateQueries({ queryKey: policyKeys.one(policy.id) });
+      setSaved(true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
   return (
-    <section aria-labelledby="disclosure-heading">
-      <h2 id="disclosure-heading">Agent disclosure</h2>
-      <ActionForm
-        submit="Save the disclosure"
-        done={<p role="status">Saved. It applies to the next decisions; no version was made.</p>}
-        onSubmit={async (d) => {
-          await policies.setDisclosure(orgId, policy.id, choice(d, "agent_disclosure", policyDisclosures));
-          await queryClient.invalidateQueries({ queryKey: policyKeys.one(policy.id) });
-        }}
-      >
-        <label>
-          Agents are told
-          <select name="agent_disclosure" defaultValue={policy.agent_disclosure}>
-            {policyDisclosures.map((s) => (
-              <option key={s} value={s}>
-                {meaning[s]} ({s})
-              </option>
-            ))}
-          </select>
-        </label>
-      </ActionForm>
-    </section>
+    <Stack gap="sm" component="section" aria-labelledby="disclosure-heading">
+      <Title order={2} size="h3" id="disclosure-heading">
+        Agent disclosure
+      </Title>
+      <Text size="sm" c="dimmed" maw={720}>
+        What an agent is told about why its call was decided. It is not part of any document, so changing it
+        makes no version.
+      </Text>
+      {!mayChange ? (
+        <Text>Agents are told {meaning[policy.agent_disclosure]}.</Text>
+      ) : (
+        <Paper withBorder p="md" maw={560}>
+          <form onSubmit={save}>
+            <Stack gap="sm">
+              <NativeSelect
+                label="Agents are told"
+                name="agent_disclosure"
+                value={value}
+                onChange={(e) => {
+                  const v = policyDisclosures.find((x) => x === e.currentTarget.value);
+                  if (v) setValue(v);
+                  setSaved(false);
+                }}
+                data={policyDisclosures.map((s) => ({ value: s, label: `${meaning[s]} (${s})` }))}
+              />
+              <Group>
+                <Button type="submit" loading={busy}>
+                  Save the disclosure
+                </Button>
+              </Group>
+              {saved && (
+                <Alert color="green" variant="light" role="status">
+                  Saved. It applies to the next decisions; no version was made.
+                </Alert>
+              )}
+              <RefusalNotice error={error} />
+            </Stack>
+          </form>
+        </Paper>
+      )}
+    </Stack>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { Button, Group, Stack, Text, TextInput } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { policies, type PolicyDetail, policyKeys } from "../../api/policies.js";
 import { Dialog } from "../../components/Dialog.js";
@@ -19,9 +20,11 @@ export function EmergencyStopDialog({
   const queryClient = useQueryClient();
   const [typed, setTyped] = useState("");
   const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
   const name = detail.policy.name;
   async function stop() {
     setError(null);
+    setBusy(true);
     try {
       const s = await policies.emergencyStop(orgId, detail.policy.id);
       await queryClient.invalidateQueries({ queryKey: policyKeys.one(detail.policy.id) });
@@ -29,27 +32,36 @@ export function EmergencyStopDialog({
       onDone(s.closed_actions);
     } catch (err) {
       setError(err);
+    } finally {
+      setBusy(false);
     }
   }
   return (
     <Dialog title={`Emergency stop of ${name}`} onClose={onClose}>
-      <p>
-        Every call of every agent under this policy is denied at once, pending approvals and approved calls
-        not yet run are closed, and observe windows end. Only a rollback lifts the stop.
-      </p>
-      <label>
-        Type the policy's name, {name}, to confirm
-        <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
-      </label>
-      <ErrorNotice error={error} />
-      <div className="row">
-        <button type="button" className="danger" onClick={stop} disabled={typed !== name}>
-          Stop every call
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+      <Stack gap="md">
+        <Text fw={500}>
+          Every call of every agent under this policy is denied at once, pending approvals and approved calls
+          not yet run are closed, and observe windows end. Only a rollback lifts the stop.
+        </Text>
+        <TextInput
+          label={`Type the policy's name, ${name}, to confirm`}
+          value={typed}
+          onChange={(e) => setTyped(e.currentTarget.value)}
+          autoComplete="off"
+          error={
+            typed && !name.startsWith(typed) ? `That is not the policy's name; type ${name}.` : undefined
+          }
+        />
+        <ErrorNotice error={error} />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button color="red" onClick={stop} loading={busy} disabled={typed !== name}>
+            Stop every call
+          </Button>
+        </Group>
+      </Stack>
     </Dialog>
   );
 }

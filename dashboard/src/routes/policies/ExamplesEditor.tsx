@@ -1,4 +1,16 @@
 import { useEffect, useMemo, useState } from "react";
+import {
+  ActionIcon,
+  Alert,
+  Button,
+  Group,
+  List,
+  NativeSelect,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import {
   compilePolicy,
@@ -11,7 +23,10 @@ import {
 } from "@countersign/protocol/policy";
 import { policies, type DocumentJson, policyKeys } from "../../api/policies.js";
 import { fieldName, issueSentence, type Issue } from "../../api/issue-sentences.js";
+import { DataTable } from "../../components/DataTable.js";
+import { EmptyState } from "../../components/EmptyState.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { StatusBadge } from "../../components/StatusBadge.js";
 
 interface Row {
   id: string;
@@ -115,110 +130,146 @@ export function ExamplesEditor({
     }
   }
 
-  const cell = (i: number, key: keyof Row, label: string) => (
-    <td>
-      <input
-        aria-label={`Example ${i + 1} ${label}`}
-        value={rows[i]![key]}
-        onChange={(e) => set(i, { [key]: e.target.value })}
-      />
-    </td>
+  const cell = (i: number, key: Exclude<keyof Row, "expected_outcome">, label: string, width: number) => (
+    <TextInput
+      size="xs"
+      miw={width}
+      aria-label={`Example ${i + 1} ${label}`}
+      value={rows[i]![key]}
+      readOnly={!mayWrite}
+      onChange={(e) => set(i, { [key]: e.currentTarget.value })}
+    />
   );
+  const indexed = rows.map((r, i) => ({ r, i }));
 
   return (
-    <section aria-labelledby="examples-heading">
-      <h2 id="examples-heading">Examples</h2>
-      <p className="muted">
+    <Stack gap="sm" component="section" aria-labelledby="examples-heading">
+      <Title order={2} size="h3" id="examples-heading">
+        Examples
+      </Title>
+      <Text size="sm" c="dimmed">
         Each example is a call and the outcome and rule expected for it; activation checks them. Results below
-        are against the editor's text, before anything is saved.
-      </p>
-      <table data-testid="examples" className="examples">
-        <thead>
-          <tr>
-            <th scope="col">Id</th>
-            <th scope="col">Label</th>
-            <th scope="col">Tool</th>
-            <th scope="col">Action</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Currency</th>
-            <th scope="col">Expected</th>
-            <th scope="col">Rule</th>
-            <th scope="col">Against the editor</th>
-            <th scope="col">
-              <span className="visually-hidden">Remove</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r, i) => {
-            const res = typeof results === "string" ? undefined : results.get(r.id);
-            return (
-              <tr key={i} data-example={r.id}>
-                {cell(i, "id", "id")}
-                {cell(i, "label", "label")}
-                {cell(i, "tool", "tool")}
-                {cell(i, "action", "action")}
-                {cell(i, "amount", "amount")}
-                {cell(i, "currency", "currency")}
-                <td>
-                  <select
-                    aria-label={`Example ${i + 1} expected outcome`}
-                    value={r.expected_outcome}
-                    onChange={(e) => {
-                      const outcome = exampleOutcomes.find((o) => o === e.target.value);
-                      if (outcome) set(i, { expected_outcome: outcome });
-                    }}
-                  >
-                    {exampleOutcomes.map((o) => (
-                      <option key={o}>{o}</option>
-                    ))}
-                  </select>
-                </td>
-                {cell(i, "expected_rule", "expected rule (empty for the default)")}
-                <td data-testid="example-result" data-passed={res ? String(res.passed) : "unknown"}>
-                  {!res
-                    ? "—"
-                    : res.passed === null
-                      ? `${res.actual.outcome} (no expectation)`
-                      : res.passed
-                        ? "passes"
-                        : `fails: ${res.actual.outcome} by ${res.actual.rule_id ?? "the default"}`}
-                </td>
-                <td>
-                  {mayWrite && (
-                    <button
-                      type="button"
-                      aria-label={`Remove example ${i + 1}`}
-                      onClick={() => setRows((rs) => rs.filter((_, n) => n !== i))}
-                    >
-                      ×
-                    </button>
+        are against the editor&apos;s text, before anything is saved.
+      </Text>
+      <DataTable<{ r: Row; i: number }>
+        testId="examples"
+        caption="Examples"
+        rows={indexed}
+        rowKey={({ i }) => String(i)}
+        empty={
+          <EmptyState title="No examples yet.">
+            {mayWrite
+              ? "Add one with “Add an example” below: a call and the outcome you expect for it."
+              : "Owners, admins and developers add them."}
+          </EmptyState>
+        }
+        columns={[
+          { key: "id", header: "Id", render: ({ i }) => cell(i, "id", "id", 110) },
+          { key: "label", header: "Label", render: ({ i }) => cell(i, "label", "label", 110) },
+          { key: "tool", header: "Tool", render: ({ i }) => cell(i, "tool", "tool", 120) },
+          { key: "action", header: "Action", render: ({ i }) => cell(i, "action", "action", 120) },
+          {
+            key: "amount",
+            header: "Amount",
+            align: "right",
+            render: ({ i }) => cell(i, "amount", "amount", 80),
+          },
+          { key: "currency", header: "Currency", render: ({ i }) => cell(i, "currency", "currency", 60) },
+          {
+            key: "expected",
+            header: "Expected",
+            render: ({ r, i }) => (
+              <NativeSelect
+                size="xs"
+                miw={130}
+                aria-label={`Example ${i + 1} expected outcome`}
+                value={r.expected_outcome}
+                disabled={!mayWrite}
+                onChange={(e) => {
+                  const outcome = exampleOutcomes.find((o) => o === e.currentTarget.value);
+                  if (outcome) set(i, { expected_outcome: outcome });
+                }}
+                data={[...exampleOutcomes]}
+              />
+            ),
+          },
+          {
+            key: "rule",
+            header: "Rule",
+            render: ({ i }) => cell(i, "expected_rule", "expected rule (empty for the default)", 120),
+          },
+          {
+            key: "result",
+            header: "Against the editor",
+            render: ({ r }) => {
+              const res = typeof results === "string" ? undefined : results.get(r.id);
+              return (
+                <Text
+                  span
+                  size="sm"
+                  data-testid="example-result"
+                  data-passed={res ? String(res.passed) : "unknown"}
+                >
+                  {!res ? (
+                    "—"
+                  ) : res.passed === null ? (
+                    `${res.actual.outcome} (no expectation)`
+                  ) : res.passed ? (
+                    <StatusBadge status="succeeded" label="passes" />
+                  ) : (
+                    <StatusBadge
+                      status="failed"
+                      label={`fails: ${res.actual.outcome} by ${res.actual.rule_id ?? "the default"}`}
+                    />
                   )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      {typeof results === "string" && <p className="muted">{results}</p>}
-      {!check.ok && (
-        <ul className="error">
-          {check.issues.map((i, n) => (
-            <li key={n} data-testid="example-issue">
-              {exampleIssueSentence(i)}
-            </li>
-          ))}
-        </ul>
+                </Text>
+              );
+            },
+          },
+          {
+            key: "remove",
+            header: (
+              <Text span inherit>
+                Remove
+              </Text>
+            ),
+            render: ({ i }) =>
+              mayWrite ? (
+                <ActionIcon
+                  variant="subtle"
+                  color="gray"
+                  aria-label={`Remove example ${i + 1}`}
+                  onClick={() => setRows((rs) => rs.filter((_, n) => n !== i))}
+                >
+                  ×
+                </ActionIcon>
+              ) : null,
+          },
+        ]}
+      />
+      {typeof results === "string" && rows.length > 0 && (
+        <Text c="dimmed" size="sm">
+          {results}
+        </Text>
       )}
-      <p aria-live="polite" data-testid="examples-summary">
+      {!check.ok && (
+        <List size="sm" c="var(--mantine-color-error)">
+          {check.issues.map((i, n) => (
+            <List.Item key={n} data-testid="example-issue">
+              {exampleIssueSentence(i)}
+            </List.Item>
+          ))}
+        </List>
+      )}
+      <Text size="sm" aria-live="polite" data-testid="examples-summary">
         {typeof results === "string"
           ? ""
           : `${results.size - failing} of ${results.size} pass or have no expectation; ${failing} fail.`}
-      </p>
+      </Text>
       {mayWrite && (
-        <div className="row">
-          <button
-            type="button"
+        <Group gap="sm">
+          <Button
+            variant="default"
             onClick={() =>
               setRows((rs) => [
                 ...rs,
@@ -236,14 +287,18 @@ export function ExamplesEditor({
             }
           >
             Add an example
-          </button>
-          <button type="button" onClick={save} disabled={!check.ok}>
+          </Button>
+          <Button onClick={save} disabled={!check.ok}>
             Save examples
-          </button>
-        </div>
+          </Button>
+        </Group>
       )}
-      {done && <p role="status">{done}</p>}
+      {done && (
+        <Alert color="green" variant="light" role="status">
+          {done}
+        </Alert>
+      )}
       <ErrorNotice error={error} />
-    </section>
+    </Stack>
   );
 }

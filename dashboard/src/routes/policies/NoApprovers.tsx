@@ -1,3 +1,4 @@
+import { Alert, Anchor, Stack, Text } from "@mantine/core";
 import { Link } from "react-router";
 import type { PolicyStatusItem } from "../../api/policies.js";
 import { orgPath } from "../../session/organization.js";
@@ -30,15 +31,22 @@ export function ApproverFix({
   if (gap.members_with_role < gap.approver_count)
     return (
       <>
-        Fix: <Link to={orgPath(orgId, "/members")}>invite a member</Link> with the role {roleList(gap.roles)};
-        they then bind a personal key under Your account.
+        Fix:{" "}
+        <Anchor component={Link} to={orgPath(orgId, "/members")}>
+          invite a member
+        </Anchor>{" "}
+        with the role {roleList(gap.roles)}; they then bind a personal key under Your account.
       </>
     );
   if (role && gap.roles.includes(role))
     return (
       <>
-        Fix: <Link to="/account">bind your personal key</Link> (Your account, “Make and bind a key in this
-        browser”); calls made after that are held for your approval.
+        Fix:{" "}
+        <Anchor component={Link} to="/account">
+          bind your personal key
+        </Anchor>{" "}
+        (Your account, “Make and bind a key in this browser”); calls made after that are held for your
+        approval.
       </>
     );
   return <>Fix: a member with the role {roleList(gap.roles)} binds a personal key under Your account.</>;
@@ -61,19 +69,30 @@ export function NoApprovers({
   const gaps = items.filter((p) => (p.unapprovable ?? []).length > 0);
   if (gaps.length === 0) return null;
   return (
-    <div className="warning" role="alert" data-testid="no-approvers" data-code="NO_APPROVERS">
-      {gaps.map((p) =>
-        p.unapprovable!.map((gap) => (
-          <p key={`${p.policy_id}:${gap.rule_id ?? ""}`}>
-            No one can approve the calls that policy{" "}
-            <Link to={orgPath(orgId, `/policies/${p.policy_id}`)}>{p.name}</Link>{" "}
-            {p.active_version?.id === gap.version_id ? "holds" : "would hold once activated"} by{" "}
-            {gap.rule_id ? `rule ${gap.rule_id}` : "its default"}: they are denied ({gap.code}) instead of
-            waiting here, because no {roleList(gap.roles)} has a personal key bound.{" "}
-            <ApproverFix orgId={orgId} gap={gap} role={role} />
-          </p>
-        )),
-      )}
-    </div>
+    <Alert
+      color="orange"
+      variant="light"
+      role="alert"
+      title="Held calls no one can approve"
+      data-testid="no-approvers"
+      data-code="NO_APPROVERS"
+    >
+      <Stack gap="xs">
+        {gaps.map((p) =>
+          p.unapprovable!.map((gap) => (
+            <Text size="sm" key={`${p.policy_id}:${gap.rule_id ?? ""}`}>
+              No one can approve the calls that policy{" "}
+              <Anchor component={Link} to={orgPath(orgId, `/policies/${p.policy_id}`)}>
+                {p.name}
+              </Anchor>{" "}
+              {p.active_version?.id === gap.version_id ? "holds" : "would hold once activated"} by{" "}
+              {gap.rule_id ? `rule ${gap.rule_id}` : "its default"}: they are denied ({gap.code}) instead of
+              waiting here, because no {roleList(gap.roles)} has a personal key bound.{" "}
+              <ApproverFix orgId={orgId} gap={gap} role={role} />
+            </Text>
+          )),
+        )}
+      </Stack>
+    </Alert>
   );
 }

@@ -1,9 +1,12 @@
 import { useId, useState } from "react";
+import { Alert, Button, Code, Group, List, Radio, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { policies, policyKeys } from "../../api/policies.js";
 import { DashboardError, failureOf } from "../../api/errors.js";
 import { CodeEditor, type Diagnostic } from "../../components/CodeEditor.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { LoadingLine } from "../../components/Loading.js";
+import { StatusBadge } from "../../components/StatusBadge.js";
 import { formatDocument, parseText, readablePath, type TextMode } from "./document-text.js";
 import type { Validation } from "./useValidation.js";
 
@@ -87,17 +90,23 @@ export function PolicyEditor({
   }
 
   return (
-    <section aria-labelledby="editor-heading">
-      <h2 id="editor-heading">Document</h2>
-      <fieldset className="inline">
-        <legend>Format</legend>
-        {(["json", "yaml"] as const).map((m) => (
-          <label key={m}>
-            <input type="radio" name="mode" checked={mode === m} onChange={() => switchMode(m)} />{" "}
-            {m.toUpperCase()}
-          </label>
-        ))}
-      </fieldset>
+    <Stack gap="sm" component="section" aria-labelledby="editor-heading">
+      <Group justify="space-between" align="flex-end">
+        <Title order={2} size="h3" id="editor-heading">
+          Document
+        </Title>
+        <Radio.Group
+          name="mode"
+          label="Format"
+          value={mode}
+          onChange={(v) => (v === "json" || v === "yaml" ? switchMode(v) : undefined)}
+        >
+          <Group gap="md" mt={4}>
+            <Radio value="json" label="JSON" />
+            <Radio value="yaml" label="YAML" />
+          </Group>
+        </Radio.Group>
+      </Group>
       <CodeEditor
         value={text}
         onChange={setText}
@@ -109,64 +118,89 @@ export function PolicyEditor({
         <ValidationSummary validation={validation} />
       </div>
       {mayWrite && (
-        <div className="row">
-          <label>
-            Note for this version (optional)
-            <input value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} />
-          </label>
-          <button type="button" onClick={save} disabled={busy || validation.state !== "valid"}>
+        <Group gap="sm" align="flex-end">
+          <TextInput
+            label="Note for this version (optional)"
+            value={note}
+            onChange={(e) => setNote(e.currentTarget.value)}
+            maxLength={2000}
+            w={360}
+          />
+          <Button onClick={save} loading={busy} disabled={validation.state !== "valid"}>
             Save as a draft version
-          </button>
-        </div>
+          </Button>
+        </Group>
       )}
-      {saved && <p role="status">{saved}</p>}
+      {saved && (
+        <Alert color="green" variant="light" role="status">
+          {saved}
+        </Alert>
+      )}
       <ErrorNotice error={error} />
-    </section>
+    </Stack>
   );
 }
+
+const errorText = "var(--mantine-color-error)";
 
 function ValidationSummary({ validation: v }: { validation: Validation }) {
   switch (v.state) {
     case "checking":
-      return <p className="muted">Checking…</p>;
+      return <LoadingLine />;
     case "syntax":
-      return <p className="error">{v.parsed.message}</p>;
+      return (
+        <Text size="sm" c={errorText}>
+          {v.parsed.message}
+        </Text>
+      );
     case "error":
       return <ErrorNotice error={v.error} />;
     case "invalid":
       return (
-        <>
-          <p className="error" data-code="POLICY_INVALID">
-            Not a valid policy: {v.issues.length} issue{v.issues.length === 1 ? "" : "s"}.
-          </p>
-          <ul data-testid="issues">
+        <Stack gap={4}>
+          <Group gap="xs">
+            <StatusBadge status="invalid" />
+            <Text size="sm" c={errorText} data-code="POLICY_INVALID">
+              Not a valid policy: {v.issues.length} issue{v.issues.length === 1 ? "" : "s"}.
+            </Text>
+          </Group>
+          <List size="sm" data-testid="issues">
             {v.issues.map((i, n) => (
-              <li key={n}>
-                <code>{readablePath(i)}</code> {i.message} <span className="code">({i.code})</span>
-              </li>
+              <List.Item key={n}>
+                <Code>{readablePath(i)}</Code> {i.message}{" "}
+                <Text span size="xs" c="dimmed" ff="monospace">
+                  ({i.code})
+                </Text>
+              </List.Item>
             ))}
-          </ul>
-        </>
+          </List>
+        </Stack>
       );
     case "valid":
       return (
-        <>
-          <p className="ok">
-            Valid, language revision {v.revision}.{" "}
-            {v.lint.total === 0
-              ? "No lint warnings."
-              : `${v.lint.total} lint warning${v.lint.total === 1 ? "" : "s"}:`}
-          </p>
+        <Stack gap={4}>
+          <Group gap="xs">
+            <StatusBadge status="valid" />
+            <Text size="sm">
+              Language revision {v.revision}.{" "}
+              {v.lint.total === 0
+                ? "No lint warnings."
+                : `${v.lint.total} lint warning${v.lint.total === 1 ? "" : "s"}:`}
+            </Text>
+          </Group>
           {v.lint.total > 0 && (
-            <ul data-testid="lint">
+            <List size="sm" data-testid="lint">
               {v.lint.warnings.map((w, n) => (
-                <li key={n}>
-                  <code>{readablePath(w)}</code> {w.message} <span className="code">({w.code})</span>
-                </li>
+                <List.Item key={n}>
+                  <Code>{readablePath(w)}</Code> {w.message}{" "}
+                  <Text span size="xs" c="dimmed" ff="monospace">
+                    ({w.code})
+                  </Text>
+                </List.Item>
               ))}
-            </ul>
+            </List>
           )}
-        </>
+        </Stack>
       );
   }
 }

@@ -1,10 +1,13 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
+import { Alert, Button, Group, Stack } from "@mantine/core";
 import { NavLink, useParams } from "react-router";
 import { policies, type PolicyDetail, type PolicyVersion, policyKeys } from "../../api/policies.js";
 import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { can } from "../../session/roles.js";
 import { Loaded } from "../../components/Loading.js";
+import { PageHeader } from "../../components/PageHeader.js";
+import { StatusBadge } from "../../components/StatusBadge.js";
 import { ActivationDialog } from "./ActivationDialog.js";
 import { DecisionMapView } from "./DecisionMapView.js";
 import { DisclosureSetting } from "./DisclosureSetting.js";
@@ -18,7 +21,7 @@ import { useValidation } from "./useValidation.js";
 import { VersionsPanel } from "./VersionsPanel.js";
 import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 import { NoApprovers } from "./NoApprovers.js";
-import { stageLabel } from "./stage-label.js";
+import { stageLabel, stageStatus } from "./stage-label.js";
 
 const sections = [
   ["", "Document"],
@@ -48,11 +51,9 @@ export function PolicyPage() {
     queryFn: () => policies.get(orgId, policyId),
   });
   return (
-    <main className="wide">
-      <Loaded query={detail}>
-        {(d) => <PolicyWorkspace key={policyId} orgId={orgId} detail={d} role={org?.role} />}
-      </Loaded>
-    </main>
+    <Loaded query={detail}>
+      {(d) => <PolicyWorkspace key={policyId} orgId={orgId} detail={d} role={org?.role} />}
+    </Loaded>
   );
 }
 
@@ -87,29 +88,51 @@ function PolicyWorkspace({
   };
 
   return (
-    <>
-      <h1>
-        Policy {policy.name}{" "}
-        <span className="muted" data-testid="policy-stage">
-          {stageLabel(stage, newestDraft?.number)}
-        </span>
-      </h1>
+    <Stack gap="md">
+      <PageHeader
+        title={`Policy ${policy.name}`}
+        badge={
+          <Group gap="xs">
+            <StatusBadge
+              testId="policy-stage"
+              status={stageStatus(stage, newestDraft?.number)}
+              label={stageLabel(stage, newestDraft?.number)}
+            />
+            {policy.emergency_stopped_at && <StatusBadge status="denied" label="emergency stop" />}
+          </Group>
+        }
+        description="Its document and examples, versions, rollout, analyses, evidence and settings."
+      />
       <KubernetesManaged managedBy={policy.managed_by} editable={mayWrite} />
-      <nav aria-label="Policy" className="tabs">
+      {item && <NoApprovers orgId={orgId} items={[item]} role={role} />}
+      {notice && (
+        <Alert color="green" variant="light" role="status" data-testid="notice">
+          {notice}
+        </Alert>
+      )}
+      <Group
+        component="nav"
+        aria-label="Policy"
+        gap={4}
+        pb={6}
+        style={{ borderBottom: "1px solid var(--mantine-color-default-border)" }}
+      >
         {sections
           .filter(([s]) => s !== "evidence" || mayAdminister)
           .map(([s, name]) => (
-            <NavLink key={s} to={s ? `${base}/${s}` : base} end>
+            <Button
+              key={s}
+              component={NavLink}
+              to={s ? `${base}/${s}` : base}
+              end
+              size="compact-sm"
+              variant={s === section ? "light" : "subtle"}
+              color={s === section ? undefined : "gray"}
+            >
               {name}
-            </NavLink>
+            </Button>
           ))}
-      </nav>
-      {item && <NoApprovers orgId={orgId} items={[item]} role={role} />}
-      {notice && (
-        <p role="status" className="ok" data-testid="notice">
-          {notice}
-        </p>
-      )}
+      </Group>
       {section === "" && (
         <>
           <PolicyEditor
@@ -173,6 +196,6 @@ function PolicyWorkspace({
           }}
         />
       )}
-    </>
+    </Stack>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { Button, Group, NativeSelect, Radio, Stack, Text, Textarea } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import {
   policies,
@@ -63,55 +64,66 @@ export function RollbackDialog({
     }
   }
 
+  const chosen = superseded.find((v) => v.id === to);
+  const active = versions.find((v) => v.id === policy.active_version_id);
   return (
     <Dialog title={`Roll back ${policy.name}`} onClose={onClose}>
-      {superseded.length === 0 ? (
-        <p>No version of this policy was ever superseded: there is nothing to roll back to.</p>
-      ) : (
-        <>
-          <label>
-            Restore
-            <select value={to} onChange={(e) => setTo(e.target.value)}>
-              {superseded.map((v) => (
-                <option key={v.id} value={v.id}>
-                  Version {v.number}
-                  {v.note ? `: ${v.note}` : ""}
-                </option>
-              ))}
-            </select>
-          </label>
-          <fieldset>
-            <legend>Open actions decided under other versions</legend>
-            {dashboardChoices.map((c) => (
-              <label key={c} className="check">
-                <input
-                  type="radio"
-                  name="open_actions"
-                  value={c}
-                  checked={openActions === c}
-                  onChange={() => setOpenActions(c)}
-                />
-                {choiceText[c]}
-              </label>
-            ))}
-          </fieldset>
-          <label>
-            Note (optional)
-            <textarea value={note} onChange={(e) => setNote(e.target.value)} rows={2} maxLength={2000} />
-          </label>
-        </>
-      )}
-      <ErrorNotice error={error} />
-      <div className="row">
-        {superseded.length > 0 && (
-          <button type="button" className="primary" onClick={rollBack} disabled={busy || !to}>
-            Roll back
-          </button>
+      <Stack gap="md">
+        {superseded.length === 0 ? (
+          <Text>No version of this policy was ever superseded: there is nothing to roll back to.</Text>
+        ) : (
+          <>
+            <Text fw={500} data-testid="rollback-consequence">
+              Every agent of {policy.name} is decided at once by version {chosen?.number ?? "?"}, restored as
+              a new version; {active ? `version ${active.number} stops deciding` : "no version is active now"}
+              . A rollback also lifts an emergency stop.
+            </Text>
+            <NativeSelect
+              label="Restore"
+              value={to}
+              onChange={(e) => setTo(e.currentTarget.value)}
+              data={superseded.map((v) => ({
+                value: v.id,
+                label: `Version ${v.number}${v.note ? `: ${v.note}` : ""}`,
+              }))}
+            />
+            <Radio.Group
+              name="open_actions"
+              label="Open actions decided under other versions"
+              value={openActions}
+              onChange={(v) => {
+                const c = dashboardChoices.find((x) => x === v);
+                if (c) setOpenActions(c);
+              }}
+            >
+              <Stack gap="xs" mt="xs">
+                {dashboardChoices.map((c) => (
+                  <Radio key={c} value={c} label={choiceText[c]} />
+                ))}
+              </Stack>
+            </Radio.Group>
+            <Textarea
+              label="Note (optional)"
+              value={note}
+              onChange={(e) => setNote(e.currentTarget.value)}
+              autosize
+              minRows={2}
+              maxLength={2000}
+            />
+          </>
         )}
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </div>
+        <ErrorNotice error={error} />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          {superseded.length > 0 && (
+            <Button color="red" onClick={rollBack} loading={busy} disabled={!to}>
+              Roll back
+            </Button>
+          )}
+        </Group>
+      </Stack>
     </Dialog>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { Button, Group, Stack, Text, Title } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import type { RolloutStage } from "@countersign/protocol/wire";
 import { policies, type PolicyDetail, type PolicyVersion, policyKeys } from "../../api/policies.js";
@@ -8,6 +9,7 @@ import { EmergencyStopDialog } from "./EmergencyStopDialog.js";
 import { RollbackDialog } from "./RollbackDialog.js";
 import { RolloutTimeline } from "./RolloutTimeline.js";
 import { ShadowPanel } from "./ShadowPanel.js";
+import { VersionHistory } from "./VersionHistory.js";
 
 /**
  * The rollout of SPEC 3.5 as people walk it: shadow a new version, then hold for approval what
@@ -74,51 +76,62 @@ export function RolloutPanel({
   }
 
   return (
-    <section aria-labelledby="rollout-heading">
-      <h2 id="rollout-heading">Rollout</h2>
-      <RolloutTimeline stage={stage} stopped={stopped} />
-      {mayAdminister && !stopped && shadow && (
-        <div className="row" data-testid="stage-actions">
-          {stage === "shadow" && (
-            <button type="button" onClick={() => requireApproval(shadow)}>
-              Require approval for what version {shadow.number} would deny
-            </button>
-          )}
-          <button type="button" onClick={() => activate(shadow, `Enforce version ${shadow.number}`)}>
-            Enforce version {shadow.number}
-          </button>
-        </div>
-      )}
-      <ErrorNotice error={error} />
-      <ShadowPanel orgId={orgId} detail={detail} mayWrite={mayWrite && !stopped} />
-      {mayAdminister && (
-        <>
-          <h3>When it goes wrong</h3>
-          <div className="row">
-            <button
-              type="button"
-              onClick={() => {
-                notify("");
-                setDialog("rollback");
-              }}
-            >
-              Roll back…
-            </button>
-            {!stopped && policy.active_version_id && (
-              <button
-                type="button"
-                className="danger"
+    <Stack gap="lg">
+      <Stack gap="sm" component="section" aria-labelledby="rollout-heading">
+        <Title order={2} size="h3" id="rollout-heading">
+          Rollout
+        </Title>
+        <RolloutTimeline stage={stage} stopped={stopped} />
+        {mayAdminister && !stopped && shadow && (
+          <Group gap="sm" data-testid="stage-actions">
+            {stage === "shadow" && (
+              <Button variant="light" onClick={() => requireApproval(shadow)}>
+                Require approval for what version {shadow.number} would deny
+              </Button>
+            )}
+            <Button onClick={() => activate(shadow, `Enforce version ${shadow.number}`)}>
+              Enforce version {shadow.number}
+            </Button>
+          </Group>
+        )}
+        <ErrorNotice error={error} />
+        <VersionHistory orgId={orgId} detail={detail} mayReadAudit={mayAdminister} />
+        {mayAdminister && (
+          <Stack gap="xs" component="section" aria-labelledby="wrong-heading">
+            <Title order={3} size="h4" id="wrong-heading">
+              When it goes wrong
+            </Title>
+            <Text size="sm" c="dimmed">
+              A rollback restores a superseded version as a new one; the emergency stop denies every call of
+              this policy at once until a rollback.
+            </Text>
+            <Group gap="sm">
+              <Button
+                variant="default"
                 onClick={() => {
                   notify("");
-                  setDialog("stop");
+                  setDialog("rollback");
                 }}
               >
-                Emergency stop…
-              </button>
-            )}
-          </div>
-        </>
-      )}
+                Roll back…
+              </Button>
+              {!stopped && policy.active_version_id && (
+                <Button
+                  color="red"
+                  variant="light"
+                  onClick={() => {
+                    notify("");
+                    setDialog("stop");
+                  }}
+                >
+                  Emergency stop…
+                </Button>
+              )}
+            </Group>
+          </Stack>
+        )}
+      </Stack>
+      <ShadowPanel orgId={orgId} detail={detail} mayWrite={mayWrite && !stopped} />
       {dialog === "rollback" && (
         <RollbackDialog
           orgId={orgId}
@@ -143,6 +156,6 @@ export function RolloutPanel({
           }}
         />
       )}
-    </section>
+    </Stack>
   );
 }

@@ -1,4 +1,6 @@
+import { Alert, Badge, Box, Paper, SimpleGrid, Text } from "@mantine/core";
 import type { RolloutStage } from "@countersign/protocol/wire";
+import { statusColor } from "../../theme/status.js";
 
 const stages: { stage: RolloutStage; name: string; what: string }[] = [
   {
@@ -19,31 +21,64 @@ const stages: { stage: RolloutStage; name: string; what: string }[] = [
   { stage: "enforce", name: "Enforce", what: "the active version decides every call" },
 ];
 
-/** The rollout stage of SPEC 3.5 as a timeline; the stage is derived by the service on every read. */
+/**
+ * The rollout stages of SPEC 3.5 in order, the current one marked (in words as well as colour); the
+ * stage is derived by the service on every read.
+ */
 export function RolloutTimeline({ stage, stopped }: { stage: RolloutStage; stopped: boolean }) {
   const at = stages.findIndex((s) => s.stage === stage);
   return (
-    <div className="timeline-wrap">
-      <ol className="timeline" aria-label="Rollout stage" data-testid="rollout-stage" data-stage={stage}>
-        {stages.map((s, i) => (
-          <li
-            key={s.stage}
-            aria-current={i === at ? "step" : undefined}
-            className={i === at ? "current" : i < at ? "past" : undefined}
-          >
-            <strong>{s.name}</strong>
-            <span>{s.what}</span>
-          </li>
-        ))}
-      </ol>
+    <Box>
+      <SimpleGrid
+        component="ol"
+        cols={{ base: 1, xs: 2, md: 4 }}
+        spacing="xs"
+        m={0}
+        p={0}
+        style={{ listStyle: "none" }}
+        aria-label="Rollout stage"
+        data-testid="rollout-stage"
+        data-stage={stage}
+      >
+        {stages.map((s, i) => {
+          const current = i === at;
+          return (
+            <Paper
+              key={s.stage}
+              component="li"
+              withBorder
+              p="sm"
+              aria-current={current ? "step" : undefined}
+              bg={current ? `var(--mantine-color-${statusColor(s.stage)}-light)` : undefined}
+              style={
+                current ? { borderColor: `var(--mantine-color-${statusColor(s.stage)}-filled)` } : undefined
+              }
+            >
+              <Text fw={600} size="sm">
+                {i + 1}. {s.name}{" "}
+                {current && (
+                  <Badge size="xs" variant="default" ml={4}>
+                    now
+                  </Badge>
+                )}
+              </Text>
+              <Text size="xs" c={current ? undefined : "dimmed"}>
+                {s.what}
+              </Text>
+            </Paper>
+          );
+        })}
+      </SimpleGrid>
       {stage === "none" && (
-        <p className="muted">No version is active: every call of this policy's agents is denied.</p>
+        <Text c="dimmed" size="sm" mt="xs">
+          No version is active: every call of this policy&apos;s agents is denied.
+        </Text>
       )}
       {stopped && (
-        <p className="error" role="alert" data-code="EMERGENCY_ACTIVE">
+        <Alert color="red" variant="light" role="alert" data-code="EMERGENCY_ACTIVE" mt="xs">
           Emergency stop: every call is denied until a rollback.
-        </p>
+        </Alert>
       )}
-    </div>
+    </Box>
   );
 }

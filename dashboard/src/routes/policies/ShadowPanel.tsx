@@ -1,8 +1,10 @@
 import { useState } from "react";
+import { Alert, Button, Group, NativeSelect, Stack, Text, Title } from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { policies, type PolicyDetail, policyKeys } from "../../api/policies.js";
 import { failureOf, idIn } from "../../api/errors.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
+import { LoadingLine } from "../../components/Loading.js";
 import { SimulationReport } from "./SimulationReport.js";
 
 /** The shadow version: set and cleared by writers, and its report: what it would have decided on the recorded calls. */
@@ -56,68 +58,81 @@ export function ShadowPanel({
     return id === null ? "no version is shadowed" : `it is now version ${n ?? "?"}`;
   };
 
+  const baselineName = (id: string | null) => {
+    const n = versions.find((v) => v.id === id)?.number;
+    return id === null ? "No active version" : `Active version ${n ?? "?"}`;
+  };
   return (
-    <section aria-labelledby="shadow-heading">
-      <h2 id="shadow-heading">Shadow</h2>
-      <p data-testid="shadow-state">
+    <Stack gap="sm" component="section" aria-labelledby="shadow-heading">
+      <Title order={2} size="h3" id="shadow-heading">
+        Shadow
+      </Title>
+      <Text data-testid="shadow-state">
         {shadow
           ? `Version ${shadow.number} is the shadow: it decides nothing, and its report shows what it would have decided.`
           : "No shadow version."}
-      </p>
+      </Text>
       {mayWrite && (
-        <div className="row">
-          <label>
-            Version to shadow
-            <select value={choice} onChange={(e) => setChoice(e.target.value)}>
-              <option value="">Choose a version</option>
-              {candidates.map((v) => (
-                <option key={v.id} value={v.id}>
-                  Version {v.number} ({v.status})
-                </option>
-              ))}
-            </select>
-          </label>
-          <button
-            type="button"
+        <Group gap="sm" align="flex-end">
+          <NativeSelect
+            label="Version to shadow"
+            value={choice}
+            onChange={(e) => setChoice(e.currentTarget.value)}
+            data={[
+              { value: "", label: "Choose a version" },
+              ...candidates.map((v) => ({ value: v.id, label: `Version ${v.number} (${v.status})` })),
+            ]}
+          />
+          <Button
             disabled={!choice || choice === policy.shadow_version_id}
             onClick={() => act(() => policies.setShadow(orgId, policy.id, choice, policy.shadow_version_id))}
           >
             Start shadow
-          </button>
+          </Button>
           {shadow && (
-            <button type="button" onClick={() => act(() => policies.clearShadow(orgId, policy.id))}>
+            <Button variant="default" onClick={() => act(() => policies.clearShadow(orgId, policy.id))}>
               Clear the shadow
-            </button>
+            </Button>
           )}
-        </div>
+        </Group>
       )}
       <ErrorNotice error={error} />
       {changedTo !== undefined && (
-        <p className="error" role="alert" data-testid="shadow-changed" data-code="SHADOW_CHANGED">
+        <Alert
+          color="red"
+          variant="light"
+          role="alert"
+          data-testid="shadow-changed"
+          data-code="SHADOW_CHANGED"
+        >
           Someone changed the shadow meanwhile: {numberOf(changedTo)}. Nothing was changed; look at it and
-          choose again. <span className="code">(SHADOW_CHANGED)</span>
-        </p>
+          choose again.{" "}
+          <Text span size="xs" c="dimmed" ff="monospace">
+            (SHADOW_CHANGED)
+          </Text>
+        </Alert>
       )}
       {shadow && (
         <>
-          <label className="inline">
-            Report window (days)
-            <select value={windowDays} onChange={(e) => setWindowDays(Number(e.target.value))}>
-              {[1, 7, 30, 90].map((d) => (
-                <option key={d}>{d}</option>
-              ))}
-            </select>
-          </label>
-          {report.isPending && <p className="muted">Loading the report…</p>}
+          <NativeSelect
+            label="Report window (days)"
+            maw={200}
+            value={String(windowDays)}
+            onChange={(e) => setWindowDays(Number(e.currentTarget.value))}
+            data={["1", "7", "30", "90"]}
+          />
+          {report.isPending && <LoadingLine />}
           {report.isError && <ErrorNotice error={report.error} />}
           {report.data && (
             <SimulationReport
               report={report.data.report}
               caption={`Shadow version ${shadow.number} against what was recorded, ${windowDays} day(s)`}
+              baseline={baselineName(report.data.active_version_id)}
+              candidate={`Shadow version ${shadow.number}`}
             />
           )}
         </>
       )}
-    </section>
+    </Stack>
   );
 }

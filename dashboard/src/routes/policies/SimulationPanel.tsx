@@ -1,16 +1,37 @@
 import { useState, type FormEvent } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import {
+  Alert,
+  Button,
+  Group,
+  NativeSelect,
+  NumberInput,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from "@mantine/core";
+import {
   policies,
   type Baseline,
   type DocumentJson,
   type PolicyDetail,
+  type SavedSimulation,
   type Simulation,
   type SimulationRequest,
 } from "../../api/policies.js";
+import { DataTable } from "../../components/DataTable.js";
+import { EmptyState } from "../../components/EmptyState.js";
 import { ErrorNotice } from "../../components/ErrorNotice.js";
-import { choice } from "../../components/ActionForm.js";
+import { When } from "../../components/When.js";
 import { SimulationReport } from "./SimulationReport.js";
+
+const scopes = [
+  { value: "agents", label: "the agents using this policy now" },
+  { value: "policy", label: "any agent, decided under this policy" },
+] as const;
+const environments = ["all", "live", "test"] as const;
 
 /**
  * Simulation (SPEC 4.5): a candidate (the editor's text or a saved version) replayed on the
@@ -30,6 +51,14 @@ export function SimulationPanel({
 }) {
   const policyId = detail.policy.id;
   const queryClient = useQueryClient();
+  const [candidate, setCandidate] = useState(
+    editorDocument ? "editor" : (detail.versions[0]?.id ?? "editor"),
+  );
+  const [baseline, setBaseline] = useState(detail.policy.active_version_id ? "active" : "none");
+  const [windowDays, setWindowDays] = useState<number | string>(7);
+  const [scope, setScope] = useState<(typeof scopes)[number]["value"]>("agents");
+  const [environment, setEnvironment] = useState<(typeof environments)[number]>("all");
+  const [windowError, setWindowError] = useState<string | null>(null);
   const [result, setResult] = useState<{ request: SimulationRequest; simulation: Simulation } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -39,27 +68,50 @@ export function SimulationPanel({
     queryFn: () => policies.simulations(orgId, policyId),
   });
 
+  const versionLabel = (id: string) => {
+    const v = detail.versions.find((x) => x.id === id);
+    return v ? `version ${v.number}` : id;
+  };
+  const candidateName =
+    candidate === "editor"
+      ? "The editor's text"
+      : `Version ${versionLabel(candidate).replace("version ", "")}`;
+  const baselineName =
+    baseline === "active"
+      ? "The active version"
+      : baseline === "recorded"
+        ? "What was recorded"
+        : baseline === "none"
+          ? "None"
+          : `Version ${versionLabel(baseline.slice(8)).replace("version ", "")}`;
+
   async function run(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    const d = new FormData(e.currentTarget);
-    const candidate = String(d.get("candidate"));
-    const baselineKind = String(d.get("baseline"));
-    const baseline: Baseline = baselineKind.startsWith("version:")
-      ? { kind: "version", version_id: baselineKind.slice(8) }
-      : ({ kind: baselineKind } as Baseline);
     setError(null);
     setSaved(null);
+    const days = Number(windowDays);
+    if (!Number.isInteger(days) || days < 1 || days > 90)
+      return setWindowError("The window is a whole number of days from 1 to 90.");
+    if (candidate === "editor" && !editorDocument) {
+      setResult(null);
+      return setError(new Error("the editor's text is not a document yet"));
+    }
+    const base: Baseline = baseline.startsWith("version:")
+      ? { kind: "version", version_id: baseline.slice(8) }
+      : baseline === "recorded"
+        ? { kind: "recorded" }
+        : baseline === "none"
+          ? { kind: "none" }
+          : { kind: "active" };
+    const request: SimulationRequest = {
+      candidate: candidate === "editor" ? { document: editorDocument! } : { version_id: candidate },
+      baseline: base,
+      window_days: days,
+      scope,
+      environment,
+    };
+    setBusy(true);
     try {
-      if (candidate === "editor" && !editorDocument)
-        throw new Error("the editor's text is not a document yet");
-      const request: SimulationRequest = {
-        candidate: candidate === "editor" ? { document: editorDocument! } : { version_id: candidate },
-        baseline,
-        window_days: Number(d.get("window_days")),
-        scope: choice(d, "scope", ["agents", "policy"] as const),
-        environment: choice(d, "environment", ["all", "live", "test"] as const),
-      };
-      setBusy(true);
       setResult({ request, simulation: (await policies.simulate(orgId, policyId, request)).simulation });
     } catch (err) {
       setError(err);
@@ -81,95 +133,152 @@ export function SimulationPanel({
     }
   }
 
-  const versionLabel = (id: string) => {
-    const v = detail.versions.find((x) => x.id === id);
-    return v ? `version ${v.number}` : id;
-  };
-
   return (
-    <section aria-labelledby="simulation-heading">
-      <h2 id="simulation-heading">Simulation</h2>
-      <form onSubmit={run}>
-        <label>
-          Candidate
-          <select name="candidate" defaultValue={editorDocument ? "editor" : detail.versions[0]?.id}>
-            <option value="editor">The editor's text</option>
-            {detail.versions.map((v) => (
-              <option key={v.id} value={v.id}>
-                Version {v.number} ({v.status})
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Baseline
-          <select name="baseline" defaultValue={detail.policy.active_version_id ? "active" : "none"}>
-            <option value="active">The active version</option>
-            <option value="recorded">What was recorded</option>
-            <option value="none">None</option>
-            {detail.versions.map((v) => (
-              <option key={v.id} value={`version:${v.id}`}>
-                Version {v.number}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Window (days, 1 to 90)
-          <input name="window_days" type="number" min={1} max={90} defaultValue={7} required />
-        </label>
-        <label>
-          Calls of
-          <select name="scope" defaultValue="agents">
-            <option value="agents">the agents using this policy now</option>
-            <option value="policy">any agent, decided under this policy</option>
-          </select>
-        </label>
-        <label>
-          Environment
-          <select name="environment" defaultValue="all">
-            <option>all</option>
-            <option>live</option>
-            <option>test</option>
-          </select>
-        </label>
-        <button type="submit" disabled={busy}>
-          Run the simulation
-        </button>
-      </form>
+    <Stack gap="md" component="section" aria-labelledby="simulation-heading">
+      <Title order={2} size="h3" id="simulation-heading">
+        Simulation
+      </Title>
+      <Text size="sm" c="dimmed">
+        Replays the recorded calls of a window under a candidate and a baseline. Nothing is changed.
+      </Text>
+      <Paper withBorder p="md">
+        <form onSubmit={run} noValidate>
+          <Stack gap="sm">
+            <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="sm">
+              <NativeSelect
+                label="Candidate"
+                value={candidate}
+                onChange={(e) => setCandidate(e.currentTarget.value)}
+                data={[
+                  { value: "editor", label: "The editor's text" },
+                  ...detail.versions.map((v) => ({
+                    value: v.id,
+                    label: `Version ${v.number} (${v.status})`,
+                  })),
+                ]}
+              />
+              <NativeSelect
+                label="Baseline"
+                value={baseline}
+                onChange={(e) => setBaseline(e.currentTarget.value)}
+                data={[
+                  { value: "active", label: "The active version" },
+                  { value: "recorded", label: "What was recorded" },
+                  { value: "none", label: "None" },
+                  ...detail.versions.map((v) => ({ value: `version:${v.id}`, label: `Version ${v.number}` })),
+                ]}
+              />
+              <NumberInput
+                label="Window (days, 1 to 90)"
+                value={windowDays}
+                onChange={(v) => {
+                  setWindowDays(v);
+                  setWindowError(null);
+                }}
+                min={1}
+                max={90}
+                allowDecimal={false}
+                error={windowError}
+              />
+              <NativeSelect
+                label="Calls of"
+                value={scope}
+                onChange={(e) => {
+                  const s = scopes.find((x) => x.value === e.currentTarget.value);
+                  if (s) setScope(s.value);
+                }}
+                data={[...scopes]}
+              />
+              <NativeSelect
+                label="Environment"
+                value={environment}
+                onChange={(e) => {
+                  const env = environments.find((x) => x === e.currentTarget.value);
+                  if (env) setEnvironment(env);
+                }}
+                data={[...environments]}
+              />
+            </SimpleGrid>
+            <Group>
+              <Button type="submit" loading={busy}>
+                Run the simulation
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Paper>
       <ErrorNotice error={error} />
       {result && (
-        <>
+        <Stack gap="sm">
           <SimulationReport
             report={result.simulation.report}
             caption={`Result over ${result.request.window_days} day(s)`}
+            baseline={baselineName}
+            candidate={candidateName}
           />
           {mayWrite && "version_id" in result.request.candidate && (
-            <button type="button" onClick={save}>
-              Save this simulation
-            </button>
+            <Group>
+              <Button variant="light" onClick={save}>
+                Save this simulation
+              </Button>
+            </Group>
           )}
           {mayWrite && !("version_id" in result.request.candidate) && (
-            <p className="muted">Only a simulation of a saved version can be saved.</p>
+            <Text c="dimmed" size="sm">
+              Only a simulation of a saved version can be saved.
+            </Text>
           )}
-        </>
+        </Stack>
       )}
-      {saved && <p role="status">{saved}</p>}
-      <h3>Saved simulations</h3>
-      {savedList.data?.items.length ? (
-        <ul data-testid="saved-simulations">
-          {savedList.data.items.map((s) => (
-            <li key={s.id}>
-              {s.created_at.slice(0, 16).replace("T", " ")}: {versionLabel(s.candidate_version_id)} against{" "}
-              {s.baseline.kind}
-              {s.baseline.version_id ? ` (${versionLabel(s.baseline.version_id)})` : ""},{" "}
-              {s.parameters.window_days} day(s)
-            </li>
-          ))}
-        </ul>
-      ) : (
-        <p className="muted">None yet.</p>
+      {saved && (
+        <Alert color="green" variant="light" role="status">
+          {saved}
+        </Alert>
       )}
-    </section>
+      <Title order={3} size="h4">
+        Saved simulations
+      </Title>
+      <DataTable<SavedSimulation>
+        testId="saved-simulations"
+        rows={savedList.data?.items ?? []}
+        rowKey={(s) => s.id}
+        defaultSort={{ key: "created", descending: true }}
+        empty={
+          <EmptyState title="No saved simulations yet.">
+            Run a simulation of a saved version above, then save it to name it when you activate.
+          </EmptyState>
+        }
+        columns={[
+          {
+            key: "created",
+            header: "Saved",
+            align: "right",
+            sortValue: (s) => s.created_at,
+            render: (s) => <When at={s.created_at} />,
+          },
+          { key: "candidate", header: "Candidate", render: (s) => versionLabel(s.candidate_version_id) },
+          {
+            key: "baseline",
+            header: "Baseline",
+            render: (s) =>
+              `${s.baseline.kind}${s.baseline.version_id ? ` (${versionLabel(s.baseline.version_id)})` : ""}`,
+          },
+          {
+            key: "window",
+            header: "Window",
+            align: "right",
+            sortValue: (s) => s.parameters.window_days,
+            render: (s) => `${s.parameters.window_days} day(s)`,
+          },
+          {
+            key: "expires",
+            header: "Kept until",
+            align: "right",
+            sortValue: (s) => s.expires_at,
+            render: (s) => s.expires_at.slice(0, 10),
+          },
+        ]}
+      />
+    </Stack>
   );
 }

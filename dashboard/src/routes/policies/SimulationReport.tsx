@@ -1,6 +1,13 @@
-import type { Effect, SimulationReport as Report } from "@countersign/protocol/policy";
+import { lazy, Suspense } from "react";
+import { Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import type { SimulationReport as Report } from "@countersign/protocol/policy";
+import { DataTable } from "../../components/DataTable.js";
+import { LoadingLine } from "../../components/Loading.js";
+import { effects, effectWords } from "./charts/report-figures.js";
 
-const effects: Effect[] = ["allow", "require_approval", "deny"];
+// The charts (recharts) are loaded when a report is first shown, never with the page.
+const ReportCharts = lazy(() => import("./charts/ReportCharts.js"));
+
 const countNames: [keyof Report["counts"], string][] = [
   ["recorded", "Recorded calls"],
   ["evaluated", "Evaluated"],
@@ -13,89 +20,128 @@ const countNames: [keyof Report["counts"], string][] = [
   ["same", "Same"],
 ];
 
-/** A simulation's (or the shadow's) report: counts, the baseline-by-candidate matrix, and the calls decided differently. */
-export function SimulationReport({ report, caption }: { report: Report; caption: string }) {
+type Difference = Report["differences"][number];
+
+/**
+ * A simulation's (or the shadow's) report: its pictures, the counts, the baseline-by-candidate
+ * matrix, and the calls decided differently. `baseline` and `candidate` name the two sides.
+ */
+export function SimulationReport({
+  report,
+  caption,
+  baseline = "Baseline",
+  candidate = "Candidate",
+}: {
+  report: Report;
+  caption: string;
+  baseline?: string;
+  candidate?: string;
+}) {
   return (
-    <div data-testid="simulation-report">
-      <h3>{caption}</h3>
-      <dl className="counts" data-testid="counts">
+    <Stack gap="md" data-testid="simulation-report">
+      <Title order={3} size="h4">
+        {caption}
+      </Title>
+      <Suspense fallback={<LoadingLine />}>
+        <ReportCharts report={report} baseline={baseline} candidate={candidate} />
+      </Suspense>
+      <SimpleGrid component="dl" cols={{ base: 2, sm: 3, md: 5 }} spacing="xs" m={0} data-testid="counts">
         {countNames.map(([k, name]) => (
-          <div key={k} data-count={k}>
-            <dt>{name}</dt>
-            <dd>{report.counts[k]}</dd>
-          </div>
+          <Paper key={k} withBorder p="xs" data-count={k}>
+            <Text component="dt" size="xs" c="dimmed">
+              {name}
+            </Text>
+            <Text component="dd" m={0} fw={700} size="lg" ta="right">
+              {report.counts[k]}
+            </Text>
+          </Paper>
         ))}
-      </dl>
+      </SimpleGrid>
       {report.matrix ? (
-        <table data-testid="matrix">
-          <caption>Baseline (rows) by candidate (columns)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Baseline \ candidate</th>
-              {effects.map((e) => (
-                <th key={e} scope="col">
-                  {e}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {effects.map((b) => (
-              <tr key={b}>
-                <th scope="row">{b}</th>
-                {effects.map((c) => (
-                  <td key={c} className={b === c ? "same" : undefined}>
-                    {report.matrix![b][c]}
-                  </td>
+        <Table.ScrollContainer minWidth={360}>
+          <Table data-testid="matrix" withTableBorder withColumnBorders maw={560}>
+            <Table.Caption>
+              {baseline} (rows) by {candidate.toLowerCase()} (columns)
+            </Table.Caption>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">
+                  {baseline} \ {candidate.toLowerCase()}
+                </Table.Th>
+                {effects.map((e) => (
+                  <Table.Th key={e} scope="col" ta="right">
+                    {effectWords[e]}
+                  </Table.Th>
                 ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {effects.map((b) => (
+                <Table.Tr key={b}>
+                  <Table.Th scope="row">{effectWords[b]}</Table.Th>
+                  {effects.map((c) => (
+                    <Table.Td key={c} ta="right" fw={b === c ? undefined : 700}>
+                      {report.matrix![b][c]}
+                    </Table.Td>
+                  ))}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       ) : (
-        <p className="muted">
+        <Text c="dimmed" size="sm">
           No baseline: the candidate would allow {report.candidate_effects.allow}, hold{" "}
           {report.candidate_effects.require_approval} for approval and deny {report.candidate_effects.deny}.
-        </p>
+        </Text>
       )}
-      <h4>Calls decided differently</h4>
-      {report.differences.length === 0 ? (
-        <p className="muted">None.</p>
-      ) : (
-        <table data-testid="differences">
-          <thead>
-            <tr>
-              <th scope="col">Tool</th>
-              <th scope="col">Action</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Calls</th>
-              <th scope="col">Change</th>
-              <th scope="col">Baseline</th>
-              <th scope="col">Candidate</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.differences.map((d, i) => (
-              <tr key={i}>
-                <td>{d.tool}</td>
-                <td>{d.action}</td>
-                <td>{d.amount ? `${d.amount} ${d.currency ?? ""}` : "—"}</td>
-                <td>{d.count}</td>
-                <td>{d.change.replace("_", " ")}</td>
-                <td>
-                  {d.baseline.effect} ({d.baseline.rule_id ?? "default"})
-                </td>
-                <td>
-                  {d.candidate.effect} ({d.candidate.rule_id ?? "default"})
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Title order={4} size="h5">
+        Calls decided differently
+      </Title>
+      <DataTable<Difference>
+        testId="differences"
+        rows={report.differences}
+        rowKey={(d) => `${d.tool} ${d.action} ${d.amount ?? ""} ${d.currency ?? ""} ${d.change}`}
+        empty={
+          <Text c="dimmed" size="sm">
+            None: every call is decided as before.
+          </Text>
+        }
+        columns={[
+          { key: "tool", header: "Tool", sortValue: (d) => d.tool, render: (d) => d.tool },
+          { key: "action", header: "Action", sortValue: (d) => d.action, render: (d) => d.action },
+          {
+            key: "amount",
+            header: "Amount",
+            align: "right",
+            sortValue: (d) => (d.amount ? Number(d.amount) : null),
+            render: (d) => (d.amount ? `${d.amount} ${d.currency ?? ""}` : "—"),
+          },
+          {
+            key: "count",
+            header: "Calls",
+            align: "right",
+            sortValue: (d) => d.count,
+            render: (d) => d.count,
+          },
+          { key: "change", header: "Change", render: (d) => d.change.replace("_", " ") },
+          {
+            key: "baseline",
+            header: baseline,
+            render: (d) => `${d.baseline.effect} (${d.baseline.rule_id ?? "default"})`,
+          },
+          {
+            key: "candidate",
+            header: candidate,
+            render: (d) => `${d.candidate.effect} (${d.candidate.rule_id ?? "default"})`,
+          },
+        ]}
+      />
       {report.differences_truncated && (
-        <p className="muted">Only the first differences are listed; the counts cover every call.</p>
+        <Text c="dimmed" size="sm">
+          Only the first differences are listed; the counts cover every call.
+        </Text>
       )}
-    </div>
+    </Stack>
   );
 }

@@ -1,4 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
+import { Button, Code, Group, Paper, ScrollArea, Stack, Text, Title } from "@mantine/core";
 import { policies, type PolicyVersion } from "../../api/policies.js";
 import { Loaded } from "../../components/Loading.js";
 
@@ -25,17 +26,39 @@ export function VersionDocument({
   });
   const heading = `version-${version.number}-document`;
   return (
-    <section aria-labelledby={heading} data-testid="version-document" data-document-version={version.number}>
-      <h3 id={heading}>
-        Document of version {version.number} ({version.status})
-      </h3>
-      <p className="muted">
-        Digest <code>{version.digest}</code>
-      </p>
-      <Loaded query={doc}>{({ version: v }) => <pre>{JSON.stringify(v.document, null, 2)}</pre>}</Loaded>
-      <button type="button" onClick={onClose}>
-        Hide the document
-      </button>
-    </section>
+    <Paper
+      withBorder
+      p="md"
+      component="section"
+      aria-labelledby={heading}
+      data-testid="version-document"
+      data-document-version={version.number}
+    >
+      <Stack gap="xs">
+        <Group justify="space-between">
+          <Title order={3} size="h4" id={heading}>
+            Document of version {version.number} ({version.status})
+          </Title>
+          <Button variant="default" size="xs" onClick={onClose}>
+            Hide the document
+          </Button>
+        </Group>
+        <Text size="sm" c="dimmed">
+          Digest <Code>{version.digest}</Code>
+        </Text>
+        <Loaded query={doc}>
+          {({ version: v }) => (
+            <ScrollArea.Autosize
+              mah={480}
+              type="auto"
+              tabIndex={0}
+              aria-label={`Document of version ${version.number}`}
+            >
+              <Code block>{JSON.stringify(v.document, null, 2)}</Code>
+            </ScrollArea.Autosize>
+          )}
+        </Loaded>
+      </Stack>
+    </Paper>
   );
 }

@@ -1,8 +1,13 @@
 import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
+import { Button, Code, Group, List, NativeSelect, Stack, Text, Title } from "@mantine/core";
 import type { PolicyDiff } from "@countersign/protocol/policy";
 import { policies, type PolicyDetail, type PolicyVersion } from "../../api/policies.js";
+import { DataTable } from "../../components/DataTable.js";
+import { EmptyState } from "../../components/EmptyState.js";
 import { Loaded } from "../../components/Loading.js";
+import { StatusBadge } from "../../components/StatusBadge.js";
+import { When } from "../../components/When.js";
 import { VersionDocument } from "./VersionDocument.js";
 
 /** Every version with its status and note, newest first, and a diff between any two. */
@@ -22,62 +27,106 @@ export function VersionsPanel({
   const [to, setTo] = useState(versions[0]?.id ?? "");
   const [shown, setShown] = useState<PolicyVersion | null>(null);
   return (
-    <section aria-labelledby="versions-heading">
-      <h2 id="versions-heading">Versions</h2>
-      <table data-testid="versions">
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Status</th>
-            <th scope="col">Note</th>
-            <th scope="col">Origin</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {versions.map((v) => (
-            <tr key={v.id} data-version={v.number} data-status={v.status}>
-              <td>
+    <Stack gap="md" component="section" aria-labelledby="versions-heading">
+      <Title order={2} size="h3" id="versions-heading">
+        Versions
+      </Title>
+      <DataTable<PolicyVersion>
+        testId="versions"
+        caption="Versions"
+        rows={versions}
+        rowKey={(v) => v.id}
+        empty={
+          <EmptyState title="No version yet.">
+            Write the document on the Document tab and save it as a draft version.
+          </EmptyState>
+        }
+        columns={[
+          {
+            key: "number",
+            header: "Version",
+            align: "right",
+            sortValue: (v) => v.number,
+            render: (v) => (
+              <Text span inherit data-version={v.number} data-status={v.status}>
                 {v.number}
-                {v.id === policy.shadow_version_id && <span className="badge">shadow</span>}
-              </td>
-              <td>{v.status}</td>
-              <td>{v.note ?? <span className="muted">none</span>}</td>
-              <td>{v.origin.replaceAll("_", " ")}</td>
-              <td>{v.created_at.slice(0, 16).replace("T", " ")}</td>
-              <td>
-                <button type="button" aria-pressed={shown?.id === v.id} onClick={() => setShown(v)}>
+              </Text>
+            ),
+          },
+          {
+            key: "status",
+            header: "Status",
+            sortValue: (v) => v.status,
+            render: (v) => (
+              <Group gap={4}>
+                <StatusBadge status={v.status} />
+                {v.id === policy.shadow_version_id && <StatusBadge status="shadow" />}
+              </Group>
+            ),
+          },
+          {
+            key: "note",
+            header: "Note",
+            render: (v) =>
+              v.note ?? (
+                <Text span c="dimmed" inherit>
+                  none
+                </Text>
+              ),
+          },
+          { key: "origin", header: "Origin", render: (v) => v.origin.replaceAll("_", " ") },
+          {
+            key: "created",
+            header: "Created",
+            align: "right",
+            sortValue: (v) => v.created_at,
+            render: (v) => <When at={v.created_at} />,
+          },
+          {
+            key: "actions",
+            header: (
+              <Text span inherit>
+                Actions
+              </Text>
+            ),
+            render: (v) => (
+              <Group gap={4} wrap="nowrap">
+                <Button
+                  size="compact-sm"
+                  variant={shown?.id === v.id ? "light" : "default"}
+                  aria-pressed={shown?.id === v.id}
+                  onClick={() => setShown(v)}
+                >
                   Show version {v.number}
-                </button>
+                </Button>
                 {mayActivate && v.status === "draft" && (
-                  <button type="button" onClick={() => onActivate(v)}>
+                  <Button size="compact-sm" onClick={() => onActivate(v)}>
                     Activate version {v.number}
-                  </button>
+                  </Button>
                 )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </Group>
+            ),
+          },
+        ]}
+      />
       {shown && (
         <VersionDocument orgId={orgId} policyId={policy.id} version={shown} onClose={() => setShown(null)} />
       )}
       {versions.length > 1 && (
-        <>
-          <h3>Compare two versions</h3>
-          <div className="row">
+        <Stack gap="sm">
+          <Title order={3} size="h4">
+            Compare two versions
+          </Title>
+          <Group gap="sm">
             <VersionSelect label="From" value={from} onChange={setFrom} versions={versions} />
             <VersionSelect label="To" value={to} onChange={setTo} versions={versions} />
-          </div>
+          </Group>
           {from && to && (
             <VersionDiff orgId={orgId} policyId={policy.id} from={from} to={to} versions={versions} />
           )}
-        </>
+        </Stack>
       )}
-    </section>
+    </Stack>
   );
 }
 
@@ -93,16 +142,12 @@ function VersionSelect({
   versions: PolicyVersion[];
 }) {
   return (
-    <label>
-      {label}
-      <select value={value} onChange={(e) => onChange(e.target.value)}>
-        {versions.map((v) => (
-          <option key={v.id} value={v.id}>
-            Version {v.number} ({v.status})
-          </option>
-        ))}
-      </select>
-    </label>
+    <NativeSelect
+      label={label}
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      data={versions.map((v) => ({ value: v.id, label: `Version ${v.number} (${v.status})` }))}
+    />
   );
 }
 
@@ -134,38 +179,44 @@ function VersionDiff({
 function DiffText({ diff: d, from, to }: { diff: PolicyDiff; from?: number; to?: number }) {
   if (d.identical)
     return (
-      <p>
+      <Text size="sm">
         Versions {from} and {to} have the same document.
-      </p>
+      </Text>
     );
   return (
-    <ul className="diff">
+    <List size="sm" spacing={4}>
       {d.revision && (
-        <li>
+        <List.Item>
           Language revision {d.revision.from} → {d.revision.to}
-        </li>
+        </List.Item>
       )}
-      {d.default_changed.length > 0 && <li>Default changed: {d.default_changed.join(", ")}</li>}
+      {d.default_changed.length > 0 && <List.Item>Default changed: {d.default_changed.join(", ")}</List.Item>}
       {d.added.map((r) => (
-        <li key={`a${r.rule_id}`} className="added">
-          Added rule <code>{r.rule_id}</code> ({r.effect}) at position {r.index + 1}
-        </li>
+        <List.Item key={`a${r.rule_id}`}>
+          <Text span inherit fw={600}>
+            Added
+          </Text>{" "}
+          rule <Code>{r.rule_id}</Code> ({r.effect}) at position {r.index + 1}
+        </List.Item>
       ))}
       {d.removed.map((r) => (
-        <li key={`r${r.rule_id}`} className="removed">
-          Removed rule <code>{r.rule_id}</code> ({r.effect})
-        </li>
+        <List.Item key={`r${r.rule_id}`}>
+          <Text span inherit fw={600}>
+            Removed
+          </Text>{" "}
+          rule <Code>{r.rule_id}</Code> ({r.effect})
+        </List.Item>
       ))}
       {d.changed.map((r) => (
-        <li key={`c${r.rule_id}`}>
-          Changed rule <code>{r.rule_id}</code>: {r.fields.join(", ")}
-        </li>
+        <List.Item key={`c${r.rule_id}`}>
+          Changed rule <Code>{r.rule_id}</Code>: {r.fields.join(", ")}
+        </List.Item>
       ))}
       {d.moved.map((r) => (
-        <li key={`m${r.rule_id}`}>
-          Moved rule <code>{r.rule_id}</code> from position {r.from_index + 1} to {r.to_index + 1}
-        </li>
+        <List.Item key={`m${r.rule_id}`}>
+          Moved rule <Code>{r.rule_id}</Code> from position {r.from_index + 1} to {r.to_index + 1}
+        </List.Item>
       ))}
-    </ul>
+    </List>
   );
 }

@@ -9,3 +9,9 @@ export function stageLabel(stage: RolloutStage, draftNumber?: number | null): st
   if (stage === "none") return draftNumber ? `Draft version ${draftNumber} — not active` : "Not active";
   return stage.replace("_", " ");
 }
+
+/** The state word whose colour the stage's badge takes (theme/status.ts). */
+export function stageStatus(stage: RolloutStage, draftNumber?: number | null): string {
+  if (stage === "none") return draftNumber ? "draft" : "none";
+  return stage === "require_approval" ? "pending" : stage;
+}
