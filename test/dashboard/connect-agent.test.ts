@@ -92,7 +92,6 @@ it(
     const key = (await owner.getByTestId("secret").textContent())!;
     expect(key).toMatch(/^svc_live_[a-z0-9]{12}_[A-Za-z0-9_-]{43}$/);
     await connect.getByText("The new key is filled in below").waitFor();
-    await screenshot(owner, "connect-agent", dir);
 
     // The curl snippet, exactly as the page shows it, run by a shell: a decision, per the spec.
     const curl = (await connect.getByTestId("snippet-curl").textContent())!;
@@ -150,5 +149,8 @@ it(
     await connect.getByTestId("connect-key-note").waitFor();
     expect(await owner.content()).not.toContain(key);
     await expect(owner.getByTestId("secret").count()).resolves.toBe(0);
+    // The picture for docs/dashboard.md: the panel as every later visit shows it (no live key in a file).
+    await connect.scrollIntoViewIfNeeded();
+    await screenshot(owner, "connect-agent", dir);
   },
 );

@@ -40,7 +40,9 @@ export function ConnectAgent({ orgId, gatewayKey }: { orgId: string; gatewayKey:
   });
   return (
     <Stack gap="sm" data-testid="connect-agent">
-      <Title order={3}>Connect the agent</Title>
+      <Title order={3} size="h4">
+        Connect the agent
+      </Title>
       {gatewayUrl ? (
         <Group gap="xs">
           <Text size="sm">The Gateway&apos;s address:</Text>
