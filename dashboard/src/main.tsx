@@ -12,6 +12,7 @@ import "@mantine/core/styles.layer.css";
 import "./styles.css";
 import { theme } from "./theme/theme.js";
 import { styleNonce } from "./theme/style-nonce.js";
+import { contrastResolver } from "./theme/contrast.js";
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -28,7 +29,12 @@ const queryClient = new QueryClient({
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
-    <MantineProvider theme={theme} defaultColorScheme="auto" getStyleNonce={styleNonce}>
+    <MantineProvider
+      theme={theme}
+      defaultColorScheme="auto"
+      getStyleNonce={styleNonce}
+      cssVariablesResolver={contrastResolver}
+    >
       <QueryClientProvider client={queryClient}>
         <BrowserRouter>
           <SessionProvider>

@@ -25,7 +25,9 @@ export type { Diagnostic };
 // content security policy (style-src 'self') refuses, into a shadow root as constructed style
 // sheets, which it allows. So the editor lives in a shadow root of its host element.
 const theme = EditorView.theme({
-  "&": { fontSize: "0.9rem", backgroundColor: "#fff" },
+  // Always dark text on white, in the dark scheme too: the highlight colours are made for a light page,
+  // and the text would otherwise inherit the dark scheme's light grey onto this white.
+  "&": { fontSize: "0.9rem", backgroundColor: "#fff", color: "#212529" },
   "&.cm-focused": { outline: "2px solid #1f5fbf" },
   ".cm-scroller": { fontFamily: "ui-monospace, monospace" },
 });
