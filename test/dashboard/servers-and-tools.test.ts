@@ -37,6 +37,15 @@ let toolId: string;
 const visited = new Set<string>();
 
 const alert = (page: Page, code: string) => page.locator(`[role=alert][data-code="${code}"]`);
+/** Whether a field reads invalid, and the sentences its input is described by (its error under it). */
+const fieldSays = (page: Page, label: string | RegExp) =>
+  page.getByLabel(label).evaluate((el) => ({
+    invalid: el.getAttribute("aria-invalid"),
+    said: (el.getAttribute("aria-describedby") ?? "")
+      .split(" ")
+      .map((id) => document.getElementById(id)?.textContent ?? "")
+      .join(" "),
+  }));
 const goto = async (page: Page, path: string) => {
   visited.add(path);
   await page.goto(path);
@@ -88,6 +97,11 @@ describe("MCP servers", () => {
       await owner.getByRole("button", { name: "Add MCP server" }).click();
       await alert(owner, "URL_NOT_ALLOWED").waitFor();
       await expect(owner.getByTestId("refusal-details").textContent()).resolves.toContain("private address");
+      // Said again under the field it is about.
+      await expect(fieldSays(owner, "URL (public https)")).resolves.toEqual({
+        invalid: "true",
+        said: expect.stringContaining("This URL is not allowed (private address)."),
+      });
       expect((await sessionRequest(owner, "GET", `/orgs/${orgId}/mcp-servers`)).items).toEqual([]);
 
       await owner.getByLabel("URL (public https)").fill(upstream.url);
@@ -146,9 +160,12 @@ describe("MCP servers", () => {
 
       const documentField = owner.getByLabel(/^Identity document/);
       const register = owner.getByRole("button", { name: "Register the identity" });
+      // Not JSON: said under the field, and nothing is sent.
       await documentField.fill("{not json");
       await register.click();
-      await alert(owner, "VALIDATION_FAILED").waitFor();
+      await expect
+        .poll(() => fieldSays(owner, /^Identity document/))
+        .toEqual({ invalid: "true", said: expect.stringContaining("is not a JSON object") });
       // Another server's document, and this server's with a key it does not sign with: refused.
       const elsewhere = newIdentity("mcp_server", { organization_id: orgId, id: serverId });
       await documentField.fill(JSON.stringify(elsewhere.documents[0]));
@@ -226,6 +243,14 @@ describe("tools", () => {
       await developer.getByLabel(/^Amount path/).fill("amount");
       await developer.getByLabel(/^Currency, fixed/).fill("EUR");
       await expect(developer.getByLabel(/^Enable it now/).count()).resolves.toBe(0);
+      // A schema that is no JSON object is said under it, and nothing is created.
+      await developer.getByLabel(/^Input schema/).fill("[1, 2");
+      await developer.getByRole("button", { name: "Create the draft" }).click();
+      await expect
+        .poll(() => fieldSays(developer, /^Input schema/))
+        .toEqual({ invalid: "true", said: expect.stringContaining("The input schema is not a JSON object") });
+      expect((await sessionRequest(owner, "GET", `/orgs/${orgId}/tools`)).items).toEqual([]);
+      await developer.getByLabel(/^Input schema/).fill("");
       await screenshot(developer, "tool-new", dir);
       await developer.getByRole("button", { name: "Create the draft" }).click();
       await developer.getByRole("heading", { name: "Tool refund_via_mcp" }).waitFor();
@@ -403,6 +428,21 @@ describe("decision-only integrations", () => {
       await owner.getByRole("button", { name: "Add integration" }).click();
       await owner.getByRole("heading", { name: "billing-code" }).waitFor();
       await owner.getByText("decision-only integration", { exact: true }).waitFor();
+
+      // The same name again: NAME_TAKEN, said under the name, and no second one.
+      await goto(owner, `/orgs/${orgId}/mcp-servers`);
+      await owner.getByLabel("Who executes calls").selectOption({ label: "Your code (decision only)" });
+      await owner.getByLabel("Name").fill("billing-code");
+      await owner.getByRole("button", { name: "Add integration" }).click();
+      await alert(owner, "NAME_TAKEN").waitFor();
+      await expect(fieldSays(owner, "Name")).resolves.toEqual({
+        invalid: "true",
+        said: expect.stringContaining("This name is already in use."),
+      });
+      const named = (await sessionRequest(owner, "GET", `/orgs/${orgId}/mcp-servers`)).items.filter(
+        (s: { name: string }) => s.name === "billing-code",
+      );
+      expect(named).toHaveLength(1);
     },
   );
 });

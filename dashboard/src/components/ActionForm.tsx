@@ -1,4 +1,4 @@
-import { Box, Button, Group, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { Box, Button, Group, PasswordInput, Stack, Textarea, TextInput } from "@mantine/core";
 import {
   createContext,
   useContext,
@@ -10,7 +10,7 @@ import {
   type ReactNode,
 } from "react";
 import { RefusalNotice } from "./RefusalNotice.js";
-import { DashboardError, failureOf } from "../api/errors.js";
+import { DashboardError, failureOf, messageOf } from "../api/errors.js";
 import { issueSentence, issuesIn } from "../api/issue-sentences.js";
 
 /**
@@ -42,11 +42,17 @@ export function ActionForm({
   submit,
   children,
   done,
+  refusalFields,
 }: {
   onSubmit: (data: FormData) => Promise<void>;
   submit: string;
   children?: ReactNode;
   done?: ReactNode;
+  /**
+   * Refusals whose code is about one field (URL_NOT_ALLOWED about the address, NAME_TAKEN about
+   * the name), by code: their sentence also shows under the field with that issue key.
+   */
+  refusalFields?: Readonly<Record<string, string>>;
 }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -66,7 +72,7 @@ export function ActionForm({
       setFinished(true);
     } catch (err) {
       setError(err);
-      showIssues(err, fields.current);
+      showIssues(err, fields.current, refusalFields);
     } finally {
       setBusy(false);
     }
@@ -89,9 +95,21 @@ export function ActionForm({
   );
 }
 
-/** A VALIDATION_FAILED refusal's issues under the fields whose names their paths end with. */
-function showIssues(err: unknown, fields: Map<string, FieldHandle>) {
+/**
+ * A VALIDATION_FAILED refusal's issues under the fields whose names their paths end with; another
+ * refusal's sentence under the field its code is about (`refusalFields`).
+ */
+function showIssues(
+  err: unknown,
+  fields: Map<string, FieldHandle>,
+  refusalFields: Readonly<Record<string, string>> = {},
+) {
   const failure = failureOf(err);
+  const about = failure ? refusalFields[failure.code] : undefined;
+  if (about !== undefined) {
+    [...fields.values()].find((f) => f.issueKey === about)?.show(messageOf(err).text);
+    return;
+  }
   if (failure?.code !== "VALIDATION_FAILED") return;
   for (const issue of issuesIn(failure.details)) {
     const last = issue.path
@@ -113,7 +131,7 @@ function subjectOf(label: string): string {
 
 /** What is wrong with a typed value, as a sentence, or null. */
 function problemOf(
-  input: HTMLInputElement,
+  input: HTMLInputElement | HTMLTextAreaElement,
   rules: {
     required: boolean;
     type: string;
@@ -164,6 +182,7 @@ export function Field({
   validate,
   issueKey = name,
   subject = subjectOf(label),
+  multiline = false,
 }: {
   label: string;
   name: string;
@@ -183,13 +202,16 @@ export function Field({
   issueKey?: string;
   /** How sentences name the field ("The password"), when the label does not say it well. */
   subject?: string;
+  /** Several lines (a JSON document, a schema): a Textarea in a monospace font. */
+  multiline?: boolean;
 }) {
   const form = useContext(FormFields);
   const input = useRef<HTMLInputElement>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
   const [error, setError] = useState<string | null>(null);
   const key = useId();
   const check = () => {
-    const el = input.current;
+    const el = input.current ?? area.current;
     if (!el) return null;
     const problem =
       problemOf(el, { required, type, minLength, maxLength, min, max }, subject) ??
@@ -207,7 +229,7 @@ export function Field({
       subject,
       check: () => latest.current(),
       show: setError,
-      focus: () => input.current?.focus(),
+      focus: () => (input.current ?? area.current)?.focus(),
     });
     return () => void form.delete(key);
   }, [form, key, issueKey, subject]);
@@ -243,6 +265,10 @@ export function Field({
       />
     );
   }
+  if (multiline) {
+    const { ref: _input, ...rest } = common;
+    return <Textarea {...rest} ref={area} autosize minRows={4} maxRows={16} ff="monospace" />;
+  }
   return <TextInput {...common} type={type} min={min} max={max} />;
 }
 
@@ -269,3 +295,13 @@ export const choices = <T extends string>(data: FormData, name: string, values: 
 /** JSON a person typed that must be an object (tool arguments, a document): checked, not cast. */
 export const isJsonObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The JSON object a person typed (an identity document, a schema), or null when it is not one. */
+export function jsonObjectIn(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isJsonObject(v) ? v : null;
+  } catch {
+    return null;
+  }
+}

@@ -9,7 +9,14 @@ import { ErrorNotice } from "./ErrorNotice.js";
  */
 export function RefusalNotice({ error }: { error: unknown }) {
   if (!error) return null;
-  const facts = refusalFacts(error);
+  const d = failureOf(error)?.details ?? {};
+  const facts: string[] = [];
+  if (typeof d.reason === "string") facts.push(`Reason: ${d.reason.replace(/_/g, " ")}.`);
+  if (typeof d.retry_after_seconds === "number") facts.push(`Try again in ${d.retry_after_seconds} seconds.`);
+  if (typeof d.http_status === "number") facts.push(`The upstream answered HTTP ${d.http_status}.`);
+  if (typeof d.declared_kid === "string")
+    facts.push(`The server declares identity ${d.declared_kid}; registered: ${d.registered_kid ?? "none"}.`);
+  if (typeof d.binding_digest === "string") facts.push(`The binding now: ${d.binding_digest}.`);
   return (
     <Stack gap={4} data-testid="refusal">
       <ErrorNotice error={error} />
@@ -20,17 +27,4 @@ export function RefusalNotice({ error }: { error: unknown }) {
       )}
     </Stack>
   );
-}
-
-/** What a refusal's details add, as sentences (also shown under a field, FieldForm). */
-export function refusalFacts(error: unknown): string[] {
-  const d = failureOf(error)?.details ?? {};
-  const facts: string[] = [];
-  if (typeof d.reason === "string") facts.push(`Reason: ${d.reason.replace(/_/g, " ")}.`);
-  if (typeof d.retry_after_seconds === "number") facts.push(`Try again in ${d.retry_after_seconds} seconds.`);
-  if (typeof d.http_status === "number") facts.push(`The upstream answered HTTP ${d.http_status}.`);
-  if (typeof d.declared_kid === "string")
-    facts.push(`The server declares identity ${d.declared_kid}; registered: ${d.registered_kid ?? "none"}.`);
-  if (typeof d.binding_digest === "string") facts.push(`The binding now: ${d.binding_digest}.`);
-  return facts;
 }

@@ -1,12 +1,11 @@
-import { Paper, PasswordInput, Stack, Text, Title } from "@mantine/core";
+import { Paper, Stack, Text, Title } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { McpServer } from "@countersign/protocol/wire";
 import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
 import { toolKeys } from "../../api/tools.js";
 import { ActionButton } from "../../components/ActionButton.js";
-import { field } from "../../components/ActionForm.js";
-import { FieldForm } from "../../components/FieldForm.js";
+import { ActionForm, Field, field } from "../../components/ActionForm.js";
 
 /** Sets or removes the Authorization header sent upstream; it is written here and never read back. */
 export function CredentialForm({ orgId, server }: { orgId: string; server: McpServer }) {
@@ -28,27 +27,23 @@ export function CredentialForm({ orgId, server }: { orgId: string; server: McpSe
           Stored encrypted and never shown again. Each change gives a new credential version, which enabled
           tools of this server must have re-authorized before the Gateway runs them again.
         </Text>
-        <FieldForm
+        <ActionForm
           key={round}
           submit={configured ? "Replace the header" : "Set the header"}
-          fields={["authorization"]}
           onSubmit={async (d) => {
             await mcpServersApi.update(orgId, server.id, { authorization: field(d, "authorization") });
             setRound((n) => n + 1);
             await refresh();
           }}
         >
-          {(errorOf) => (
-            <PasswordInput
-              label="New header value (for example Bearer …)"
-              name="authorization"
-              required
-              autoComplete="off"
-              error={errorOf("authorization")}
-              visibilityToggleButtonProps={{ "aria-label": "Show or hide the header" }}
-            />
-          )}
-        </FieldForm>
+          <Field
+            label="New header value (for example Bearer …)"
+            subject="The new header value"
+            name="authorization"
+            type="password"
+            autoComplete="off"
+          />
+        </ActionForm>
         {configured && (
           <ActionButton
             variant="default"

@@ -1,4 +1,4 @@
-import { Code, NativeSelect, Paper, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Code, NativeSelect, Paper, Stack, Text, Title } from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { mcpServerStatuses, type McpServer } from "@countersign/protocol/wire";
 import { useNavigate, useParams } from "react-router";
@@ -7,9 +7,8 @@ import { toolKeys } from "../../api/tools.js";
 import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { can } from "../../session/roles.js";
 import { ActionButton } from "../../components/ActionButton.js";
-import { choice, field } from "../../components/ActionForm.js";
+import { ActionForm, choice, Field, field } from "../../components/ActionForm.js";
 import { Facts } from "../../components/Facts.js";
-import { FieldForm } from "../../components/FieldForm.js";
 import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 import { Loaded } from "../../components/Loading.js";
 import { PageHeader } from "../../components/PageHeader.js";
@@ -96,11 +95,10 @@ function ServerSettings({ orgId, server }: { orgId: string; server: McpServer })
             them again.
           </Text>
         )}
-        <FieldForm
+        <ActionForm
           key={server.updated_at}
           submit="Save settings"
-          fields={["name", "status", "url"]}
-          byCode={serverRefusalFields}
+          refusalFields={serverRefusalFields}
           onSubmit={async (d) => {
             const url = field(d, "url");
             await mcpServersApi.update(orgId, server.id, {
@@ -113,36 +111,18 @@ function ServerSettings({ orgId, server }: { orgId: string; server: McpServer })
             await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
           }}
         >
-          {(errorOf) => (
-            <>
-              <TextInput
-                label="Name"
-                name="name"
-                required
-                defaultValue={server.name}
-                error={errorOf("name")}
-              />
-              <NativeSelect
-                label="Status"
-                name="status"
-                defaultValue={server.status}
-                data={[...mcpServerStatuses]}
-                description="A disabled server's tools are refused by the Gateway until it is active again."
-                error={errorOf("status")}
-              />
-              {server.kind === "mcp" && (
-                <TextInput
-                  label="URL (public https)"
-                  name="url"
-                  type="url"
-                  required
-                  defaultValue={server.url ?? ""}
-                  error={errorOf("url")}
-                />
-              )}
-            </>
+          <Field label="Name" name="name" maxLength={200} defaultValue={server.name} />
+          <NativeSelect
+            label="Status"
+            name="status"
+            defaultValue={server.status}
+            data={[...mcpServerStatuses]}
+            description="A disabled server's tools are refused by the Gateway until it is active again."
+          />
+          {server.kind === "mcp" && (
+            <Field label="URL (public https)" name="url" type="url" defaultValue={server.url ?? ""} />
           )}
-        </FieldForm>
+        </ActionForm>
       </Stack>
     </Paper>
   );

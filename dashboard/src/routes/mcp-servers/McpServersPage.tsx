@@ -1,14 +1,4 @@
-import {
-  Anchor,
-  Code,
-  NativeSelect,
-  Paper,
-  PasswordInput,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { Anchor, Code, NativeSelect, Paper, Stack, Text, Title } from "@mantine/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
@@ -16,10 +6,9 @@ import { mcpServerKinds, type McpServer } from "@countersign/protocol/wire";
 import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
 import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { can } from "../../session/roles.js";
-import { field } from "../../components/ActionForm.js";
+import { ActionForm, Field, field } from "../../components/ActionForm.js";
 import { DataTable } from "../../components/DataTable.js";
 import { EmptyState } from "../../components/EmptyState.js";
-import { FieldForm } from "../../components/FieldForm.js";
 import { Loaded } from "../../components/Loading.js";
 import { PageHeader } from "../../components/PageHeader.js";
 import { StatusBadge } from "../../components/StatusBadge.js";
@@ -111,10 +100,9 @@ function NewServer({ orgId }: { orgId: string }) {
       <Title order={2} size="h3" id="new-server" mb="sm">
         Add one
       </Title>
-      <FieldForm
+      <ActionForm
         submit={kind === "mcp" ? "Add MCP server" : "Add integration"}
-        fields={["kind", "name", "url", "authorization"]}
-        byCode={serverRefusalFields}
+        refusalFields={serverRefusalFields}
         onSubmit={async (d) => {
           const authorization = field(d, "authorization");
           const created = await mcpServersApi.create(
@@ -132,51 +120,44 @@ function NewServer({ orgId }: { orgId: string }) {
           navigate(orgPath(orgId, `/mcp-servers/${created.id}`));
         }}
       >
-        {(errorOf) => (
+        <NativeSelect
+          label="Who executes calls"
+          name="kind"
+          value={kind}
+          onChange={(e) => setKind(mcpServerKinds.find((k) => k === e.currentTarget.value) ?? "mcp")}
+          data={[
+            { value: "mcp", label: "An MCP server (the Gateway calls it)" },
+            // SPEC 1, setup step 4 names this choice.
+            { value: "decision_only", label: "Your code (decision only)" },
+          ]}
+        />
+        <Field label="Name" name="name" maxLength={200} />
+        {kind === "mcp" && (
           <>
-            <NativeSelect
-              label="Who executes calls"
-              name="kind"
-              value={kind}
-              onChange={(e) => setKind(mcpServerKinds.find((k) => k === e.currentTarget.value) ?? "mcp")}
-              data={[
-                { value: "mcp", label: "An MCP server (the Gateway calls it)" },
-                // SPEC 1, setup step 4 names this choice.
-                { value: "decision_only", label: "Your code (decision only)" },
-              ]}
-              error={errorOf("kind")}
+            <Field
+              label="URL (public https)"
+              name="url"
+              type="url"
+              description={
+                <span data-testid="url-rule">
+                  In production the Gateway calls only public https addresses. Where the installation allows
+                  loopback (<Code>make run</Code>), a server on the same machine may be plain http, such as{" "}
+                  <Code>http://127.0.0.1:3001/mcp</Code>.
+                </span>
+              }
             />
-            <TextInput label="Name" name="name" required error={errorOf("name")} />
-            {kind === "mcp" && (
-              <>
-                <TextInput
-                  label="URL (public https)"
-                  name="url"
-                  type="url"
-                  required
-                  error={errorOf("url")}
-                  description={
-                    <>
-                      In production the Gateway calls only public https addresses. Where the installation
-                      allows loopback (<Code>make run</Code>), a server on the same machine may be plain http,
-                      such as <Code>http://127.0.0.1:3001/mcp</Code>.
-                    </>
-                  }
-                  descriptionProps={{ "data-testid": "url-rule" }}
-                />
-                <PasswordInput
-                  label="Authorization header sent upstream (optional, never shown again)"
-                  description="For example Bearer …; stored encrypted, and only ever sent to this server."
-                  name="authorization"
-                  autoComplete="off"
-                  error={errorOf("authorization")}
-                  visibilityToggleButtonProps={{ "aria-label": "Show or hide the header" }}
-                />
-              </>
-            )}
+            <Field
+              label="Authorization header sent upstream (optional, never shown again)"
+              subject="The authorization header"
+              name="authorization"
+              type="password"
+              required={false}
+              autoComplete="off"
+              description="For example Bearer …; stored encrypted, and only ever sent to this server."
+            />
           </>
         )}
-      </FieldForm>
+      </ActionForm>
     </Paper>
   );
 }

@@ -1,12 +1,15 @@
-import { Code, Paper, Stack, Text, Textarea, Title } from "@mantine/core";
+import { Code, Paper, Stack, Text, Title } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import type { McpServer } from "@countersign/protocol/wire";
 import { DashboardError } from "../../api/errors.js";
 import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
 import { toolKeys } from "../../api/tools.js";
 import { ActionButton } from "../../components/ActionButton.js";
-import { field, isJsonObject } from "../../components/ActionForm.js";
-import { FieldForm } from "../../components/FieldForm.js";
+import { ActionForm, Field, field, jsonObjectIn } from "../../components/ActionForm.js";
+
+/** What the person reads when the text pasted is no JSON object (nothing is sent then). */
+const NOT_A_DOCUMENT =
+  "The identity document is not a JSON object: paste the whole document the server's operator gave you.";
 
 /**
  * The refusals of a registration that are about the document the person pasted: it is invalid,
@@ -53,30 +56,26 @@ export function ServerIdentity({
         )}
         {mayChange && (
           <>
-            <FieldForm
+            <ActionForm
               submit="Register the identity"
-              fields={["server_identity"]}
-              byCode={documentRefusals}
+              refusalFields={documentRefusals}
               onSubmit={async (d) => {
-                const document = parseDocument(field(d, "document"));
+                const document = jsonObjectIn(field(d, "document"));
+                if (!document) throw new DashboardError("VALIDATION_FAILED", NOT_A_DOCUMENT);
                 await mcpServersApi.update(orgId, server.id, { server_identity: document });
                 await refresh();
               }}
             >
-              {(errorOf) => (
-                <Textarea
-                  label="Identity document (JSON, its first document: seq 0, active)"
-                  description="The server's operator hands it over; the server must declare the same identity when the Gateway connects."
-                  name="document"
-                  required
-                  autosize
-                  minRows={5}
-                  maxRows={16}
-                  ff="monospace"
-                  error={errorOf("server_identity")}
-                />
-              )}
-            </FieldForm>
+              <Field
+                label="Identity document (JSON, its first document: seq 0, active)"
+                subject="The identity document"
+                name="document"
+                issueKey="server_identity"
+                multiline
+                description="The server's operator hands it over; the server must declare the same identity when the Gateway connects."
+                validate={(text) => (jsonObjectIn(text) ? null : NOT_A_DOCUMENT)}
+              />
+            </ActionForm>
             {server.server_kid && (
               <ActionButton
                 variant="default"
@@ -98,20 +97,4 @@ export function ServerIdentity({
       </Stack>
     </Paper>
   );
-}
-
-/** The pasted document, checked to be a JSON object before anything is sent. */
-function parseDocument(text: string): Record<string, unknown> {
-  const refuse = (message: string) =>
-    new DashboardError("VALIDATION_FAILED", message, undefined, { field: "server_identity" });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw refuse(
-      "The identity document is not JSON. Paste the whole document the server's operator gave you.",
-    );
-  }
-  if (!isJsonObject(parsed)) throw refuse("The identity document is not a JSON object.");
-  return parsed;
 }

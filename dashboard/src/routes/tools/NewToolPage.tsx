@@ -5,13 +5,12 @@ import { mcpServersApi, mcpServerKeys } from "../../api/mcp-servers.js";
 import { toolsApi, toolKeys } from "../../api/tools.js";
 import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { can } from "../../session/roles.js";
-import { field } from "../../components/ActionForm.js";
+import { ActionForm, field } from "../../components/ActionForm.js";
 import { EmptyState } from "../../components/EmptyState.js";
-import { FieldForm } from "../../components/FieldForm.js";
 import { Loaded } from "../../components/Loading.js";
 import { PageHeader } from "../../components/PageHeader.js";
 import { kindName } from "../mcp-servers/server-words.js";
-import { toolBody, ToolFields, toolFieldNames, toolRefusalFields } from "./ToolFields.js";
+import { toolBody, ToolFields, toolRefusalFields } from "./ToolFields.js";
 
 /** A new tool: a draft, or enabled at once when an owner or admin says so. */
 export function NewToolPage() {
@@ -55,10 +54,9 @@ export function NewToolPage() {
               </EmptyState>
             ) : (
               <Paper withBorder p="lg" radius="md">
-                <FieldForm
+                <ActionForm
                   submit={admin ? "Create the tool" : "Create the draft"}
-                  fields={["mcp_server_id", ...toolFieldNames, "enabled"]}
-                  byCode={toolRefusalFields}
+                  refusalFields={toolRefusalFields}
                   onSubmit={async (d) => {
                     const tool = await toolsApi.create(orgId, {
                       mcp_server_id: field(d, "mcp_server_id"),
@@ -69,26 +67,17 @@ export function NewToolPage() {
                     navigate(orgPath(orgId, `/tools/${tool.id}`));
                   }}
                 >
-                  {(errorOf) => (
-                    <>
-                      <NativeSelect
-                        label="Server or integration"
-                        name="mcp_server_id"
-                        defaultValue={params.get("server") ?? page.items[0]!.id}
-                        data={page.items.map((s) => ({ value: s.id, label: `${s.name} (${kindName(s)})` }))}
-                        error={errorOf("mcp_server_id")}
-                      />
-                      <ToolFields upstream={params.get("upstream") ?? undefined} errorOf={errorOf} />
-                      {admin && (
-                        <Checkbox
-                          name="enabled"
-                          label="Enable it now (authorizes what it is bound to)"
-                          error={errorOf("enabled")}
-                        />
-                      )}
-                    </>
+                  <NativeSelect
+                    label="Server or integration"
+                    name="mcp_server_id"
+                    defaultValue={params.get("server") ?? page.items[0]!.id}
+                    data={page.items.map((s) => ({ value: s.id, label: `${s.name} (${kindName(s)})` }))}
+                  />
+                  <ToolFields upstream={params.get("upstream") ?? undefined} />
+                  {admin && (
+                    <Checkbox name="enabled" label="Enable it now (authorizes what it is bound to)" />
                   )}
-                </FieldForm>
+                </ActionForm>
               </Paper>
             )
           }

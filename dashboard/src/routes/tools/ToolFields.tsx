@@ -1,102 +1,84 @@
-import { Fieldset, Stack, Textarea, TextInput } from "@mantine/core";
+import { Fieldset, Stack } from "@mantine/core";
 import type { AmountMapping, Tool } from "@countersign/protocol/wire";
 import { DashboardError } from "../../api/errors.js";
 import type { ToolPatch as Body } from "../../api/tools.js";
-import { field, isJsonObject } from "../../components/ActionForm.js";
-import type { ErrorOf } from "../../components/FieldForm.js";
-
-/** The fields of a tool's form, as the API names them, in the order the form shows them. */
-export const toolFieldNames = [
-  "exposed_name",
-  "upstream_name",
-  "action",
-  "description",
-  "input_schema",
-  "amount_path",
-  "currency",
-  "currency_path",
-] as const;
+import { Field, field, isJsonObject, jsonObjectIn } from "../../components/ActionForm.js";
 
 /**
- * The field a tool's refusal is about, by its code (SPEC 7): the exposed name another tool has, an
- * upstream tool the server does not list, a schema that is no MCP object schema, a server gone.
+ * The field of a tool's form a refusal is about, by its code (SPEC 7): the exposed name another tool
+ * has, an upstream tool the server does not list, a schema that is no MCP object schema.
  */
 export const toolRefusalFields = {
   NAME_TAKEN: "exposed_name",
   UPSTREAM_TOOL_NOT_FOUND: "upstream_name",
   UPSTREAM_SCHEMA_INVALID: "input_schema",
-  MCP_SERVER_NOT_FOUND: "mcp_server_id",
 };
 
+/** What the person reads when the schema typed is no JSON object (nothing is sent then). */
+const NOT_A_SCHEMA =
+  "The input schema is not a JSON object: correct it, or leave it empty to read it from the server.";
+
 /** The fields of a tool: exposed name, upstream tool, action, input schema, amount mapping. */
-export function ToolFields({
-  tool,
-  upstream,
-  errorOf,
-}: {
-  tool?: Tool;
-  upstream?: string;
-  errorOf: ErrorOf;
-}) {
+export function ToolFields({ tool, upstream }: { tool?: Tool; upstream?: string }) {
   const mapping = tool?.amount_mapping ?? null;
   return (
     <>
-      <TextInput
+      <Field
         label="Exposed name (what the agent calls)"
         name="exposed_name"
-        required
+        maxLength={128}
         defaultValue={tool?.exposed_name}
-        error={errorOf("exposed_name")}
       />
-      <TextInput
+      <Field
         label="Upstream tool (empty: the exposed name)"
         name="upstream_name"
+        required={false}
+        maxLength={512}
         defaultValue={tool?.upstream_name ?? upstream}
-        error={errorOf("upstream_name")}
       />
-      <TextInput
+      <Field
         label="Action (what policies decide on, e.g. payments.refund)"
         name="action"
-        required
+        maxLength={200}
         defaultValue={tool?.action}
-        error={errorOf("action")}
       />
-      <TextInput
+      <Field
         label="Description"
         name="description"
+        required={false}
+        maxLength={4096}
         defaultValue={tool?.description ?? ""}
-        error={errorOf("description")}
       />
-      <Textarea
+      <Field
         label="Input schema (JSON; empty: read from the MCP server, or any object for an integration)"
         name="input_schema"
-        autosize
-        minRows={4}
-        maxRows={16}
-        ff="monospace"
+        required={false}
+        multiline
         defaultValue={tool ? JSON.stringify(tool.input_schema, null, 2) : ""}
-        error={errorOf("input_schema")}
+        validate={(text) => (jsonObjectIn(text) ? null : NOT_A_SCHEMA)}
       />
       <Fieldset legend="Amount mapping (optional)">
         <Stack gap="sm">
-          <TextInput
+          <Field
             label="Amount path (e.g. amount or $.payment.amount)"
             description="Where the call's arguments hold the amount policies compare with their limits."
             name="amount_path"
+            required={false}
             defaultValue={mapping?.amount_path ?? ""}
-            error={errorOf("amount_path")}
           />
-          <TextInput
+          <Field
             label="Currency, fixed (e.g. EUR)"
+            subject="The currency"
             name="currency"
+            required={false}
             defaultValue={mapping?.currency ?? ""}
-            error={errorOf("currency")}
           />
-          <TextInput
+          <Field
             label="or currency path in the arguments"
+            subject="The currency path"
             name="currency_path"
+            required={false}
             defaultValue={mapping?.currency_path ?? ""}
-            error={errorOf("currency_path")}
           />
         </Stack>
       </Fieldset>
@@ -104,19 +86,12 @@ export function ToolFields({
   );
 }
 
-/** The schema typed, checked to be a JSON object before anything is sent; undefined when empty. */
+/** The schema typed, as an object; undefined when empty (the Field refused anything else already). */
 function schemaOf(text: string): Record<string, unknown> | undefined {
   if (!text.trim()) return undefined;
-  const refuse = (message: string) =>
-    new DashboardError("VALIDATION_FAILED", message, undefined, { field: "input_schema" });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw refuse("The input schema is not JSON. Correct it, or leave it empty to read it from the server.");
-  }
-  if (!isJsonObject(parsed)) throw refuse("The input schema is not a JSON object.");
-  return parsed;
+  const schema = jsonObjectIn(text);
+  if (!schema) throw new DashboardError("VALIDATION_FAILED", NOT_A_SCHEMA);
+  return schema;
 }
 
 function mappingOf(d: FormData): AmountMapping | null {

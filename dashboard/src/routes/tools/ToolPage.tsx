@@ -6,14 +6,14 @@ import { toolsApi, toolKeys } from "../../api/tools.js";
 import { orgPath, useCurrentOrganization } from "../../session/organization.js";
 import { can } from "../../session/roles.js";
 import { Facts } from "../../components/Facts.js";
-import { FieldForm } from "../../components/FieldForm.js";
+import { ActionForm } from "../../components/ActionForm.js";
 import { JsonBlock } from "../../components/JsonBlock.js";
 import { KubernetesManaged } from "../../components/KubernetesManaged.js";
 import { Loaded } from "../../components/Loading.js";
 import { PageHeader } from "../../components/PageHeader.js";
 import { ToolAuthorization } from "./ToolAuthorization.js";
 import { ToolDeclaration } from "./ToolDeclaration.js";
-import { toolChanges, ToolFields, toolFieldNames, toolRefusalFields } from "./ToolFields.js";
+import { toolChanges, ToolFields, toolRefusalFields } from "./ToolFields.js";
 import { ToolState } from "./ToolState.js";
 
 /** One tool: what it exposes and runs, its binding, enabling and authorizing it. */
@@ -91,11 +91,10 @@ function EditTool({ orgId, tool }: { orgId: string; tool: Tool }) {
             or admin, and needs re-authorization before the Gateway runs it again.
           </Text>
         )}
-        <FieldForm
+        <ActionForm
           key={tool.updated_at}
           submit="Save the tool"
-          fields={toolFieldNames}
-          byCode={toolRefusalFields}
+          refusalFields={toolRefusalFields}
           onSubmit={async (d) => {
             const changes = toolChanges(d, tool);
             if (Object.keys(changes).length === 0) return;
@@ -104,8 +103,8 @@ function EditTool({ orgId, tool }: { orgId: string; tool: Tool }) {
             await queryClient.invalidateQueries({ queryKey: toolKeys.all(orgId) });
           }}
         >
-          {(errorOf) => <ToolFields tool={tool} errorOf={errorOf} />}
-        </FieldForm>
+          <ToolFields tool={tool} />
+        </ActionForm>
       </Stack>
     </Paper>
   );
