@@ -93,7 +93,38 @@ it("a short password at sign-up says how long it must be, and nothing is created
   await expect(alert.textContent()).resolves.toBe(
     "The password must be at least 12 characters long. Correct it and try again. (VALIDATION_FAILED)",
   );
+  // The same sentence stands under the field it is about, which says it is invalid.
+  const password = page.getByLabel(/^Password/);
+  await expect(password.getAttribute("aria-invalid")).resolves.toBe("true");
+  const describedBy = (await password.getAttribute("aria-describedby"))!.split(" ");
+  const descriptions = await Promise.all(describedBy.map((id) => page.locator(`[id="${id}"]`).textContent()));
+  expect(descriptions).toContain("The password must be at least 12 characters long.");
   expect((await world.db.pool.query("select 1 from users where email = $1", [email])).rowCount).toBe(0);
+});
+
+it("a form sent with a field empty or mistyped says what to do under that field, and sends nothing", async () => {
+  const { page } = await world.person();
+  const sent: string[] = [];
+  page.on("request", (r) => {
+    if (r.method() === "POST" && r.url().includes("/api/v1/auth/signin")) sent.push(r.url());
+  });
+  await page.goto("/sign-in");
+  await page.getByLabel("E-mail").fill("not an address");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const email = page.getByLabel("E-mail");
+  const password = page.getByLabel("Password");
+  await expect.poll(() => password.getAttribute("aria-invalid")).toBe("true");
+  const sentence = async (field: typeof email) =>
+    page.locator(`[id="${(await field.getAttribute("aria-describedby"))!}"]`).textContent();
+  await expect(sentence(email)).resolves.toBe(
+    "The e-mail address is not an e-mail address; write it as name@example.com.",
+  );
+  await expect(sentence(password)).resolves.toBe("The password is empty: fill it in.");
+  // Focus goes to the first field to correct; the sentence goes once the value is right.
+  await expect(email.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+  await email.fill("someone@example.com");
+  await expect.poll(() => email.getAttribute("aria-invalid")).toBe(null);
+  expect(sent).toEqual([]);
 });
 
 it("a policy's example issues are sentences numbered as the rows are", { timeout: 180_000 }, async () => {
