@@ -16,6 +16,7 @@ import { startApprovalNotices } from "../../api/src/approval-notices/worker.js";
 import { smtpMailer } from "../../api/src/mail/smtp.js";
 import type { Mailer } from "../../api/src/mail/mailer.js";
 import { screenshot, startDashboardWorld, type DashboardWorld } from "../fixtures/dashboard.js";
+import { violations } from "./axe.js";
 import { joinAs, ownerOfNewOrganization } from "./members.js";
 import { configureDecisionOnlyRefunds, sessionRequest } from "./setup-refunds.js";
 
@@ -89,6 +90,11 @@ describe("approver e-mails", () => {
       await quietAdmin.getByRole("status").getByText("you get no e-mail about approval requests").waitFor();
       await expect(toggle.isChecked()).resolves.toBe(false);
       await screenshot(quietAdmin, "account-approver-emails-off", dir);
+      // The account page as rebuilt (keys bound, the switch, the saved notice): no axe violation in either theme.
+      for (const colorScheme of ["light", "dark"] as const) {
+        await quietAdmin.emulateMedia({ colorScheme });
+        expect(await violations(quietAdmin)).toEqual([]);
+      }
       // Still off after a reload: the choice is the account's, not the page's.
       await quietAdmin.reload();
       await expect

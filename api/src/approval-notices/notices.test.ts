@@ -98,9 +98,11 @@ describe("approver e-mails", () => {
     await bindPersonalIdentity(db.pool, a.organizationId, admin2);
     const viewer = await createMember(db.pool, a.organizationId, "viewer");
     await bindPersonalIdentity(db.pool, a.organizationId, viewer);
-    const [admin1Email, admin2Email, viewerEmail, ownerEmail, otherEmail] = await Promise.all(
-      [a.approver.userId, admin2, viewer, a.ownerId, b.approver.userId].map(emailOf),
-    );
+    const admin1Email = await emailOf(a.approver.userId);
+    const admin2Email = await emailOf(admin2);
+    const viewerEmail = await emailOf(viewer);
+    const ownerEmail = await emailOf(a.ownerId);
+    const otherEmail = await emailOf(b.approver.userId);
 
     // Six held calls at once in A, one in B; both workers race for them.
     const ids = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => hold(a, 200 + n, `a-${n}`)));
