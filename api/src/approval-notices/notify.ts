@@ -29,7 +29,7 @@ export async function sendApprovalNotices(opts: NoticeOptions, batch = NOTICE_BA
   const claimed = await claimUnnotified(opts.pool, batch);
   for (const r of claimed) {
     if (!r.waiting) continue;
-    const people = await recipientsOf(opts.pool, r.organization_id, r.approver_kids);
+    const people = await recipientsOf(opts.pool, r);
     for (const person of people) {
       const message = messages.approvalWaiting(opts.dashboardOrigin, person.email, {
         organizationId: r.organization_id,

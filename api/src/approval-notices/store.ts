@@ -13,6 +13,8 @@ export interface ClaimedRequest {
   /** Still pending and not lapsed: only such a request is worth an e-mail. */
   waiting: boolean;
   approver_kids: string[];
+  /** The rule's approving roles, as the Gateway recorded them. */
+  roles: string[];
 }
 
 /**
@@ -37,7 +39,7 @@ export async function claimUnnotified(db: Queryable, limit: number): Promise<Cla
      select m.id, m.organization_id, o.name as organization_name, a.name as agent_name,
             pa.tool_name, pa.amount::text as amount, pa.currency, m.expires_at,
             (m.status = 'pending' and pa.status = 'pending_approval' and m.expires_at > now()) as waiting,
-            m.approver_kids
+            m.approver_kids, m.roles
        from marked m
        join organizations o on o.id = m.organization_id
        join protected_actions pa on pa.id = m.protected_action_id
@@ -51,13 +53,13 @@ export async function claimUnnotified(db: Queryable, limit: number): Promise<Cla
 /**
  * The people an approval request's e-mail goes to: the owners of the personal identities the
  * request names as its approvers (the same list core/src/approvals/decide.ts checks a decision's
- * signer against), who are still enabled members of the request's organization with that identity
- * active, with a verified address, and who did not turn these e-mails off. One row per person.
+ * signer against), who still hold one of its roles in its organization, enabled, with that identity
+ * active (the people api/src/approvals/store.ts counts as `approvers_left`), with a verified
+ * address, and who did not turn these e-mails off. One row per person.
  */
 export async function recipientsOf(
   db: Queryable,
-  organizationId: string,
-  approverKids: readonly string[],
+  request: { organization_id: string; approver_kids: readonly string[]; roles: readonly string[] },
 ): Promise<{ user_id: string; email: string }[]> {
   const { rows } = await db.query<{ user_id: string; email: string }>(
     `select distinct u.id as user_id, u.email
@@ -65,10 +67,10 @@ export async function recipientsOf(
        join users u on u.id = i.user_id
         and u.disabled_at is null and u.deleted_at is null
         and u.email_verified_at is not null and u.approval_emails
-       join memberships m on m.user_id = u.id and m.organization_id = $1
+       join memberships m on m.user_id = u.id and m.organization_id = $1 and m.role = any($3::text[])
       where i.kid = any($2::text[]) and i.kind = 'personal' and i.status = 'active'
       order by u.id`,
-    [organizationId, approverKids],
+    [request.organization_id, request.approver_kids, request.roles],
   );
   return rows;
 }
