@@ -462,20 +462,31 @@ describe("roles and accessibility", () => {
     await expect(nav.getByRole("link", { name: "Webhooks" }).count()).resolves.toBe(0);
   });
 
-  it("has no serious or critical axe-core violation on these pages", { timeout: 120_000 }, async () => {
-    const lists = { "mcp-servers": `/orgs/${orgId}/mcp-servers`, tools: `/orgs/${orgId}/tools` };
-    for (const path of [...Object.values(lists), ...visited]) {
-      await owner.goto(path);
-      await owner.locator("main h1").first().waitFor();
-      await owner.getByText("Loading…").waitFor({ state: "detached" });
-      expect(await seriousViolations(owner), path).toEqual([]);
-      const list = Object.entries(lists).find(([, p]) => p === path);
-      if (list) await screenshot(owner, list[0], dir);
-    }
-    // With discovery results and a refusal on screen.
-    await owner.goto(`/orgs/${orgId}/mcp-servers/${serverId}`);
-    await owner.getByRole("button", { name: "Discover tools" }).click();
-    await owner.getByTestId("discovered-tools").waitFor();
-    expect(await seriousViolations(owner)).toEqual([]);
-  });
+  it(
+    "has no serious or critical axe-core violation on these pages, in the light and the dark scheme",
+    { timeout: 240_000 },
+    async () => {
+      const lists = { "mcp-servers": `/orgs/${orgId}/mcp-servers`, tools: `/orgs/${orgId}/tools` };
+      // The dashboard follows the operating system's scheme; the browser is told which one it has.
+      for (const scheme of ["light", "dark"] as const) {
+        await owner.emulateMedia({ colorScheme: scheme });
+        for (const path of [...Object.values(lists), ...visited]) {
+          await owner.goto(path);
+          await owner.locator("main h1").first().waitFor();
+          await owner.getByText("Loading…").waitFor({ state: "detached" });
+          await expect(owner.locator("html").getAttribute("data-mantine-color-scheme")).resolves.toBe(scheme);
+          expect(await seriousViolations(owner), `${path} (${scheme})`).toEqual([]);
+          const list = Object.entries(lists).find(([, p]) => p === path);
+          if (list) await screenshot(owner, scheme === "light" ? list[0] : `${list[0]}-dark`, dir);
+        }
+        // With discovery results on screen.
+        await owner.goto(`/orgs/${orgId}/mcp-servers/${serverId}`);
+        await owner.getByRole("button", { name: "Discover tools" }).click();
+        await owner.getByTestId("discovered-tools").waitFor();
+        expect(await seriousViolations(owner), scheme).toEqual([]);
+        if (scheme === "dark") await screenshot(owner, "mcp-server-discovery-dark", dir);
+      }
+      await owner.emulateMedia({ colorScheme: "light" });
+    },
+  );
 });
