@@ -41,10 +41,11 @@ describe("the dashboard's bundle", () => {
     expect(report.initial.gzip).toBeLessThanOrEqual(FIRST_LOAD_BUDGET);
   });
 
-  it("loads the policy pages and the API reference only when they are opened", () => {
+  it("loads the policy pages, the API reference and the charts only when they are opened", () => {
     const lazy = report.lazy.map((l) => l.name);
     expect(lazy).toEqual(expect.arrayContaining(["PoliciesPage", "PolicyPage", "ApiReferencePage"]));
-    for (const name of ["PolicyPage", "ApiReferencePage"])
+    expect(lazy.some((name) => name.endsWith("ReportCharts"))).toBe(true);
+    for (const name of ["PolicyPage", "ApiReferencePage", "ReportCharts"])
       expect(
         report.initial.files.some((f) => f.startsWith(`${name}-`)),
         name,
@@ -60,7 +61,7 @@ describe("the dashboard's bundle", () => {
         firstLoad.some((code) => code.includes(marker)),
         `${library} in the first load`,
       ).toBe(false);
-    // The markers are real: the lazily loaded pages do carry the editor and the viewer.
+    // The markers are real: the lazily loaded pages do carry the editor, the viewer and the charts.
     const lazyCode = report.lazy
       .flatMap((l) => l.size.files)
       .filter((f) => f.endsWith(".js"))
@@ -68,5 +69,6 @@ describe("the dashboard's bundle", () => {
       .join("\n");
     expect(lazyCode).toContain(heavy.CodeMirror);
     expect(lazyCode).toContain(heavy["Scalar's API reference viewer"]);
+    expect(lazyCode).toContain(heavy.recharts);
   });
 });
