@@ -5,7 +5,7 @@ import { Link } from "react-router";
 /**
  * A page outside the shell (sign-in, sign-up, the pages e-mail links open, a missing page): the
  * product's name above one centred card with the page's one h1; `below` holds the ways on (links).
- * It is the page's <main> landmark, as AppShell.Main is for pages in the shell.
+ * Its Container is the page's main landmark, as AppShell.Main is for pages in the shell.
  */
 export function CardPage({
   title,
