@@ -1,5 +1,7 @@
+import { Anchor, Box, Stack, useComputedColorScheme } from "@mantine/core";
 import { ApiReferenceReact } from "@scalar/api-reference-react";
 import "@scalar/api-reference-react/style.css";
+import { PageHeader } from "../../components/PageHeader.js";
 
 /** Where the Cloud API publishes its OpenAPI document (generated from the wire schemas). */
 export const OPENAPI_URL = "/api/v1/openapi.json";
@@ -8,29 +10,41 @@ export const OPENAPI_URL = "/api/v1/openapi.json";
  * The Cloud API's reference: Scalar's viewer reading the document the API serves, so what people
  * browse is what the running API accepts and answers. Nothing is fetched from elsewhere (no web
  * fonts, no telemetry, no proxy, no AI agent): the page stays within the dashboard's content security policy,
- * and "Test request" is hidden because a call from here would carry this tab's session.
+ * and "Test request" is hidden because a call from here would carry this tab's session. The viewer
+ * takes the dashboard's light or dark scheme (the operating system's), not a toggle of its own.
  */
 export function ApiReferencePage() {
+  const scheme = useComputedColorScheme("light");
   return (
-    <main className="api-reference">
-      <h1>API reference</h1>
-      <p className="muted">
-        The Cloud API as this installation serves it. The same document is at{" "}
-        <a href={OPENAPI_URL}>{OPENAPI_URL}</a> for generating a client or testing with your own tools.
-      </p>
-      <ApiReferenceReact
-        configuration={{
-          url: OPENAPI_URL,
-          withDefaultFonts: false,
-          telemetry: false,
-          hideClientButton: true,
-          hideTestRequestButton: true,
-          hideDarkModeToggle: true,
-          showDeveloperTools: "never",
-          documentDownloadType: "json",
-          agent: { disabled: true },
-        }}
+    <Stack gap="md">
+      <PageHeader
+        title="API reference"
+        description={
+          <>
+            The Cloud API as this installation serves it. The same document is at{" "}
+            <Anchor href={OPENAPI_URL}>{OPENAPI_URL}</Anchor> for generating a client or testing with your own
+            tools.
+          </>
+        }
       />
-    </main>
+      <Box data-testid="api-reference">
+        <ApiReferenceReact
+          key={scheme}
+          configuration={{
+            url: OPENAPI_URL,
+            withDefaultFonts: false,
+            telemetry: false,
+            hideClientButton: true,
+            hideTestRequestButton: true,
+            hideDarkModeToggle: true,
+            forceDarkModeState: scheme,
+            darkMode: scheme === "dark",
+            showDeveloperTools: "never",
+            documentDownloadType: "json",
+            agent: { disabled: true },
+          }}
+        />
+      </Box>
+    </Stack>
   );
 }
