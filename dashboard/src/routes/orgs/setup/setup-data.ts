@@ -5,7 +5,6 @@
  * overview shows the state as it is when the person comes back to it.
  */
 import { useQueries, useQuery, type UseQueryResult } from "@tanstack/react-query";
-import { z } from "zod";
 import type { Role } from "@countersign/protocol/wire";
 import { agentsApi, delegationsApi } from "../../../api/agents.js";
 import { apiKeysApi } from "../../../api/api-keys.js";
@@ -15,24 +14,10 @@ import { policies } from "../../../api/policies.js";
 import { principalApi } from "../../../api/principal.js";
 import { toolsApi } from "../../../api/tools.js";
 import { can } from "../../../session/roles.js";
-import { agentsToCheck, type SetupData } from "./steps.js";
+import { agentsToCheck, holdsCalls, type SetupData } from "./steps.js";
 
 const fresh = { staleTime: 0 } as const;
 const key = (orgId: string, what: string, ...more: string[]) => ["setup", orgId, what, ...more];
-
-/** What a version's document needs to say for the checklist: whether any call is held for approval. */
-const holdingDocument = z.looseObject({
-  default_effect: z.string().optional(),
-  rules: z.array(z.looseObject({ effect: z.string().optional() })).optional(),
-});
-export function holdsCalls(document: unknown): boolean {
-  const d = holdingDocument.safeParse(document);
-  if (!d.success) return false;
-  return (
-    d.data.default_effect === "require_approval" ||
-    (d.data.rules ?? []).some((r) => r.effect === "require_approval")
-  );
-}
 
 /** The checklist's data once every list it needs is read, or the first query still pending or failed. */
 export function useSetupData(

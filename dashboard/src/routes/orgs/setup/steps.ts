@@ -14,6 +14,7 @@ import type {
   Role,
   Tool,
 } from "@countersign/protocol/wire";
+import { z } from "zod";
 import { can } from "../../../session/roles.js";
 
 export const stepIds = [
@@ -66,6 +67,20 @@ export const readyAgents = <A extends Pick<Agent, "status" | "policy">>(agents: 
 export const AGENTS_CHECKED = 10;
 export const agentsToCheck = <A extends Pick<Agent, "status" | "policy">>(agents: readonly A[]) =>
   readyAgents(agents).slice(0, AGENTS_CHECKED);
+
+/** What a version's document needs to say for the checklist: whether any call is held for approval. */
+const holdingDocument = z.looseObject({
+  default_effect: z.string().optional(),
+  rules: z.array(z.looseObject({ effect: z.string().optional() })).optional(),
+});
+export function holdsCalls(document: unknown): boolean {
+  const d = holdingDocument.safeParse(document);
+  if (!d.success) return false;
+  return (
+    d.data.default_effect === "require_approval" ||
+    (d.data.rules ?? []).some((r) => r.effect === "require_approval")
+  );
+}
 
 /** Who may take each step (SPEC 5.6): the checklist lists only the steps the person can do. */
 const mayDo: Record<StepId, (r: Role | null) => boolean> = {
