@@ -191,6 +191,21 @@ describe("MCP servers", () => {
       await owner.getByRole("button", { name: "Discover tools" }).click();
       await owner.getByTestId("discovered-tools").getByText("post_entry", { exact: true }).waitFor();
       await screenshot(owner, "mcp-server-identity", dir);
+
+      // Removing it asks first, leading with the consequence; Cancel changes nothing.
+      const removeIdentity = owner.getByRole("button", { name: "Remove the identity" });
+      await removeIdentity.click();
+      const confirm = owner.getByRole("dialog");
+      await confirm.getByText("Results of ledger are no longer checked against a signature").waitFor();
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+      await confirm.waitFor({ state: "detached" });
+      const kidOf = async () =>
+        (await sessionRequest(owner, "GET", `/orgs/${orgId}/mcp-servers/${ledger.id}`)).mcp_server.server_kid;
+      await expect(kidOf()).resolves.toBe(identity.kid);
+      await removeIdentity.click();
+      await confirm.getByRole("button", { name: "Remove the identity" }).click();
+      await owner.getByTestId("server-kid").getByText("none").waitFor();
+      await expect(kidOf()).resolves.toBe(null);
     },
   );
 
