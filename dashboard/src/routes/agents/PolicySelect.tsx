@@ -2,7 +2,7 @@ import { NativeSelect } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { policies } from "../../api/policies.js";
 
-/** The agent's policy, chosen among the organization's (a real <select>: one choice, keyboard-native). */
+/** The agent's policy, chosen among the organization's (a native select: one choice, keyboard-native). */
 export function PolicySelect({
   orgId,
   name = "policy_id",
