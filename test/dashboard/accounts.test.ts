@@ -100,7 +100,7 @@ it(
     await signUpInBrowser(world, page, email);
     await page.goto("/account");
     await page.getByLabel("New e-mail").fill(next);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByLabel(/^Password/).fill(PASSWORD);
     await page.getByRole("button", { name: "Change e-mail" }).click();
     await page.getByText("We sent a confirmation link").waitFor();
     await page.goto(await mailedLink(world, next, "email-change/approve"));
@@ -115,7 +115,7 @@ it(
     await signInInBrowser(page, next);
     await page.goto("/account");
     await page.getByLabel("New e-mail").fill(intruder);
-    await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await page.getByLabel(/^Password/).fill(PASSWORD);
     await page.getByRole("button", { name: "Change e-mail" }).click();
     await page.getByText("We sent a confirmation link").waitFor();
     await page.goto(await mailedLink(world, next, "email-change/reject"));
