@@ -69,6 +69,9 @@ export default function ReportCharts({
               chartLabel={report.counts.recorded}
               withLabelsLine={false}
               pieChartProps={{ accessibilityLayer: false }}
+              // recharts makes a pie's sectors a Tab stop by default: inside an aria-hidden picture
+              // (the caption says the same in words) nothing may take focus.
+              pieProps={{ rootTabIndex: -1 }}
             />
           ) : null}
         </Box>
