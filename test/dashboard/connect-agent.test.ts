@@ -21,7 +21,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
 import { authorizeAnswerSchema } from "../../protocol/src/wire/index.js";
-import { screenshot, startDashboardWorld, type DashboardWorld } from "../fixtures/dashboard.js";
+import { buildApiServer } from "../../api/src/server.js";
+import { smtpMailer } from "../../api/src/mail/smtp.js";
+import { createLogger } from "../../core/src/server/index.js";
+import { freePort } from "../../core/src/store/index.js";
+import {
+  DASHBOARD_DIR,
+  screenshot,
+  startDashboardWorld,
+  type DashboardWorld,
+} from "../fixtures/dashboard.js";
 import { ownerOfNewOrganization } from "./members.js";
 import { configureDecisionOnlyRefunds } from "./setup-refunds.js";
 
@@ -30,6 +39,8 @@ let world: DashboardWorld;
 let dir: string;
 let owner: Page;
 let orgId: string;
+/** The agent's page, path only: the first test makes the agent. */
+let agentPath = "";
 beforeAll(async () => {
   world = await startDashboardWorld();
   // Under the repository, so the TypeScript snippet's imports resolve from its node_modules.
@@ -78,6 +89,7 @@ it(
     await owner.getByLabel("Policy").selectOption({ label: "refunds" });
     await owner.getByRole("button", { name: "Create agent" }).click();
     await owner.getByRole("heading", { name: "refund-bot", level: 1 }).waitFor();
+    agentPath = new URL(owner.url()).pathname;
     await owner.getByLabel(/^Permissions/).fill("payments.*");
     await owner.getByRole("button", { name: "Sign and grant" }).click();
     await owner.getByTestId("delegations").getByText("payments.*").waitFor();
@@ -152,5 +164,46 @@ it(
     // The picture for docs/dashboard.md: the panel as every later visit shows it (no live key in a file).
     await connect.scrollIntoViewIfNeeded();
     await screenshot(owner, "connect-agent", dir);
+  },
+);
+
+it(
+  "says where to find the Gateway's address when the installation did not give one, and shows no guess",
+  { timeout: 120_000 },
+  async () => {
+    expect(agentPath).toMatch(/^\/orgs\/[^/]+\/agents\/[^/]+$/);
+    // A second api process of the same installation, started without COUNTERSIGN_GATEWAY_URL.
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const mailer = smtpMailer(world.smtp.url, "Countersign <no-reply@countersign.test>");
+    const app = buildApiServer({
+      pool: world.db.pool,
+      logger: createLogger("api", "silent"),
+      dashboardDir: DASHBOARD_DIR,
+      cloud: {
+        keyHashSecret: world.gateway.keyHashSecret,
+        dashboardOrigin: origin,
+        defaultPlan: "enterprise",
+        mailer,
+        trustedProxyHops: 0,
+      },
+    });
+    await app.listen({ host: "127.0.0.1", port });
+    try {
+      // The same person, signed in (cookies belong to the host, not the port), opens the agent there.
+      await owner.goto(`${origin}${agentPath}`);
+      await owner.getByRole("heading", { name: "refund-bot", level: 1 }).waitFor();
+      const connect = owner.getByTestId("connect-agent");
+      await expect(connect.getByTestId("gateway-url-unknown").textContent()).resolves.toContain(
+        "Ask whoever runs Countersign for the Gateway's public address",
+      );
+      await expect(connect.getByTestId("gateway-url").count()).resolves.toBe(0);
+      const curl = (await connect.getByTestId("snippet-curl").textContent())!;
+      expect(curl).toContain("'<GATEWAY_URL>/v1/authorize'");
+      expect(curl).not.toContain(world.gateway.gateway.url);
+    } finally {
+      await app.close();
+      mailer.close?.();
+    }
   },
 );
