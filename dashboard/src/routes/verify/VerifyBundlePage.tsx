@@ -6,7 +6,7 @@ import { LocalVerification } from "../receipts/LocalVerification.js";
 
 /**
  * Any receipt bundle file checked in this browser, with no call to any server and no sign-in: a
- * page outside the shell, so it renders its own <main>.
+ * page outside the shell, so its Container is the page's main landmark.
  */
 export function VerifyBundlePage() {
   const [check, setCheck] = useState<BundleCheck | null>(null);
