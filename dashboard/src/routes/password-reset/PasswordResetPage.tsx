@@ -41,7 +41,11 @@ export function PasswordResetPage() {
     );
   // Keyed by the token, so a form finished for one link never stands in for the next one.
   return (
-    <CardPage key={token} title="Choose a new password" description="Your other sessions are signed out.">
+    <CardPage
+      key={token}
+      title="Choose a new password"
+      description="Once it is set, your other sessions are signed out."
+    >
       <ActionForm
         submit="Set the password"
         onSubmit={async (d) => {
