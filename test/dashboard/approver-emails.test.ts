@@ -4,7 +4,8 @@
  * their account page), a second admin who turned the e-mails off there, and a viewer who is not an
  * approver. The agent's call held through the Gateway sends exactly one e-mail to each of the first
  * two (read from the SMTP catcher) and none to the others; no e-mail carries an argument's value;
- * the link, opened in the approver's browser, shows the waiting request.
+ * the link, opened in the approver's browser, shows the waiting request. The rebuilt account page
+ * passes axe in both themes, and unbinding a key there asks first.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -150,6 +151,14 @@ describe("approver e-mails", () => {
       await admin.getByText("refund-bot").first().waitFor();
       expect(new URL(admin.url()).pathname).toBe(`/orgs/${orgId}/approvals/${approvalId}`);
       await screenshot(admin, "approval-from-email", dir);
+
+      // Unbinding a key asks first, leading with what it ends; confirmed, the key is gone.
+      await viewer.goto("/account");
+      await viewer.getByTestId("identities").getByRole("button", { name: "Unbind" }).click();
+      const dialog = viewer.getByRole("dialog");
+      await dialog.getByText("Approvals can no longer be signed with this key").waitFor();
+      await dialog.getByRole("button", { name: "Unbind" }).click();
+      await viewer.getByTestId("no-identity").waitFor();
     },
   );
 });
