@@ -347,9 +347,10 @@ describe("conflicts with someone acting meanwhile", () => {
       const servers = (await sessionRequest(other, "GET", `/orgs/${orgId}/mcp-servers`)).items;
       const billing = servers.find((s: { name: string }) => s.name === "billing system");
       await owner.goto(`/orgs/${orgId}/mcp-servers/${billing.id}`);
-      owner.once("dialog", (d) => void d.accept());
       await owner.getByRole("button", { name: "Delete integration" }).click();
-      const refusal = owner.locator('[role=alert][data-code="IN_USE"]');
+      // The confirmation leads with the consequence; the refusal is shown beside the choice.
+      await owner.getByRole("dialog").getByRole("button", { name: "Delete the integration" }).click();
+      const refusal = owner.getByRole("dialog").locator('[role=alert][data-code="IN_USE"]');
       await refusal.waitFor();
       await expect(refusal.textContent()).resolves.toContain(
         "tools of this MCP server have recorded actions; disable it instead",
@@ -382,7 +383,7 @@ describe("keyboard", () => {
       const dialog = owner.getByRole("dialog");
       const focused = () =>
         owner.evaluate(() => ({
-          inDialog: !!document.activeElement?.closest("dialog[open]"),
+          inDialog: !!document.activeElement?.closest("[role=dialog]"),
           text: (document.activeElement as HTMLElement | null)?.innerText?.trim() ?? "",
           tag: document.activeElement?.tagName ?? "",
         }));

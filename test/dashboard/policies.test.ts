@@ -28,6 +28,7 @@ let orgId: string;
 let policyId: string;
 let gatewayKey: string;
 let owner: Page;
+let ownerEmail: string;
 
 /** Version 2: refunds over 1000 EUR denied, the rest as version 1 decides them. */
 const version2 = {
@@ -70,7 +71,7 @@ const stageOf = (page: Page) => page.getByTestId("rollout-stage").getAttribute("
 beforeAll(async () => {
   world = await startDashboardWorld();
   dir = mkdtempSync(join(tmpdir(), "countersign-policies-"));
-  ({ owner, orgId, policyId, gatewayKey } = await refundsOrganization(world, "Policies Inc"));
+  ({ owner, ownerEmail, orgId, policyId, gatewayKey } = await refundsOrganization(world, "Policies Inc"));
 }, 240_000);
 afterAll(async () => {
   await world?.close();
@@ -129,7 +130,9 @@ describe("rollout", () => {
       // Versions and a diff between two of them.
       await policyTab(owner, "Versions");
       await owner
-        .locator('[data-version="2"][data-status="draft"]')
+        .getByTestId("versions")
+        .getByRole("row")
+        .filter({ has: owner.locator('[data-version="2"][data-status="draft"]') })
         .getByText("deny refunds over 1000 EUR")
         .waitFor();
       await owner.getByTestId("diff").getByText("huge-refunds").waitFor();
@@ -147,6 +150,41 @@ describe("rollout", () => {
           timeout: 20_000,
         })
         .toBe("1");
+      // The report's pictures say the figures the Cloud API gave: calls by effect on each side, and how they changed.
+      const shadowReport = (
+        await sessionRequest(owner, "GET", `/orgs/${orgId}/policies/${policyId}/shadow/report?window_days=7`)
+      ).report;
+      const words = { allow: "allow", require_approval: "require approval", deny: "deny" } as const;
+      const effects = Object.keys(words) as (keyof typeof words)[];
+      const side = (name: string, count: (e: keyof typeof words) => number) =>
+        `${name}: ${effects.map((e) => `${words[e]} ${count(e)}`).join(", ")}.`;
+      const expectedEffects = [
+        side("Active version 1", (e) => effects.reduce((n, c) => n + shadowReport.matrix[e][c], 0)),
+        side("Shadow version 2", (e) => shadowReport.candidate_effects[e]),
+      ].join(" ");
+      // Under version 1 the 50 EUR call was allowed and the 500 and 5000 EUR ones held; version 2 denies 5000.
+      expect(expectedEffects).toBe(
+        "Active version 1: allow 1, require approval 2, deny 0. Shadow version 2: allow 1, require approval 1, deny 1.",
+      );
+      await expect.poll(() => report.getByTestId("effects-summary").textContent()).toBe(expectedEffects);
+      const c = shadowReport.counts;
+      await expect(report.getByTestId("changes-summary").textContent()).resolves.toBe(
+        `Of ${c.recorded} recorded call(s): same ${c.same}, less restricted ${c.less_restricted}, more restricted ${c.more_restricted}, decided by another rule ${c.other_rule}, other approvers ${c.other_approvers}, not evaluable ${c.not_evaluable}.`,
+      );
+      // Both pictures are drawn: the bars (one per effect and side) and the donut.
+      await expect
+        .poll(() => report.getByTestId("report-charts").locator(".recharts-bar-rectangle").count())
+        .toBeGreaterThanOrEqual(4);
+      await expect(report.getByTestId("report-charts").locator(".recharts-pie-sector").count()).resolves.toBe(
+        [
+          c.same,
+          c.less_restricted,
+          c.more_restricted,
+          c.other_rule,
+          c.other_approvers,
+          c.not_evaluable,
+        ].filter((n: number) => n > 0).length,
+      );
       await screenshot(owner, "policy-shadow", dir);
 
       // Require approval: the copy of version 2; the example fails under it and blocks until acknowledged.
@@ -222,6 +260,50 @@ describe("rollout", () => {
       expect(after.versions[0]).toMatchObject({ number: 4, status: "active", origin: "rollback" });
       expect(after.policy.active_version_id).toBe(after.versions[0].id);
       expect(after.examples).toHaveLength(1);
+
+      // The rollout as a timeline: every version with its steps, at the times the Cloud API gave,
+      // by the person who took them (the owner reads the audit log), version 4 in force.
+      const timeline = owner.getByTestId("rollout-timeline");
+      const item = (n: number) => timeline.locator(`[data-testid="timeline-version"][data-version="${n}"]`);
+      await expect.poll(() => item(4).getAttribute("data-in-force"), { timeout: 20_000 }).toBe("true");
+      await expect(
+        timeline
+          .locator('[data-testid="timeline-version"]')
+          .evaluateAll((els) => els.map((e) => e.getAttribute("data-version"))),
+      ).resolves.toEqual(["1", "2", "3", "4"]);
+      for (const v of after.versions) {
+        await expect(item(v.number).getAttribute("data-status")).resolves.toBe(v.status);
+        await expect(item(v.number).locator('[data-step="created"]').getAttribute("data-at")).resolves.toBe(
+          v.created_at,
+        );
+        if (v.activated_at)
+          await expect(
+            item(v.number).locator('[data-step="activated"]').getAttribute("data-at"),
+          ).resolves.toBe(v.activated_at);
+        if (v.superseded_at)
+          await expect(
+            item(v.number).locator('[data-step="superseded"]').getAttribute("data-at"),
+          ).resolves.toBe(v.superseded_at);
+      }
+      await expect(item(4).locator('[data-step="activated"]').getAttribute("data-by")).resolves.toBe(
+        ownerEmail,
+      );
+      await expect(item(4).locator('[data-step="created"]').textContent()).resolves.toContain(
+        "restoring version 1",
+      );
+      await expect(item(3).locator('[data-step="created"]').textContent()).resolves.toContain(
+        "the require-approval copy of version 2",
+      );
+      // Version 2 was shadowed before it enforced, and then superseded by the rollback.
+      await expect(
+        item(2)
+          .locator("[data-step]")
+          .evaluateAll((els) => els.map((e) => e.getAttribute("data-step"))),
+      ).resolves.toEqual(["created", "shadowed", "activated", "superseded"]);
+      await expect(item(2).locator('[data-step="shadowed"]').getAttribute("data-by")).resolves.toBe(
+        ownerEmail,
+      );
+      await screenshot(owner, "policy-rollout-timeline", dir);
     },
   );
 });
@@ -260,14 +342,18 @@ describe("roles", () => {
 
     const viewer = await joinAs("viewer");
     const writes = /save|activate|shadow|roll back|emergency|enforce|require approval|add|remove|create/i;
+    // Buttons that write: a column header's sort button ("Shadow", "Created") only reorders rows.
+    const writeButtons = async (page: Page) =>
+      (await page.getByRole("button", { name: writes }).count()) -
+      (await page.locator("th").getByRole("button", { name: writes }).count());
     await viewer.goto(`/orgs/${orgId}/policies`);
     await viewer.getByTestId("policies").waitFor();
-    await expect(viewer.getByRole("button", { name: writes }).count()).resolves.toBe(0);
+    await expect(writeButtons(viewer)).resolves.toBe(0);
     for (const tab of ["Document", "Versions", "Rollout", "Simulation", "Decision map", "Settings"]) {
       await viewer.goto(`/orgs/${orgId}/policies/${policyId}`);
       await policyTab(viewer, tab);
       await viewer.getByRole("heading", { level: 2 }).first().waitFor();
-      await expect(viewer.getByRole("button", { name: writes }).count()).resolves.toBe(0);
+      await expect(writeButtons(viewer)).resolves.toBe(0);
     }
     await expect(
       viewer.getByRole("navigation", { name: "Policy" }).getByRole("link", { name: "Evidence" }).count(),
@@ -423,6 +509,28 @@ describe("accessibility", () => {
       }
       if (tab === "Decision map") {
         await owner.getByTestId("decision-map").waitFor();
+        // The picture: the refund tool's amount bands in order, each in what the active version decides.
+        const active = (await sessionRequest(owner, "GET", `/orgs/${orgId}/policies/${policyId}`)).policy
+          .active_version_id;
+        const map = (
+          await sessionRequest(
+            owner,
+            "GET",
+            `/orgs/${orgId}/policies/${policyId}/versions/${active}/decision-map`,
+          )
+        ).decision_map;
+        const refunds = map.tools.find((t: { tool: string }) => t.tool === "refund_payment");
+        const strip = owner.locator('[data-testid="map-strip"][data-tool="refund_payment"]');
+        await expect(
+          strip.locator("[data-effect]").evaluateAll((els) => els.map((e) => e.getAttribute("data-effect"))),
+        ).resolves.toEqual(
+          refunds.entries.map(
+            (e: { decision: { effect: string } | null }) => e.decision?.effect ?? "depends",
+          ),
+        );
+        await expect(strip.getByRole("img").getAttribute("aria-label")).resolves.toMatch(
+          /^refund_payment in EUR: /,
+        );
         await screenshot(owner, "policy-decision-map", dir);
       }
       if (tab === "Evidence") {

@@ -20,6 +20,15 @@ export const theme = createTheme({
     Badge: { defaultProps: { radius: "sm" } },
     // Underlined: a link inside a sentence must not be told from the text by its colour alone.
     Anchor: { defaultProps: { underline: "always" } },
+    // The scroll lock of an open dialog keeps the page still without hiding its scrollbar: hiding it
+    // writes a <style> element without the page's nonce, which the content security policy refuses.
+    // Its close button (an ×) is named, as every button must be.
+    Modal: {
+      defaultProps: {
+        removeScrollProps: { removeScrollBar: false },
+        closeButtonProps: { "aria-label": "Close the dialog" },
+      },
+    },
   },
 });
 
