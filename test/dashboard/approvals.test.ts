@@ -269,7 +269,6 @@ describe("live approvals and the action's timeline", () => {
           expect.stringMatching(/^Receipt issued: authorization, granted/),
         ]);
       await approver.getByTestId("action-status").getByText("authorized").waitFor();
-      await screenshot(approver, "action-timeline", dir);
 
       // The owner reads the same timeline with the approver named by their signed identity.
       await owner.goto(`/orgs/${orgId}/actions/${actionId}`);
@@ -282,6 +281,7 @@ describe("live approvals and the action's timeline", () => {
         await owner.emulateMedia({ colorScheme });
         await owner.getByTestId("action-timeline").waitFor();
         expect((await violations(owner)).map((v) => `${v.id}: ${v.targets.join(" | ")}`)).toEqual([]);
+        await screenshot(owner, colorScheme === "light" ? "action-timeline" : "action-timeline-dark", dir);
       }
       await owner.emulateMedia({ colorScheme: "light" });
       // The request that was held first is still waiting: the count never counted the decided one.
@@ -290,6 +290,32 @@ describe("live approvals and the action's timeline", () => {
       ).toBe("pending");
     },
   );
+
+  it("counts only the current organization's requests", { timeout: 60_000 }, async () => {
+    // The owner can decide requests waiting in Approvals Inc (R-live-1 at least).
+    await heldRequest("R-tenancy");
+    await owner.goto(`/orgs/${orgId}`);
+    const nav = owner.getByRole("navigation", { name: "Organization" });
+    await nav.getByTestId("waiting-count").waitFor();
+    // A second organization of the same person, made and entered through the header's switcher.
+    await owner.getByRole("combobox", { name: "Organization" }).selectOption({ label: "New organization…" });
+    await owner.getByLabel("Name").fill("Elsewhere Ltd");
+    await owner.getByRole("button", { name: "Create" }).click();
+    await owner.waitForURL(/\/orgs\/[0-9a-f-]{36}\/principal$/);
+    const otherId = new URL(owner.url()).pathname.split("/")[2]!;
+    expect(otherId).not.toBe(orgId);
+    await nav.getByRole("link", { name: /^Approvals/ }).click();
+    // Its queue loaded and empty, the figure is absent: Approvals Inc's requests are not counted here.
+    await owner.getByTestId("queue-empty").waitFor();
+    await expect(nav.getByTestId("waiting-count").count()).resolves.toBe(0);
+    await expect(nav.getByRole("link", { name: "Approvals", exact: true }).count()).resolves.toBe(1);
+    // Back in Approvals Inc, they are.
+    await owner
+      .getByRole("combobox", { name: "Organization" })
+      .selectOption({ label: "Approvals Inc (owner)" });
+    await owner.waitForURL(new RegExp(`/orgs/${orgId}$`));
+    await nav.getByTestId("waiting-count").waitFor();
+  });
 });
 
 describe("deciding", () => {

@@ -22,6 +22,9 @@ import { usePrincipal } from "../principal/PrincipalPage.js";
 import { ActionTimeline } from "./ActionTimeline.js";
 import { actionTimeline } from "./timeline.js";
 
+/** Ids and digests break anywhere rather than run out of their card. */
+const wrapAnywhere = { overflowWrap: "anywhere" } as const;
+
 /** The policy's effect as the state word it leads to (theme/status.ts knows these). */
 const effectWord = { allow: "allowed", require_approval: "require_approval", deny: "denied" } as const;
 
@@ -136,7 +139,10 @@ export function ActionPage() {
                     { term: "Tool", value: a.tool },
                     { term: "Action", value: a.action },
                     { term: "Amount", value: <Amount amount={a.amount} /> },
-                    { term: "Arguments digest", value: <Code>{a.arguments_digest}</Code> },
+                    {
+                      term: "Arguments digest",
+                      value: <Code style={wrapAnywhere}>{a.arguments_digest}</Code>,
+                    },
                     { term: "Executed by", value: a.execution === "gateway" ? "the Gateway" : "the caller" },
                     { term: "Environment", value: a.environment },
                     { term: "Asked", value: <When at={a.created_at} /> },
@@ -153,7 +159,11 @@ export function ActionPage() {
                       term: "Receipt",
                       hidden: !a.receipt_id,
                       value: (
-                        <Anchor component={Link} to={orgPath(orgId, `/receipts/${a.receipt_id}`)}>
+                        <Anchor
+                          component={Link}
+                          to={orgPath(orgId, `/receipts/${a.receipt_id}`)}
+                          style={wrapAnywhere}
+                        >
                           {a.receipt_id}
                         </Anchor>
                       ),

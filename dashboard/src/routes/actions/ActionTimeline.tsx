@@ -30,7 +30,7 @@ export function ActionTimeline({ orgId, entries }: { orgId: string; entries: Tim
             </Group>
           }
         >
-          <Text size="sm" c="dimmed">
+          <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }}>
             <When at={e.at} />
             {e.who && <> · {e.who}</>}
             {e.detail && <> · {e.detail}</>}

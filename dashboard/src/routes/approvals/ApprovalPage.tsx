@@ -18,6 +18,9 @@ import { proposalOf, signDecision, type AnsweredApproval } from "../../crypto/ap
 import { personalKeys } from "../../crypto/personal-key.js";
 import { useSignedIn } from "../../session/session.js";
 
+/** Keys and digests break anywhere rather than run off the page. */
+const wrapAnywhere = { overflowWrap: "anywhere" } as const;
+
 /**
  * One request with the exact call it would allow, decided with the person's key. It is read once
  * (and again after a decision): what the person approves is what they read, and a decision made
@@ -85,14 +88,16 @@ export function ApprovalPage() {
                   },
                   {
                     term: "Arguments digest",
-                    value: <Code>{call?.arguments_digest ?? a.action?.arguments_digest}</Code>,
+                    value: (
+                      <Code style={wrapAnywhere}>{call?.arguments_digest ?? a.action?.arguments_digest}</Code>
+                    ),
                   },
                   {
                     term: "Policy",
                     value: (
                       <>
                         version {String(a.policy?.version ?? "?")}, rule {a.policy?.rule_id ?? "default"}{" "}
-                        <Code>{a.policy?.digest}</Code>
+                        <Code style={wrapAnywhere}>{a.policy?.digest}</Code>
                       </>
                     ),
                   },
@@ -104,7 +109,7 @@ export function ApprovalPage() {
                       <>
                         roles {a.roles.join(", ")}; {a.approver_count} approval needed; keys:{" "}
                         {a.approver_kids.map((k) => (
-                          <Code key={k} mr={4}>
+                          <Code key={k} mr={4} style={wrapAnywhere}>
                             {k === heldKid ? `${k} (yours, here)` : k}
                           </Code>
                         ))}
