@@ -241,7 +241,7 @@ afterAll(async () => {
 /** Waits until what the page loads is shown: no "Loading…" left and no colour transition running. */
 async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => !document.body.innerText.includes("Loading…"), undefined, {
-    timeout: 20_000,
+    timeout: 40_000,
   });
   await page.waitForFunction(() =>
     document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState === "finished"),
