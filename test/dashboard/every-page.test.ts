@@ -252,7 +252,7 @@ describe("every page in both themes", () => {
   for (const stop of stops)
     it(
       `${stop.name}: no axe-core violation, its h1, no error, no CSP report`,
-      { timeout: 60_000 },
+      { timeout: 120_000 },
       async () => {
         const page = stop.signedOut ? visitor : org.owner;
         cspReports.length = 0;
