@@ -2,7 +2,8 @@
  * The dashboard is built from its design system (docs/dashboard.md, "Design system"): every page
  * and component renders Mantine's components and the project's small components on top of them.
  * No source file under dashboard/src draws its own form controls, tables, dialogs or landmarks, or
- * styles itself with class names; the only stylesheet is the theme's small remainder.
+ * styles itself with class names; the only stylesheet is the theme's small remainder (the skip
+ * link, the code editor's frame, the fields' focus outline).
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -59,6 +60,11 @@ describe("the dashboard is built from its design system", () => {
   it("keeps only the theme's remainder in the stylesheet: no layout rules", () => {
     const css = readFileSync(join(src, "styles.css"), "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
     const selectors = [...css.matchAll(/([^{}]+)\{/g)].map((m) => m[1]!.trim()).sort();
-    expect(selectors).toEqual([".code-editor", ".skip-link", ".skip-link:focus"]);
+    expect(selectors).toEqual([
+      ".code-editor",
+      ".mantine-Input-input:focus-visible",
+      ".skip-link",
+      ".skip-link:focus",
+    ]);
   });
 });
