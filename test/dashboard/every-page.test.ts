@@ -47,6 +47,12 @@ interface Stop {
   showsError?: boolean;
   /** h1 elements on the page when not one (a third party's viewer titling what it shows). */
   h1s?: number;
+  /**
+   * A third party's viewer writes style attributes into markup, which the policy refuses (and no
+   * nonce can admit): those reports, and only those, are expected on its page
+   * (test/dashboard/api-reference.test.ts says which).
+   */
+  writesStyleAttributes?: boolean;
 }
 
 const o =
@@ -125,7 +131,13 @@ const stops: Stop[] = [
   { name: "account", path: () => "/account", heading: /account/i },
   { name: "new-organization", path: () => "/orgs/new", heading: /organization/i },
   // Scalar's viewer titles the document it shows with an h1 of its own, after the page's.
-  { name: "api-reference", path: () => "/api-reference", heading: /^API reference$/, h1s: 2 },
+  {
+    name: "api-reference",
+    path: () => "/api-reference",
+    heading: /^API reference$/,
+    h1s: 2,
+    writesStyleAttributes: true,
+  },
 ];
 
 /** Approves a request on its page, confirming in the dialog when the page asks first. */
@@ -278,7 +290,10 @@ describe("every page in both themes", () => {
           );
           expect.soft(found, `${theme} theme of ${stop.path()}: ${found.join("; ")}`).toEqual([]);
         }
-        expect(cspReports, cspReports.join("; ")).toEqual([]);
+        const reports = stop.writesStyleAttributes
+          ? cspReports.filter((r) => !/Applying inline style violates/.test(r))
+          : cspReports;
+        expect(reports, reports.join("; ")).toEqual([]);
       },
     );
 });

@@ -1,4 +1,15 @@
-import { Alert, Anchor, AppShell, Burger, Button, Group, NativeSelect, NavLink, ScrollArea, Text } from "@mantine/core";
+import {
+  Alert,
+  Anchor,
+  AppShell,
+  Burger,
+  Button,
+  Group,
+  NativeSelect,
+  NavLink,
+  ScrollArea,
+  Text,
+} from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { Link, NavLink as RouterNavLink, Outlet, useLocation, useNavigate } from "react-router";
 import { organizationsApi } from "../api/organizations.js";
@@ -19,6 +30,10 @@ export function Shell() {
   const orgs = useOrganizations();
   const { orgId, org } = useCurrentOrganization();
   const [opened, { toggle, close }] = useDisclosure();
+  // The API reference's viewer (Scalar) brings its own <main>: on its page the shell's is a plain
+  // container, so the page keeps one main landmark at the top level.
+  const main =
+    pathname === "/api-reference" ? { renderRoot: (p: Record<string, unknown>) => <div {...p} /> } : {};
   return (
     <AppShell
       header={{ height: 56 }}
@@ -30,7 +45,9 @@ export function Shell() {
       </Anchor>
       <AppShell.Header>
         <Group h="100%" px="md" gap="md" wrap="nowrap">
-          {org && <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Navigation" />}
+          {org && (
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Navigation" />
+          )}
           <Text fw={700} size="lg" mr="auto" component={Link} to="/">
             Countersign
           </Text>
@@ -67,7 +84,17 @@ export function Shell() {
               const entries = g.entries.filter((e) => !e.shows || e.shows(org.role));
               return (
                 <div key={g.group}>
-                  <Text component="h2" id={`nav-${g.group}`} size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" mt="md" mb={4}>
+                  <Text
+                    component="h2"
+                    id={`nav-${g.group}`}
+                    size="xs"
+                    fw={700}
+                    c="dimmed"
+                    tt="uppercase"
+                    px="sm"
+                    mt="md"
+                    mb={4}
+                  >
                     {g.group}
                   </Text>
                   <ul aria-labelledby={`nav-${g.group}`} style={{ listStyle: "none", margin: 0, padding: 0 }}>
@@ -95,7 +122,7 @@ export function Shell() {
           </ScrollArea>
         </AppShell.Navbar>
       )}
-      <AppShell.Main>
+      <AppShell.Main {...main}>
         {changedElsewhere && (
           <Alert color="yellow" role="alert" data-code="SESSION_CHANGED" mb="md">
             The signed-in account changed in another tab. Changes made here are refused;{" "}
