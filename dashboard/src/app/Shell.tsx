@@ -30,7 +30,7 @@ export function Shell() {
   const orgs = useOrganizations();
   const { orgId, org } = useCurrentOrganization();
   const [opened, { toggle, close }] = useDisclosure();
-  // The API reference's viewer (Scalar) brings its own <main>: on its page the shell's is a plain
+  // The API reference's viewer (Scalar) brings its own main landmark: on its page the shell's is a plain
   // container, so the page keeps one main landmark at the top level.
   const main =
     pathname === "/api-reference" ? { renderRoot: (p: Record<string, unknown>) => <div {...p} /> } : {};
