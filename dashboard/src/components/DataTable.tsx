@@ -61,7 +61,9 @@ export function DataTable<T>({
                 <Table.Th
                   key={c.key}
                   ta={c.align ?? "left"}
-                  aria-sort={active ? (sort.descending ? "descending" : "ascending") : c.sortValue ? "none" : undefined}
+                  aria-sort={
+                    active ? (sort.descending ? "descending" : "ascending") : c.sortValue ? "none" : undefined
+                  }
                 >
                   {c.sortValue ? (
                     <UnstyledButton

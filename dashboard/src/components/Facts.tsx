@@ -5,12 +5,21 @@ import type { ReactNode } from "react";
  * Named facts of one thing (an action's agent, tool, amount…), as a description list whose terms
  * line up. `testId` on a fact goes on its value, so tests and people read the same text.
  */
-export function Facts({ items }: { items: { term: ReactNode; value: ReactNode; testId?: string; hidden?: boolean }[] }) {
+export function Facts({
+  items,
+}: {
+  items: { term: ReactNode; value: ReactNode; testId?: string; hidden?: boolean }[];
+}) {
   return (
     <Box
       component="dl"
       m={0}
-      style={{ display: "grid", gridTemplateColumns: "max-content 1fr", columnGap: "var(--mantine-spacing-lg)", rowGap: 6 }}
+      style={{
+        display: "grid",
+        gridTemplateColumns: "max-content 1fr",
+        columnGap: "var(--mantine-spacing-lg)",
+        rowGap: 6,
+      }}
     >
       {items
         .filter((i) => !i.hidden)

@@ -16,7 +16,13 @@ export function LoadingLine() {
 }
 
 /** Renders a query's data, or its loading state or error. */
-export function Loaded<T>({ query, children }: { query: UseQueryResult<T>; children: (data: T) => ReactNode }) {
+export function Loaded<T>({
+  query,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  children: (data: T) => ReactNode;
+}) {
   if (query.isPending) return <LoadingLine />;
   if (query.isError) return <ErrorNotice error={query.error} />;
   return <>{children(query.data)}</>;

@@ -58,7 +58,12 @@ export function UsageChart({ usage }: { usage: Usage }) {
               strokeDasharray="4 3"
               style={{ stroke: over.fill }}
             />
-            <text x={PAD.left - 4} y={y(limit) + 3} textAnchor="end" style={{ ...label, fill: "var(--mantine-color-red-text)" }}>
+            <text
+              x={PAD.left - 4}
+              y={y(limit) + 3}
+              textAnchor="end"
+              style={{ ...label, fill: "var(--mantine-color-red-text)" }}
+            >
               {limit}
             </text>
           </g>
