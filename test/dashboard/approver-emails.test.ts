@@ -78,9 +78,12 @@ describe("approver e-mails", () => {
       const admin = await joinAs(world, owner, orgId, "admin");
       const quietAdmin = await joinAs(world, owner, orgId, "admin");
       const viewer = await joinAs(world, owner, orgId, "viewer");
-      const [ownerEmail, adminEmail, quietEmail, viewerEmail] = await Promise.all(
-        [owner, admin, quietAdmin, viewer].map(bindKeyAndReadAddress),
-      );
+      const [ownerEmail, adminEmail, quietEmail, viewerEmail] = await Promise.all([
+        bindKeyAndReadAddress(owner),
+        bindKeyAndReadAddress(admin),
+        bindKeyAndReadAddress(quietAdmin),
+        bindKeyAndReadAddress(viewer),
+      ]);
 
       // The second admin turns the e-mails off on their account page; the switch says it was saved.
       const toggle = quietAdmin.getByRole("switch", {
