@@ -382,8 +382,9 @@ describe("the servers as the chart runs them", () => {
         DATABASE_URL: db.url,
         COUNTERSIGN_TOKENREVIEW_URL: plane.server,
         NODE_EXTRA_CA_CERTS: caFile,
-        // The upstream CA bundle's ConfigMap, mounted: a CA certificate at hand stands in for it.
+        // The upstream and webhook CA bundles' ConfigMap, mounted: a CA certificate at hand stands in for it.
         COUNTERSIGN_UPSTREAM_CA_FILE: caFile,
+        COUNTERSIGN_WEBHOOK_CA_FILE: caFile,
         COUNTERSIGN_HOST: "127.0.0.1",
         COUNTERSIGN_API_PORT: String(apiPort),
         OTEL_EXPORTER_OTLP_ENDPOINT: "",
@@ -400,6 +401,9 @@ describe("the servers as the chart runs them", () => {
     expect(gateway.env.COUNTERSIGN_GATEWAY_SIGNING_KEY).toBe(api.env.COUNTERSIGN_GATEWAY_SIGNING_KEY);
     for (const env of [api.env, gateway.env])
       expect(env.COUNTERSIGN_UPSTREAM_CA_FILE).toBe("/etc/countersign/upstream-ca/bundle.pem");
+    // The webhook CA is the api's alone: it delivers webhooks, the gateway never does.
+    expect(api.env.COUNTERSIGN_WEBHOOK_CA_FILE).toBe("/etc/countersign/webhook-ca/bundle.pem");
+    expect(gateway.env.COUNTERSIGN_WEBHOOK_CA_FILE).toBeUndefined();
     const gatewayPort = await freePort();
     servers.push(
       startServer(gateway.args, {

@@ -553,7 +553,7 @@ describe("accessibility", () => {
     await owner.getByRole("dialog").locator('[data-gate="impact"][data-less-restricted]').waitFor();
     found.activation = await seriousViolations(owner);
     await owner.keyboard.press("Escape");
-    await expect(owner.getByRole("dialog").count()).resolves.toBe(0);
+    await expect.poll(() => owner.getByRole("dialog").count()).toBe(0);
     // No script error, refused style or failed request on any of these pages.
     expect(consoleErrors).toEqual([]);
     expect(found).toEqual({
