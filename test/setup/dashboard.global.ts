@@ -32,6 +32,8 @@ export default function setup() {
   execFileSync(
     process.execPath,
     [join(repo, "node_modules/vite/bin/vite.js"), "build", "--logLevel", "warn"],
-    { cwd: join(repo, "dashboard"), stdio: "inherit" },
+    // vitest runs with NODE_ENV=test, which would give React's development build: the tests use the
+    // production build people get.
+    { cwd: join(repo, "dashboard"), stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } },
   );
 }

@@ -57,7 +57,7 @@ export function RolloutTimeline({ stage, stopped }: { stage: RolloutStage; stopp
               <Text fw={600} size="sm">
                 {i + 1}. {s.name}{" "}
                 {current && (
-                  <Badge size="xs" variant="default" ml={4}>
+                  <Badge component="span" size="xs" variant="default" ml={4}>
                     now
                   </Badge>
                 )}
